@@ -1,0 +1,73 @@
+import type { Cents } from "./money.ts";
+import type { PageRequest } from "./paging.ts";
+
+export const MIN_HEAT_LEVEL = 0;
+export const MAX_HEAT_LEVEL = 5;
+
+export interface Product {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  price: Cents;
+  compareAtPrice: Cents | null;
+  sku: string;
+  featuredImage: string;
+  images: string[];
+  heatLevel: number;
+  inventory: number;
+  isActive: boolean;
+  isFeatured: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const PRODUCT_SORTS = [
+  "newest",
+  "price_asc",
+  "price_desc",
+  "name_asc",
+  "name_desc",
+  "heat_asc",
+  "heat_desc",
+] as const;
+export type ProductSort = (typeof PRODUCT_SORTS)[number];
+
+export interface ProductQuery extends PageRequest {
+  search?: string;
+  heatLevel?: number;
+  minPrice?: Cents;
+  maxPrice?: Cents;
+  sort: ProductSort;
+}
+
+/** The catalog's filter rules, shared by every ProductRepository so that fakes cannot drift. */
+export function matchesProductQuery(product: Product, query: ProductQuery): boolean {
+  const search = query.search?.toLowerCase();
+  return (
+    product.isActive &&
+    (search === undefined ||
+      product.name.toLowerCase().includes(search) ||
+      product.description.toLowerCase().includes(search)) &&
+    (query.heatLevel === undefined || product.heatLevel === query.heatLevel) &&
+    (query.minPrice === undefined || product.price >= query.minPrice) &&
+    (query.maxPrice === undefined || product.price <= query.maxPrice)
+  );
+}
+
+type Comparator = (a: Product, b: Product) => number;
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Case-insensitive, by code point: the same order as PostgreSQL's lower(name) COLLATE "C". */
+const byName: Comparator = (a, b) => compareText(a.name.toLowerCase(), b.name.toLowerCase());
+const byId: Comparator = (a, b) => compareText(a.id, b.id);
+
+/** Sort orders; ties always break on id so that pages never overlap. */
+export const productComparators: Record<ProductSort, Comparator> = {
+  newest: (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || byId(a, b),
+  price_asc: (a, b) => a.price - b.price || byId(a, b),
+  price_desc: (a, b) => b.price - a.price || byId(a, b),
+  name_asc: (a, b) => byName(a, b) || byId(a, b),
+  name_desc: (a, b) => byName(b, a) || byId(a, b),
+  heat_asc: (a, b) => a.heatLevel - b.heatLevel || byId(a, b),
+  heat_desc: (a, b) => b.heatLevel - a.heatLevel || byId(a, b),
+};
