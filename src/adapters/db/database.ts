@@ -1,0 +1,41 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import { Pool } from "pg";
+import type { DatabaseTarget } from "../../config.ts";
+import type { Database } from "./tables.ts";
+
+export type Db = Kysely<Database>;
+
+export interface OpenDatabase {
+  db: Db;
+  /** Human-readable, for the start-up log. Never contains a password. */
+  description: string;
+  /** True when this process owns a fresh embedded database (decides the automatic demo seed). */
+  embedded: boolean;
+}
+
+export function openDatabase(target: DatabaseTarget): OpenDatabase {
+  if (target.kind === "postgres") {
+    const url = new URL(target.url);
+    const pool = new Pool({
+      connectionString: target.url,
+      max: 20,
+      // pg waits forever for a free connection by default; fail loudly instead.
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    return {
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`,
+      embedded: false,
+    };
+  }
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = target.dataDir ? new PGlite(`${target.dataDir}/pglite`) : new PGlite();
+  return {
+    db: new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) }),
+    description: target.dataDir ? `embedded PGlite in ${target.dataDir}/pglite` : "embedded PGlite in memory",
+    embedded: true,
+  };
+}

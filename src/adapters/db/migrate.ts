@@ -1,0 +1,15 @@
+import { Migrator } from "kysely/migration";
+import type { Db } from "./database.ts";
+import { migrationProvider } from "./migrations/index.ts";
+
+/** Applies every pending migration; returns the names applied in this run. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  const failed = results.find((r) => r.status === "Error");
+  if (error || failed) {
+    const cause = error instanceof Error ? error.message : String(error ?? "unknown error");
+    throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${cause}`);
+  }
+  return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

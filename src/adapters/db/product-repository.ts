@@ -1,0 +1,96 @@
+import { sql } from "kysely";
+import type { Product, ProductSort } from "../../domain/product.ts";
+import { offsetOf } from "../../domain/paging.ts";
+import type { ProductRepository } from "../../application/ports.ts";
+import type { Db } from "./database.ts";
+import { containsPattern } from "./sql-helpers.ts";
+import type { ProductRow } from "./tables.ts";
+
+const lowerName = sql<string>`lower(name) collate "C"`;
+
+const orderings: Record<ProductSort, Array<[ReturnType<typeof sql> | keyof ProductRow, "asc" | "desc"]>> = {
+  newest: [["created_at", "desc"], ["id", "asc"]],
+  price_asc: [["price_cents", "asc"], ["id", "asc"]],
+  price_desc: [["price_cents", "desc"], ["id", "asc"]],
+  name_asc: [[lowerName, "asc"], ["id", "asc"]],
+  name_desc: [[lowerName, "desc"], ["id", "asc"]],
+  heat_asc: [["heat_level", "asc"], ["id", "asc"]],
+  heat_desc: [["heat_level", "desc"], ["id", "asc"]],
+};
+
+export function toProduct(row: ProductRow): Product {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    price: row.price_cents,
+    compareAtPrice: row.compare_at_price_cents,
+    sku: row.sku,
+    featuredImage: row.featured_image,
+    images: row.images,
+    heatLevel: row.heat_level,
+    inventory: row.inventory,
+    isActive: row.is_active,
+    isFeatured: row.is_featured,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createPgProductRepository(db: Db): ProductRepository {
+  return {
+    async list(query) {
+      let matching = db.selectFrom("products").where("is_active", "=", true);
+      if (query.search !== undefined) {
+        const pattern = containsPattern(query.search);
+        matching = matching.where((eb) =>
+          eb.or([eb("name", "ilike", pattern), eb("description", "ilike", pattern)]),
+        );
+      }
+      if (query.heatLevel !== undefined) matching = matching.where("heat_level", "=", query.heatLevel);
+      if (query.minPrice !== undefined) matching = matching.where("price_cents", ">=", query.minPrice);
+      if (query.maxPrice !== undefined) matching = matching.where("price_cents", "<=", query.maxPrice);
+
+      let page = matching.selectAll().limit(query.limit).offset(offsetOf(query));
+      for (const [column, direction] of orderings[query.sort]) page = page.orderBy(column, direction);
+      const [rows, counted] = await Promise.all([
+        page.execute(),
+        matching.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map(toProduct), total: Number(counted.total) };
+    },
+
+    async findByIdOrSlug(key) {
+      const row = await db
+        .selectFrom("products")
+        .selectAll()
+        .where((eb) => eb.or([eb("id", "=", key), eb("slug", "=", key)]))
+        .executeTakeFirst();
+      return row ? toProduct(row) : null;
+    },
+
+    async create(p) {
+      await db
+        .insertInto("products")
+        .values({
+          id: p.id,
+          name: p.name,
+          slug: p.slug,
+          description: p.description,
+          price_cents: p.price,
+          compare_at_price_cents: p.compareAtPrice,
+          sku: p.sku,
+          featured_image: p.featuredImage,
+          images: p.images,
+          heat_level: p.heatLevel,
+          inventory: p.inventory,
+          is_active: p.isActive,
+          is_featured: p.isFeatured,
+          created_at: p.createdAt,
+          updated_at: p.updatedAt,
+        })
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { sql } from "kysely";
+import type { DatabaseProbe, Repositories, UnitOfWork } from "../../application/ports.ts";
+import type { Db } from "./database.ts";
+import { createPgLocationRepository } from "./location-repository.ts";
+import { createPgProductRepository } from "./product-repository.ts";
+
+/** Repositories bound to one handle: the pool, or a transaction. */
+export function createPgRepositories(db: Db): Repositories {
+  return {
+    products: createPgProductRepository(db),
+    locations: createPgLocationRepository(db),
+  };
+}
+
+export function createPgUnitOfWork(db: Db): UnitOfWork {
+  return {
+    transaction: (work) => db.transaction().execute((trx) => work(createPgRepositories(trx))),
+  };
+}
+
+export function createPgProbe(db: Db): DatabaseProbe {
+  return {
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  role: string;
+  image: string | null;
+  is_email_verified: Generated<boolean>;
+  sessions_valid_after: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface UserIdentitiesTable {
+  provider: string;
+  provider_account_id: string;
+  user_id: string;
+  created_at: CreatedAt;
+}
+
+export interface FundraisersTable {
+  id: string;
+  user_id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export interface RolePermissionsTable {
+  role: string;
+  permission: string;
+}
+
+export interface ProductsTable {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  price_cents: number;
+  compare_at_price_cents: number | null;
+  sku: string;
+  featured_image: string;
+  images: string[];
+  heat_level: number;
+  inventory: number;
+  is_active: Generated<boolean>;
+  is_featured: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface CartItemsTable {
+  id: string;
+  user_id: string;
+  product_id: string;
+  quantity: number;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface AddressColumn {
+  address1: string;
+  address2?: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface OrdersTable {
+  id: string;
+  order_number: string;
+  user_id: string;
+  status: string;
+  payment_status: string;
+  subtotal_cents: number;
+  shipping_cents: number;
+  tax_cents: number;
+  discount_cents: number;
+  total_cents: number;
+  shipping_method: string;
+  shipping_address: Json<AddressColumn>;
+  billing_address: Json<AddressColumn>;
+  tracking_number: string | null;
+  customer_notes: string | null;
+  stripe_payment_intent_id: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface OrderItemsTable {
+  id: string;
+  order_id: string;
+  product_id: string;
+  product_name: string;
+  product_sku: string;
+  product_image: string;
+  quantity: number;
+  unit_price_cents: number;
+  total_price_cents: number;
+}
+
+export interface AuditLogTable {
+  id: string;
+  user_id: string | null;
+  action: string;
+  entity_type: string;
+  entity_id: string | null;
+  changes: Json<Record<string, unknown>>;
+  ip_address: string | null;
+  user_agent: string | null;
+  created_at: CreatedAt;
+}
+
+export interface WebhookEventsTable {
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: CreatedAt;
+}
+
+export interface MailOutboxTable {
+  id: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  last_error: string | null;
+  created_at: CreatedAt;
+  sent_at: Date | null;
+}
+
+export interface LocationsTable {
+  id: string;
+  name: string;
+  address1: string;
+  address2: string | null;
+  city: string;
+  state: string;
+  postal_code: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+  phone: string | null;
+  website: string | null;
+  created_at: CreatedAt;
+}
+
+export interface Database {
+  users: UsersTable;
+  user_identities: UserIdentitiesTable;
+  fundraisers: FundraisersTable;
+  role_permissions: RolePermissionsTable;
+  products: ProductsTable;
+  cart_items: CartItemsTable;
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
+  audit_log: AuditLogTable;
+  webhook_events: WebhookEventsTable;
+  mail_outbox: MailOutboxTable;
+  locations: LocationsTable;
+}
+
+export type ProductRow = Selectable<ProductsTable>;
+export type NewProductRow = Insertable<ProductsTable>;
+export type ProductUpdate = Updateable<ProductsTable>;
+export type LocationRow = Selectable<LocationsTable>;

@@ -1,0 +1,47 @@
+import { createId } from "@paralleldrive/cuid2";
+import type { Location } from "../../src/domain/location.ts";
+import type { Product } from "../../src/domain/product.ts";
+
+let sequence = 0;
+
+export function aProduct(overrides: Partial<Product> = {}): Product {
+  const n = ++sequence;
+  const createdAt = overrides.createdAt ?? new Date(Date.UTC(2026, 0, 1, 0, 0, n));
+  return {
+    id: createId(),
+    name: `Test Sauce ${n}`,
+    slug: `test-sauce-${n}`,
+    description: "A sauce for tests.",
+    price: 999,
+    compareAtPrice: null,
+    sku: `TEST-${n}`,
+    featuredImage: `https://images.example.com/test-${n}.jpg`,
+    images: [`https://images.example.com/test-${n}.jpg`],
+    heatLevel: 2,
+    inventory: 10,
+    isActive: true,
+    isFeatured: false,
+    createdAt,
+    updatedAt: createdAt,
+    ...overrides,
+  };
+}
+
+export function aLocation(overrides: Partial<Location> = {}): Location {
+  const n = ++sequence;
+  return {
+    id: createId(),
+    name: `Test Shop ${n}`,
+    address1: `${n} Main St`,
+    address2: null,
+    city: "Austin",
+    state: "TX",
+    postalCode: "78701",
+    country: "US",
+    latitude: 30.2672,
+    longitude: -97.7431,
+    phone: null,
+    website: null,
+    ...overrides,
+  };
+}

@@ -1,0 +1,56 @@
+import { sql } from "kysely";
+import { Client } from "pg";
+import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
+import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+
+/** The server every PostgreSQL-backed test talks to; each test file gets a database of its own on it. */
+export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
+
+export interface TestDatabase {
+  db: Db;
+  url: string;
+  /** Empties every table, keeping the schema. */
+  truncate(): Promise<void>;
+  drop(): Promise<void>;
+}
+
+async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `storefront_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await admin((c) => c.query(`create database ${name}`));
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  const { db } = openDatabase({ kind: "postgres", url: url.toString() });
+  await migrateToLatest(db);
+  return {
+    db,
+    url: url.toString(),
+    truncate: () => truncateAll(db),
+    async drop() {
+      await db.destroy();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+export async function truncateAll(db: Db): Promise<void> {
+  const tables = await db.introspection.getTables();
+  const names = tables.map((t) => `"${t.name}"`);
+  if (names.length) await sql.raw(`truncate ${names.join(", ")} cascade`).execute(db);
+}
+
+/** An embedded in-memory PGlite database with the schema applied. */
+export async function createPgliteDatabase(): Promise<{ db: Db; truncate(): Promise<void>; close(): Promise<void> }> {
+  const { db } = openDatabase({ kind: "pglite", dataDir: null });
+  await migrateToLatest(db);
+  return { db, truncate: () => truncateAll(db), close: () => db.destroy() };
+}
