@@ -1,0 +1,9 @@
+import type { NearbyQuery } from "../../domain/location.ts";
+import type { Deps, LocationWithDistance } from "../ports.ts";
+
+export function findNearbyLocations(
+  deps: Pick<Deps, "locations">,
+  query: NearbyQuery,
+): Promise<LocationWithDistance[]> {
+  return deps.locations.nearby(query);
+}

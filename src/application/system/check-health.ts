@@ -1,0 +1,12 @@
+import type { Deps } from "../ports.ts";
+
+export type Health = { status: "ok" } | { status: "unavailable"; reason: string };
+
+export async function checkHealth(deps: Pick<Deps, "database">): Promise<Health> {
+  try {
+    await deps.database.ping();
+    return { status: "ok" };
+  } catch (error) {
+    return { status: "unavailable", reason: error instanceof Error ? error.message : String(error) };
+  }
+}
