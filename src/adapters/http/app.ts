@@ -1,0 +1,39 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { UseCases } from "../../application/use-cases.ts";
+import type { Logger } from "../log.ts";
+import { API_VERSION, plumbing } from "./plumbing.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { locationRoutes } from "./routes/locations.ts";
+import { productRoutes } from "./routes/products.ts";
+
+export interface AppOptions {
+  logger: Logger;
+}
+
+export function createApp(useCases: UseCases, { logger }: AppOptions) {
+  return new Elysia({ prefix: "/api" })
+    .use(plumbing(logger))
+    .use(
+      openapi({
+        path: "/docs",
+        specPath: "/openapi.json",
+        // Parameters are documented as clients send them: before defaults and transforms apply.
+        mapJsonSchema: { zod: (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) },
+        documentation: {
+          openapi: "3.1.0",
+          info: {
+            title: "Storefront API",
+            version: API_VERSION,
+            description: "Catalog, cart, orders and payments for the Storefront shop.",
+          },
+        },
+      }),
+    )
+    .use(healthRoutes(useCases, logger))
+    .use(productRoutes(useCases))
+    .use(locationRoutes(useCases));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,98 @@
+import { Elysia, ValidationError } from "elysia";
+import { DomainError } from "../../domain/errors.ts";
+import type { Logger } from "../log.ts";
+import { type ErrorBody, HttpError, invalidRequest, statusOf } from "./errors.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const API_VERSION = "1.0";
+
+/** Route groups that answer in the `{ success, data, error, meta }` envelope (decisions §7). */
+const ENVELOPE_PREFIXES = ["/api/products", "/api/users", "/api/locations"];
+const usesEnvelope = (path: string) => ENVELOPE_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+
+const INCOMING_ID = /^[\w.:-]{1,64}$/;
+
+interface RequestInfo {
+  id: string;
+  startedAt: number;
+}
+
+function classify(code: string | number, error: unknown): { status: number; body: ErrorBody } {
+  // Elysia wraps whatever a parser throws in its own ParseError.
+  if (code === "PARSE" && error instanceof Error && error.cause instanceof HttpError) error = error.cause;
+  if (error instanceof DomainError) {
+    return { status: statusOf[error.code], body: { error: error.message, details: error.details } };
+  }
+  if (error instanceof HttpError) return { status: error.status, body: { error: error.message, details: error.details } };
+  if (error instanceof ValidationError) {
+    const issues = error.all.map((issue) => ({
+      path: "path" in issue && issue.path ? String(issue.path).replace(/^\//, "").replaceAll("/", ".") : error.type,
+      message: issue.summary ?? issue.message ?? "Invalid value",
+    }));
+    return { status: 400, body: invalidRequest(issues) };
+  }
+  if (code === "PARSE") return { status: 400, body: { error: "Malformed request body" } };
+  if (code === "NOT_FOUND") return { status: 404, body: { error: "Not found" } };
+  return { status: 500, body: { error: "Internal server error" } };
+}
+
+async function readBody(request: Request): Promise<string> {
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > MAX_BODY_BYTES) throw new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * Cross-cutting HTTP behaviour: request ids, version header, body limits and parsing, the single
+ * error mapper and the structured request log. Registered before every route.
+ */
+export function plumbing(logger: Logger) {
+  const requests = new WeakMap<Request, RequestInfo>();
+  return new Elysia({ name: "plumbing" })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
+      requests.set(request, { id, startedAt: performance.now() });
+      set.headers["x-request-id"] = id;
+      set.headers["x-api-version"] = API_VERSION;
+      const declared = Number(request.headers.get("content-length") ?? 0);
+      if (declared > MAX_BODY_BYTES) throw new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
+    })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+      const text = await readBody(request);
+      if (type === "application/json" || type.endsWith("+json")) {
+        if (text.trim() === "") return {};
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new HttpError(400, "Malformed JSON in request body");
+        }
+      }
+      if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
+      if (type === "text/plain") return text;
+      throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: ["application/json"] });
+    })
+    .onError({ as: "global" }, ({ code, error, request, path, set }) => {
+      const { status, body } = classify(code, error);
+      if (status >= 500) {
+        logger.error("request.failed", {
+          requestId: requests.get(request)?.id,
+          path,
+          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        });
+      }
+      set.status = status;
+      return usesEnvelope(path) ? { success: false, data: null, ...body } : body;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
+      const info = requests.get(request);
+      logger.info("request", {
+        requestId: info?.id,
+        method: request.method,
+        path,
+        status: typeof set.status === "number" ? set.status : 200,
+        durationMs: info ? Math.round((performance.now() - info.startedAt) * 100) / 100 : undefined,
+      });
+    });
+}

@@ -1,0 +1,128 @@
+import { describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { DomainError } from "../../src/domain/errors.ts";
+import { createJsonLogger } from "../../src/adapters/log.ts";
+import { MAX_BODY_BYTES, plumbing } from "../../src/adapters/http/plumbing.ts";
+import { call, createTestApp } from "../support/http.ts";
+
+/** The plumbing plugin in front of a few probe routes, with the log captured. */
+function probeApp() {
+  const lines: any[] = [];
+  const logger = createJsonLogger("debug", (line) => lines.push(JSON.parse(line)));
+  const app = new Elysia({ prefix: "/api" })
+    .use(plumbing(logger))
+    .post("/echo", ({ body }) => body, { body: z.object({ n: z.number().int(), tags: z.array(z.string()).optional() }) })
+    .get("/boom", () => {
+      throw new Error("connection string postgres://secret@db leaked?");
+    })
+    .get("/products/missing", () => {
+      throw new DomainError("product.not_found", "Product not found");
+    });
+  return { app, lines };
+}
+
+describe("HTTP plumbing", () => {
+  test("every response carries X-Request-Id and X-API-Version, errors included", async () => {
+    const { app } = probeApp();
+    for (const path of ["/api/echo", "/api/nowhere", "/api/boom"]) {
+      const res = await call(app, "GET", path);
+      expect(res.headers.get("x-api-version")).toBe("1.0");
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const traced = await call(app, "GET", "/api/nowhere", { headers: { "x-request-id": "trace-42" } });
+    expect(traced.headers.get("x-request-id")).toBe("trace-42");
+  });
+
+  test("an unknown route is a 404 with { error }", async () => {
+    const res = await call(probeApp().app, "GET", "/api/no/such/route");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "Not found" });
+  });
+
+  test("malformed JSON is a 400, not a 500", async () => {
+    const res = await call(probeApp().app, "POST", "/api/echo", { body: '{"n": 1,' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Malformed JSON in request body" });
+  });
+
+  test("schema violations list every issue with its path", async () => {
+    const res = await call(probeApp().app, "POST", "/api/echo", { body: { n: "one", tags: [1] } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Invalid request");
+    expect(res.body.details.issues.map((i: any) => i.path).sort()).toEqual(["n", "tags.0"]);
+  });
+
+  test("a body over 1 MB is a 413, whether declared or streamed", async () => {
+    const { app } = probeApp();
+    const big = JSON.stringify({ n: 1, tags: ["x".repeat(MAX_BODY_BYTES)] });
+    const declared = await call(app, "POST", "/api/echo", { body: big });
+    expect(declared.status).toBe(413);
+    expect(declared.body.error).toBe("Request body too large");
+
+    const stream = new Blob([big]).stream();
+    const res = await app.handle(
+      new Request("http://localhost/api/echo", { method: "POST", body: stream, headers: { "content-type": "application/json" } }),
+    );
+    expect(res.status).toBe(413);
+  });
+
+  test("an unsupported content type is a 415", async () => {
+    const res = await call(probeApp().app, "POST", "/api/echo", { body: "<n>1</n>", headers: { "content-type": "application/xml" } });
+    expect(res.status).toBe(415);
+  });
+
+  test("a 500 hides the cause from the caller and logs it with the request id", async () => {
+    const { app, lines } = probeApp();
+    const res = await call(app, "GET", "/api/boom");
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: "Internal server error" });
+    const failure = lines.find((l) => l.event === "request.failed");
+    expect(failure.requestId).toBe(res.headers.get("x-request-id"));
+    expect(failure.error.message).toContain("leaked");
+  });
+
+  test("envelope routes report errors in the envelope", async () => {
+    const res = await call(probeApp().app, "GET", "/api/products/missing");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, data: null, error: "Product not found" });
+  });
+
+  test("each request is logged as one JSON line with method, path, status, duration and id", async () => {
+    const { app, lines } = probeApp();
+    const res = await call(app, "GET", "/api/nowhere");
+    await Bun.sleep(5);
+    const entry = lines.find((l) => l.event === "request");
+    expect(entry).toMatchObject({ method: "GET", path: "/api/nowhere", status: 404, requestId: res.headers.get("x-request-id") });
+    expect(typeof entry.durationMs).toBe("number");
+  });
+});
+
+describe("API documents", () => {
+  test("the OpenAPI 3.1 document describes every route with its parameters and responses", async () => {
+    const res = await createTestApp().call("GET", "/api/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toStartWith("3.1");
+    const paths = res.body.paths;
+    for (const path of ["/api/products", "/api/products/{id}", "/api/locations", "/api/locations/nearby", "/api/health"]) {
+      expect(paths[path]?.get).toBeDefined();
+      expect(paths[path].get.responses["200"]).toBeDefined();
+    }
+    const params = paths["/api/locations/nearby"].get.parameters.map((p: any) => p.name);
+    expect(params).toEqual(expect.arrayContaining(["lat", "lng", "radius", "limit"]));
+  });
+
+  test("the docs page is served", async () => {
+    const res = await createTestApp().call("GET", "/api/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+  });
+});
+
+describe("GET /api/health", () => {
+  test("ok while the database answers", async () => {
+    const res = await createTestApp().call("GET", "/api/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok" });
+  });
+});
