@@ -38,6 +38,8 @@ export function locationRepositoryContract(target: () => ContractTarget) {
       const second = await repo().list({ page: 2, limit: 3 });
       expect(second.total).toBe(4);
       expect(second.items.map((l) => l.name)).toEqual(["round rock heat"]);
+      expect(await repo().list({ page: 5, limit: 3 })).toEqual({ items: [], total: 4 });
+      expect(await repo().list({ page: 1, limit: 3, state: "ZZ" })).toEqual({ items: [], total: 0 });
     });
 
     test("nearby: inside the radius only, nearest first, with the haversine distance", async () => {

@@ -74,6 +74,7 @@ export function productRepositoryContract(target: () => ContractTarget) {
       }
       expect(seen).toHaveLength(7);
       expect(new Set(seen).size).toBe(7);
+      expect(await repo().list({ ...everything, page: 9, limit: 2 })).toEqual({ items: [], total: 7 });
     });
   });
 }

@@ -3,14 +3,28 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { createTestDatabase } from "../support/postgres.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "storefront-server-"));
-let server: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+const servers: Subprocess<"ignore", "pipe", "pipe">[] = [];
+const cleanups: Array<() => Promise<void>> = [];
 
-afterAll(() => {
-  server?.kill();
+afterAll(async () => {
+  for (const server of servers) server.kill();
+  await Promise.all(servers.map((s) => s.exited));
+  for (const cleanup of cleanups) await cleanup();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+function startServer(env: Record<string, string>) {
+  const server = Bun.spawn([process.execPath, "src/main.ts"], {
+    env: { ...process.env, PORT: "0", NODE_ENV: "development", LOG_LEVEL: "info", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  servers.push(server);
+  return waitForStart(server);
+}
 
 /** Reads the server's JSON log until it says where it listens. */
 async function waitForStart(process: Subprocess<"ignore", "pipe", "pipe">): Promise<{ port: number; adapters: Record<string, string> }> {
@@ -28,12 +42,7 @@ async function waitForStart(process: Subprocess<"ignore", "pipe", "pipe">): Prom
 }
 
 test("the real server starts on the embedded default and serves the seeded catalog over a socket", async () => {
-  server = Bun.spawn([process.execPath, "src/main.ts"], {
-    env: { ...process.env, PORT: "0", DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "development" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const { port, adapters } = await waitForStart(server);
+  const { port, adapters } = await startServer({ DATA_DIR: dataDir, DATABASE_URL: "" });
   expect(adapters.database).toContain("embedded PGlite");
 
   const products = await fetch(`http://127.0.0.1:${port}/api/products?limit=100`);
@@ -51,4 +60,14 @@ test("the real server starts on the embedded default and serves the seeded catal
 
   const health = await fetch(`http://127.0.0.1:${port}/api/health`);
   expect(await health.json()).toEqual({ status: "ok" });
+}, 30_000);
+
+test("the same server runs on PostgreSQL with DATABASE_URL, migrating an empty database at start", async () => {
+  const database = await createTestDatabase({ migrate: false });
+  cleanups.push(database.drop);
+  const { port, adapters } = await startServer({ DATABASE_URL: database.url });
+  expect(adapters.database).toStartWith("PostgreSQL at 127.0.0.1:5432/");
+  expect(await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()).toEqual({ status: "ok" });
+  const products = (await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as any;
+  expect(products.meta.total).toBe(0);
 }, 30_000);

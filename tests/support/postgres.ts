@@ -24,13 +24,13 @@ async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase({ migrate = true } = {}): Promise<TestDatabase> {
   const name = `storefront_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await admin((c) => c.query(`create database ${name}`));
   const url = new URL(ADMIN_DATABASE_URL);
   url.pathname = `/${name}`;
   const { db } = openDatabase({ kind: "postgres", url: url.toString() });
-  await migrateToLatest(db);
+  if (migrate) await migrateToLatest(db);
   return {
     db,
     url: url.toString(),

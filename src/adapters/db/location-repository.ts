@@ -3,7 +3,7 @@ import { EARTH_RADIUS_MILES, type Location, boundingBox } from "../../domain/loc
 import { offsetOf } from "../../domain/paging.ts";
 import type { LocationRepository } from "../../application/ports.ts";
 import type { Db } from "./database.ts";
-import { containsPattern, startsWithPattern } from "./sql-helpers.ts";
+import { containsPattern, startsWithPattern, totalOf } from "./sql-helpers.ts";
 import type { LocationRow } from "./tables.ts";
 
 function toLocation(row: LocationRow): Location {
@@ -39,17 +39,19 @@ export function createPgLocationRepository(db: Db): LocationRepository {
           ]),
         );
       }
-      const [rows, counted] = await Promise.all([
-        matching
-          .selectAll()
-          .orderBy(sql`lower(name) collate "C"`)
-          .orderBy("id")
-          .limit(query.limit)
-          .offset(offsetOf(query))
-          .execute(),
-        matching.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toLocation), total: Number(counted.total) };
+      const offset = offsetOf(query);
+      const rows = await matching
+        .selectAll()
+        .select((eb) => eb.fn.countAll<string>().over().as("total"))
+        .orderBy(sql`lower(name) collate "C"`)
+        .orderBy("id")
+        .limit(query.limit)
+        .offset(offset)
+        .execute();
+      const total = await totalOf(rows, offset, () =>
+        matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+      );
+      return { items: rows.map(toLocation), total };
     },
 
     async nearby(query) {

@@ -3,7 +3,7 @@ import type { Product, ProductSort } from "../../domain/product.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { ProductRepository } from "../../application/ports.ts";
 import type { Db } from "./database.ts";
-import { containsPattern } from "./sql-helpers.ts";
+import { containsPattern, totalOf } from "./sql-helpers.ts";
 import type { ProductRow } from "./tables.ts";
 
 const lowerName = sql<string>`lower(name) collate "C"`;
@@ -52,13 +52,18 @@ export function createPgProductRepository(db: Db): ProductRepository {
       if (query.minPrice !== undefined) matching = matching.where("price_cents", ">=", query.minPrice);
       if (query.maxPrice !== undefined) matching = matching.where("price_cents", "<=", query.maxPrice);
 
-      let page = matching.selectAll().limit(query.limit).offset(offsetOf(query));
+      const offset = offsetOf(query);
+      let page = matching
+        .selectAll()
+        .select((eb) => eb.fn.countAll<string>().over().as("total"))
+        .limit(query.limit)
+        .offset(offset);
       for (const [column, direction] of orderings[query.sort]) page = page.orderBy(column, direction);
-      const [rows, counted] = await Promise.all([
-        page.execute(),
-        matching.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-      ]);
-      return { items: rows.map(toProduct), total: Number(counted.total) };
+      const rows = await page.execute();
+      const total = await totalOf(rows, offset, () =>
+        matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
+      );
+      return { items: rows.map(toProduct), total };
     },
 
     async findByIdOrSlug(key) {

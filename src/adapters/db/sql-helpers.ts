@@ -8,3 +8,14 @@ export function containsPattern(text: string): string {
 export function startsWithPattern(text: string): string {
   return `${escapeLike(text)}%`;
 }
+
+type Counted = { total: string | number | bigint };
+
+/**
+ * Pages select `count(*) over ()` alongside their rows, so one round trip brings both. Only a page
+ * past the end comes back empty and needs the separate count.
+ */
+export async function totalOf(rows: Counted[], offset: number, count: () => Promise<Counted>): Promise<number> {
+  if (rows[0]) return Number(rows[0].total);
+  return offset === 0 ? 0 : Number((await count()).total);
+}

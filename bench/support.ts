@@ -1,0 +1,89 @@
+import { Client } from "pg";
+import { demoCatalog } from "../src/application/catalog/demo-catalog.ts";
+import { makeUseCases } from "../src/application/use-cases.ts";
+import { migrateToLatest } from "../src/adapters/db/migrate.ts";
+import { buildRuntime } from "../src/compose.ts";
+import { loadConfig } from "../src/config.ts";
+
+export const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
+export const BENCH_DATABASE = "storefront_bench";
+export const BENCH_PORT = Number(process.env.BENCH_PORT ?? 3900);
+
+export function benchDatabaseUrl(): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${BENCH_DATABASE}`;
+  return url.toString();
+}
+
+/** A fresh database with the schema and the demo catalog. */
+export async function prepareDatabase(): Promise<string> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
+  await admin.query(`create database ${BENCH_DATABASE}`);
+  await admin.end();
+  const runtime = buildRuntime(loadConfig({ DATABASE_URL: benchDatabaseUrl() }));
+  await migrateToLatest(runtime.db);
+  await makeUseCases(runtime.deps).seedDemoCatalog(demoCatalog);
+  await runtime.close();
+  return benchDatabaseUrl();
+}
+
+/** Starts the real server in its own process, logging as in production (to /dev/null here). */
+export async function startServer(env: Record<string, string>) {
+  const server = Bun.spawn([process.execPath, "src/main.ts"], {
+    env: { ...process.env, PORT: String(BENCH_PORT), NODE_ENV: "development", ...env },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const base = `http://127.0.0.1:${BENCH_PORT}`;
+  for (let i = 0; i < 100; i++) {
+    if ((await fetch(`${base}/api/health`).catch(() => null))?.ok) return { base, stop: () => server.kill() };
+    await Bun.sleep(100);
+  }
+  server.kill();
+  throw new Error("server did not start");
+}
+
+export interface LoadResult {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  connections?: number;
+  seconds?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** Runs autocannon as a separate Node.js process against one URL. */
+export async function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const args = ["-c", String(options.connections ?? 50), "-d", String(options.seconds ?? 10), "--json"];
+  if (options.method) args.push("-m", options.method);
+  for (const [key, value] of Object.entries(options.headers ?? {})) args.push("-H", `${key}=${value}`);
+  if (options.body) args.push("-b", options.body);
+  const child = Bun.spawn(["node", "node_modules/autocannon/autocannon.js", ...args, url], { stdout: "pipe", stderr: "ignore" });
+  const report = JSON.parse(await new Response(child.stdout).text());
+  return {
+    name,
+    requestsPerSecond: Math.round(report.requests.average),
+    p50: report.latency.p50,
+    p99: report.latency.p99,
+    errors: report.errors + report.timeouts,
+    non2xx: report.non2xx,
+  };
+}
+
+export function printTable(results: LoadResult[]) {
+  console.log("| scenario | requests/s | p50 ms | p99 ms | errors | non-2xx |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
+  }
+}
