@@ -4,6 +4,7 @@ import { makeUseCases } from "../src/application/use-cases.ts";
 import { migrateToLatest } from "../src/adapters/db/migrate.ts";
 import { buildRuntime } from "../src/compose.ts";
 import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/adapters/log.ts";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
 export const BENCH_DATABASE = "storefront_bench";
@@ -22,9 +23,10 @@ export async function prepareDatabase(): Promise<string> {
   await admin.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
   await admin.query(`create database ${BENCH_DATABASE}`);
   await admin.end();
-  const runtime = buildRuntime(loadConfig({ DATABASE_URL: benchDatabaseUrl() }));
+  const config = loadConfig({ DATABASE_URL: benchDatabaseUrl() });
+  const runtime = buildRuntime(config, silentLogger);
   await migrateToLatest(runtime.db);
-  await makeUseCases(runtime.deps).seedDemoCatalog(demoCatalog);
+  await makeUseCases(runtime.deps, { publicUrl: config.publicUrl }).seedDemoCatalog(demoCatalog);
   await runtime.close();
   return benchDatabaseUrl();
 }

@@ -1,7 +1,13 @@
-import type { Deps } from "./application/ports.ts";
+import { availableParallelism } from "node:os";
+import type { Deps, Logger, Mailer } from "./application/ports.ts";
 import type { Config } from "./config.ts";
+import { createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
 import { type Db, openDatabase } from "./adapters/db/database.ts";
 import { createPgProbe, createPgRepositories, createPgUnitOfWork } from "./adapters/db/store.ts";
+import { createIdentityProviders } from "./adapters/identity/index.ts";
+import { createLogMailer } from "./adapters/mail/log-mailer.ts";
+import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
+import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts";
 import { cuid2Ids, systemClock } from "./adapters/system.ts";
 
 export interface Runtime {
@@ -14,21 +20,45 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+function chooseMailer(config: Config, logger: Logger): { mailer: Mailer & { close?(): void }; description: string } {
+  if (!config.mail.smtpUrl) return { mailer: createLogMailer(logger), description: "log (and the outbox table)" };
+  const host = new URL(config.mail.smtpUrl).host;
+  return { mailer: createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from }), description: `SMTP via ${host}` };
+}
+
 /** Picks an adapter for every port from the configuration. */
-export function buildRuntime(config: Config): Runtime {
+export function buildRuntime(config: Config, logger: Logger): Runtime {
   const { db, description, embedded } = openDatabase(config.database);
+  const { mailer, description: mail } = chooseMailer(config, logger);
+  const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
+  // Leave one core to the requests that need no hashing.
+  const hashingThreads = Math.max(1, availableParallelism() - 1);
   const deps: Deps = {
     ...createPgRepositories(db),
     uow: createPgUnitOfWork(db),
     clock: systemClock,
     ids: cuid2Ids,
     database: createPgProbe(db),
+    hasher: createBcryptHasher(hashingThreads),
+    mailer,
+    loginAttempts: createMemoryRateLimitStore(),
+    identityProviders,
+    logger,
   };
   return {
     deps,
     db,
     embedded,
-    adapters: { database: description },
-    close: () => db.destroy(),
+    adapters: {
+      database: description,
+      mail,
+      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time`,
+      signInThrottle: "in memory",
+      identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
+    },
+    async close() {
+      mailer.close?.();
+      await db.destroy();
+    },
   };
 }

@@ -15,7 +15,46 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SESSION_COOKIE_NAME: z.string().regex(/^[\w.-]+$/, "must be a plain cookie name").default("storefront.session-token"),
+  CORS_ORIGINS: z.string().optional(),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
+  BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  GITHUB_CLIENT_ID: z.string().optional(),
+  GITHUB_CLIENT_SECRET: z.string().optional(),
+  FACEBOOK_CLIENT_ID: z.string().optional(),
+  FACEBOOK_CLIENT_SECRET: z.string().optional(),
+  APPLE_CLIENT_ID: z.string().optional(),
+  APPLE_TEAM_ID: z.string().optional(),
+  APPLE_KEY_ID: z.string().optional(),
+  APPLE_PRIVATE_KEY: z.string().optional(),
 });
+
+type Env = z.infer<typeof envSchema>;
+
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface AppleClientConfig {
+  clientId: string;
+  teamId: string;
+  keyId: string;
+  /** PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----"); "\n" escapes are accepted. */
+  privateKey: string;
+}
+
+export interface OAuthConfig {
+  google?: OAuthClientConfig;
+  github?: OAuthClientConfig;
+  facebook?: OAuthClientConfig;
+  apple?: AppleClientConfig;
+}
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string }
@@ -29,6 +68,16 @@ export interface Config {
   dataDir: string;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Null: generate one and keep it in DATA_DIR (never in production). */
+  authSecret: string | null;
+  /** With `__Secure-` in front when PUBLIC_URL is https. */
+  sessionCookieName: string;
+  secureCookies: boolean;
+  /** Origins allowed to make cookie-authenticated changes, PUBLIC_URL's included. */
+  allowedOrigins: string[];
+  mail: { smtpUrl: string | null; from: string };
+  bootstrapAdmin: { email: string; password: string } | null;
+  oauth: OAuthConfig;
 }
 
 export class ConfigError extends Error {
@@ -44,10 +93,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
   const e = parsed.data;
+  const problems = crossFieldProblems(e);
+  if (problems.length) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  const secure = publicUrl.startsWith("https://");
   return {
     env: e.NODE_ENV,
     port: e.PORT,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    publicUrl,
     database: !e.DATABASE_URL
       ? { kind: "pglite", dataDir: e.DATA_DIR }
       : e.DATABASE_URL === "pglite://memory"
@@ -56,5 +109,53 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    authSecret: e.AUTH_SECRET ?? null,
+    sessionCookieName: secure ? `__Secure-${e.SESSION_COOKIE_NAME}` : e.SESSION_COOKIE_NAME,
+    secureCookies: secure,
+    allowedOrigins: [new URL(publicUrl).origin, ...(e.CORS_ORIGINS?.split(",").map((o) => new URL(o.trim()).origin) ?? [])],
+    mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
+    bootstrapAdmin:
+      e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD
+        ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD }
+        : null,
+    oauth: oauthConfig(e),
+  };
+}
+
+function crossFieldProblems(e: Env): string[] {
+  const problems: string[] = [];
+  if (e.NODE_ENV === "production" && !e.AUTH_SECRET) problems.push("AUTH_SECRET: is required when NODE_ENV=production");
+  if (Boolean(e.BOOTSTRAP_ADMIN_EMAIL) !== Boolean(e.BOOTSTRAP_ADMIN_PASSWORD)) {
+    problems.push("BOOTSTRAP_ADMIN_EMAIL: needs BOOTSTRAP_ADMIN_PASSWORD too (set both or neither)");
+  }
+  for (const origin of e.CORS_ORIGINS?.split(",") ?? []) {
+    if (!URL.canParse(origin.trim())) problems.push(`CORS_ORIGINS: "${origin.trim()}" is not an origin URL`);
+  }
+  const groups: Record<string, (keyof Env)[]> = {
+    GOOGLE: ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
+    GITHUB: ["GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"],
+    FACEBOOK: ["FACEBOOK_CLIENT_ID", "FACEBOOK_CLIENT_SECRET"],
+    APPLE: ["APPLE_CLIENT_ID", "APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"],
+  };
+  for (const names of Object.values(groups)) {
+    const set = names.filter((n) => e[n]);
+    if (set.length > 0 && set.length < names.length) {
+      problems.push(`${names.find((n) => !e[n])}: is needed with ${set.join(", ")}`);
+    }
+  }
+  return problems;
+}
+
+function oauthConfig(e: Env): OAuthConfig {
+  const client = (clientId?: string, clientSecret?: string) =>
+    clientId && clientSecret ? { clientId, clientSecret } : undefined;
+  return {
+    google: client(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET),
+    github: client(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET),
+    facebook: client(e.FACEBOOK_CLIENT_ID, e.FACEBOOK_CLIENT_SECRET),
+    apple:
+      e.APPLE_CLIENT_ID && e.APPLE_TEAM_ID && e.APPLE_KEY_ID && e.APPLE_PRIVATE_KEY
+        ? { clientId: e.APPLE_CLIENT_ID, teamId: e.APPLE_TEAM_ID, keyId: e.APPLE_KEY_ID, privateKey: e.APPLE_PRIVATE_KEY.replaceAll("\\n", "\n") }
+        : undefined,
   };
 }

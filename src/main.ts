@@ -1,9 +1,12 @@
 import { demoCatalog } from "./application/catalog/demo-catalog.ts";
 import { makeUseCases } from "./application/use-cases.ts";
+import { SYSTEM_ACTOR } from "./domain/permissions.ts";
+import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { migrateToLatest } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing.ts";
 import { createJsonLogger } from "./adapters/log.ts";
+import { createOutboxWorker } from "./adapters/mail/outbox-worker.ts";
 import { buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -19,25 +22,51 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createJsonLogger(config.logLevel);
-const runtime = buildRuntime(config);
+const runtime = buildRuntime(config, logger);
 const applied = await migrateToLatest(runtime.db);
 if (applied.length > 0) logger.info("database.migrated", { applied });
 
-const useCases = makeUseCases(runtime.deps);
+const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
 if (runtime.embedded && applied.includes("0001_initial")) {
   logger.info("catalog.seeded", { ...(await useCases.seedDemoCatalog(demoCatalog)) });
 }
+if (config.bootstrapAdmin) {
+  const result = await useCases.ensureAdmin(SYSTEM_ACTOR, config.bootstrapAdmin);
+  logger.info("admin.bootstrap", { email: config.bootstrapAdmin.email, result });
+}
 
-const app = createApp(useCases, { logger }).listen({
+const { secret, source: secretSource } = resolveAuthSecret(config.authSecret, config.dataDir);
+const mailWorker = createOutboxWorker(
+  { outbox: runtime.deps.outbox, mailer: runtime.deps.mailer, clock: runtime.deps.clock, logger },
+  { pollIntervalMs: 2_000 },
+);
+mailWorker.start();
+
+const app = createApp(useCases, {
+  logger,
+  publicUrl: config.publicUrl,
+  session: {
+    secret,
+    cookieName: config.sessionCookieName,
+    secureCookies: config.secureCookies,
+    allowedOrigins: config.allowedOrigins,
+    trustProxy: config.trustProxy,
+  },
+}).listen({
   port: config.port,
   // Bun refuses larger bodies before they are buffered; the app's own check answers 413 for the rest.
   maxRequestBodySize: MAX_BODY_BYTES * 2,
 });
-logger.info("server.started", { url: `${config.publicUrl}/api`, port: app.server?.port, adapters: runtime.adapters });
+logger.info("server.started", {
+  url: `${config.publicUrl}/api`,
+  port: app.server?.port,
+  adapters: { ...runtime.adapters, sessionSecret: secretSource },
+});
 
 async function shutdown(signal: string) {
   logger.info("server.stopping", { signal });
   await app.stop();
+  await mailWorker.stop();
   await runtime.close();
   process.exit(0);
 }

@@ -1,5 +1,6 @@
-export type LogLevel = "debug" | "info" | "warn" | "error";
-export type Logger = Record<LogLevel, (event: string, fields?: Record<string, unknown>) => void>;
+import type { LogLevel, Logger } from "../application/ports.ts";
+
+export type { Logger };
 
 const ranks: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 

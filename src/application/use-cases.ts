@@ -1,22 +1,83 @@
+import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
+import type { Actor, Permission } from "../domain/permissions.ts";
 import type { ProductQuery } from "../domain/product.ts";
+import type { UserRole } from "../domain/user.ts";
+import { createAccessResolver } from "./auth/access.ts";
+import { type Registration, register } from "./auth/register.ts";
+import { signInWithPassword } from "./auth/sign-in-with-password.ts";
+import { signInWithProvider } from "./auth/sign-in-with-provider.ts";
 import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
+import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog } from "./catalog/seed-demo-catalog.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { listLocations } from "./locations/list-locations.ts";
-import type { Deps } from "./ports.ts";
+import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
+import type { Deps, ExternalProfile } from "./ports.ts";
 import { checkHealth } from "./system/check-health.ts";
+import { type NewAccount, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
+import { changePassword } from "./users/change-password.ts";
+import { getProfile } from "./users/get-profile.ts";
+import { type ProfileChanges, updateProfile } from "./users/update-profile.ts";
+
+export interface UseCaseOptions {
+  /** The shop's public address, for links in mail. */
+  publicUrl: string;
+}
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
-export function makeUseCases(deps: Deps) {
+export function makeUseCases(deps: Deps, options: UseCaseOptions) {
+  const access = createAccessResolver(deps);
   return {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
+    createProduct: (actor: Actor, input: NewProduct, origin: RequestOrigin) => createProduct(deps, actor, input, origin),
+    updateProduct: (actor: Actor, id: string, patch: ProductPatch, origin: RequestOrigin) => updateProduct(deps, actor, id, patch, origin),
+    deleteProduct: (actor: Actor, id: string, origin: RequestOrigin) => deleteProduct(deps, actor, id, origin),
+    seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
+
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),
     checkHealth: () => checkHealth(deps),
-    seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
+
+    resolveSession: access.resolve,
+    register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),
+    signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin) => signInWithPassword(deps, input, origin),
+    signInWithProvider: (profile: ExternalProfile, origin: RequestOrigin) => signInWithProvider(deps, profile, origin),
+    fundraiserIdOf: (userId: string) => deps.users.findFundraiserId(userId),
+    identityProviders: deps.identityProviders,
+
+    getProfile: (userId: string) => getProfile(deps, userId),
+    async updateProfile(userId: string, changes: ProfileChanges, origin: RequestOrigin) {
+      const user = await updateProfile(deps, userId, changes, origin);
+      access.forgetUser(userId);
+      return user;
+    },
+    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin) {
+      const result = await changePassword(deps, userId, input, origin);
+      access.forgetUser(userId);
+      return result;
+    },
+    createUser: (actor: Actor, input: NewAccount) => createUser(deps, actor, input),
+    async setUserRole(actor: Actor, email: string, role: UserRole) {
+      const user = await setUserRole(deps, actor, email, role);
+      access.forgetUser(user.id);
+      return user;
+    },
+    ensureAdmin: (actor: Actor, account: { email: string; password: string }) => ensureAdmin(deps, actor, account),
+
+    listPermissions: (actor: Actor, role?: UserRole) => listPermissions(deps, actor, role),
+    async grantPermission(actor: Actor, role: UserRole, permission: Permission) {
+      const changed = await grantPermission(deps, actor, role, permission);
+      access.forgetPermissions();
+      return changed;
+    },
+    async revokePermission(actor: Actor, role: UserRole, permission: Permission) {
+      const changed = await revokePermission(deps, actor, role, permission);
+      access.forgetPermissions();
+      return changed;
+    },
   };
 }
 

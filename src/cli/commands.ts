@@ -1,7 +1,11 @@
+import { parseArgs } from "node:util";
 import { demoCatalog } from "../application/catalog/demo-catalog.ts";
-import { makeUseCases } from "../application/use-cases.ts";
+import { type UseCases, makeUseCases } from "../application/use-cases.ts";
+import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
+import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { migrateToLatest } from "../adapters/db/migrate.ts";
-import { buildRuntime } from "../compose.ts";
+import { createJsonLogger } from "../adapters/log.ts";
+import { type Runtime, buildRuntime } from "../compose.ts";
 import type { Config } from "../config.ts";
 import { CliError } from "./cli-error.ts";
 
@@ -11,16 +15,26 @@ export interface Command {
   run(args: string[], config: Config): Promise<void>;
 }
 
-function noArguments(name: string, args: string[]) {
-  if (args.length > 0) throw new CliError(`${name} takes no arguments\n\n${usage()}`, 2);
+const misuse = (message: string) => new CliError(`${message}\n\n${usage()}`, 2);
+
+function positionals(name: string, args: string[], count: number): string[] {
+  if (args.length !== count) throw misuse(`${name} takes ${count === 0 ? "no" : count} argument${count === 1 ? "" : "s"}`);
+  return args;
+}
+
+function role(value: string | undefined): UserRole {
+  const upper = value?.toUpperCase() ?? "";
+  if (!isUserRole(upper)) throw misuse(`Unknown role "${value}"; roles: ${USER_ROLES.join(", ")}`);
+  return upper;
 }
 
 /** Opens the configured database, brings its schema up to date, runs the work and closes it again. */
-async function withRuntime<T>(config: Config, work: (runtime: ReturnType<typeof buildRuntime>, applied: string[]) => Promise<T>) {
-  const runtime = buildRuntime(config);
+async function withUseCases(config: Config, work: (useCases: UseCases, runtime: Runtime, applied: string[]) => Promise<void>) {
+  const logger = createJsonLogger("warn", (line) => console.error(line));
+  const runtime = buildRuntime(config, logger);
   try {
     const applied = await migrateToLatest(runtime.db);
-    return await work(runtime, applied);
+    await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl }), runtime, applied);
   } finally {
     await runtime.close();
   }
@@ -31,8 +45,8 @@ export const commands: Record<string, Command> = {
     usage: "db:migrate",
     summary: "apply every pending database migration",
     run: (args, config) => {
-      noArguments("db:migrate", args);
-      return withRuntime(config, async (runtime, applied) => {
+      positionals("db:migrate", args, 0);
+      return withUseCases(config, async (_, runtime, applied) => {
         console.log(applied.length ? `Applied ${applied.join(", ")} to ${runtime.adapters.database}` : "Database is up to date");
       });
     },
@@ -41,16 +55,82 @@ export const commands: Record<string, Command> = {
     usage: "db:seed",
     summary: "add the demo catalog (products and retail locations) where missing",
     run: (args, config) => {
-      noArguments("db:seed", args);
-      return withRuntime(config, async (runtime) => {
-        const result = await makeUseCases(runtime.deps).seedDemoCatalog(demoCatalog);
+      positionals("db:seed", args, 0);
+      return withUseCases(config, async (useCases) => {
+        const result = await useCases.seedDemoCatalog(demoCatalog);
         console.log(`Added ${result.productsAdded} products and ${result.locationsAdded} locations`);
       });
     },
   },
+  "user:create": {
+    usage: "user:create --email E --password P [--name N] [--role R]",
+    summary: "create an account (role CUSTOMER unless given)",
+    run: (args, config) => {
+      const { values } = parseArgs({
+        args,
+        options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" }, role: { type: "string" } },
+        strict: true,
+      });
+      if (!values.email || !values.password) throw misuse("user:create needs --email and --password");
+      const account = { email: values.email, password: values.password, name: values.name, role: role(values.role ?? "CUSTOMER") };
+      return withUseCases(config, async (useCases) => {
+        const user = await useCases.createUser(SYSTEM_ACTOR, account);
+        console.log(`Created ${user.role} ${user.email} (${user.id})`);
+      });
+    },
+  },
+  "user:set-role": {
+    usage: "user:set-role EMAIL ROLE",
+    summary: "change an account's role",
+    run: (args, config) => {
+      const [email, newRole] = positionals("user:set-role", args, 2) as [string, string];
+      const wanted = role(newRole);
+      return withUseCases(config, async (useCases) => {
+        const user = await useCases.setUserRole(SYSTEM_ACTOR, email, wanted);
+        console.log(`${user.email} is now ${user.role}`);
+      });
+    },
+  },
+  "permissions:list": {
+    usage: "permissions:list [ROLE]",
+    summary: "show the permissions of every role, or of one",
+    run: (args, config) => {
+      if (args.length > 1) throw misuse("permissions:list takes at most one role");
+      const only = args[0] === undefined ? undefined : role(args[0]);
+      return withUseCases(config, async (useCases) => {
+        const { fromDefaults, roles } = await useCases.listPermissions(SYSTEM_ACTOR, only);
+        if (fromDefaults) console.log("(role_permissions is empty: built-in defaults apply)");
+        for (const r of roles) console.log(`${r.role}: ${r.permissions.join(", ") || "(none)"}`);
+      });
+    },
+  },
+  "permissions:grant": {
+    usage: "permissions:grant ROLE PERMISSION",
+    summary: "give a role a permission",
+    run: (args, config) => changePermission(args, config, "grant"),
+  },
+  "permissions:revoke": {
+    usage: "permissions:revoke ROLE PERMISSION",
+    summary: "take a permission from a role",
+    run: (args, config) => changePermission(args, config, "revoke"),
+  },
 };
 
+function changePermission(args: string[], config: Config, change: "grant" | "revoke") {
+  const [roleName, permission] = positionals(`permissions:${change}`, args, 2) as [string, string];
+  const target = role(roleName);
+  if (!isPermission(permission)) throw misuse(`Unknown permission "${permission}"`);
+  return withUseCases(config, async (useCases) => {
+    const changed =
+      change === "grant"
+        ? await useCases.grantPermission(SYSTEM_ACTOR, target, permission)
+        : await useCases.revokePermission(SYSTEM_ACTOR, target, permission);
+    const verb = change === "grant" ? "granted to" : "revoked from";
+    console.log(changed ? `${permission} ${verb} ${target}` : `${target} already ${change === "grant" ? "had" : "lacked"} ${permission}`);
+  });
+}
+
 export function usage(): string {
-  const lines = Object.values(commands).map((c) => `  ${c.usage.padEnd(28)} ${c.summary}`);
+  const lines = Object.values(commands).map((c) => `  ${c.usage.padEnd(56)} ${c.summary}`);
   return ["Usage: npm run cli -- <command> [arguments]", "", "Commands:", ...lines].join("\n");
 }

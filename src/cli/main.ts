@@ -14,6 +14,10 @@ try {
   await command.run(args, config);
   process.exit(0);
 } catch (error) {
+  if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+    console.error(`${error.message}\n\n${usage()}`);
+    process.exit(2);
+  }
   if (error instanceof CliError || error instanceof ConfigError) {
     console.error(error.message);
     process.exit(error instanceof CliError ? error.exitCode : 1);

@@ -1,9 +1,18 @@
 /** Every expected failure the application can report. The HTTP layer maps each to a status. */
 export type ErrorCode =
   | "invalid_input"
-  | "not_found"
+  | "forbidden"
   | "product.not_found"
-  | "location.not_found";
+  | "product.conflict"
+  | "auth.unauthenticated"
+  | "auth.invalid_credentials"
+  | "auth.too_many_attempts"
+  | "auth.email_taken"
+  | "auth.wrong_password"
+  | "auth.provider_not_configured"
+  | "auth.invalid_oauth_state"
+  | "auth.provider_failed"
+  | "user.not_found";
 
 export class DomainError extends Error {
   constructor(

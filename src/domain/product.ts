@@ -71,3 +71,14 @@ export const productComparators: Record<ProductSort, Comparator> = {
   heat_asc: (a, b) => a.heatLevel - b.heatLevel || byId(a, b),
   heat_desc: (a, b) => b.heatLevel - a.heatLevel || byId(a, b),
 };
+
+/** A URL slug from a product name: "Ghost Pepper Fury!" → "ghost-pepper-fury". */
+export function slugify(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 200);
+}

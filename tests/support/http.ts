@@ -30,8 +30,23 @@ export async function call<T = any>(app: Handler, method: string, path: string, 
   return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text };
 }
 
+export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
+export const TEST_PUBLIC_URL = "http://localhost:3000";
+export const SESSION_COOKIE = "storefront.session-token";
+
 /** The whole HTTP app over in-memory fakes. */
 export function createTestApp(deps = createMemoryDeps()) {
-  const app = createApp(makeUseCases(deps), { logger: silentLogger });
-  return { app, deps, call: <T = any>(method: string, path: string, options?: CallOptions) => call<T>(app, method, path, options) };
+  const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL });
+  const app = createApp(useCases, {
+    logger: silentLogger,
+    publicUrl: TEST_PUBLIC_URL,
+    session: {
+      secret: TEST_SECRET,
+      cookieName: SESSION_COOKIE,
+      secureCookies: false,
+      allowedOrigins: [TEST_PUBLIC_URL],
+      trustProxy: true,
+    },
+  });
+  return { app, deps, useCases, call: <T = any>(method: string, path: string, options?: CallOptions) => call<T>(app, method, path, options) };
 }

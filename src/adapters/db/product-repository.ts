@@ -1,9 +1,10 @@
 import { sql } from "kysely";
+import { DomainError } from "../../domain/errors.ts";
 import type { Product, ProductSort } from "../../domain/product.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { ProductRepository } from "../../application/ports.ts";
 import type { Db } from "./database.ts";
-import { containsPattern, totalOf } from "./sql-helpers.ts";
+import { containsPattern, totalOf, violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { ProductRow } from "./tables.ts";
 
 const lowerName = sql<string>`lower(name) collate "C"`;
@@ -76,7 +77,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
     },
 
     async create(p) {
-      await db
+      await rejectingConflicts(() => db
         .insertInto("products")
         .values({
           id: p.id,
@@ -95,7 +96,45 @@ export function createPgProductRepository(db: Db): ProductRepository {
           created_at: p.createdAt,
           updated_at: p.updatedAt,
         })
-        .execute();
+        .execute());
+    },
+
+    async update(id, c) {
+      const row = await rejectingConflicts(() =>
+        db
+          .updateTable("products")
+          .set({
+            name: c.name,
+            slug: c.slug,
+            description: c.description,
+            price_cents: c.price,
+            compare_at_price_cents: c.compareAtPrice,
+            sku: c.sku,
+            featured_image: c.featuredImage,
+            images: c.images,
+            heat_level: c.heatLevel,
+            inventory: c.inventory,
+            is_active: c.isActive,
+            is_featured: c.isFeatured,
+            updated_at: c.updatedAt,
+          })
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      return row ? toProduct(row) : null;
     },
   };
+}
+
+const conflictingField: Record<string, "sku" | "slug"> = { products_sku_key: "sku", products_slug_key: "slug" };
+
+async function rejectingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const field = conflictingField[violatedUniqueConstraint(error) ?? ""];
+    if (field) throw new DomainError("product.conflict", `A product with this ${field} already exists`, { field });
+    throw error;
+  }
 }

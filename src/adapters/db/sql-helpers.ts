@@ -19,3 +19,10 @@ export async function totalOf(rows: Counted[], offset: number, count: () => Prom
   if (rows[0]) return Number(rows[0].total);
   return offset === 0 ? 0 : Number((await count()).total);
 }
+
+/** The constraint a unique violation (SQLSTATE 23505) broke, from pg or PGlite; null for any other error. */
+export function violatedUniqueConstraint(error: unknown): string | null {
+  if (typeof error !== "object" || error === null) return null;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === "23505" ? (typeof constraint === "string" ? constraint : "unknown") : null;
+}

@@ -1,14 +1,22 @@
 import { sql } from "kysely";
 import type { DatabaseProbe, Repositories, UnitOfWork } from "../../application/ports.ts";
+import { createPgAuditLog } from "./audit-log.ts";
 import type { Db } from "./database.ts";
 import { createPgLocationRepository } from "./location-repository.ts";
+import { createPgMailOutbox } from "./mail-outbox-repository.ts";
+import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
+import { createPgUserRepository } from "./user-repository.ts";
 
 /** Repositories bound to one handle: the pool, or a transaction. */
 export function createPgRepositories(db: Db): Repositories {
   return {
     products: createPgProductRepository(db),
     locations: createPgLocationRepository(db),
+    users: createPgUserRepository(db),
+    permissions: createPgPermissionRepository(db),
+    audit: createPgAuditLog(db),
+    outbox: createPgMailOutbox(db),
   };
 }
 

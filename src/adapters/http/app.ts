@@ -4,15 +4,22 @@ import { z } from "zod";
 import type { UseCases } from "../../application/use-cases.ts";
 import type { Logger } from "../log.ts";
 import { API_VERSION, plumbing } from "./plumbing.ts";
+import { type AuthSettings } from "./auth.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { userRoutes } from "./routes/users.ts";
+import { createSessionTokens } from "./session.ts";
 import { locationRoutes } from "./routes/locations.ts";
 import { productRoutes } from "./routes/products.ts";
 
 export interface AppOptions {
   logger: Logger;
+  publicUrl: string;
+  session: Omit<AuthSettings, "tokens"> & { secret: string };
 }
 
-export function createApp(useCases: UseCases, { logger }: AppOptions) {
+export function createApp(useCases: UseCases, { logger, publicUrl, session }: AppOptions) {
+  const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret) };
   return new Elysia({ prefix: "/api" })
     .use(plumbing(logger))
     .use(
@@ -23,6 +30,12 @@ export function createApp(useCases: UseCases, { logger }: AppOptions) {
         mapJsonSchema: { zod: (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) },
         documentation: {
           openapi: "3.1.0",
+          components: {
+            securitySchemes: {
+              session: { type: "apiKey", in: "cookie", name: session.cookieName },
+              bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+            },
+          },
           info: {
             title: "Storefront API",
             version: API_VERSION,
@@ -32,7 +45,9 @@ export function createApp(useCases: UseCases, { logger }: AppOptions) {
       }),
     )
     .use(healthRoutes(useCases, logger))
-    .use(productRoutes(useCases))
+    .use(authRoutes(useCases, { ...auth, publicUrl }))
+    .use(userRoutes(useCases, auth))
+    .use(productRoutes(useCases, auth))
     .use(locationRoutes(useCases));
 }
 

@@ -3,9 +3,18 @@ import type { ErrorCode } from "../../domain/errors.ts";
 /** One status per domain error code; a new code will not compile until it is mapped here. */
 export const statusOf = {
   invalid_input: 400,
-  not_found: 404,
+  forbidden: 403,
   "product.not_found": 404,
-  "location.not_found": 404,
+  "product.conflict": 409,
+  "auth.unauthenticated": 401,
+  "auth.invalid_credentials": 401,
+  "auth.too_many_attempts": 429,
+  "auth.email_taken": 409,
+  "auth.wrong_password": 400,
+  "auth.provider_not_configured": 404,
+  "auth.invalid_oauth_state": 400,
+  "auth.provider_failed": 400,
+  "user.not_found": 404,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type), not to the domain. */

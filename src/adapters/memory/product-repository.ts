@@ -1,8 +1,20 @@
+import { DomainError } from "../../domain/errors.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import { type Product, matchesProductQuery, productComparators } from "../../domain/product.ts";
 import type { ProductRepository } from "../../application/ports.ts";
 
 export function createMemoryProductRepository(products: Map<string, Product>): ProductRepository {
+  function assertUnique(candidate: Product) {
+    for (const other of products.values()) {
+      if (other.id === candidate.id) continue;
+      for (const field of ["sku", "slug"] as const) {
+        if (other[field] === candidate[field]) {
+          throw new DomainError("product.conflict", `A product with this ${field} already exists`, { field });
+        }
+      }
+    }
+  }
+
   return {
     async list(query) {
       const matching = [...products.values()]
@@ -16,7 +28,17 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       return found ? structuredClone(found) : null;
     },
     async create(product) {
+      assertUnique(product);
       products.set(product.id, structuredClone(product));
+    },
+    async update(id, changes) {
+      const current = products.get(id);
+      if (!current) return null;
+      const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+      const next = { ...current, ...defined };
+      assertUnique(next);
+      products.set(id, structuredClone(next));
+      return structuredClone(next);
     },
   };
 }

@@ -1,22 +1,48 @@
+import type { AuditEntry } from "../../domain/audit.ts";
 import type { Location } from "../../domain/location.ts";
 import type { Product } from "../../domain/product.ts";
-import type { Repositories, UnitOfWork } from "../../application/ports.ts";
+import type { User } from "../../domain/user.ts";
+import type { OutboxMessage, Repositories, RolePermission, UnitOfWork } from "../../application/ports.ts";
+import { createMemoryAuditLog } from "./audit-log.ts";
 import { createMemoryLocationRepository } from "./location-repository.ts";
+import { createMemoryMailOutbox } from "./mail-outbox.ts";
+import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
+import { createMemoryUserRepository } from "./user-repository.ts";
 
+/** Every in-memory table; each one a Map, so a transaction can snapshot and restore them alike. */
 export interface MemoryState {
   products: Map<string, Product>;
   locations: Map<string, Location>;
+  users: Map<string, User>;
+  identities: Map<string, string>;
+  fundraisers: Map<string, string>;
+  permissions: Map<string, RolePermission>;
+  audit: Map<string, AuditEntry>;
+  outbox: Map<string, OutboxMessage>;
 }
 
 export function emptyMemoryState(): MemoryState {
-  return { products: new Map(), locations: new Map() };
+  return {
+    products: new Map(),
+    locations: new Map(),
+    users: new Map(),
+    identities: new Map(),
+    fundraisers: new Map(),
+    permissions: new Map(),
+    audit: new Map(),
+    outbox: new Map(),
+  };
 }
 
 export function createMemoryRepositories(state: MemoryState): Repositories {
   return {
     products: createMemoryProductRepository(state.products),
     locations: createMemoryLocationRepository(state.locations),
+    users: createMemoryUserRepository(state),
+    permissions: createMemoryPermissionRepository(state.permissions),
+    audit: createMemoryAuditLog(state.audit),
+    outbox: createMemoryMailOutbox(state.outbox),
   };
 }
 

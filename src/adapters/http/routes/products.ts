@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { SLUG_PATTERN } from "../../../domain/ids.ts";
+import { CUID2_PATTERN, SLUG_PATTERN } from "../../../domain/ids.ts";
 import { dollarsToCents, toDollars } from "../../../domain/money.ts";
-import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
+import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product, slugify } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
+import { type AuthSettings, authPlugin } from "../auth.ts";
 import { envelope, envelopeError, money, pageQuery, pagedEnvelope, timestamp } from "../schemas.ts";
 
 export const productSchema = z.object({
@@ -62,8 +63,42 @@ const listQuery = z
 
 const errors = { 400: envelopeError, 404: envelopeError };
 
-export function productRoutes(useCases: UseCases) {
+const dollars = (field: string) => z.number().min(0).max(100_000).transform((d) => dollarsToCents(d, field));
+
+const productFields = {
+  name: z.string().trim().min(1).max(200),
+  slug: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be lowercase words joined by hyphens"),
+  description: z.string().max(5000),
+  price: dollars("price"),
+  compareAtPrice: dollars("compareAtPrice").nullable(),
+  sku: z.string().trim().min(1).max(64),
+  featuredImage: z.url({ protocol: /^https?$/ }).max(2048),
+  images: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(20),
+  heatLevel: z.int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL),
+  inventory: z.int().min(0).max(1_000_000),
+  isActive: z.boolean(),
+  isFeatured: z.boolean(),
+};
+
+const newProduct = z
+  .object({
+    ...productFields,
+    slug: productFields.slug.optional().describe("derived from the name when absent"),
+    description: productFields.description.default(""),
+    compareAtPrice: productFields.compareAtPrice.default(null),
+    images: productFields.images.optional().describe("defaults to [featuredImage]"),
+    isActive: productFields.isActive.default(true),
+    isFeatured: productFields.isFeatured.default(false),
+  })
+  .strict();
+
+const productPatch = z.object(productFields).partial().strict();
+const idParam = z.object({ id: z.string().regex(new RegExp(CUID2_PATTERN), "must be a product id") });
+const writeErrors = { 400: envelopeError, 401: envelopeError, 403: envelopeError, 404: envelopeError, 409: envelopeError };
+
+export function productRoutes(useCases: UseCases, settings: AuthSettings) {
   return new Elysia({ name: "routes.products", prefix: "/products", detail: { tags: ["Products"] } })
+    .use(authPlugin(useCases, settings))
     .get(
       "",
       async ({ query }) => {
@@ -97,6 +132,53 @@ export function productRoutes(useCases: UseCases) {
         params: z.object({ id: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be a product id or slug") }),
         response: { 200: envelope(productSchema), ...errors },
         detail: { summary: "One active product, by id or slug" },
+      },
+    )
+    .post(
+      "",
+      async ({ body, principal, origin, status }) => {
+        const { slug, images, ...rest } = body;
+        const product = await useCases.createProduct(
+          principal.actor,
+          { ...rest, slug: slug ?? slugify(body.name), images: images ?? [body.featuredImage] },
+          origin,
+        );
+        return status(201, { success: true as const, data: presentProduct(product), error: null });
+      },
+      {
+        auth: { permission: "products:write" },
+        body: newProduct,
+        response: { 201: envelope(productSchema), ...writeErrors },
+        detail: { summary: "Create a product (products:write); prices in dollars" },
+      },
+    )
+    .put(
+      "/:id",
+      async ({ params, body, principal, origin }) => ({
+        success: true as const,
+        data: presentProduct(await useCases.updateProduct(principal.actor, params.id, body, origin)),
+        error: null,
+      }),
+      {
+        auth: { permission: "products:write" },
+        params: idParam,
+        body: productPatch,
+        response: { 200: envelope(productSchema), ...writeErrors },
+        detail: { summary: "Change some fields of a product (products:write)" },
+      },
+    )
+    .delete(
+      "/:id",
+      async ({ params, principal, origin }) => ({
+        success: true as const,
+        data: presentProduct(await useCases.deleteProduct(principal.actor, params.id, origin)),
+        error: null,
+      }),
+      {
+        auth: { permission: "products:write" },
+        params: idParam,
+        response: { 200: envelope(productSchema), ...writeErrors },
+        detail: { summary: "Take a product off sale (soft delete; products:write)" },
       },
     );
 }

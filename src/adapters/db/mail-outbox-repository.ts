@@ -1,0 +1,76 @@
+import { type Selectable, sql } from "kysely";
+import type { MailOutbox, OutboxMessage, OutboxStatus } from "../../application/ports.ts";
+import type { Db } from "./database.ts";
+import type { MailOutboxTable } from "./tables.ts";
+
+function toMessage(row: Selectable<MailOutboxTable>): OutboxMessage {
+  return {
+    id: row.id,
+    to: row.recipient,
+    subject: row.subject,
+    text: row.text_body,
+    html: row.html_body,
+    status: row.status as OutboxStatus,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+  };
+}
+
+export function createPgMailOutbox(db: Db): MailOutbox {
+  return {
+    async enqueue(mail) {
+      await db
+        .insertInto("mail_outbox")
+        .values({
+          id: mail.id,
+          recipient: mail.to,
+          subject: mail.subject,
+          text_body: mail.text,
+          html_body: mail.html,
+          next_attempt_at: mail.createdAt,
+          created_at: mail.createdAt,
+        })
+        .execute();
+    },
+
+    async claimDue(now, leaseUntil, limit) {
+      // One statement, so the lease lands with the claim; skip locked lets a second worker take other rows.
+      const rows = await db
+        .updateTable("mail_outbox")
+        .set({ attempts: sql`attempts + 1`, next_attempt_at: leaseUntil })
+        .where("id", "in", (eb) =>
+          eb
+            .selectFrom("mail_outbox")
+            .select("id")
+            .where("status", "=", "pending")
+            .where("next_attempt_at", "<=", now)
+            .orderBy("next_attempt_at")
+            .orderBy("created_at")
+            .orderBy("id")
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returningAll()
+        .execute();
+      return rows.map(toMessage);
+    },
+
+    async markSent(id, at) {
+      await db.updateTable("mail_outbox").set({ status: "sent", sent_at: at }).where("id", "=", id).execute();
+    },
+
+    async markFailed(id, error, retryAt) {
+      const changes = retryAt ? { next_attempt_at: retryAt } : { status: "failed" };
+      await db.updateTable("mail_outbox").set({ last_error: error, ...changes }).where("id", "=", id).execute();
+    },
+
+    async list() {
+      const rows = await db.selectFrom("mail_outbox").selectAll().orderBy("created_at").orderBy("id").execute();
+      return rows.map(toMessage);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { Permission } from "../../domain/permissions.ts";
+import type { UserRole } from "../../domain/user.ts";
+import type { PermissionRepository } from "../../application/ports.ts";
+import type { Db } from "./database.ts";
+
+export function createPgPermissionRepository(db: Db): PermissionRepository {
+  return {
+    async all() {
+      const rows = await db.selectFrom("role_permissions").selectAll().orderBy("role").orderBy("permission").execute();
+      return rows.map((r) => ({ role: r.role as UserRole, permission: r.permission as Permission }));
+    },
+    async grant(role, permission) {
+      const result = await db
+        .insertInto("role_permissions")
+        .values({ role, permission })
+        .onConflict((oc) => oc.columns(["role", "permission"]).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    async revoke(role, permission) {
+      const result = await db
+        .deleteFrom("role_permissions")
+        .where("role", "=", role)
+        .where("permission", "=", permission)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { DomainError } from "../../domain/errors.ts";
+import { type User, type UserRole, normalizeEmail } from "../../domain/user.ts";
+import type { UserRepository } from "../../application/ports.ts";
+import type { Db } from "./database.ts";
+import { violatedUniqueConstraint } from "./sql-helpers.ts";
+import type { Database } from "./tables.ts";
+import type { Selectable } from "kysely";
+
+function toUser(row: Selectable<Database["users"]>): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    passwordHash: row.password_hash,
+    role: row.role as UserRole,
+    image: row.image,
+    isEmailVerified: row.is_email_verified,
+    sessionsValidAfter: row.sessions_valid_after,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createPgUserRepository(db: Db): UserRepository {
+  return {
+    async findById(id) {
+      const row = await db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+    async findByEmail(email) {
+      const row = await db.selectFrom("users").selectAll().where("email", "=", normalizeEmail(email)).executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+    async create(u) {
+      try {
+        await db
+          .insertInto("users")
+          .values({
+            id: u.id,
+            email: normalizeEmail(u.email),
+            name: u.name,
+            password_hash: u.passwordHash,
+            role: u.role,
+            image: u.image,
+            is_email_verified: u.isEmailVerified,
+            sessions_valid_after: u.sessionsValidAfter,
+            created_at: u.createdAt,
+            updated_at: u.updatedAt,
+          })
+          .execute();
+      } catch (error) {
+        if (violatedUniqueConstraint(error) === "users_email_key") {
+          throw new DomainError("auth.email_taken", "An account with this email already exists");
+        }
+        throw error;
+      }
+    },
+    async update(id, c) {
+      const row = await db
+        .updateTable("users")
+        .set({
+          name: c.name,
+          image: c.image,
+          role: c.role,
+          password_hash: c.passwordHash,
+          sessions_valid_after: c.sessionsValidAfter,
+          is_email_verified: c.isEmailVerified,
+          updated_at: c.updatedAt,
+        })
+        .where("id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+    async findFundraiserId(userId) {
+      const row = await db.selectFrom("fundraisers").select("id").where("user_id", "=", userId).executeTakeFirst();
+      return row?.id ?? null;
+    },
+    async findByIdentity(provider, providerAccountId) {
+      const row = await db
+        .selectFrom("user_identities")
+        .innerJoin("users", "users.id", "user_identities.user_id")
+        .selectAll("users")
+        .where("user_identities.provider", "=", provider)
+        .where("user_identities.provider_account_id", "=", providerAccountId)
+        .executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+    async linkIdentity(provider, providerAccountId, userId) {
+      await db
+        .insertInto("user_identities")
+        .values({ provider, provider_account_id: providerAccountId, user_id: userId })
+        .onConflict((oc) => oc.columns(["provider", "provider_account_id"]).doNothing())
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { SessionUser } from "../../../application/auth/access.ts";
+import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports.ts";
+import type { UseCases } from "../../../application/use-cases.ts";
+import type { User } from "../../../domain/user.ts";
+import type { AuthSettings } from "../auth.ts";
+import { authPlugin } from "../auth.ts";
+import { errorBody } from "../schemas.ts";
+import { oauthRoutes } from "./oauth.ts";
+
+export const sessionUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: z.string(),
+  fundraiserId: z.string().optional(),
+  image: z.string().optional(),
+});
+
+const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
+
+const registration = z.object({
+  email: z.email().max(320),
+  password: z.string().min(8, "must be at least 8 characters"),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+/** The session's view of a user; FUNDRAISER accounts carry their fundraiser id, looked up once here. */
+export async function sessionUserOf(useCases: UseCases, user: User, picture?: string | null): Promise<SessionUser> {
+  const fundraiserId = user.role === "FUNDRAISER" ? await useCases.fundraiserIdOf(user.id) : null;
+  const image = user.image ?? picture ?? undefined;
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    ...(fundraiserId ? { fundraiserId } : {}),
+    ...(image ? { image } : {}),
+  };
+}
+
+export function authRoutes(useCases: UseCases, settings: AuthSettings & { publicUrl: string }) {
+  return new Elysia({ name: "routes.auth", prefix: "/auth", detail: { tags: ["Auth"] } })
+    .use(authPlugin(useCases, settings))
+    .post(
+      "/register",
+      async ({ body, origin, status }) => {
+        const user = await useCases.register(body, origin);
+        return status(201, { user: { id: user.id, email: user.email, name: user.name, role: user.role } });
+      },
+      {
+        body: registration,
+        response: {
+          201: z.object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) }),
+          400: errorBody,
+          409: errorBody,
+        },
+        detail: { summary: "Create a CUSTOMER account (no session; sign in afterwards)" },
+      },
+    )
+    .post(
+      "/callback/credentials",
+      async ({ body, origin, startSession }) => {
+        const user = await useCases.signInWithPassword(body, origin);
+        const sessionUser = await sessionUserOf(useCases, user);
+        await startSession(sessionUser, new Date());
+        return { user: sessionUser };
+      },
+      {
+        body: credentials,
+        response: { 200: z.object({ user: sessionUserSchema }), 400: errorBody, 401: errorBody, 429: errorBody },
+        detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
+      },
+    )
+    .get(
+      "/session",
+      ({ principal, sessionExpires }) =>
+        principal && sessionExpires ? { user: principal.user, expires: sessionExpires.toISOString() } : {},
+      {
+        optionalAuth: true,
+        response: { 200: z.object({ user: sessionUserSchema.optional(), expires: z.string().optional() }) },
+        detail: { summary: "The current session, or {} without one" },
+      },
+    )
+    .post(
+      "/signout",
+      ({ endSession }) => {
+        endSession();
+        return { success: true as const };
+      },
+      { response: { 200: z.object({ success: z.literal(true) }) }, detail: { summary: "Clear the session cookie" } },
+    )
+    .get(
+      "/providers",
+      () => {
+        const configured = IDENTITY_PROVIDERS.filter((id) => useCases.identityProviders.has(id));
+        const entry = (id: ProviderId | "credentials", name: string, type: string) => ({
+          id,
+          name,
+          type,
+          signinUrl: `${settings.publicUrl}/api/auth/${id === "credentials" ? "callback/credentials" : `signin/${id}`}`,
+          callbackUrl: `${settings.publicUrl}/api/auth/callback/${id}`,
+        });
+        return Object.fromEntries([
+          ["credentials", entry("credentials", "Email and password", "credentials")],
+          ...configured.map((id) => [id, entry(id, useCases.identityProviders.get(id)?.name ?? id, "oauth")]),
+        ]);
+      },
+      { detail: { summary: "Sign-in methods on offer: credentials and every configured identity provider" } },
+    )
+    .use(oauthRoutes(useCases, settings));
+}

@@ -1,0 +1,82 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { UseCases } from "../../../application/use-cases.ts";
+import type { User } from "../../../domain/user.ts";
+import { type AuthSettings, authPlugin } from "../auth.ts";
+import { envelope, envelopeError, timestamp } from "../schemas.ts";
+import { sessionUserOf } from "./auth.ts";
+
+const profileSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: z.string(),
+  image: z.string().nullable(),
+  isEmailVerified: z.boolean(),
+  hasPassword: z.boolean(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+const present = (u: User): z.infer<typeof profileSchema> => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  image: u.image,
+  isEmailVerified: u.isEmailVerified,
+  hasPassword: u.passwordHash !== null,
+  createdAt: u.createdAt.toISOString(),
+  updatedAt: u.updatedAt.toISOString(),
+});
+
+// Only name and image are the user's to change; any other field is refused, never ignored.
+const profileChanges = z
+  .object({
+    name: z.string().trim().min(1).max(100).nullable().optional(),
+    image: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+  })
+  .strict();
+
+const passwordChange = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, "must be at least 8 characters") });
+
+const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
+
+export function userRoutes(useCases: UseCases, settings: AuthSettings) {
+  return new Elysia({ name: "routes.users", prefix: "/users", detail: { tags: ["Users"] } })
+    .use(authPlugin(useCases, settings))
+    .get("/me", async ({ principal }) => ({ success: true as const, data: present(await useCases.getProfile(principal.user.id)), error: null }), {
+      auth: "required",
+      response: { 200: envelope(profileSchema), ...errors },
+      detail: { summary: "The signed-in user's profile" },
+    })
+    .put(
+      "/me",
+      async ({ principal, body, origin }) => ({
+        success: true as const,
+        data: present(await useCases.updateProfile(principal.user.id, body, origin)),
+        error: null,
+      }),
+      {
+        auth: "required",
+        body: profileChanges,
+        response: { 200: envelope(profileSchema), ...errors },
+        detail: { summary: "Change name and/or image (nothing else)" },
+      },
+    )
+    .post(
+      "/password",
+      async ({ principal, body, origin, startSession }) => {
+        const { sessionsValidAfter } = await useCases.changePassword(principal.user.id, body, origin);
+        const user = await useCases.getProfile(principal.user.id);
+        await startSession(await sessionUserOf(useCases, user, principal.user.image), sessionsValidAfter);
+        return { success: true as const, data: { message: "Password changed; other sessions have been signed out" }, error: null };
+      },
+      {
+        auth: "required",
+        body: passwordChange,
+        response: { 200: envelope(z.object({ message: z.string() })), ...errors },
+        detail: { summary: "Change the password; re-issues this session's cookie and ends every other session" },
+      },
+    );
+}

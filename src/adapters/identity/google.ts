@@ -1,0 +1,47 @@
+import { decodeIdToken, Google } from "arctic";
+import type { IdentityProvider } from "../../application/ports.ts";
+import type { OAuthClientConfig } from "../../config.ts";
+import { DomainError } from "../../domain/errors.ts";
+
+interface GoogleClaims {
+  sub?: unknown;
+  email?: unknown;
+  email_verified?: unknown;
+  name?: unknown;
+  picture?: unknown;
+}
+
+export function createGoogleProvider(config: OAuthClientConfig, redirectUri: string): IdentityProvider {
+  const google = new Google(config.clientId, config.clientSecret, redirectUri);
+  const failed = () => new DomainError("auth.provider_failed", "Sign-in with Google failed", { provider: "google" });
+  return {
+    id: "google",
+    name: "Google",
+    usesPkce: true,
+    callbackMethod: "GET",
+    authorizationUrl(state, codeVerifier) {
+      if (codeVerifier === null) throw new Error("Google sign-in needs a PKCE code verifier");
+      return google.createAuthorizationURL(state, codeVerifier, ["openid", "email", "profile"]);
+    },
+    async fetchProfile(code, codeVerifier) {
+      if (codeVerifier === null) throw failed();
+      let claims: GoogleClaims;
+      try {
+        const tokens = await google.validateAuthorizationCode(code, codeVerifier);
+        claims = decodeIdToken(tokens.idToken()) as GoogleClaims;
+      } catch {
+        throw failed();
+      }
+      if (typeof claims.sub !== "string" || claims.sub === "") throw failed();
+      const email = typeof claims.email === "string" ? claims.email : null;
+      return {
+        provider: "google",
+        providerAccountId: claims.sub,
+        email,
+        emailVerified: email !== null && claims.email_verified === true,
+        name: typeof claims.name === "string" ? claims.name : null,
+        image: typeof claims.picture === "string" ? claims.picture : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { Clock, Logger, MailOutbox, Mailer, OutboxMessage } from "../../application/ports.ts";
+
+export interface OutboxWorkerOptions {
+  batchSize: number;
+  /** How long a claimed message stays hidden, in case the worker dies mid-send. */
+  leaseMs: number;
+  pollIntervalMs: number;
+  /** Attempts before a message is given up as "failed" and left for an operator. */
+  maxAttempts: number;
+  /** Delay before the next try after the `attempt`-th failed one. */
+  backoff(attempt: number): number;
+}
+
+const defaults: OutboxWorkerOptions = {
+  batchSize: 10,
+  leaseMs: 5 * 60_000,
+  pollIntervalMs: 5_000,
+  maxAttempts: 12,
+  backoff: (attempt) => Math.min(30_000 * 2 ** (attempt - 1), 60 * 60_000),
+};
+
+type Outcome = "sent" | "retried" | "failed";
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. */
+export function createOutboxWorker(
+  deps: { outbox: MailOutbox; mailer: Mailer; clock: Clock; logger: Logger },
+  options: Partial<OutboxWorkerOptions> = {},
+) {
+  const { outbox, mailer, clock, logger } = deps;
+  const { batchSize, leaseMs, pollIntervalMs, maxAttempts, backoff } = { ...defaults, ...options };
+
+  async function giveUpOrRetry(message: OutboxMessage, error: string): Promise<Outcome> {
+    const fields = { id: message.id, attempts: message.attempts, error };
+    if (message.attempts >= maxAttempts) {
+      await outbox.markFailed(message.id, error, null);
+      logger.error("mail.gave_up", fields);
+      return "failed";
+    }
+    const retryAt = new Date(clock.now().getTime() + backoff(message.attempts));
+    await outbox.markFailed(message.id, error, retryAt);
+    logger.warn("mail.retry_scheduled", { ...fields, retryAt: retryAt.toISOString() });
+    return "retried";
+  }
+
+  async function deliver(message: OutboxMessage): Promise<Outcome> {
+    try {
+      await mailer.send({ to: message.to, subject: message.subject, text: message.text, html: message.html });
+    } catch (error) {
+      return giveUpOrRetry(message, messageOf(error));
+    }
+    // Outside the try: a failure to record the send must not count as a failed send and mail it twice.
+    await outbox.markSent(message.id, clock.now());
+    return "sent";
+  }
+
+  async function runOnce() {
+    const totals: Record<Outcome, number> = { sent: 0, retried: 0, failed: 0 };
+    let claimed: OutboxMessage[];
+    do {
+      const now = clock.now();
+      claimed = await outbox.claimDue(now, new Date(now.getTime() + leaseMs), batchSize);
+      for (const message of claimed) totals[await deliver(message)] += 1;
+    } while (claimed.length === batchSize);
+    return totals;
+  }
+
+  let active = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let inFlight: Promise<void> | null = null;
+  let runAgain = false;
+
+  /** One run at a time; a request during a run gets a run of its own right after, for mail enqueued meanwhile. */
+  function runExclusively(): Promise<void> {
+    if (inFlight) {
+      runAgain = true;
+      return inFlight;
+    }
+    inFlight = (async () => {
+      do {
+        runAgain = false;
+        await runOnce().catch((error) => logger.error("mail.worker_failed", { error: messageOf(error) }));
+      } while (runAgain && active);
+    })().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  }
+
+  function schedule(delayMs: number) {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      await runExclusively();
+      if (active) schedule(pollIntervalMs);
+    }, delayMs);
+    // Pending mail is safe in the outbox; it must not keep a finished process alive.
+    timer.unref();
+  }
+
+  return {
+    runOnce,
+    start() {
+      active = true;
+      schedule(0);
+    },
+    notify() {
+      if (active) schedule(0);
+    },
+    async stop() {
+      active = false;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}

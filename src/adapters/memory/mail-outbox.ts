@@ -1,0 +1,57 @@
+import type { MailOutbox, OutboxMessage } from "../../application/ports.ts";
+
+/** Earliest due first, then oldest, as the PostgreSQL adapter claims them. */
+function byDue(a: OutboxMessage, b: OutboxMessage): number {
+  return a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || byCreation(a, b);
+}
+
+function byCreation(a: OutboxMessage, b: OutboxMessage): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): MailOutbox {
+  return {
+    async enqueue(mail) {
+      messages.set(mail.id, {
+        id: mail.id,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: new Date(mail.createdAt),
+        lastError: null,
+        createdAt: new Date(mail.createdAt),
+        sentAt: null,
+      });
+    },
+    async claimDue(now, leaseUntil, limit) {
+      const due = [...messages.values()]
+        .filter((m) => m.status === "pending" && m.nextAttemptAt.getTime() <= now.getTime())
+        .sort(byDue)
+        .slice(0, limit);
+      for (const message of due) {
+        message.attempts += 1;
+        message.nextAttemptAt = new Date(leaseUntil);
+      }
+      return due.map((m) => structuredClone(m));
+    },
+    async markSent(id, at) {
+      const message = messages.get(id);
+      if (!message) return;
+      message.status = "sent";
+      message.sentAt = new Date(at);
+    },
+    async markFailed(id, error, retryAt) {
+      const message = messages.get(id);
+      if (!message) return;
+      message.lastError = error;
+      if (retryAt) message.nextAttemptAt = new Date(retryAt);
+      else message.status = "failed";
+    },
+    async list() {
+      return [...messages.values()].sort(byCreation).map((m) => structuredClone(m));
+    },
+  };
+}

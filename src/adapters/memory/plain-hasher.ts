@@ -1,0 +1,7 @@
+import type { PasswordHasher } from "../../application/ports.ts";
+
+/** A fast, obviously insecure stand-in for bcrypt, for tests that are not about hashing. */
+export const plainHasher: PasswordHasher = {
+  hash: async (password) => `plain:${password}`,
+  verify: async (password, hash) => hash === `plain:${password}`,
+};

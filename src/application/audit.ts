@@ -1,0 +1,27 @@
+import type { AuditAction, AuditEntry, RequestOrigin } from "../domain/audit.ts";
+import type { Deps, Repositories } from "./ports.ts";
+
+export interface AuditFields {
+  userId: string | null;
+  action: AuditAction;
+  entityType: string;
+  entityId: string | null;
+  changes?: Record<string, unknown>;
+  origin: RequestOrigin;
+}
+
+/** Records one audit entry through the given repositories: pass the transaction's, so it lands with the change. */
+export function recordAudit(tx: Pick<Repositories, "audit">, deps: Pick<Deps, "ids" | "clock">, f: AuditFields): Promise<void> {
+  const entry: AuditEntry = {
+    id: deps.ids.next(),
+    userId: f.userId,
+    action: f.action,
+    entityType: f.entityType,
+    entityId: f.entityId,
+    changes: f.changes ?? {},
+    ipAddress: f.origin.ipAddress,
+    userAgent: f.origin.userAgent,
+    createdAt: deps.clock.now(),
+  };
+  return tx.audit.record(entry);
+}

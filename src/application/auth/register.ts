@@ -1,0 +1,49 @@
+import type { RequestOrigin } from "../../domain/audit.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { type User, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps } from "../ports.ts";
+import { welcomeMail } from "./welcome-mail.ts";
+
+export interface Registration {
+  email: string;
+  password: string;
+  name?: string;
+}
+
+/**
+ * A new CUSTOMER account. The account, its audit entry and the welcome mail land in one transaction;
+ * the mail is delivered from the outbox afterwards, so a mail failure never fails a registration.
+ */
+export async function register(
+  deps: Pick<Deps, "uow" | "users" | "hasher" | "ids" | "clock">,
+  input: Registration,
+  origin: RequestOrigin,
+  shopUrl: string,
+): Promise<User> {
+  const problem = passwordProblem(input.password);
+  if (problem) throw new DomainError("invalid_input", problem, { issues: [{ path: "password", message: problem }] });
+  const email = normalizeEmail(input.email);
+  // Checked before hashing so a taken e-mail answers at once; the unique index still decides races.
+  if (await deps.users.findByEmail(email)) throw new DomainError("auth.email_taken", "An account with this email already exists");
+
+  const now = deps.clock.now();
+  const user: User = {
+    id: deps.ids.next(),
+    email,
+    name: input.name?.trim() || null,
+    passwordHash: await deps.hasher.hash(input.password),
+    role: "CUSTOMER",
+    image: null,
+    isEmailVerified: false,
+    sessionsValidAfter: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.uow.transaction(async (tx) => {
+    await tx.users.create(user);
+    await recordAudit(tx, deps, { userId: user.id, action: "auth.register", entityType: "user", entityId: user.id, changes: { email }, origin });
+    await tx.outbox.enqueue({ ...welcomeMail(user, shopUrl), id: deps.ids.next(), createdAt: now });
+  });
+  return user;
+}

@@ -1,0 +1,48 @@
+import type { RequestOrigin } from "../../domain/audit.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { type User, normalizeEmail } from "../../domain/user.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps } from "../ports.ts";
+
+export const MAX_FAILED_SIGN_INS = 5;
+export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+
+/** Verified against when the e-mail is unknown, so that a miss takes as long as a wrong password. */
+const DECOY_HASH = "$2b$12$smqfWz5NJLyHX0cWOgF0d.ndL0ravQR/bIKX5AEyuzxLtozyjZ52e";
+
+const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email or password");
+
+/**
+ * Password sign-in. Unknown e-mail, wrong password and password-less accounts all fail alike; five
+ * failures for one e-mail within 15 minutes lock that e-mail out until the window ends.
+ */
+export async function signInWithPassword(
+  deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
+  input: { email: string; password: string },
+  origin: RequestOrigin,
+): Promise<User> {
+  const email = normalizeEmail(input.email);
+  const key = `sign-in:${email}`;
+  const now = deps.clock.now();
+  const failures = await deps.loginAttempts.peek(key, now);
+  if (failures && failures.count >= MAX_FAILED_SIGN_INS) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((failures.resetAt.getTime() - now.getTime()) / 1000));
+    throw new DomainError("auth.too_many_attempts", "Too many failed sign-in attempts. Please try again later.", { retryAfterSeconds });
+  }
+
+  const user = await deps.users.findByEmail(email);
+  const matches = await deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH);
+  if (!user?.passwordHash || !matches) {
+    await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
+    await deps.uow.transaction((tx) =>
+      recordAudit(tx, deps, { userId: user?.id ?? null, action: "auth.login_failed", entityType: "user", entityId: user?.id ?? null, changes: { email }, origin }),
+    );
+    throw invalid();
+  }
+
+  await deps.loginAttempts.reset(key);
+  await deps.uow.transaction((tx) =>
+    recordAudit(tx, deps, { userId: user.id, action: "auth.login", entityType: "user", entityId: user.id, changes: { method: "credentials" }, origin }),
+  );
+  return user;
+}

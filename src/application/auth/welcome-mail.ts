@@ -1,0 +1,27 @@
+import type { User } from "../../domain/user.ts";
+import type { OutgoingMail } from "../ports.ts";
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+
+export function welcomeMail(user: Pick<User, "email" | "name">, shopUrl: string): OutgoingMail {
+  const greeting = user.name ? `Hi ${user.name},` : "Hi,";
+  return {
+    to: user.email,
+    subject: "Welcome to Storefront",
+    text: [
+      greeting,
+      "",
+      "Thanks for creating your Storefront account. Your cart, orders and saved details are now in one place.",
+      `Browse the sauces: ${shopUrl}`,
+      "",
+      "— The Storefront team",
+    ].join("\n"),
+    html: [
+      `<p>${escapeHtml(greeting)}</p>`,
+      "<p>Thanks for creating your Storefront account. Your cart, orders and saved details are now in one place.</p>",
+      `<p><a href="${escapeHtml(shopUrl)}">Browse the sauces</a></p>`,
+      "<p>— The Storefront team</p>",
+    ].join("\n"),
+  };
+}

@@ -1,0 +1,64 @@
+import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
+import { DomainError } from "../../domain/errors.ts";
+import type { Actor } from "../../domain/permissions.ts";
+import { type User, type UserRole, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { recordAudit } from "../audit.ts";
+import { requirePermission } from "../permissions/require.ts";
+import type { Deps } from "../ports.ts";
+
+type AdminDeps = Pick<Deps, "uow" | "users" | "hasher" | "ids" | "clock">;
+
+export interface NewAccount {
+  email: string;
+  password: string;
+  name?: string;
+  role: UserRole;
+}
+
+/** An account made by staff or the CLI: any role, e-mail taken as verified, no welcome mail. */
+export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccount, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
+  requirePermission(actor, "users:write");
+  const problem = passwordProblem(input.password);
+  if (problem) throw new DomainError("invalid_input", problem);
+  const now = deps.clock.now();
+  const user: User = {
+    id: deps.ids.next(),
+    email: normalizeEmail(input.email),
+    name: input.name?.trim() || null,
+    passwordHash: await deps.hasher.hash(input.password),
+    role: input.role,
+    image: null,
+    isEmailVerified: true,
+    sessionsValidAfter: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.uow.transaction(async (tx) => {
+    await tx.users.create(user);
+    await recordAudit(tx, deps, { userId: actor.userId, action: "auth.register", entityType: "user", entityId: user.id, changes: { email: user.email, role: user.role, by: actor.role }, origin });
+  });
+  return user;
+}
+
+export async function setUserRole(deps: AdminDeps, actor: Actor, email: string, role: UserRole, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
+  requirePermission(actor, "users:write");
+  return deps.uow.transaction(async (tx) => {
+    const user = await tx.users.findByEmail(email);
+    if (!user) throw new DomainError("user.not_found", `No user with email ${normalizeEmail(email)}`);
+    const updated = await tx.users.update(user.id, { role, updatedAt: deps.clock.now() });
+    await recordAudit(tx, deps, { userId: actor.userId, action: "user.role_change", entityType: "user", entityId: user.id, changes: { from: user.role, to: role }, origin });
+    return updated ?? user;
+  });
+}
+
+/** BOOTSTRAP_ADMIN_*: makes sure that account exists and is an ADMIN; its password is left alone if it exists. */
+export async function ensureAdmin(deps: AdminDeps, actor: Actor, account: { email: string; password: string }): Promise<"created" | "promoted" | "unchanged"> {
+  const existing = await deps.users.findByEmail(account.email);
+  if (!existing) {
+    await createUser(deps, actor, { ...account, role: "ADMIN" });
+    return "created";
+  }
+  if (existing.role === "ADMIN") return "unchanged";
+  await setUserRole(deps, actor, account.email, "ADMIN");
+  return "promoted";
+}

@@ -1,0 +1,29 @@
+/** Audit action names (decisions §8). */
+export const AUDIT_ACTIONS = [
+  "cart.add", "cart.update", "cart.remove",
+  "order.create", "order.status_update", "order.expire",
+  "payment.succeeded", "payment.failed", "payment.requires_action",
+  "auth.register", "auth.login", "auth.login_failed",
+  "user.update", "user.password_change", "user.role_change",
+  "permission.grant", "permission.revoke",
+  "product.create", "product.update", "product.delete",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number] | `webhook.${string}`;
+
+/** Where a change came from: the HTTP caller's address and agent, or nothing for the CLI. */
+export interface RequestOrigin {
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+export const NO_ORIGIN: RequestOrigin = { ipAddress: null, userAgent: null };
+
+export interface AuditEntry extends RequestOrigin {
+  id: string;
+  userId: string | null;
+  action: AuditAction;
+  entityType: string;
+  entityId: string | null;
+  changes: Record<string, unknown>;
+  createdAt: Date;
+}

@@ -1,0 +1,36 @@
+export const USER_ROLES = ["ADMIN", "DEVELOPER", "STAFF", "CUSTOMER", "WHOLESALE", "FUNDRAISER"] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export function isUserRole(value: string): value is UserRole {
+  return (USER_ROLES as readonly string[]).includes(value);
+}
+
+export interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  /** Null for accounts made through an identity provider: they cannot sign in with a password. */
+  passwordHash: string | null;
+  role: UserRole;
+  image: string | null;
+  isEmailVerified: boolean;
+  /** Session tokens issued before this instant are no longer accepted (set by a password change). */
+  sessionsValidAfter: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** E-mail addresses are compared trimmed and lowercased, everywhere. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export const PASSWORD_MIN_LENGTH = 8;
+/** bcrypt reads at most 72 bytes; a longer password would be silently cut, so it is refused. */
+export const PASSWORD_MAX_BYTES = 72;
+
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN_LENGTH) return `Password must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES) return `Password must be at most ${PASSWORD_MAX_BYTES} bytes`;
+  return null;
+}

@@ -1,0 +1,294 @@
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { IdentityProvider } from "../../src/application/ports.ts";
+import { createAppleProvider } from "../../src/adapters/identity/apple.ts";
+import { createFacebookProvider } from "../../src/adapters/identity/facebook.ts";
+import { createGitHubProvider } from "../../src/adapters/identity/github.ts";
+import { createGoogleProvider } from "../../src/adapters/identity/google.ts";
+import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
+import { DomainError } from "../../src/domain/errors.ts";
+import { appleSigningKey, json, type ProviderHandlers, type ProviderStub, stubProviders, tokenResponse } from "../support/provider-stub.ts";
+
+const GOOGLE_TOKEN = "https://oauth2.googleapis.com/token";
+const GITHUB_TOKEN = "https://github.com/login/oauth/access_token";
+const GITHUB_USER = "https://api.github.com/user";
+const GITHUB_EMAILS = "https://api.github.com/user/emails";
+const FACEBOOK_TOKEN = "https://graph.facebook.com/v16.0/oauth/access_token";
+const FACEBOOK_ME = "https://graph.facebook.com/me";
+const APPLE_TOKEN = "https://appleid.apple.com/auth/token";
+const ACCESS_TOKEN = "access-token-from-provider";
+
+const client = { clientId: "client-id", clientSecret: "client-secret" };
+const redirect = (id: string) => `https://shop.example.com/api/auth/callback/${id}`;
+const verifier = "verifier-0123456789-0123456789-0123456789";
+
+let apple: { pem: string; publicKey: CryptoKey };
+beforeAll(async () => {
+  apple = await appleSigningKey();
+});
+const appleConfig = () => ({ clientId: "com.example.shop", teamId: "TEAM123", keyId: "KEY456", privateKey: apple.pem });
+
+let stub: ProviderStub | undefined;
+afterEach(() => stub?.restore());
+const answer = (handlers: ProviderHandlers) => (stub = stubProviders(handlers));
+
+function expectCommonParams(url: URL, id: string) {
+  expect(url.searchParams.get("client_id")).toBe(id === "apple" ? "com.example.shop" : "client-id");
+  expect(url.searchParams.get("redirect_uri")).toBe(redirect(id));
+  expect(url.searchParams.get("state")).toBe("state-123");
+  expect(url.searchParams.get("response_type")).toBe("code");
+}
+
+async function s256(value: string): Promise<string> {
+  return Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value))).toString("base64url");
+}
+
+describe("google", () => {
+  const google = () => createGoogleProvider(client, redirect("google"));
+
+  test("sends the user to Google's consent page with a PKCE challenge and the OpenID scopes", async () => {
+    const url = google().authorizationUrl("state-123", verifier);
+    expect(url.origin + url.pathname).toBe("https://accounts.google.com/o/oauth2/v2/auth");
+    expectCommonParams(url, "google");
+    expect(url.searchParams.get("scope")).toBe("openid email profile");
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("code_challenge")).toBe(await s256(verifier));
+    expect(google().usesPkce).toBe(true);
+  });
+
+  test("exchanges the code with its verifier and reads the profile from the id token", async () => {
+    const claims = { sub: "g-1", email: "ann@example.com", email_verified: true, name: "Ann", picture: "https://img/ann" };
+    answer({ [GOOGLE_TOKEN]: () => tokenResponse(claims) });
+    const profile = await google().fetchProfile("code-abc", verifier, {});
+    const [token] = stub!.to(GOOGLE_TOKEN);
+    expect(token?.form?.get("code")).toBe("code-abc");
+    expect(token?.form?.get("code_verifier")).toBe(verifier);
+    expect(token?.form?.get("redirect_uri")).toBe(redirect("google"));
+    expect(profile).toEqual({
+      provider: "google",
+      providerAccountId: "g-1",
+      email: "ann@example.com",
+      emailVerified: true,
+      name: "Ann",
+      image: "https://img/ann",
+    });
+  });
+
+  test("an e-mail Google has not verified is reported as unverified", async () => {
+    answer({ [GOOGLE_TOKEN]: () => tokenResponse({ sub: "g-2", email: "bob@example.com", email_verified: false }) });
+    const profile = await google().fetchProfile("code", verifier, {});
+    expect(profile).toMatchObject({ email: "bob@example.com", emailVerified: false, name: null, image: null });
+  });
+
+  test("an id token without a subject fails the sign-in", async () => {
+    answer({ [GOOGLE_TOKEN]: () => tokenResponse({ email: "ann@example.com", email_verified: true }) });
+    await expectProviderFailure(google().fetchProfile("code", verifier, {}), "google");
+  });
+
+  test("an unreachable Google fails the sign-in", async () => {
+    answer({
+      [GOOGLE_TOKEN]: () => {
+        throw new TypeError("connection refused");
+      },
+    });
+    await expectProviderFailure(google().fetchProfile("code", verifier, {}), "google");
+  });
+});
+
+describe("github", () => {
+  const github = () => createGitHubProvider(client, redirect("github"));
+  const user = { id: 4242, login: "ann-hub", name: "Ann", email: "public@example.com", avatar_url: "https://avatars/ann" };
+  const emails = [
+    { email: "old@example.com", primary: false, verified: true },
+    { email: "ann@example.com", primary: true, verified: true },
+  ];
+
+  test("sends the user to GitHub's authorize page asking for the profile and e-mail addresses", () => {
+    const url = github().authorizationUrl("state-123", null);
+    expect(url.origin + url.pathname).toBe("https://github.com/login/oauth/authorize");
+    expectCommonParams(url, "github");
+    expect(url.searchParams.get("scope")).toBe("read:user user:email");
+    expect(url.searchParams.has("code_challenge")).toBe(false);
+    expect(github().usesPkce).toBe(false);
+  });
+
+  test("exchanges the code, calls the API with the access token and takes the primary e-mail", async () => {
+    answer({ [GITHUB_TOKEN]: () => tokenResponse(), [GITHUB_USER]: () => json(user), [GITHUB_EMAILS]: () => json(emails) });
+    const profile = await github().fetchProfile("code-abc", null, {});
+    expect(stub!.to(GITHUB_TOKEN)[0]?.form?.get("code")).toBe("code-abc");
+    for (const call of [...stub!.to(GITHUB_USER), ...stub!.to(GITHUB_EMAILS)]) {
+      expect(call.headers.get("authorization")).toBe(`Bearer ${ACCESS_TOKEN}`);
+      expect(call.headers.get("accept")).toBe("application/vnd.github+json");
+      expect(call.headers.get("user-agent")).toBe("storefront");
+    }
+    expect(stub!.requests.map((r) => r.url.pathname)).toEqual(["/login/oauth/access_token", "/user", "/user/emails"]);
+    expect(profile).toEqual({
+      provider: "github",
+      providerAccountId: "4242",
+      email: "ann@example.com",
+      emailVerified: true,
+      name: "Ann",
+      image: "https://avatars/ann",
+    });
+  });
+
+  test("an unverified primary e-mail is reported as unverified, and the login stands in for a missing name", async () => {
+    answer({
+      [GITHUB_TOKEN]: () => tokenResponse(),
+      [GITHUB_USER]: () => json({ ...user, name: null }),
+      [GITHUB_EMAILS]: () => json([{ email: "ann@example.com", primary: true, verified: false }]),
+    });
+    const profile = await github().fetchProfile("code", null, {});
+    expect(profile).toMatchObject({ email: "ann@example.com", emailVerified: false, name: "ann-hub" });
+  });
+
+  test("when the e-mail list cannot be read, the public e-mail is used but not trusted", async () => {
+    answer({
+      [GITHUB_TOKEN]: () => tokenResponse(),
+      [GITHUB_USER]: () => json(user),
+      [GITHUB_EMAILS]: () => json({ message: "Resource not accessible by integration" }, 403),
+    });
+    const profile = await github().fetchProfile("code", null, {});
+    expect(profile).toMatchObject({ providerAccountId: "4242", email: "public@example.com", emailVerified: false });
+  });
+
+  test("GitHub's way of refusing a code (200 with an error body) fails the sign-in", async () => {
+    answer({ [GITHUB_TOKEN]: () => json({ error: "bad_verification_code", error_description: "The code is incorrect" }) });
+    await expectProviderFailure(github().fetchProfile("code", null, {}), "github");
+    expect(stub!.to(GITHUB_USER)).toHaveLength(0);
+  });
+
+  test("a failing user call fails the sign-in", async () => {
+    answer({ [GITHUB_TOKEN]: () => tokenResponse(), [GITHUB_USER]: () => json({ message: "Bad credentials" }, 401) });
+    await expectProviderFailure(github().fetchProfile("code", null, {}), "github");
+  });
+});
+
+describe("facebook", () => {
+  const facebook = () => createFacebookProvider(client, redirect("facebook"));
+  const me = { id: "fb-7", name: "Ann", email: "ann@example.com", picture: { data: { url: "https://fb/ann.jpg" } } };
+
+  test("sends the user to Facebook's login dialog asking for e-mail and public profile", () => {
+    const url = facebook().authorizationUrl("state-123", null);
+    expect(url.hostname).toBe("www.facebook.com");
+    expect(url.pathname).toEndWith("/dialog/oauth");
+    expectCommonParams(url, "facebook");
+    expect(url.searchParams.get("scope")).toBe("email public_profile");
+    expect(facebook().usesPkce).toBe(false);
+  });
+
+  test("exchanges the code and reads the profile from the Graph API", async () => {
+    answer({ [FACEBOOK_TOKEN]: () => tokenResponse(), [FACEBOOK_ME]: () => json(me) });
+    const profile = await facebook().fetchProfile("code-abc", null, {});
+    const token = stub!.to(FACEBOOK_TOKEN)[0];
+    expect(token?.form?.get("code")).toBe("code-abc");
+    expect(token?.form?.get("client_id")).toBe("client-id");
+    const graph = stub!.to(FACEBOOK_ME)[0];
+    expect(graph?.url.searchParams.get("access_token")).toBe(ACCESS_TOKEN);
+    expect(graph?.url.searchParams.get("fields")).toBe("id,name,email,picture.type(large)");
+    expect(profile).toEqual({
+      provider: "facebook",
+      providerAccountId: "fb-7",
+      email: "ann@example.com",
+      emailVerified: true,
+      name: "Ann",
+      image: "https://fb/ann.jpg",
+    });
+  });
+
+  test("an account without a confirmed e-mail signs in with no e-mail", async () => {
+    answer({ [FACEBOOK_TOKEN]: () => tokenResponse(), [FACEBOOK_ME]: () => json({ id: "fb-8", name: "Bob" }) });
+    const profile = await facebook().fetchProfile("code", null, {});
+    expect(profile).toMatchObject({ providerAccountId: "fb-8", email: null, emailVerified: false, image: null });
+  });
+});
+
+describe("apple", () => {
+  const appleProvider = () => createAppleProvider(appleConfig(), redirect("apple"));
+  const claims = { sub: "apple-9", email: "ann@privaterelay.appleid.com" };
+
+  test("asks Apple for name and e-mail and for the answer as a form POST", () => {
+    const provider = appleProvider();
+    const url = provider.authorizationUrl("state-123", null);
+    expect(url.origin + url.pathname).toBe("https://appleid.apple.com/auth/authorize");
+    expectCommonParams(url, "apple");
+    expect(url.searchParams.get("scope")).toBe("name email");
+    expect(url.searchParams.get("response_mode")).toBe("form_post");
+    expect(provider.callbackMethod).toBe("POST");
+    expect(provider.usesPkce).toBe(false);
+  });
+
+  test("authenticates to Apple with a client secret signed by the configured key", async () => {
+    answer({ [APPLE_TOKEN]: () => tokenResponse({ ...claims, email_verified: true }) });
+    await appleProvider().fetchProfile("code-abc", null, {});
+    const form = stub!.to(APPLE_TOKEN)[0]?.form;
+    expect(form?.get("code")).toBe("code-abc");
+    const [header, payload, signature] = (form?.get("client_secret") ?? "").split(".");
+    const decode = (part = "") => JSON.parse(Buffer.from(part, "base64url").toString());
+    expect(decode(header)).toMatchObject({ alg: "ES256", kid: "KEY456" });
+    expect(decode(payload)).toMatchObject({ iss: "TEAM123", sub: "com.example.shop" });
+    const valid = await crypto.subtle.verify(
+      { name: "ECDSA", hash: "SHA-256" },
+      apple.publicKey,
+      Buffer.from(signature ?? "", "base64url"),
+      new TextEncoder().encode(`${header}.${payload}`),
+    );
+    expect(valid).toBe(true);
+  });
+
+  test("takes the name Apple posts once with the first sign-in", async () => {
+    answer({ [APPLE_TOKEN]: () => tokenResponse({ ...claims, email_verified: "true" }) });
+    const user = JSON.stringify({ name: { firstName: "Ann", lastName: "Lee" }, email: claims.email });
+    const profile = await appleProvider().fetchProfile("code", null, { user });
+    expect(profile).toEqual({
+      provider: "apple",
+      providerAccountId: "apple-9",
+      email: "ann@privaterelay.appleid.com",
+      emailVerified: true,
+      name: "Ann Lee",
+      image: null,
+    });
+  });
+
+  test('an e-mail_verified of "false" is unverified, and a garbled user field only loses the name', async () => {
+    answer({ [APPLE_TOKEN]: () => tokenResponse({ ...claims, email_verified: "false" }) });
+    const profile = await appleProvider().fetchProfile("code", null, { user: "{not json" });
+    expect(profile).toMatchObject({ providerAccountId: "apple-9", emailVerified: false, name: null });
+  });
+});
+
+const everyProvider: [string, string, () => IdentityProvider][] = [
+  ["google", GOOGLE_TOKEN, () => createGoogleProvider(client, redirect("google"))],
+  ["github", GITHUB_TOKEN, () => createGitHubProvider(client, redirect("github"))],
+  ["facebook", FACEBOOK_TOKEN, () => createFacebookProvider(client, redirect("facebook"))],
+  ["apple", APPLE_TOKEN, () => createAppleProvider(appleConfig(), redirect("apple"))],
+];
+
+test.each(everyProvider)("%s: a code the token endpoint refuses fails the sign-in", async (id, endpoint, make) => {
+  answer({ [endpoint]: () => json({ error: "invalid_grant", error_description: "Bad code" }, 400) });
+  await expectProviderFailure(make().fetchProfile("stale-code", verifier, {}), id);
+  expect(stub!.to(endpoint)).toHaveLength(1);
+});
+
+describe("createIdentityProviders", () => {
+  test("offers only the providers that have credentials, each calling back to its own route", () => {
+    const providers = createIdentityProviders({ github: client, apple: appleConfig() }, "https://shop.example.com");
+    expect([...providers.keys()]).toEqual(["github", "apple"]);
+    for (const [id, provider] of providers) {
+      expect(provider.authorizationUrl("s", null).searchParams.get("redirect_uri")).toBe(redirect(id));
+    }
+  });
+
+  test("offers none when nothing is configured", () => {
+    expect(createIdentityProviders({}, "https://shop.example.com").size).toBe(0);
+  });
+});
+
+async function expectProviderFailure(promise: Promise<unknown>, provider: string) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  expect(error).toMatchObject({ code: "auth.provider_failed", details: { provider } });
+  expect((error as Error).message).not.toContain(ACCESS_TOKEN);
+}

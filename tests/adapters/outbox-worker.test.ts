@@ -1,0 +1,122 @@
+import { describe, expect, test } from "bun:test";
+import { createId } from "@paralleldrive/cuid2";
+import type { Logger, Mailer, OutgoingMail } from "../../src/application/ports.ts";
+import { silentLogger } from "../../src/adapters/log.ts";
+import { createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
+import { createMemoryMailOutbox } from "../../src/adapters/memory/mail-outbox.ts";
+import { createFixedClock } from "../../src/adapters/memory/deps.ts";
+
+/** A mailer whose every send the test decides: it records the mail and awaits `respond`. */
+function fakeMailer(respond: (mail: OutgoingMail) => Promise<void> = async () => undefined) {
+  const sent: OutgoingMail[] = [];
+  const mailer: Mailer = {
+    async send(mail) {
+      sent.push(mail);
+      await respond(mail);
+    },
+  };
+  return { mailer, sent };
+}
+
+const refuse = async () => {
+  throw new Error("451 try later");
+};
+
+function setup(mailer: Mailer, options: Parameters<typeof createOutboxWorker>[1] = {}, logger: Logger = silentLogger) {
+  const clock = createFixedClock();
+  const outbox = createMemoryMailOutbox(new Map());
+  const worker = createOutboxWorker({ outbox, mailer, clock, logger }, options);
+  const enqueue = (to = "ada@example.com") =>
+    outbox.enqueue({ id: createId(), to, subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
+  const only = async () => (await outbox.list())[0]!;
+  return { clock, outbox, worker, enqueue, only };
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Far shorter than any poll interval in these tests, so passing means the poll was not needed. */
+async function until(condition: () => boolean, timeoutMs = 1000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await delay(5);
+  }
+}
+
+describe("outbox worker", () => {
+  test("waits longer after every failed attempt, doubling from 30 seconds up to an hour", async () => {
+    const { clock, worker, enqueue, only } = setup(fakeMailer(refuse).mailer);
+    await enqueue();
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 9; attempt++) {
+      expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0 });
+      const { nextAttemptAt } = await only();
+      waits.push(nextAttemptAt.getTime() - clock.now().getTime());
+      clock.set(nextAttemptAt);
+    }
+    expect(waits).toEqual([30, 60, 120, 240, 480, 960, 1920, 3600, 3600].map((s) => s * 1000));
+  });
+
+  test("a message that keeps failing is marked failed after maxAttempts, kept, and logged as an error", async () => {
+    const { mailer, sent } = fakeMailer(refuse);
+    const errors: string[] = [];
+    const logger: Logger = { ...silentLogger, error: (event) => errors.push(event) };
+    const { clock, worker, enqueue, outbox } = setup(mailer, { maxAttempts: 3, backoff: () => 1000 }, logger);
+    await enqueue();
+    const outcomes = [];
+    for (let i = 0; i < 5; i++) {
+      outcomes.push(await worker.runOnce());
+      clock.advance(60_000);
+    }
+    expect(outcomes.map((o) => o.failed)).toEqual([0, 0, 1, 0, 0]);
+    expect(sent).toHaveLength(3);
+    expect(await outbox.list()).toMatchObject([{ status: "failed", attempts: 3, lastError: "451 try later" }]);
+    expect(errors).toEqual(["mail.gave_up"]);
+  });
+
+  test("one run drains a backlog larger than a batch", async () => {
+    const { mailer, sent } = fakeMailer();
+    const { worker, enqueue, outbox } = setup(mailer, { batchSize: 3 });
+    for (let i = 0; i < 7; i++) await enqueue(`customer${i}@example.com`);
+    expect(await worker.runOnce()).toEqual({ sent: 7, retried: 0, failed: 0 });
+    expect(new Set(sent.map((m) => m.to)).size).toBe(7);
+    expect((await outbox.list()).every((m) => m.status === "sent")).toBe(true);
+  });
+
+  test("notify() sends fresh mail at once instead of at the next poll", async () => {
+    const { mailer, sent } = fakeMailer();
+    const { worker, enqueue, outbox, only } = setup(mailer, { pollIntervalMs: 60_000 });
+    let claims = 0;
+    const claimDue = outbox.claimDue;
+    outbox.claimDue = (...args) => {
+      claims++;
+      return claimDue(...args);
+    };
+    worker.start();
+    await until(() => claims === 1);
+    await enqueue();
+    await delay(30);
+    expect(sent).toHaveLength(0);
+    worker.notify();
+    await until(() => sent.length === 1);
+    await worker.stop();
+    expect((await only()).status).toBe("sent");
+  });
+
+  test("stop() waits for the send in flight and records it before resolving", async () => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { mailer, sent } = fakeMailer(() => released);
+    const { worker, enqueue, only } = setup(mailer);
+    await enqueue();
+    worker.start();
+    await until(() => sent.length === 1);
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    await delay(30);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect((await only()).status).toBe("sent");
+  });
+});

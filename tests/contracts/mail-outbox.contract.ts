@@ -1,0 +1,97 @@
+import { describe, expect, test } from "bun:test";
+import { createId } from "@paralleldrive/cuid2";
+import type { OutgoingMail } from "../../src/application/ports.ts";
+import type { ContractTarget } from "./targets.ts";
+
+const start = new Date("2026-11-22T12:00:00Z").getTime();
+const at = (seconds: number) => new Date(start + seconds * 1000);
+const forever = at(365 * 24 * 3600);
+
+function aMail(overrides: Partial<OutgoingMail & { createdAt: Date }> = {}) {
+  return { id: createId(), to: "ada@example.com", subject: "Welcome", text: "Hello", html: null, createdAt: at(0), ...overrides };
+}
+
+export function mailOutboxContract(target: () => ContractTarget) {
+  describe("MailOutbox", () => {
+    const outbox = () => target().repos.outbox;
+    const claimIds = async (now: Date, leaseUntil: Date, limit = 10) =>
+      (await outbox().claimDue(now, leaseUntil, limit)).map((m) => m.id).sort();
+
+    test("an enqueued message lists whole, pending and due at once, oldest first", async () => {
+      const later = aMail({ to: "bo@example.com", html: "<p>Hi</p>", createdAt: at(2) });
+      const earlier = aMail({ createdAt: at(1) });
+      await outbox().enqueue(later);
+      await outbox().enqueue(earlier);
+      const untried = { status: "pending", attempts: 0, lastError: null, sentAt: null };
+      expect(await outbox().list()).toEqual([
+        { ...earlier, ...untried, nextAttemptAt: at(1) },
+        { ...later, ...untried, nextAttemptAt: at(2) },
+      ]);
+    });
+
+    test("claims only pending messages that are due, and counts the attempt", async () => {
+      const due = aMail({ createdAt: at(0) });
+      const notYet = aMail({ createdAt: at(60) });
+      await outbox().enqueue(due);
+      await outbox().enqueue(notYet);
+      const claimed = await outbox().claimDue(at(30), at(330), 10);
+      expect(claimed).toEqual([expect.objectContaining({ id: due.id, status: "pending", attempts: 1, nextAttemptAt: at(330) })]);
+      expect((await outbox().list()).map((m) => m.attempts)).toEqual([1, 0]);
+    });
+
+    test("claims the earliest due first, then the oldest, up to the limit", async () => {
+      const [a, b, c] = [aMail({ createdAt: at(1) }), aMail({ createdAt: at(2) }), aMail({ createdAt: at(3) })];
+      for (const mail of [a, b, c]) await outbox().enqueue(mail);
+      await outbox().claimDue(at(10), at(20), 10);
+      await outbox().markFailed(a.id, "busy", at(50));
+      await outbox().markFailed(b.id, "busy", at(40));
+      await outbox().markFailed(c.id, "busy", at(40));
+      expect(await claimIds(at(60), at(90), 1)).toEqual([b.id]);
+      expect(await claimIds(at(60), at(90), 1)).toEqual([c.id]);
+      expect(await claimIds(at(60), at(90), 1)).toEqual([a.id]);
+    });
+
+    test("a claimed message stays hidden until its lease ends, then comes back", async () => {
+      const mail = aMail();
+      await outbox().enqueue(mail);
+      expect(await claimIds(at(0), at(300))).toEqual([mail.id]);
+      expect(await claimIds(at(0), at(300))).toEqual([]);
+      expect(await claimIds(new Date(at(300).getTime() - 1), at(600))).toEqual([]);
+      const [reclaimed] = await outbox().claimDue(at(300), at(600), 10);
+      expect(reclaimed).toMatchObject({ id: mail.id, attempts: 2 });
+    });
+
+    test("a sent message records when, and is never claimed again", async () => {
+      const mail = aMail();
+      await outbox().enqueue(mail);
+      await outbox().claimDue(at(0), at(300), 10);
+      await outbox().markSent(mail.id, at(5));
+      expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "sent", sentAt: at(5) })]);
+      expect(await claimIds(forever, forever)).toEqual([]);
+    });
+
+    test("a failed attempt with a retry date is due again at that date, with its error", async () => {
+      const mail = aMail();
+      await outbox().enqueue(mail);
+      await outbox().claimDue(at(0), at(300), 10);
+      await outbox().markFailed(mail.id, "451 try later", at(30));
+      expect(await outbox().list()).toEqual([
+        expect.objectContaining({ status: "pending", attempts: 1, nextAttemptAt: at(30), lastError: "451 try later" }),
+      ]);
+      expect(await claimIds(at(29), at(300))).toEqual([]);
+      const [retry] = await outbox().claimDue(at(30), at(330), 10);
+      expect(retry).toMatchObject({ id: mail.id, attempts: 2, lastError: "451 try later" });
+    });
+
+    test("a message given up is kept as failed and never claimed again", async () => {
+      const mail = aMail();
+      await outbox().enqueue(mail);
+      await outbox().claimDue(at(0), at(300), 10);
+      await outbox().markFailed(mail.id, "550 no such user", null);
+      expect(await outbox().list()).toEqual([
+        expect.objectContaining({ id: mail.id, status: "failed", attempts: 1, lastError: "550 no such user" }),
+      ]);
+      expect(await claimIds(forever, forever)).toEqual([]);
+    });
+  });
+}

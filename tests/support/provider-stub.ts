@@ -1,0 +1,92 @@
+/**
+ * Stands in for Google, GitHub, Facebook and Apple at the HTTP boundary: the adapters and arctic
+ * run unchanged and their requests (arctic sends token requests with the global fetch) reach
+ * handlers the test supplies. Requests to any other host still go to the real fetch.
+ */
+
+const PROVIDER_HOSTS = new Set([
+  "accounts.google.com",
+  "oauth2.googleapis.com",
+  "www.googleapis.com",
+  "openidconnect.googleapis.com",
+  "github.com",
+  "api.github.com",
+  "www.facebook.com",
+  "graph.facebook.com",
+  "appleid.apple.com",
+]);
+
+export interface RecordedRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  /** The form-encoded body, as token requests carry; null for any other body. */
+  form: URLSearchParams | null;
+}
+
+/** Keyed by origin and path, e.g. "https://oauth2.googleapis.com/token". */
+export type ProviderHandlers = Record<string, (request: RecordedRequest) => Response | Promise<Response>>;
+
+export interface ProviderStub {
+  requests: RecordedRequest[];
+  /** The recorded requests to one endpoint (origin and path). */
+  to(endpoint: string): RecordedRequest[];
+  restore(): void;
+}
+
+export function stubProviders(handlers: ProviderHandlers): ProviderStub {
+  const realFetch = globalThis.fetch;
+  const requests: RecordedRequest[] = [];
+  const stub = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
+    const url = new URL(request.url);
+    if (!PROVIDER_HOSTS.has(url.hostname)) return realFetch(input, init);
+    const isForm = request.headers.get("content-type")?.startsWith("application/x-www-form-urlencoded");
+    const recorded: RecordedRequest = {
+      method: request.method,
+      url,
+      headers: request.headers,
+      form: isForm ? new URLSearchParams(await request.text()) : null,
+    };
+    requests.push(recorded);
+    const handler = handlers[url.origin + url.pathname];
+    // Never let a test talk to a real provider by accident.
+    return handler ? handler(recorded) : new Response(`No stub for ${request.method} ${url}`, { status: 501 });
+  };
+  globalThis.fetch = Object.assign(stub, { preconnect: realFetch.preconnect });
+  return {
+    requests,
+    to: (endpoint) => requests.filter((r) => r.url.origin + r.url.pathname === endpoint),
+    restore: () => {
+      globalThis.fetch = realFetch;
+    },
+  };
+}
+
+export function json(body: unknown, status = 200): Response {
+  return Response.json(body, { status });
+}
+
+/** A token endpoint's answer; `id_token` only when claims are given. */
+export function tokenResponse(claims?: Record<string, unknown>): Response {
+  return json({
+    access_token: "access-token-from-provider",
+    token_type: "Bearer",
+    expires_in: 3600,
+    ...(claims ? { id_token: fakeIdToken(claims) } : {}),
+  });
+}
+
+/** Unsigned in substance: arctic's decodeIdToken trusts a token that came straight from the token endpoint. */
+export function fakeIdToken(claims: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  return `${part({ alg: "RS256", typ: "JWT" })}.${part(claims)}.${Buffer.from("not-a-signature").toString("base64url")}`;
+}
+
+/** A fresh P-256 key as Apple hands it out (PKCS#8 PEM), and its public half to check signatures with. */
+export async function appleSigningKey(): Promise<{ pem: string; publicKey: CryptoKey }> {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"]);
+  const der = Buffer.from(await crypto.subtle.exportKey("pkcs8", pair.privateKey)).toString("base64");
+  const lines = der.match(/.{1,64}/g) ?? [];
+  return { pem: `-----BEGIN PRIVATE KEY-----\n${lines.join("\n")}\n-----END PRIVATE KEY-----\n`, publicKey: pair.publicKey };
+}
