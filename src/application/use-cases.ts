@@ -2,10 +2,11 @@ import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
 import type { ProductQuery } from "../domain/product.ts";
-import type { UserRole } from "../domain/user.ts";
+import type { User, UserRole } from "../domain/user.ts";
 import { createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
+import { sessionFor } from "./auth/session-for.ts";
 import { signInWithProvider } from "./auth/sign-in-with-provider.ts";
 import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
@@ -45,7 +46,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),
     signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin) => signInWithPassword(deps, input, origin),
     signInWithProvider: (profile: ExternalProfile, origin: RequestOrigin) => signInWithProvider(deps, profile, origin),
-    fundraiserIdOf: (userId: string) => deps.users.findFundraiserId(userId),
+    sessionFor: (user: User, picture?: string | null) => sessionFor(deps, user, picture),
     identityProviders: deps.identityProviders,
 
     getProfile: (userId: string) => getProfile(deps, userId),

@@ -2,17 +2,17 @@ import { describe, expect, test } from "bun:test";
 import { createId } from "@paralleldrive/cuid2";
 import type { Logger, Mailer, OutgoingMail } from "../../src/application/ports.ts";
 import { silentLogger } from "../../src/adapters/log.ts";
-import { createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
+import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
 import { createMemoryMailOutbox } from "../../src/adapters/memory/mail-outbox.ts";
 import { createFixedClock } from "../../src/adapters/memory/deps.ts";
 
 /** A mailer whose every send the test decides: it records the mail and awaits `respond`. */
-function fakeMailer(respond: (mail: OutgoingMail) => Promise<void> = async () => undefined) {
+function fakeMailer(respond: () => Promise<void> = async () => undefined) {
   const sent: OutgoingMail[] = [];
   const mailer: Mailer = {
     async send(mail) {
       sent.push(mail);
-      await respond(mail);
+      await respond();
     },
   };
   return { mailer, sent };
@@ -22,7 +22,7 @@ const refuse = async () => {
   throw new Error("451 try later");
 };
 
-function setup(mailer: Mailer, options: Parameters<typeof createOutboxWorker>[1] = {}, logger: Logger = silentLogger) {
+function setup(mailer: Mailer, options: Partial<OutboxWorkerOptions> = {}, logger: Logger = silentLogger) {
   const clock = createFixedClock();
   const outbox = createMemoryMailOutbox(new Map());
   const worker = createOutboxWorker({ outbox, mailer, clock, logger }, options);

@@ -61,8 +61,9 @@ export function plumbing(logger: Logger) {
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
       const text = await readBody(request);
+      // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
+      if (text === "") return null;
       if (type === "application/json" || type.endsWith("+json")) {
-        if (text.trim() === "") return {};
         try {
           return JSON.parse(text);
         } catch {

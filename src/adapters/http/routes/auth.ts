@@ -1,9 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { SessionUser } from "../../../application/auth/access.ts";
 import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
-import type { User } from "../../../domain/user.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
 import { errorBody } from "../schemas.ts";
@@ -21,24 +19,10 @@ export const sessionUserSchema = z.object({
 const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
 
 const registration = z.object({
-  email: z.email().max(320),
+  email: z.string().trim().pipe(z.email().max(320)),
   password: z.string().min(8, "must be at least 8 characters"),
   name: z.string().trim().min(1).max(100).optional(),
 });
-
-/** The session's view of a user; FUNDRAISER accounts carry their fundraiser id, looked up once here. */
-export async function sessionUserOf(useCases: UseCases, user: User, picture?: string | null): Promise<SessionUser> {
-  const fundraiserId = user.role === "FUNDRAISER" ? await useCases.fundraiserIdOf(user.id) : null;
-  const image = user.image ?? picture ?? undefined;
-  return {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    role: user.role,
-    ...(fundraiserId ? { fundraiserId } : {}),
-    ...(image ? { image } : {}),
-  };
-}
 
 export function authRoutes(useCases: UseCases, settings: AuthSettings & { publicUrl: string }) {
   return new Elysia({ name: "routes.auth", prefix: "/auth", detail: { tags: ["Auth"] } })
@@ -62,10 +46,9 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
     .post(
       "/callback/credentials",
       async ({ body, origin, startSession }) => {
-        const user = await useCases.signInWithPassword(body, origin);
-        const sessionUser = await sessionUserOf(useCases, user);
-        await startSession(sessionUser, new Date());
-        return { user: sessionUser };
+        const session = await useCases.sessionFor(await useCases.signInWithPassword(body, origin));
+        await startSession(session.user, session.issuedAt);
+        return { user: session.user };
       },
       {
         body: credentials,

@@ -2,11 +2,11 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { generateCodeVerifier, generateState } from "arctic";
 import { DomainError } from "../../../domain/errors.ts";
+import type { SessionUser } from "../../../application/auth/access.ts";
 import { IDENTITY_PROVIDERS, type IdentityProvider, type ProviderId } from "../../../application/ports.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { errorBody } from "../schemas.ts";
-import { sessionUserOf } from "./auth.ts";
 
 const STATE_COOKIE = "storefront.oauth-state";
 const STATE_MAX_AGE_SECONDS = 10 * 60;
@@ -64,7 +64,7 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
       params: { provider: string };
       cookie: Record<string, { value?: unknown; remove(): unknown } | undefined>;
       origin: Parameters<UseCases["signInWithProvider"]>[1];
-      startSession: (user: Awaited<ReturnType<typeof sessionUserOf>>, at: Date) => Promise<Date>;
+      startSession: (user: SessionUser, at: Date) => Promise<Date>;
       redirect: (url: string, status?: 302) => Response;
     },
     fields: z.infer<typeof callbackFields>,
@@ -79,7 +79,8 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
     const extra: Record<string, string> = fields.user ? { user: fields.user } : {};
     const profile = await provider.fetchProfile(fields.code, saved.data.codeVerifier, extra);
     const user = await useCases.signInWithProvider(profile, ctx.origin);
-    await ctx.startSession(await sessionUserOf(useCases, user, profile.image), new Date());
+    const session = await useCases.sessionFor(user, profile.image);
+    await ctx.startSession(session.user, session.issuedAt);
     return ctx.redirect(`${settings.publicUrl}/`, 302);
   }
 }

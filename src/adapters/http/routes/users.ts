@@ -4,7 +4,6 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { envelope, envelopeError, timestamp } from "../schemas.ts";
-import { sessionUserOf } from "./auth.ts";
 
 const profileSchema = z.object({
   id: z.string(),
@@ -68,8 +67,8 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
       "/password",
       async ({ principal, body, origin, startSession }) => {
         const { sessionsValidAfter } = await useCases.changePassword(principal.user.id, body, origin);
-        const user = await useCases.getProfile(principal.user.id);
-        await startSession(await sessionUserOf(useCases, user, principal.user.image), sessionsValidAfter);
+        const session = await useCases.sessionFor(await useCases.getProfile(principal.user.id), principal.user.image);
+        await startSession(session.user, sessionsValidAfter);
         return { success: true as const, data: { message: "Password changed; other sessions have been signed out" }, error: null };
       },
       {

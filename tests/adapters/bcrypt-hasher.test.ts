@@ -1,0 +1,30 @@
+import { expect, spyOn, test } from "bun:test";
+import { createBcryptHasher } from "../../src/adapters/crypto/bcrypt-hasher.ts";
+
+test("hashes with bcrypt at cost 12 and verifies only the right password", async () => {
+  const hasher = createBcryptHasher(2);
+  const hash = await hasher.hash("correct horse");
+  expect(hash).toStartWith("$2b$12$");
+  expect(await hasher.verify("correct horse", hash)).toBe(true);
+  expect(await hasher.verify("wrong horse", hash)).toBe(false);
+}, 10_000);
+
+test("runs no more hashes at once than its limit; the rest wait their turn", async () => {
+  let running = 0;
+  let peak = 0;
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => {
+    peak = Math.max(peak, ++running);
+    await Bun.sleep(5);
+    running--;
+    return true;
+  });
+  try {
+    const hasher = createBcryptHasher(2);
+    const results = await Promise.all(Array.from({ length: 7 }, () => hasher.verify("pw", "$2b$12$x")));
+    expect(results).toEqual(Array(7).fill(true));
+    expect(spy).toHaveBeenCalledTimes(7);
+    expect(peak).toBe(2);
+  } finally {
+    spy.mockRestore();
+  }
+});

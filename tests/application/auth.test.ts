@@ -1,0 +1,210 @@
+import { describe, expect, test } from "bun:test";
+import { createAccessResolver } from "../../src/application/auth/access.ts";
+import { register } from "../../src/application/auth/register.ts";
+import { MAX_FAILED_SIGN_INS, signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
+import { signInWithProvider } from "../../src/application/auth/sign-in-with-provider.ts";
+import type { ExternalProfile } from "../../src/application/ports.ts";
+import { changePassword } from "../../src/application/users/change-password.ts";
+import { NO_ORIGIN } from "../../src/domain/audit.ts";
+import { createJsonLogger } from "../../src/adapters/log.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+
+const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };
+const SHOP = "https://shop.example.com";
+
+describe("registration", () => {
+  test("creates a CUSTOMER with a hashed password, an audit entry and a queued welcome mail", async () => {
+    const deps = createMemoryDeps();
+    const user = await register(deps, { email: "  Ada@Example.COM ", password: "correct horse", name: "Ada" }, origin, SHOP);
+    expect(user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", name: "Ada", isEmailVerified: false });
+    expect(user.passwordHash).not.toBe("correct horse");
+    expect(await deps.hasher.verify("correct horse", user.passwordHash ?? "")).toBe(true);
+
+    const [audit] = await deps.audit.list({ action: "auth.register" });
+    expect(audit).toMatchObject({ userId: user.id, entityId: user.id, ipAddress: "203.0.113.9", userAgent: "test-agent" });
+    const [mail] = await deps.outbox.list();
+    expect(mail).toMatchObject({ to: "ada@example.com", subject: "Welcome to Storefront", status: "pending" });
+    expect(mail?.text).toContain("Hi Ada,");
+    expect(mail?.html).toContain(`href="${SHOP}"`);
+  });
+
+  test("a taken e-mail, in any case, is refused and leaves nothing behind", async () => {
+    const deps = createMemoryDeps();
+    await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    await expect(register(deps, { email: "ADA@example.com", password: "another one" }, origin, SHOP)).rejects.toMatchObject({ code: "auth.email_taken" });
+    expect(await deps.outbox.list()).toHaveLength(1);
+    expect(await deps.audit.list({ action: "auth.register" })).toHaveLength(1);
+  });
+
+  test.each([
+    ["short7!", "at least 8 characters"],
+    ["é".repeat(37), "at most 72 bytes"],
+  ])("password %p is refused (%s)", async (password, message) => {
+    const deps = createMemoryDeps();
+    await expect(register(deps, { email: "a@example.com", password }, origin, SHOP)).rejects.toThrow(message);
+    expect(deps.state.users.size).toBe(0);
+  });
+
+  test("if writing the mail fails, the account is not created either", async () => {
+    const deps = createMemoryDeps();
+    const broken = { ...deps, uow: { transaction: <T>(work: (tx: any) => Promise<T>) => deps.uow.transaction((tx) => work({ ...tx, outbox: { ...tx.outbox, enqueue: () => Promise.reject(new Error("disk full")) } })) } };
+    await expect(register(broken, { email: "a@example.com", password: "correct horse" }, origin, SHOP)).rejects.toThrow("disk full");
+    expect(deps.state.users.size).toBe(0);
+  });
+});
+
+describe("password sign-in", () => {
+  async function withAccount() {
+    const deps = createMemoryDeps();
+    const user = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    return { deps, user };
+  }
+
+  test("accepts the right password for a trimmed, lowercased e-mail and records auth.login", async () => {
+    const { deps, user } = await withAccount();
+    const signedIn = await signInWithPassword(deps, { email: " ADA@example.com", password: "correct horse" }, origin);
+    expect(signedIn.id).toBe(user.id);
+    expect(await deps.audit.list({ action: "auth.login" })).toHaveLength(1);
+  });
+
+  test("wrong password, unknown e-mail and password-less accounts fail alike and are audited", async () => {
+    const { deps } = await withAccount();
+    await signInWithProvider(deps, { provider: "github", providerAccountId: "7", email: "oauth@example.com", emailVerified: true, name: null, image: null }, NO_ORIGIN);
+    for (const attempt of [
+      { email: "ada@example.com", password: "wrong horse" },
+      { email: "nobody@example.com", password: "correct horse" },
+      { email: "oauth@example.com", password: "anything at all" },
+    ]) {
+      await expect(signInWithPassword(deps, attempt, origin)).rejects.toMatchObject({ code: "auth.invalid_credentials", message: "Invalid email or password" });
+    }
+    expect(await deps.audit.list({ action: "auth.login_failed" })).toHaveLength(3);
+  });
+
+  test("five failures for one e-mail lock it for 15 minutes, even with the right password; others are unaffected", async () => {
+    const { deps } = await withAccount();
+    await register(deps, { email: "bob@example.com", password: "bob's password" }, origin, SHOP);
+    for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) {
+      await expect(signInWithPassword(deps, { email: "ada@example.com", password: "nope nope" }, origin)).rejects.toMatchObject({ code: "auth.invalid_credentials" });
+    }
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({
+      code: "auth.too_many_attempts",
+      details: { retryAfterSeconds: 900 },
+    });
+    await expect(signInWithPassword(deps, { email: "bob@example.com", password: "bob's password" }, origin)).resolves.toBeDefined();
+    deps.clock.advance(15 * 60 * 1000);
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
+  test("a success clears earlier failures", async () => {
+    const { deps } = await withAccount();
+    for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) {
+      await signInWithPassword(deps, { email: "ada@example.com", password: "nope nope" }, origin).catch(() => undefined);
+    }
+    await signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin);
+    await signInWithPassword(deps, { email: "ada@example.com", password: "nope nope" }, origin).catch(() => undefined);
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+});
+
+describe("identity-provider sign-in", () => {
+  const profile = (overrides: Partial<ExternalProfile> = {}): ExternalProfile => ({
+    provider: "google",
+    providerAccountId: "g-1",
+    email: "Ada@Example.com",
+    emailVerified: true,
+    name: "Ada L.",
+    image: "https://img.example.com/ada.png",
+    ...overrides,
+  });
+
+  test("a new e-mail makes a CUSTOMER with a verified e-mail, no password and the provider's picture", async () => {
+    const deps = createMemoryDeps();
+    const user = await signInWithProvider(deps, profile(), origin);
+    expect(user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", isEmailVerified: true, passwordHash: null, image: "https://img.example.com/ada.png" });
+    const again = await signInWithProvider(deps, profile(), origin);
+    expect(again.id).toBe(user.id);
+    expect(deps.state.users.size).toBe(1);
+  });
+
+  test("an existing password account is reused when the provider verified the e-mail", async () => {
+    const deps = createMemoryDeps();
+    const registered = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    const user = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-9" }), origin);
+    expect(user.id).toBe(registered.id);
+    expect(deps.state.users.size).toBe(1);
+  });
+
+  test("an unverified e-mail never takes over an existing account", async () => {
+    const deps = createMemoryDeps();
+    await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    await expect(signInWithProvider(deps, profile({ emailVerified: false }), origin)).rejects.toMatchObject({ code: "auth.provider_failed" });
+    expect(deps.state.identities.size).toBe(0);
+  });
+
+  test("a provider that shares no e-mail cannot sign in", async () => {
+    const deps = createMemoryDeps();
+    await expect(signInWithProvider(deps, profile({ email: null }), origin)).rejects.toMatchObject({ code: "auth.provider_failed" });
+  });
+});
+
+describe("sessions and freshness", () => {
+  async function setUp() {
+    const deps = createMemoryDeps();
+    const user = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    await deps.permissions.grant("STAFF", "products:write");
+    const access = createAccessResolver(deps);
+    const iat = Math.floor(deps.clock.now().getTime() / 1000);
+    return { deps, user, access, iat };
+  }
+
+  test("role and permissions come from the database, cached for at most 30 seconds", async () => {
+    const { deps, user, access, iat } = await setUp();
+    expect((await access.resolve({ sub: user.id, iat }))?.user.role).toBe("CUSTOMER");
+    await deps.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
+    deps.clock.advance(29_000);
+    expect((await access.resolve({ sub: user.id, iat }))?.user.role).toBe("CUSTOMER");
+    deps.clock.advance(1_001);
+    const principal = await access.resolve({ sub: user.id, iat });
+    expect(principal?.user.role).toBe("STAFF");
+    expect(principal?.actor.permissions.has("products:write")).toBe(true);
+  });
+
+  test("a deleted account and tokens issued before a password change are rejected", async () => {
+    const { deps, user, access, iat } = await setUp();
+    deps.clock.advance(5_000);
+    const { sessionsValidAfter } = await changePassword(deps, user.id, { currentPassword: "correct horse", newPassword: "battery staple" }, origin);
+    const fresh = createAccessResolver(deps);
+    expect(await fresh.resolve({ sub: user.id, iat })).toBeNull();
+    expect(await fresh.resolve({ sub: user.id, iat: sessionsValidAfter.getTime() / 1000 })).not.toBeNull();
+    deps.state.users.delete(user.id);
+    expect(await createAccessResolver(deps).resolve({ sub: user.id, iat: sessionsValidAfter.getTime() / 1000 })).toBeNull();
+  });
+
+  test("a token without a subject is matched by its e-mail", async () => {
+    const { user, access, iat } = await setUp();
+    expect((await access.resolve({ email: "ada@example.com", iat }))?.user.id).toBe(user.id);
+  });
+
+  test("an empty role-permission table falls back to the defaults with one warning", async () => {
+    const deps = createMemoryDeps();
+    const warnings: string[] = [];
+    const logger = createJsonLogger("warn", (line) => warnings.push(line));
+    const user = await register(deps, { email: "staff@example.com", password: "correct horse" }, origin, SHOP);
+    await deps.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
+    const access = createAccessResolver({ ...deps, logger });
+    const iat = Math.floor(deps.clock.now().getTime() / 1000);
+    const principal = await access.resolve({ sub: user.id, iat });
+    expect(principal?.actor.permissions.has("orders:read")).toBe(true);
+    expect(principal?.actor.permissions.has("settings:write")).toBe(false);
+    deps.clock.advance(60_000);
+    await access.resolve({ sub: user.id, iat });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("permissions.table_empty");
+  });
+
+  test("a password change needs the current password", async () => {
+    const { deps, user } = await setUp();
+    await expect(changePassword(deps, user.id, { currentPassword: "wrong", newPassword: "battery staple" }, origin)).rejects.toMatchObject({ code: "auth.wrong_password" });
+    expect(await deps.audit.list({ action: "user.password_change" })).toHaveLength(0);
+  });
+});

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+
+// Runs the real CLI (src/cli/main.ts) as a child process against one fresh PostgreSQL database.
+// The tests share that database and run in order: each builds on what the previous ones did.
+
+const TIMEOUT = 30_000;
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrate: false });
+}, TIMEOUT);
+
+afterAll(async () => {
+  await database?.drop();
+}, TIMEOUT);
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(...args: string[]): Promise<CliResult> {
+  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** A one-line error report: exactly one non-empty line on stderr, nothing on stdout. */
+function expectOneLineError(result: CliResult) {
+  expect(result.stdout).toBe("");
+  expect(result.stderr.trim().split("\n")).toHaveLength(1);
+}
+
+function expectUsage(result: CliResult) {
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toContain("Usage:");
+  expect(result.stderr).toContain("user:create --email E --password P");
+}
+
+const count = async (table: "products" | "locations") =>
+  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+
+const findUser = (email: string) => database.db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+
+const hasPermission = async (role: string, permission: string) =>
+  (await database.db
+    .selectFrom("role_permissions")
+    .selectAll()
+    .where("role", "=", role)
+    .where("permission", "=", permission)
+    .executeTakeFirst()) !== undefined;
+
+const auditRows = (action: string) =>
+  database.db.selectFrom("audit_log").selectAll().where("action", "=", action).orderBy("created_at").execute();
+
+describe("db:migrate and db:seed", () => {
+  test("db:migrate applies every migration to an empty database, then reports it up to date", async () => {
+    const first = await cli("db:migrate");
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("0001_initial");
+    expect(first.stdout).toContain("0002_default_role_permissions");
+    const tables = (await database.db.introspection.getTables()).map((t) => t.name);
+    expect(tables).toEqual(expect.arrayContaining(["users", "products", "locations", "role_permissions", "audit_log"]));
+
+    const second = await cli("db:migrate");
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim()).toBe("Database is up to date");
+  }, TIMEOUT);
+
+  test("db:seed adds the demo products and locations once; a second run adds nothing", async () => {
+    const first = await cli("db:seed");
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const products = await count("products");
+    const locations = await count("locations");
+    expect(products).toBeGreaterThan(0);
+    expect(locations).toBeGreaterThan(0);
+    expect(first.stdout.trim()).toBe(`Added ${products} products and ${locations} locations`);
+
+    const second = await cli("db:seed");
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim()).toBe("Added 0 products and 0 locations");
+    expect(await count("products")).toBe(products);
+    expect(await count("locations")).toBe(locations);
+  }, TIMEOUT);
+});
+
+describe("user:create", () => {
+  test("creates an account with a lowercased email, the given role and a bcrypt password hash", async () => {
+    const result = await cli("user:create", "--email", "Ada@Example.com", "--password", "correct horse", "--name", "Ada", "--role", "staff");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("STAFF ada@example.com");
+
+    const user = await findUser("ada@example.com");
+    expect(user).toBeDefined();
+    expect(user!.name).toBe("Ada");
+    expect(user!.role).toBe("STAFF");
+    expect(user!.password_hash).toStartWith("$2");
+    expect(user!.password_hash).not.toContain("correct horse");
+    expect(await Bun.password.verify("correct horse", user!.password_hash!)).toBe(true);
+    expect(await findUser("Ada@Example.com")).toBeUndefined();
+  }, TIMEOUT);
+
+  test("refuses an email that is already taken (whatever its case) with exit 1 and one line", async () => {
+    const result = await cli("user:create", "--email", "ADA@example.COM", "--password", "another password");
+    expect(result.code).toBe(1);
+    expectOneLineError(result);
+    expect(result.stderr).toMatch(/already exists|taken/i);
+    const users = await database.db.selectFrom("users").select("email").execute();
+    expect(users).toEqual([{ email: "ada@example.com" }]);
+  }, TIMEOUT);
+
+  test("without --password it exits 2 with the usage text and creates nothing", async () => {
+    const result = await cli("user:create", "--email", "grace@example.com");
+    expectUsage(result);
+    expect(result.stderr).toContain("user:create needs --email and --password");
+    expect(await findUser("grace@example.com")).toBeUndefined();
+  }, TIMEOUT);
+});
+
+describe("user:set-role", () => {
+  test("changes the role and records the change in the audit log", async () => {
+    const result = await cli("user:set-role", "ada@example.com", "ADMIN");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("ada@example.com is now ADMIN");
+
+    const user = await findUser("ada@example.com");
+    expect(user!.role).toBe("ADMIN");
+    const audits = await auditRows("user.role_change");
+    expect(audits).toHaveLength(1);
+    expect(audits[0]!.entity_type).toBe("user");
+    expect(audits[0]!.entity_id).toBe(user!.id);
+    expect(audits[0]!.changes).toEqual({ from: "STAFF", to: "ADMIN" });
+  }, TIMEOUT);
+
+  test("an unknown email exits 1 with one line naming it", async () => {
+    const result = await cli("user:set-role", "nobody@example.com", "ADMIN");
+    expect(result.code).toBe(1);
+    expectOneLineError(result);
+    expect(result.stderr).toContain("nobody@example.com");
+    expect(await auditRows("user.role_change")).toHaveLength(1);
+  }, TIMEOUT);
+
+  test("an unknown role exits 2 with usage and leaves the account alone", async () => {
+    const result = await cli("user:set-role", "ada@example.com", "EMPEROR");
+    expectUsage(result);
+    expect(result.stderr).toContain('Unknown role "EMPEROR"');
+    expect((await findUser("ada@example.com"))!.role).toBe("ADMIN");
+  }, TIMEOUT);
+});
+
+describe("permissions", () => {
+  test("permissions:list CUSTOMER shows that customers have no permissions by default", async () => {
+    const result = await cli("permissions:list", "CUSTOMER");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("CUSTOMER: (none)");
+  }, TIMEOUT);
+
+  test("permissions:grant then permissions:revoke add and remove the role_permissions row, each audited", async () => {
+    const grant = await cli("permissions:grant", "CUSTOMER", "orders:export");
+    expect(grant.stderr).toBe("");
+    expect(grant.code).toBe(0);
+    expect(grant.stdout.trim()).toBe("orders:export granted to CUSTOMER");
+    expect(await hasPermission("CUSTOMER", "orders:export")).toBe(true);
+    const grants = await auditRows("permission.grant");
+    expect(grants.map((a) => [a.entity_id, a.changes])).toEqual([["CUSTOMER", { permission: "orders:export" }]]);
+
+    const revoke = await cli("permissions:revoke", "CUSTOMER", "orders:export");
+    expect(revoke.stderr).toBe("");
+    expect(revoke.code).toBe(0);
+    expect(revoke.stdout.trim()).toBe("orders:export revoked from CUSTOMER");
+    expect(await hasPermission("CUSTOMER", "orders:export")).toBe(false);
+    const revokes = await auditRows("permission.revoke");
+    expect(revokes.map((a) => [a.entity_id, a.changes])).toEqual([["CUSTOMER", { permission: "orders:export" }]]);
+  }, TIMEOUT);
+
+  test("granting an unknown permission exits 2 with usage and writes nothing", async () => {
+    const result = await cli("permissions:grant", "CUSTOMER", "not:a-permission");
+    expectUsage(result);
+    expect(result.stderr).toContain('Unknown permission "not:a-permission"');
+    expect(await hasPermission("CUSTOMER", "not:a-permission")).toBe(false);
+  }, TIMEOUT);
+});
+
+test("an unknown command exits 2 with a message and the usage text", async () => {
+  const result = await cli("db:explode");
+  expectUsage(result);
+  expect(result.stderr).toContain("Unknown command: db:explode");
+}, TIMEOUT);

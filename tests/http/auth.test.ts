@@ -1,0 +1,197 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { craftToken, sessionCookieOf, signedInAs } from "../support/accounts.ts";
+import { SESSION_COOKIE, createTestApp } from "../support/http.ts";
+
+let t: ReturnType<typeof createTestApp>;
+beforeEach(() => {
+  t = createTestApp();
+});
+
+const UNAUTHORIZED = { error: "Unauthorized - authentication required" };
+
+describe("POST /api/auth/register", () => {
+  test("201 with the new CUSTOMER and no session cookie", async () => {
+    const res = await t.call("POST", "/api/auth/register", { body: { email: " New@Example.com ", password: "longenough", name: "Nia" } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ user: { id: expect.any(String), email: "new@example.com", name: "Nia", role: "CUSTOMER" } });
+    expect(sessionCookieOf(res.headers)).toBeNull();
+    expect(await t.deps.outbox.list()).toHaveLength(1);
+  });
+
+  test("a taken e-mail is 409", async () => {
+    await t.call("POST", "/api/auth/register", { body: { email: "a@example.com", password: "longenough" } });
+    const res = await t.call("POST", "/api/auth/register", { body: { email: "A@example.com", password: "longenough" } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe("An account with this email already exists");
+  });
+
+  test.each([
+    [{ email: "not-an-email", password: "longenough" }, "email"],
+    [{ email: "a@example.com", password: "short" }, "password"],
+    [{ password: "longenough" }, "email"],
+  ])("invalid body %j is 400 naming %s", async (body, field) => {
+    const res = await t.call("POST", "/api/auth/register", { body });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues.map((i: any) => i.path)).toContain(field);
+  });
+});
+
+describe("POST /api/auth/callback/credentials", () => {
+  test("JSON sign-in sets an HttpOnly, SameSite=Lax, 30-day cookie and returns the user", async () => {
+    await t.call("POST", "/api/auth/register", { body: { email: "ada@example.com", password: "correct horse" } });
+    const res = await t.call("POST", "/api/auth/callback/credentials", { body: { email: " ADA@example.com ", password: "correct horse" } });
+    expect(res.status).toBe(200);
+    expect(res.body.user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER" });
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`)) ?? "";
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toContain("Path=/");
+    expect(cookie).toContain(`Max-Age=${30 * 24 * 3600}`);
+    expect(cookie).not.toContain("Secure");
+  });
+
+  test("form-encoded sign-in works too", async () => {
+    await t.call("POST", "/api/auth/register", { body: { email: "ada@example.com", password: "correct horse" } });
+    const res = await t.call("POST", "/api/auth/callback/credentials", {
+      body: "email=ada%40example.com&password=correct+horse",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.status).toBe(200);
+    expect(sessionCookieOf(res.headers)).not.toBeNull();
+  });
+
+  test("bad credentials are 401 with one message; the sixth try in 15 minutes is 429", async () => {
+    await t.call("POST", "/api/auth/register", { body: { email: "ada@example.com", password: "correct horse" } });
+    for (const body of [{ email: "ada@example.com", password: "wrong" }, { email: "ghost@example.com", password: "whatever" }]) {
+      const res = await t.call("POST", "/api/auth/callback/credentials", { body });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: "Invalid email or password" });
+    }
+    for (let i = 0; i < 4; i++) await t.call("POST", "/api/auth/callback/credentials", { body: { email: "ada@example.com", password: "wrong" } });
+    const locked = await t.call("POST", "/api/auth/callback/credentials", { body: { email: "ada@example.com", password: "correct horse" } });
+    expect(locked.status).toBe(429);
+  });
+});
+
+describe("sessions", () => {
+  test("GET /api/auth/session gives the user and expiry, or {} without a session", async () => {
+    const me = await signedInAs(t, "CUSTOMER", "ada@example.com");
+    const res = await t.call("GET", "/api/auth/session", { headers: me.headers });
+    expect(res.body.user).toEqual({ id: me.id, email: "ada@example.com", name: "CUSTOMER", role: "CUSTOMER" });
+    const issuedAt = Math.floor(t.deps.clock.now().getTime() / 1000) * 1000;
+    expect(Date.parse(res.body.expires) - issuedAt).toBe(30 * 86_400_000);
+    expect((await t.call("GET", "/api/auth/session")).body).toEqual({});
+  });
+
+  test("the same token works as a Bearer token", async () => {
+    const me = await signedInAs(t);
+    const token = me.cookie.split("=")[1];
+    const res = await t.call("GET", "/api/users/me", { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toBe(me.id);
+  });
+
+  test("sign-out clears the cookie", async () => {
+    const me = await signedInAs(t);
+    const res = await t.call("POST", "/api/auth/signout", { headers: me.headers });
+    expect(res.status).toBe(200);
+    const cleared = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+    expect(cleared).toContain("Max-Age=0");
+  });
+
+  test("a protected route without a session is 401 with the spec's text", async () => {
+    const res = await t.call("GET", "/api/users/me");
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject(UNAUTHORIZED);
+  });
+
+  test("expired, tampered, wrongly signed and alg:none tokens are all 401", async () => {
+    const me = await signedInAs(t);
+    const claims = { sub: me.id, email: me.email, role: "ADMIN" };
+    const valid = await craftToken(claims);
+    const [header, payload, signature] = valid.split(".") as [string, string, string];
+    const elevated = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), sub: "someone-else" })).toString("base64url");
+    const none = `${Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url")}.${payload}.`;
+    const tokens = {
+      expired: await craftToken(claims, { iat: Math.floor(Date.now() / 1000) - 7200, expiresIn: Math.floor(Date.now() / 1000) - 3600 }),
+      tampered: `${header}.${elevated}.${signature}`,
+      "wrong key": await craftToken(claims, { secret: "another-secret-that-is-32-characters-long!" }),
+      "alg none": none,
+      garbage: "not.a.jwt",
+    };
+    expect((await t.call("GET", "/api/users/me", { headers: { authorization: `Bearer ${valid}` } })).status).toBe(200);
+    for (const [kind, token] of Object.entries(tokens)) {
+      const carriers: Record<string, string>[] = [{ authorization: `Bearer ${token}` }, { cookie: `${SESSION_COOKIE}=${token}` }];
+      for (const headers of carriers) {
+        const res = await t.call("GET", "/api/users/me", { headers });
+        expect({ kind, status: res.status }).toEqual({ kind, status: 401 });
+      }
+    }
+  });
+
+  test("a token without a role claim is authorized with the role from the database", async () => {
+    const me = await signedInAs(t, "STAFF");
+    const token = await craftToken({ sub: me.id, email: me.email });
+    const res = await t.call("GET", "/api/auth/session", { headers: { authorization: `Bearer ${token}` } });
+    expect(res.body.user.role).toBe("STAFF");
+  });
+
+  test("cookie-authenticated changes from a foreign Origin are refused (CSRF); same origin and Bearer pass", async () => {
+    const me = await signedInAs(t);
+    const change = { body: { name: "Changed" } };
+    const foreign = await t.call("PUT", "/api/users/me", { ...change, headers: { ...me.headers, origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error).toBe("Cross-site request refused");
+    const same = await t.call("PUT", "/api/users/me", { ...change, headers: { ...me.headers, origin: "http://localhost:3000" } });
+    expect(same.status).toBe(200);
+    const bearer = await t.call("PUT", "/api/users/me", { ...change, headers: { authorization: `Bearer ${me.cookie.split("=")[1]}`, origin: "https://evil.example" } });
+    expect(bearer.status).toBe(200);
+  });
+
+  test("a role change in the database takes effect without signing in again", async () => {
+    const me = await signedInAs(t, "CUSTOMER");
+    const product = { name: "New Sauce", sku: "NEW-1", price: 9.99, featuredImage: "https://img.example.com/n.jpg", heatLevel: 2, inventory: 5 };
+    expect((await t.call("POST", "/api/products", { body: product, headers: me.headers })).status).toBe(403);
+    await t.useCases.setUserRole({ userId: null, role: "SYSTEM", permissions: new Set(["users:write"]) }, me.email, "STAFF");
+    expect((await t.call("POST", "/api/products", { body: product, headers: me.headers })).status).toBe(201);
+  });
+
+  test("a password change ends other sessions and re-issues this one", async () => {
+    const me = await signedInAs(t);
+    const other = await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } });
+    const otherCookie = sessionCookieOf(other.headers) ?? "";
+    t.deps.clock.advance(2_000);
+    const res = await t.call("POST", "/api/users/password", { body: { currentPassword: me.password, newPassword: "a brand new one" }, headers: me.headers });
+    expect(res.status).toBe(200);
+    const renewed = sessionCookieOf(res.headers) ?? "";
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: renewed } })).status).toBe(200);
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: otherCookie } })).status).toBe(401);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
+    const wrong = await t.call("POST", "/api/users/password", { body: { currentPassword: "nope", newPassword: "another new one" }, headers: { cookie: renewed } });
+    expect(wrong.status).toBe(400);
+  });
+});
+
+describe("/api/users/me", () => {
+  test("GET returns the profile in the envelope; PUT changes name and image only", async () => {
+    const me = await signedInAs(t, "CUSTOMER", "ada@example.com");
+    const got = await t.call("GET", "/api/users/me", { headers: me.headers });
+    expect(got.body).toMatchObject({ success: true, error: null, data: { id: me.id, email: "ada@example.com", role: "CUSTOMER", hasPassword: true } });
+    const put = await t.call("PUT", "/api/users/me", { body: { name: "Ada Lovelace", image: "https://img.example.com/ada.png" }, headers: me.headers });
+    expect(put.body.data).toMatchObject({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
+    const [audit] = await t.deps.audit.list({ action: "user.update" });
+    expect(audit?.changes).toEqual({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
+  });
+
+  test.each([{ role: "ADMIN" }, { email: "x@example.com" }, { name: "ok", isEmailVerified: true }, { image: "javascript:alert(1)" }])(
+    "PUT with %j is 400 and changes nothing",
+    async (body) => {
+      const me = await signedInAs(t);
+      const res = await t.call("PUT", "/api/users/me", { body, headers: me.headers });
+      expect(res.status).toBe(400);
+      expect(res.body.success).toBe(false);
+      const after = await t.call("GET", "/api/users/me", { headers: me.headers });
+      expect(after.body.data).toMatchObject({ role: "CUSTOMER", name: "CUSTOMER", isEmailVerified: false });
+    },
+  );
+});

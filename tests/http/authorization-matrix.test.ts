@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { defaultRolePermissions, loadRolePermissions } from "../../src/application/permissions/role-permissions.ts";
+import { createPgRepositories } from "../../src/adapters/db/store.ts";
+import type { UserRole } from "../../src/domain/user.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { createTestApp } from "../support/http.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+
+type Caller = "anonymous" | UserRole;
+const CALLERS: Caller[] = ["anonymous", "CUSTOMER", "WHOLESALE", "FUNDRAISER", "STAFF", "ADMIN", "DEVELOPER"];
+
+interface Route {
+  name: string;
+  method: string;
+  path: (productId: string) => string;
+  body?: unknown;
+  /** Status for each caller; missing callers get `otherwise`. */
+  expect: Partial<Record<Caller, number>> & { otherwise: number };
+}
+
+const signedIn = { anonymous: 401, otherwise: 200 };
+const productWriters = (success: number) => ({ anonymous: 401, STAFF: success, ADMIN: success, DEVELOPER: success, otherwise: 403 });
+
+const ROUTES: Route[] = [
+  { name: "read own profile", method: "GET", path: () => "/api/users/me", expect: signedIn },
+  { name: "change own profile", method: "PUT", path: () => "/api/users/me", body: { name: "Renamed" }, expect: signedIn },
+  {
+    name: "change own password",
+    method: "POST",
+    path: () => "/api/users/password",
+    body: { currentPassword: "correct horse battery", newPassword: "another long one" },
+    expect: signedIn,
+  },
+  {
+    name: "create product",
+    method: "POST",
+    path: () => "/api/products",
+    body: { name: "Matrix Sauce", sku: `MX-${crypto.randomUUID()}`, price: 5, featuredImage: "https://img.example.com/m.jpg", heatLevel: 1, inventory: 1 },
+    expect: productWriters(201),
+  },
+  { name: "update product", method: "PUT", path: (id) => `/api/products/${id}`, body: { inventory: 7 }, expect: productWriters(200) },
+  { name: "delete product", method: "DELETE", path: (id) => `/api/products/${id}`, expect: productWriters(200) },
+];
+
+describe("authorization matrix: every protected route × every kind of caller", () => {
+  for (const route of ROUTES) {
+    test.each(CALLERS)(`${route.method} ${route.name} as %s`, async (caller) => {
+      const t = createTestApp();
+      const product = aProduct();
+      await t.deps.products.create(product);
+      const headers = caller === "anonymous" ? {} : (await signedInAs(t, caller)).headers;
+      const body = route.name === "create product" ? { ...(route.body as object), sku: `MX-${caller}` } : route.body;
+      const res = await t.call(route.method, route.path(product.id), { body, headers });
+      expect(res.status).toBe(route.expect[caller] ?? route.expect.otherwise);
+      if (res.status === 401) expect(res.body.error).toBe("Unauthorized - authentication required");
+    });
+  }
+});
+
+describe("the role-permission table as migrated", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  test("holds exactly the spec's defaults by role", async () => {
+    const loaded = await loadRolePermissions(createPgRepositories(database.db));
+    expect(loaded.fromDefaults).toBe(false);
+    for (const [role, permissions] of defaultRolePermissions) {
+      expect({ role, permissions: [...(loaded.permissions.get(role) ?? [])].sort() }).toEqual({ role, permissions: [...permissions].sort() });
+    }
+  });
+});

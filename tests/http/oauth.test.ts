@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { sessionCookieOf } from "../support/accounts.ts";
+import { TEST_PUBLIC_URL, createTestApp } from "../support/http.ts";
+import { type ProviderStub, appleSigningKey, json, stubProviders, tokenResponse } from "../support/provider-stub.ts";
+
+const GITHUB_TOKEN = "https://github.com/login/oauth/access_token";
+const GOOGLE_TOKEN = "https://oauth2.googleapis.com/token";
+const APPLE_TOKEN = "https://appleid.apple.com/auth/token";
+
+let stub: ProviderStub | undefined;
+let t: ReturnType<typeof createTestApp>;
+
+beforeEach(async () => {
+  const apple = await appleSigningKey();
+  const providers = createIdentityProviders(
+    {
+      github: { clientId: "gh-client", clientSecret: "gh-secret" },
+      google: { clientId: "g-client", clientSecret: "g-secret" },
+      apple: { clientId: "com.example.shop", teamId: "TEAM", keyId: "KEY", privateKey: apple.pem },
+    },
+    TEST_PUBLIC_URL,
+  );
+  t = createTestApp(createMemoryDeps({ identityProviders: providers }));
+});
+afterEach(() => stub?.restore());
+
+/** Starts sign-in and returns the state the provider would echo back plus the state cookie. */
+async function begin(provider: string) {
+  const res = await t.call("GET", `/api/auth/signin/${provider}`);
+  expect(res.status).toBe(302);
+  const location = new URL(res.headers.get("location") ?? "");
+  const stateCookie = res.headers.getSetCookie().find((c) => c.startsWith("storefront.oauth-state="));
+  return { location, state: location.searchParams.get("state") ?? "", cookie: stateCookie?.split(";")[0] ?? "", setCookie: stateCookie ?? "" };
+}
+
+function githubAnswers(email: string, verified: boolean) {
+  stub = stubProviders({
+    [GITHUB_TOKEN]: () => tokenResponse(),
+    "https://api.github.com/user": () => json({ id: 4242, login: "ada", name: "Ada", avatar_url: "https://avatars.example.com/ada.png" }),
+    "https://api.github.com/user/emails": () => json([{ email, primary: true, verified }]),
+  });
+}
+
+describe("OAuth sign-in", () => {
+  test("GitHub: redirect with state in a short-lived HttpOnly cookie, callback creates the account and a session", async () => {
+    const { location, state, cookie, setCookie } = await begin("github");
+    expect(location.origin + location.pathname).toBe("https://github.com/login/oauth/authorize");
+    expect(location.searchParams.get("redirect_uri")).toBe(`${TEST_PUBLIC_URL}/api/auth/callback/github`);
+    expect(setCookie).toContain("HttpOnly");
+    expect(setCookie).toContain("Max-Age=600");
+
+    githubAnswers("Ada@Example.com", true);
+    const res = await t.call("GET", `/api/auth/callback/github?code=the-code&state=${state}`, { headers: { cookie } });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(`${TEST_PUBLIC_URL}/`);
+    const session = sessionCookieOf(res.headers);
+    const me = await t.call("GET", "/api/auth/session", { headers: { cookie: session ?? "" } });
+    expect(me.body.user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", image: "https://avatars.example.com/ada.png" });
+    expect(stub?.to(GITHUB_TOKEN)[0]?.form?.get("code")).toBe("the-code");
+  });
+
+  test("Google uses PKCE: the verifier kept in the cookie reaches the token endpoint", async () => {
+    const { location, state, cookie } = await begin("google");
+    expect(location.searchParams.get("code_challenge_method")).toBe("S256");
+    stub = stubProviders({ [GOOGLE_TOKEN]: () => tokenResponse({ sub: "g-1", email: "gina@example.com", email_verified: true, name: "Gina" }) });
+    const res = await t.call("GET", `/api/auth/callback/google?code=c&state=${state}`, { headers: { cookie } });
+    expect(res.status).toBe(302);
+    const verifier = stub.to(GOOGLE_TOKEN)[0]?.form?.get("code_verifier") ?? "";
+    const challenge = new Bun.CryptoHasher("sha256").update(verifier).digest("base64url");
+    expect(challenge).toBe(location.searchParams.get("code_challenge") ?? "");
+  });
+
+  test("Apple answers with a form POST; its state cookie is SameSite=None; Secure", async () => {
+    const { location, state, cookie, setCookie } = await begin("apple");
+    expect(location.searchParams.get("response_mode")).toBe("form_post");
+    expect(setCookie).toMatch(/SameSite=None/i);
+    expect(setCookie).toContain("Secure");
+    stub = stubProviders({ [APPLE_TOKEN]: () => tokenResponse({ sub: "apple-1", email: "ann@privaterelay.example", email_verified: "true" }) });
+    const form = new URLSearchParams({ code: "c", state, user: JSON.stringify({ name: { firstName: "Ann", lastName: "Lee" } }) });
+    const res = await t.call("POST", "/api/auth/callback/apple", { body: form.toString(), headers: { cookie, "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(302);
+    const user = [...t.deps.state.users.values()][0];
+    expect(user).toMatchObject({ email: "ann@privaterelay.example", name: "Ann Lee", passwordHash: null, isEmailVerified: true });
+  });
+
+  test("an unverified provider e-mail does not take over a password account", async () => {
+    await t.call("POST", "/api/auth/register", { body: { email: "ada@example.com", password: "correct horse" } });
+    const { state, cookie } = await begin("github");
+    githubAnswers("ada@example.com", false);
+    const res = await t.call("GET", `/api/auth/callback/github?code=c&state=${state}`, { headers: { cookie } });
+    expect(res.status).toBe(400);
+    expect(sessionCookieOf(res.headers)).toBeNull();
+  });
+
+  test("a missing or wrong state is 400 and no provider is called", async () => {
+    const { state, cookie } = await begin("github");
+    githubAnswers("ada@example.com", true);
+    for (const [query, headers] of [
+      [`code=c&state=${state}`, {}],
+      [`code=c&state=forged`, { cookie }],
+      ["code=c", { cookie }],
+    ] as const) {
+      const res = await t.call("GET", `/api/auth/callback/github?${query}`, { headers });
+      expect(res.status).toBe(400);
+    }
+    const other = await begin("google");
+    const crossed = await t.call("GET", `/api/auth/callback/github?code=c&state=${other.state}`, { headers: { cookie: other.cookie } });
+    expect(crossed.status).toBe(400);
+    expect(stub?.requests).toHaveLength(0);
+  });
+
+  test("an unconfigured provider is 404; /providers lists only configured ones", async () => {
+    expect((await t.call("GET", "/api/auth/signin/facebook")).status).toBe(404);
+    expect((await t.call("GET", "/api/auth/callback/facebook?code=c&state=s")).status).toBe(404);
+    const providers = await t.call("GET", "/api/auth/providers");
+    expect(Object.keys(providers.body).sort()).toEqual(["apple", "credentials", "github", "google"]);
+    expect(providers.body.github).toMatchObject({ type: "oauth", signinUrl: `${TEST_PUBLIC_URL}/api/auth/signin/github` });
+  });
+});

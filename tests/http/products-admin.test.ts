@@ -1,0 +1,80 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { signedInAs } from "../support/accounts.ts";
+import { createTestApp } from "../support/http.ts";
+
+let t: ReturnType<typeof createTestApp>;
+let staff: Awaited<ReturnType<typeof signedInAs>>;
+beforeEach(async () => {
+  t = createTestApp();
+  staff = await signedInAs(t, "STAFF");
+});
+
+const sauce = {
+  name: "Mango Habanero Blaze",
+  sku: "MHB-001",
+  price: 12.99,
+  featuredImage: "https://img.example.com/mhb.jpg",
+  heatLevel: 4,
+  inventory: 25,
+};
+
+describe("product writes (products:write)", () => {
+  test("POST creates a product: 201, slug from the name, cents kept exactly, audit entry", async () => {
+    const res = await t.call("POST", "/api/products", { body: { ...sauce, compareAtPrice: 15.5 }, headers: staff.headers });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      name: "Mango Habanero Blaze",
+      slug: "mango-habanero-blaze",
+      price: 12.99,
+      compareAtPrice: 15.5,
+      images: ["https://img.example.com/mhb.jpg"],
+      isActive: true,
+    });
+    expect(t.deps.state.products.get(res.body.data.id)?.price).toBe(1299);
+    const [audit] = await t.deps.audit.list({ action: "product.create" });
+    expect(audit).toMatchObject({ userId: staff.id, entityId: res.body.data.id });
+    expect((await t.call("GET", "/api/products/mango-habanero-blaze")).status).toBe(200);
+  });
+
+  test("a duplicate sku or slug is 409 naming the field", async () => {
+    await t.call("POST", "/api/products", { body: sauce, headers: staff.headers });
+    const sameSku = await t.call("POST", "/api/products", { body: { ...sauce, name: "Other" }, headers: staff.headers });
+    expect(sameSku.status).toBe(409);
+    expect(sameSku.body).toMatchObject({ success: false, error: "A product with this sku already exists", details: { field: "sku" } });
+    const sameSlug = await t.call("POST", "/api/products", { body: { ...sauce, sku: "OTHER" }, headers: staff.headers });
+    expect(sameSlug.body.details).toEqual({ field: "slug" });
+  });
+
+  test.each([
+    [{ ...sauce, price: 12.999 }, "price"],
+    [{ ...sauce, heatLevel: 6 }, "heatLevel"],
+    [{ ...sauce, inventory: -1 }, "inventory"],
+    [{ ...sauce, slug: "Not A Slug" }, "slug"],
+    [{ ...sauce, secret: true }, "root"],
+  ])("invalid product %j is 400", async (body, _field) => {
+    const res = await t.call("POST", "/api/products", { body, headers: staff.headers });
+    expect(res.status).toBe(400);
+    expect(t.deps.state.products.size).toBe(0);
+  });
+
+  test("PUT changes only the given fields; DELETE takes the product off sale but keeps it", async () => {
+    const created = (await t.call("POST", "/api/products", { body: sauce, headers: staff.headers })).body.data;
+    t.deps.clock.advance(1_000);
+    const put = await t.call("PUT", `/api/products/${created.id}`, { body: { price: 10, inventory: 3 }, headers: staff.headers });
+    expect(put.status).toBe(200);
+    expect(put.body.data).toMatchObject({ price: 10, inventory: 3, name: sauce.name, heatLevel: 4 });
+
+    t.deps.clock.advance(1_000);
+    const del = await t.call("DELETE", `/api/products/${created.id}`, { headers: staff.headers });
+    expect(del.status).toBe(200);
+    expect(del.body.data.isActive).toBe(false);
+    expect((await t.call("GET", `/api/products/${created.id}`)).status).toBe(404);
+    expect(t.deps.state.products.has(created.id)).toBe(true);
+    expect((await t.deps.audit.list({ entityId: created.id })).map((a) => a.action)).toEqual(["product.delete", "product.update", "product.create"]);
+  });
+
+  test("PUT/DELETE of an unknown id is 404; a malformed id is 400", async () => {
+    expect((await t.call("PUT", "/api/products/z12345678901234567890123", { body: { price: 1 }, headers: staff.headers })).status).toBe(404);
+    expect((await t.call("DELETE", "/api/products/not-a-cuid", { headers: staff.headers })).status).toBe(400);
+  });
+});

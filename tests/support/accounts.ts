@@ -1,0 +1,35 @@
+import { SignJWT } from "jose";
+import type { UserRole } from "../../src/domain/user.ts";
+import { SESSION_COOKIE, TEST_SECRET, type createTestApp } from "./http.ts";
+
+type TestApp = ReturnType<typeof createTestApp>;
+
+/** The `name=value` pair of the session cookie a response set, or null. */
+export function sessionCookieOf(headers: Headers): string | null {
+  for (const line of headers.getSetCookie()) {
+    const [pair] = line.split(";");
+    if (pair?.startsWith(`${SESSION_COOKIE}=`)) return pair;
+  }
+  return null;
+}
+
+/** Registers an account (role set directly in the store), signs it in, and returns its cookie. */
+export async function signedInAs(t: TestApp, role: UserRole = "CUSTOMER", email = `${role.toLowerCase()}-${crypto.randomUUID().slice(0, 8)}@example.com`) {
+  const password = "correct horse battery";
+  const registered = await t.call("POST", "/api/auth/register", { body: { email, password, name: role } });
+  if (registered.status !== 201) throw new Error(`register failed: ${JSON.stringify(registered.body)}`);
+  const id: string = registered.body.user.id;
+  if (role !== "CUSTOMER") await t.deps.users.update(id, { role, updatedAt: new Date() });
+  const signIn = await t.call("POST", "/api/auth/callback/credentials", { body: { email, password } });
+  const cookie = sessionCookieOf(signIn.headers);
+  if (!cookie) throw new Error("no session cookie");
+  return { id, email, password, cookie, headers: { cookie } };
+}
+
+/** A token signed like ours but with chosen claims or key, for tampering tests. */
+export function craftToken(claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string | number; iat?: number } = {}) {
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" });
+  jwt = options.iat === undefined ? jwt.setIssuedAt() : jwt.setIssuedAt(options.iat);
+  jwt = jwt.setExpirationTime(options.expiresIn ?? "1h");
+  return jwt.sign(new TextEncoder().encode(options.secret ?? TEST_SECRET));
+}
