@@ -22,7 +22,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const earlier = aMail({ createdAt: at(1) });
       await outbox().enqueue(later);
       await outbox().enqueue(earlier);
-      const untried = { status: "pending", attempts: 0, lastError: null, sentAt: null };
+      const untried = { status: "pending", attempts: 0, lastError: null, sentAt: null } as const;
       expect(await outbox().list()).toEqual([
         { ...earlier, ...untried, nextAttemptAt: at(1) },
         { ...later, ...untried, nextAttemptAt: at(2) },

@@ -1,9 +1,20 @@
 import { describe, expect, test } from "bun:test";
+import { DomainError } from "../../src/domain/errors.ts";
 import type { ProductQuery } from "../../src/domain/product.ts";
 import { aProduct } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const everything: ProductQuery = { sort: "newest", page: 1, limit: 100 };
+
+/** The DomainError a write rejected with; fails the test when it resolved or threw something else. */
+async function domainErrorOf(write: Promise<unknown>): Promise<DomainError> {
+  const error = await write.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
+  return error;
+}
 
 export function productRepositoryContract(target: () => ContractTarget) {
   describe("ProductRepository", () => {
@@ -75,6 +86,94 @@ export function productRepositoryContract(target: () => ContractTarget) {
       expect(seen).toHaveLength(7);
       expect(new Set(seen).size).toBe(7);
       expect(await repo().list({ ...everything, page: 9, limit: 2 })).toEqual({ items: [], total: 7 });
+    });
+
+    test("update changes only the given fields and returns the product as stored", async () => {
+      const product = aProduct({ compareAtPrice: 1499, description: "Original.", isFeatured: false });
+      await repo().create(product);
+      const updatedAt = new Date("2026-02-01T10:00:00Z");
+      const updated = await repo().update(product.id, {
+        name: "Renamed Sauce",
+        price: 1299,
+        compareAtPrice: null,
+        images: ["https://images.example.com/new.jpg"],
+        isFeatured: true,
+        description: undefined,
+        inventory: undefined,
+        updatedAt,
+      });
+      const expected = {
+        ...product,
+        name: "Renamed Sauce",
+        price: 1299,
+        compareAtPrice: null,
+        images: ["https://images.example.com/new.jpg"],
+        isFeatured: true,
+        updatedAt,
+      };
+      expect(updated).toEqual(expected);
+      expect(updated?.description).toBe("Original.");
+      expect(updated?.inventory).toBe(product.inventory);
+      expect(await repo().findByIdOrSlug(product.id)).toEqual(expected);
+    });
+
+    test("update can move a product to a new sku and slug, or keep its own", async () => {
+      const product = aProduct();
+      await repo().create(product);
+      const updatedAt = new Date("2026-02-01T10:00:00Z");
+      const moved = await repo().update(product.id, { sku: "NEW-SKU", slug: "new-slug", updatedAt });
+      expect(moved).toEqual({ ...product, sku: "NEW-SKU", slug: "new-slug", updatedAt });
+      expect(await repo().findByIdOrSlug("new-slug")).toEqual({ ...product, sku: "NEW-SKU", slug: "new-slug", updatedAt });
+      expect(await repo().findByIdOrSlug(product.slug)).toBeNull();
+      const same = await repo().update(product.id, { sku: "NEW-SKU", slug: "new-slug", updatedAt });
+      expect(same).toEqual({ ...product, sku: "NEW-SKU", slug: "new-slug", updatedAt });
+    });
+
+    test("update of an unknown product is null", async () => {
+      await repo().create(aProduct());
+      expect(await repo().update("no-such-product", { name: "Ghost", updatedAt: new Date("2026-02-01T10:00:00Z") })).toBeNull();
+      expect(await repo().findByIdOrSlug("no-such-product")).toBeNull();
+    });
+
+    test("create with a taken sku is a product.conflict on sku, and nothing is written", async () => {
+      const first = aProduct();
+      await repo().create(first);
+      const duplicate = aProduct({ sku: first.sku });
+      const error = await domainErrorOf(repo().create(duplicate));
+      expect(error.code).toBe("product.conflict");
+      expect(error.details).toEqual({ field: "sku" });
+      expect(await repo().findByIdOrSlug(duplicate.id)).toBeNull();
+      expect(await repo().findByIdOrSlug(duplicate.slug)).toBeNull();
+    });
+
+    test("create with a taken slug is a product.conflict on slug, and nothing is written", async () => {
+      const first = aProduct();
+      await repo().create(first);
+      const duplicate = aProduct({ slug: first.slug });
+      const error = await domainErrorOf(repo().create(duplicate));
+      expect(error.code).toBe("product.conflict");
+      expect(error.details).toEqual({ field: "slug" });
+      expect(await repo().findByIdOrSlug(duplicate.id)).toBeNull();
+      expect(await repo().findByIdOrSlug(first.slug)).toEqual(first);
+    });
+
+    test("update to another product's slug or sku is a product.conflict, and the product is unchanged", async () => {
+      const taken = aProduct();
+      const product = aProduct();
+      await repo().create(taken);
+      await repo().create(product);
+      const updatedAt = new Date("2026-02-01T10:00:00Z");
+
+      const slugError = await domainErrorOf(repo().update(product.id, { name: "Renamed", slug: taken.slug, updatedAt }));
+      expect(slugError.code).toBe("product.conflict");
+      expect(slugError.details).toEqual({ field: "slug" });
+
+      const skuError = await domainErrorOf(repo().update(product.id, { name: "Renamed", sku: taken.sku, updatedAt }));
+      expect(skuError.code).toBe("product.conflict");
+      expect(skuError.details).toEqual({ field: "sku" });
+
+      expect(await repo().findByIdOrSlug(product.id)).toEqual(product);
+      expect(await repo().findByIdOrSlug(taken.id)).toEqual(taken);
     });
   });
 }

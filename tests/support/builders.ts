@@ -1,6 +1,7 @@
 import { createId } from "@paralleldrive/cuid2";
 import type { Location } from "../../src/domain/location.ts";
 import type { Product } from "../../src/domain/product.ts";
+import type { User } from "../../src/domain/user.ts";
 
 let sequence = 0;
 
@@ -42,6 +43,24 @@ export function aLocation(overrides: Partial<Location> = {}): Location {
     longitude: -97.7431,
     phone: null,
     website: null,
+    ...overrides,
+  };
+}
+
+export function aUser(overrides: Partial<User> = {}): User {
+  const n = ++sequence;
+  const createdAt = overrides.createdAt ?? new Date(Date.UTC(2026, 0, 1, 0, 0, n));
+  return {
+    id: createId(),
+    email: `user-${n}@example.com`,
+    name: `Test User ${n}`,
+    passwordHash: "plain:secret123",
+    role: "CUSTOMER",
+    image: null,
+    isEmailVerified: false,
+    sessionsValidAfter: null,
+    createdAt,
+    updatedAt: createdAt,
     ...overrides,
   };
 }
