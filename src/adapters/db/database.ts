@@ -3,6 +3,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
+import type { Logger } from "../../application/ports.ts";
+import { silentLogger } from "../log.ts";
 import type { Database } from "./tables.ts";
 
 export type Db = Kysely<Database>;
@@ -15,7 +17,7 @@ export interface OpenDatabase {
   embedded: boolean;
 }
 
-export function openDatabase(target: DatabaseTarget): OpenDatabase {
+export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger): OpenDatabase {
   if (target.kind === "postgres") {
     const url = new URL(target.url);
     const pool = new Pool({
@@ -25,6 +27,8 @@ export function openDatabase(target: DatabaseTarget): OpenDatabase {
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
     });
+    // An idle connection that dies (database restart, network) must not take the process down with it.
+    pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
     return {
       db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
       description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`,
