@@ -1,4 +1,5 @@
 import type { AuditAction, AuditEntry } from "../domain/audit.ts";
+import type { CartItem, CartLine } from "../domain/cart.ts";
 import type { Location, LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Paged } from "../domain/paging.ts";
 import type { Permission } from "../domain/permissions.ts";
@@ -10,6 +11,7 @@ export interface ProductRepository {
   list(query: ProductQuery): Promise<Paged<Product>>;
   /** Looks a product up by id or by slug, active or not. */
   findByIdOrSlug(key: string): Promise<Product | null>;
+  findById(id: string): Promise<Product | null>;
   /** Throws DomainError "product.conflict" when the sku or slug is taken. */
   create(product: Product): Promise<void>;
   /** Throws DomainError "product.conflict" when the new sku or slug is taken. Null when there is no such product. */
@@ -17,6 +19,29 @@ export interface ProductRepository {
 }
 
 export type ProductChanges = Partial<Omit<Product, "id" | "createdAt" | "updatedAt">> & { updatedAt: Date };
+
+export interface CartAddition {
+  /** Used only when the line is new. */
+  id: string;
+  userId: string;
+  productId: string;
+  quantity: number;
+  at: Date;
+}
+
+export interface CartRepository {
+  /** Holds the user's cart until the transaction ends, so that checks and the write after them see the same cart. */
+  lock(userId: string): Promise<void>;
+  /** The user's lines with their products, oldest first. */
+  lines(userId: string): Promise<CartLine[]>;
+  findById(id: string): Promise<CartItem | null>;
+  findLine(userId: string, productId: string): Promise<CartItem | null>;
+  countLines(userId: string): Promise<number>;
+  /** Adds to the user's line for the product, creating it when missing: one atomic upsert. */
+  add(addition: CartAddition): Promise<CartItem>;
+  setQuantity(id: string, quantity: number, at: Date): Promise<CartItem | null>;
+  remove(id: string): Promise<boolean>;
+}
 
 export type LocationWithDistance = Location & { distanceMiles: number };
 
@@ -107,6 +132,7 @@ export interface MailOutbox {
 /** The repositories that take part in a transaction. */
 export interface Repositories {
   products: ProductRepository;
+  carts: CartRepository;
   locations: LocationRepository;
   users: UserRepository;
   permissions: PermissionRepository;

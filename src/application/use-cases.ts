@@ -8,6 +8,9 @@ import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
 import { sessionFor } from "./auth/session-for.ts";
 import { signInWithProvider } from "./auth/sign-in-with-provider.ts";
+import { addToCart } from "./cart/add-to-cart.ts";
+import { removeCartItem, updateCartItem } from "./cart/change-cart-item.ts";
+import { getCart } from "./cart/get-cart.ts";
 import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
@@ -37,6 +40,13 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateProduct: (actor: Actor, id: string, patch: ProductPatch, origin: RequestOrigin) => updateProduct(deps, actor, id, patch, origin),
     deleteProduct: (actor: Actor, id: string, origin: RequestOrigin) => deleteProduct(deps, actor, id, origin),
     seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
+
+    getCart: (userId: string) => getCart(deps, userId),
+    addToCart: (userId: string, input: { productId: string; quantity: number }, origin: RequestOrigin) =>
+      addToCart(deps, userId, input, origin),
+    updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) =>
+      updateCartItem(deps, userId, itemId, quantity, origin),
+    removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
 
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),

@@ -12,7 +12,11 @@ export type ErrorCode =
   | "auth.provider_not_configured"
   | "auth.invalid_oauth_state"
   | "auth.provider_failed"
-  | "user.not_found";
+  | "user.not_found"
+  | "cart.item_not_found"
+  | "cart.quantity_limit"
+  | "cart.too_many_lines"
+  | "inventory.insufficient";
 
 export class DomainError extends Error {
   constructor(

@@ -35,7 +35,7 @@ export const TEST_PUBLIC_URL = "http://localhost:3000";
 export const SESSION_COOKIE = "storefront.session-token";
 
 /** The whole HTTP app over in-memory fakes. */
-export function createTestApp(deps = createMemoryDeps()) {
+export function createTestApp(deps = createMemoryDeps(), options: { trustProxy?: boolean } = {}) {
   const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL });
   const app = createApp(useCases, {
     logger: silentLogger,
@@ -45,7 +45,7 @@ export function createTestApp(deps = createMemoryDeps()) {
       cookieName: SESSION_COOKIE,
       secureCookies: false,
       allowedOrigins: [TEST_PUBLIC_URL],
-      trustProxy: true,
+      trustProxy: options.trustProxy ?? true,
     },
   });
   return { app, deps, useCases, call: <T = any>(method: string, path: string, options?: CallOptions) => call<T>(app, method, path, options) };

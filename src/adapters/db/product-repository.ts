@@ -76,6 +76,11 @@ export function createPgProductRepository(db: Db): ProductRepository {
       return row ? toProduct(row) : null;
     },
 
+    async findById(id) {
+      const row = await db.selectFrom("products").selectAll().where("id", "=", id).executeTakeFirst();
+      return row ? toProduct(row) : null;
+    },
+
     async create(p) {
       await rejectingConflicts(() => db
         .insertInto("products")

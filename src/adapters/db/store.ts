@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { DatabaseProbe, Repositories, UnitOfWork } from "../../application/ports.ts";
 import { createPgAuditLog } from "./audit-log.ts";
+import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
 import { createPgLocationRepository } from "./location-repository.ts";
 import { createPgMailOutbox } from "./mail-outbox-repository.ts";
@@ -12,6 +13,7 @@ import { createPgUserRepository } from "./user-repository.ts";
 export function createPgRepositories(db: Db): Repositories {
   return {
     products: createPgProductRepository(db),
+    carts: createPgCartRepository(db),
     locations: createPgLocationRepository(db),
     users: createPgUserRepository(db),
     permissions: createPgPermissionRepository(db),

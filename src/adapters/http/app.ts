@@ -6,6 +6,7 @@ import type { Logger } from "../log.ts";
 import { API_VERSION, plumbing } from "./plumbing.ts";
 import { type AuthSettings } from "./auth.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { userRoutes } from "./routes/users.ts";
 import { createSessionTokens } from "./session.ts";
@@ -48,6 +49,7 @@ export function createApp(useCases: UseCases, { logger, publicUrl, session }: Ap
     .use(authRoutes(useCases, { ...auth, publicUrl }))
     .use(userRoutes(useCases, auth))
     .use(productRoutes(useCases, auth))
+    .use(cartRoutes(useCases, auth))
     .use(locationRoutes(useCases));
 }
 

@@ -15,6 +15,10 @@ export const statusOf = {
   "auth.invalid_oauth_state": 400,
   "auth.provider_failed": 400,
   "user.not_found": 404,
+  "cart.item_not_found": 404,
+  "cart.quantity_limit": 400,
+  "cart.too_many_lines": 400,
+  "inventory.insufficient": 400,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type), not to the domain. */

@@ -27,6 +27,10 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       const found = products.get(key) ?? [...products.values()].find((p) => p.slug === key);
       return found ? structuredClone(found) : null;
     },
+    async findById(id) {
+      const found = products.get(id);
+      return found ? structuredClone(found) : null;
+    },
     async create(product) {
       assertUnique(product);
       products.set(product.id, structuredClone(product));

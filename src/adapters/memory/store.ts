@@ -1,9 +1,11 @@
 import type { AuditEntry } from "../../domain/audit.ts";
+import type { CartItem } from "../../domain/cart.ts";
 import type { Location } from "../../domain/location.ts";
 import type { Product } from "../../domain/product.ts";
 import type { User } from "../../domain/user.ts";
 import type { OutboxMessage, Repositories, RolePermission, UnitOfWork } from "../../application/ports.ts";
 import { createMemoryAuditLog } from "./audit-log.ts";
+import { createMemoryCartRepository } from "./cart-repository.ts";
 import { createMemoryLocationRepository } from "./location-repository.ts";
 import { createMemoryMailOutbox } from "./mail-outbox.ts";
 import { createMemoryPermissionRepository } from "./permission-repository.ts";
@@ -13,6 +15,7 @@ import { createMemoryUserRepository } from "./user-repository.ts";
 /** Every in-memory table; each one a Map, so a transaction can snapshot and restore them alike. */
 export interface MemoryState {
   products: Map<string, Product>;
+  cartItems: Map<string, CartItem>;
   locations: Map<string, Location>;
   users: Map<string, User>;
   identities: Map<string, string>;
@@ -25,6 +28,7 @@ export interface MemoryState {
 export function emptyMemoryState(): MemoryState {
   return {
     products: new Map(),
+    cartItems: new Map(),
     locations: new Map(),
     users: new Map(),
     identities: new Map(),
@@ -38,6 +42,7 @@ export function emptyMemoryState(): MemoryState {
 export function createMemoryRepositories(state: MemoryState): Repositories {
   return {
     products: createMemoryProductRepository(state.products),
+    carts: createMemoryCartRepository(state.cartItems, state.products),
     locations: createMemoryLocationRepository(state.locations),
     users: createMemoryUserRepository(state),
     permissions: createMemoryPermissionRepository(state.permissions),

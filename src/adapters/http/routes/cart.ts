@@ -1,0 +1,118 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { Cart } from "../../../application/cart/get-cart.ts";
+import type { UseCases } from "../../../application/use-cases.ts";
+import { MAX_LINE_QUANTITY, type CartLine } from "../../../domain/cart.ts";
+import { CUID2_PATTERN } from "../../../domain/ids.ts";
+import { toDollars } from "../../../domain/money.ts";
+import { type AuthSettings, authPlugin } from "../auth.ts";
+import { errorBody, money } from "../schemas.ts";
+
+const cuid2 = (what: string) => z.string().regex(new RegExp(CUID2_PATTERN), `must be a ${what} id`);
+
+const shortProduct = z.object({ id: z.string(), name: z.string(), price: money, featuredImage: z.string() });
+const fullProduct = shortProduct.extend({
+  slug: z.string(),
+  compareAtPrice: money.nullable(),
+  heatLevel: z.int(),
+  inventory: z.int(),
+});
+const line = <P extends z.ZodType>(product: P) =>
+  z.object({ id: z.string(), productId: z.string(), quantity: z.int().min(1), product });
+
+const cartSchema = z.object({
+  items: z.array(line(fullProduct)),
+  itemCount: z.int().describe("distinct items"),
+  totalQuantity: z.int(),
+  subtotal: money,
+});
+const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct) });
+
+/** The spec's short form of a cart line, as add and update return it. */
+function presentChanged({ id, productId, quantity, product }: CartLine): z.infer<typeof changedLine> {
+  return {
+    success: true,
+    cartItem: { id, productId, quantity, product: { id: product.id, name: product.name, price: toDollars(product.price), featuredImage: product.featuredImage } },
+  };
+}
+
+function presentCart(cart: Cart): z.infer<typeof cartSchema> {
+  return {
+    items: cart.lines.map(({ id, productId, quantity, product: p }) => ({
+      id,
+      productId,
+      quantity,
+      product: {
+        id: p.id,
+        name: p.name,
+        slug: p.slug,
+        price: toDollars(p.price),
+        compareAtPrice: p.compareAtPrice === null ? null : toDollars(p.compareAtPrice),
+        featuredImage: p.featuredImage,
+        heatLevel: p.heatLevel,
+        inventory: p.inventory,
+      },
+    })),
+    itemCount: cart.itemCount,
+    totalQuantity: cart.totalQuantity,
+    subtotal: toDollars(cart.subtotal),
+  };
+}
+
+const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
+const addition = z.object({ productId: cuid2("product"), quantity });
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+
+export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
+  const add = {
+    auth: "required" as const,
+    body: addition,
+    response: { 200: changedLine, ...errors },
+    detail: { summary: "Add a product; a product already in the cart has its quantity increased" },
+  };
+  const remove = {
+    auth: "required" as const,
+    response: { 200: z.object({ success: z.literal(true), message: z.string() }), ...errors },
+    detail: { summary: "Remove a line from the cart" },
+  };
+  return new Elysia({ name: "routes.cart", prefix: "/cart", detail: { tags: ["Cart"] } })
+    .use(authPlugin(useCases, settings))
+    .get("", async ({ principal }) => presentCart(await useCases.getCart(principal.user.id)), {
+      auth: "required",
+      response: { 200: cartSchema, 401: errorBody },
+      detail: { summary: "The signed-in user's cart, with totals computed in cents" },
+    })
+    .post("", async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)), add)
+    .post("/items", async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)), {
+      ...add,
+      detail: { summary: "Alias of POST /api/cart" },
+    })
+    .put(
+      "/:id",
+      async ({ principal, params, body, origin }) =>
+        presentChanged(await useCases.updateCartItem(principal.user.id, params.id, body.quantity, origin)),
+      {
+        auth: "required",
+        params: z.object({ id: cuid2("cart item") }),
+        body: z.object({ quantity }),
+        response: { 200: changedLine, ...errors },
+        detail: { summary: "Set a line's quantity (stock is checked again)" },
+      },
+    )
+    .delete(
+      "/:id",
+      async ({ principal, params, origin }) => {
+        await useCases.removeCartItem(principal.user.id, params.id, origin);
+        return { success: true as const, message: "Item removed from cart" };
+      },
+      { ...remove, params: z.object({ id: cuid2("cart item") }) },
+    )
+    .delete(
+      "/items/:itemId",
+      async ({ principal, params, origin }) => {
+        await useCases.removeCartItem(principal.user.id, params.itemId, origin);
+        return { success: true as const, message: "Item removed from cart" };
+      },
+      { ...remove, params: z.object({ itemId: cuid2("cart item") }), detail: { summary: "Alias of DELETE /api/cart/{id}" } },
+    );
+}

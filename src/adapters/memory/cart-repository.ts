@@ -1,0 +1,49 @@
+import type { CartItem } from "../../domain/cart.ts";
+import type { Product } from "../../domain/product.ts";
+import type { CartRepository } from "../../application/ports.ts";
+
+const byAge = (a: CartItem, b: CartItem) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1);
+
+export function createMemoryCartRepository(items: Map<string, CartItem>, products: Map<string, Product>): CartRepository {
+  const ofUser = (userId: string) => [...items.values()].filter((i) => i.userId === userId);
+  const copy = (item: CartItem | undefined) => (item ? structuredClone(item) : null);
+  return {
+    // Memory transactions already run one at a time.
+    async lock() {},
+    async lines(userId) {
+      return ofUser(userId)
+        .sort(byAge)
+        .flatMap((item) => {
+          const product = products.get(item.productId);
+          return product ? [structuredClone({ ...item, product })] : [];
+        });
+    },
+    async findById(id) {
+      return copy(items.get(id));
+    },
+    async findLine(userId, productId) {
+      return copy(ofUser(userId).find((i) => i.productId === productId));
+    },
+    async countLines(userId) {
+      return ofUser(userId).length;
+    },
+    async add({ id, userId, productId, quantity, at }) {
+      const existing = ofUser(userId).find((i) => i.productId === productId);
+      const item = existing
+        ? { ...existing, quantity: existing.quantity + quantity, updatedAt: at }
+        : { id, userId, productId, quantity, createdAt: at, updatedAt: at };
+      items.set(item.id, item);
+      return structuredClone(item);
+    },
+    async setQuantity(id, quantity, at) {
+      const item = items.get(id);
+      if (!item) return null;
+      const updated = { ...item, quantity, updatedAt: at };
+      items.set(id, updated);
+      return structuredClone(updated);
+    },
+    async remove(id) {
+      return items.delete(id);
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { RequestOrigin } from "../../domain/audit.ts";
+import { type CartLine, assertLineQuantity, assertRoomForLine } from "../../domain/cart.ts";
+import { DomainError } from "../../domain/errors.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps } from "../ports.ts";
+
+/**
+ * Adds a quantity of a product to the user's cart, merging into the line the product already has.
+ * The cart is locked for the transaction, so two adds at once cannot both pass the stock and size
+ * checks on the same old numbers; the upsert keeps one line per product whatever happens.
+ */
+export function addToCart(
+  deps: Pick<Deps, "uow" | "ids" | "clock">,
+  userId: string,
+  input: { productId: string; quantity: number },
+  origin: RequestOrigin,
+): Promise<CartLine> {
+  return deps.uow.transaction(async (tx) => {
+    await tx.carts.lock(userId);
+    const product = await tx.products.findById(input.productId);
+    if (!product?.isActive) throw new DomainError("product.not_found", "Product not found");
+    const existing = await tx.carts.findLine(userId, product.id);
+    if (!existing) assertRoomForLine(await tx.carts.countLines(userId));
+    const inCart = existing?.quantity ?? 0;
+    assertLineQuantity(product, inCart + input.quantity, inCart);
+
+    const item = await tx.carts.add({ id: deps.ids.next(), userId, productId: product.id, quantity: input.quantity, at: deps.clock.now() });
+    await recordAudit(tx, deps, {
+      userId,
+      action: "cart.add",
+      entityType: "cart_item",
+      entityId: item.id,
+      changes: { productId: product.id, added: input.quantity, quantity: item.quantity },
+      origin,
+    });
+    return { ...item, product };
+  });
+}

@@ -1,0 +1,66 @@
+import { DomainError } from "./errors.ts";
+import { type Cents, lineTotal, sumCents } from "./money.ts";
+import type { Product } from "./product.ts";
+
+export const MAX_LINE_QUANTITY = 99;
+export const MAX_CART_LINES = 50;
+
+export interface CartItem {
+  id: string;
+  userId: string;
+  productId: string;
+  quantity: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface CartLine extends CartItem {
+  product: Product;
+}
+
+export interface CartTotals {
+  /** Distinct lines. */
+  itemCount: number;
+  totalQuantity: number;
+  subtotal: Cents;
+}
+
+export function cartTotals(lines: readonly { quantity: number; product: Pick<Product, "price"> }[]): CartTotals {
+  return {
+    itemCount: lines.length,
+    totalQuantity: lines.reduce((sum, l) => sum + l.quantity, 0),
+    subtotal: sumCents(lines.map((l) => lineTotal(l.product.price, l.quantity))),
+  };
+}
+
+/**
+ * The quantity a line may hold: at most 99, and no more than the product has in stock. `inCart`
+ * is what the line already held before this change (for an add).
+ */
+export function assertLineQuantity(product: Pick<Product, "id" | "name" | "inventory">, quantity: number, inCart = 0): void {
+  if (quantity > MAX_LINE_QUANTITY) {
+    throw new DomainError("cart.quantity_limit", `A cart line can hold at most ${MAX_LINE_QUANTITY} of a product`, {
+      productId: product.id,
+      requested: quantity,
+      inCart,
+      maximum: MAX_LINE_QUANTITY,
+    });
+  }
+  if (quantity > product.inventory) {
+    throw new DomainError("inventory.insufficient", "Insufficient inventory", {
+      productId: product.id,
+      productName: product.name,
+      requested: quantity,
+      inCart,
+      available: product.inventory,
+    });
+  }
+}
+
+export function assertRoomForLine(lineCount: number): void {
+  if (lineCount >= MAX_CART_LINES) {
+    throw new DomainError("cart.too_many_lines", `A cart can hold at most ${MAX_CART_LINES} different products`, {
+      maximum: MAX_CART_LINES,
+    });
+  }
+}

@@ -1,0 +1,168 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import type { Product } from "../../src/domain/product.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { createTestApp } from "../support/http.ts";
+
+let t: ReturnType<typeof createTestApp>;
+let me: Awaited<ReturnType<typeof signedInAs>>;
+let habanero: Product;
+let verde: Product;
+
+beforeEach(async () => {
+  t = createTestApp();
+  me = await signedInAs(t);
+  habanero = aProduct({ name: "Habanero", slug: "habanero", price: 1099, compareAtPrice: 1299, heatLevel: 4, inventory: 12 });
+  verde = aProduct({ name: "Verde", slug: "verde", price: 333, heatLevel: 1, inventory: 99 });
+  await t.deps.products.create(habanero);
+  await t.deps.products.create(verde);
+});
+
+const add = (productId: string, quantity: number, headers = me.headers) => t.call("POST", "/api/cart", { body: { productId, quantity }, headers });
+
+describe("cart", () => {
+  test("GET /api/cart is empty at first", async () => {
+    const res = await t.call("GET", "/api/cart", { headers: me.headers });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ items: [], itemCount: 0, totalQuantity: 0, subtotal: 0 });
+  });
+
+  test("POST returns the line with the short product; GET returns full products and totals in exact dollars", async () => {
+    const added = await add(habanero.id, 2);
+    expect(added.status).toBe(200);
+    expect(added.body).toEqual({
+      success: true,
+      cartItem: {
+        id: expect.any(String),
+        productId: habanero.id,
+        quantity: 2,
+        product: { id: habanero.id, name: "Habanero", price: 10.99, featuredImage: habanero.featuredImage },
+      },
+    });
+    await add(verde.id, 3);
+    const cart = await t.call("GET", "/api/cart", { headers: me.headers });
+    expect(cart.body).toEqual({
+      items: [
+        {
+          id: added.body.cartItem.id,
+          productId: habanero.id,
+          quantity: 2,
+          product: { id: habanero.id, name: "Habanero", slug: "habanero", price: 10.99, compareAtPrice: 12.99, featuredImage: habanero.featuredImage, heatLevel: 4, inventory: 12 },
+        },
+        {
+          id: expect.any(String),
+          productId: verde.id,
+          quantity: 3,
+          product: { id: verde.id, name: "Verde", slug: "verde", price: 3.33, compareAtPrice: null, featuredImage: verde.featuredImage, heatLevel: 1, inventory: 99 },
+        },
+      ],
+      itemCount: 2,
+      totalQuantity: 5,
+      subtotal: 31.97,
+    });
+  });
+
+  test("adding a product already in the cart merges into its line", async () => {
+    const first = await add(habanero.id, 2);
+    const second = await add(habanero.id, 5);
+    expect(second.body.cartItem).toMatchObject({ id: first.body.cartItem.id, quantity: 7 });
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount).toBe(1);
+  });
+
+  test("the aliases POST /api/cart/items and DELETE /api/cart/items/:itemId behave the same", async () => {
+    const added = await t.call("POST", "/api/cart/items", { body: { productId: verde.id, quantity: 1 }, headers: me.headers });
+    expect(added.body.cartItem.quantity).toBe(1);
+    const removed = await t.call("DELETE", `/api/cart/items/${added.body.cartItem.id}`, { headers: me.headers });
+    expect(removed.body).toEqual({ success: true, message: "Item removed from cart" });
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount).toBe(0);
+  });
+
+  test("PUT sets the quantity; DELETE removes the line", async () => {
+    const line = (await add(habanero.id, 2)).body.cartItem;
+    const put = await t.call("PUT", `/api/cart/${line.id}`, { body: { quantity: 9 }, headers: me.headers });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ success: true, cartItem: { ...line, quantity: 9 } });
+    const del = await t.call("DELETE", `/api/cart/${line.id}`, { headers: me.headers });
+    expect(del.body).toEqual({ success: true, message: "Item removed from cart" });
+    expect((await t.call("DELETE", `/api/cart/${line.id}`, { headers: me.headers })).status).toBe(404);
+  });
+
+  test("too little stock is a 400 naming what is available, on add and on update", async () => {
+    await add(habanero.id, 10);
+    const over = await add(habanero.id, 3);
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({
+      error: "Insufficient inventory",
+      details: { productId: habanero.id, productName: "Habanero", requested: 13, inCart: 10, available: 12 },
+    });
+    const line = (await t.call("GET", "/api/cart", { headers: me.headers })).body.items[0];
+    const put = await t.call("PUT", `/api/cart/${line.id}`, { body: { quantity: 13 }, headers: me.headers });
+    expect(put.status).toBe(400);
+    expect(put.body.details.available).toBe(12);
+  });
+
+  test("a line holds at most 99", async () => {
+    await add(verde.id, 90);
+    const res = await add(verde.id, 10);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("A cart line can hold at most 99 of a product");
+  });
+
+  test.each([
+    [{ productId: "not-a-cuid", quantity: 1 }, "productId"],
+    [{ productId: "z12345678901234567890123", quantity: 0 }, "quantity"],
+    [{ productId: "z12345678901234567890123", quantity: 100 }, "quantity"],
+    [{ productId: "z12345678901234567890123", quantity: 1.5 }, "quantity"],
+    [{ productId: "z12345678901234567890123", quantity: "2" }, "quantity"],
+    [{ quantity: 1 }, "productId"],
+  ])("POST %j is 400 naming %s", async (body, field) => {
+    const res = await t.call("POST", "/api/cart", { body, headers: me.headers });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Invalid request");
+    expect(res.body.details.issues.map((i: any) => i.path)).toContain(field);
+  });
+
+  test("an unknown or retired product is 404", async () => {
+    const retired = aProduct({ isActive: false });
+    await t.deps.products.create(retired);
+    for (const id of ["z12345678901234567890123", retired.id]) {
+      const res = await add(id, 1);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "Product not found" });
+    }
+  });
+
+  test("another user's line is 403 for PUT and DELETE; an unknown or malformed id is 404 or 400", async () => {
+    const line = (await add(habanero.id, 1)).body.cartItem;
+    const other = await signedInAs(t);
+    expect((await t.call("PUT", `/api/cart/${line.id}`, { body: { quantity: 2 }, headers: other.headers })).status).toBe(403);
+    expect((await t.call("DELETE", `/api/cart/${line.id}`, { headers: other.headers })).status).toBe(403);
+    expect((await t.call("DELETE", `/api/cart/items/${line.id}`, { headers: other.headers })).status).toBe(403);
+    expect((await t.call("GET", "/api/cart", { headers: other.headers })).body.itemCount).toBe(0);
+    expect((await t.call("PUT", "/api/cart/z12345678901234567890123", { body: { quantity: 2 }, headers: me.headers })).status).toBe(404);
+    expect((await t.call("PUT", "/api/cart/nope", { body: { quantity: 2 }, headers: me.headers })).status).toBe(400);
+  });
+
+  test("every cart route needs a session", async () => {
+    for (const [method, path] of [["GET", "/api/cart"], ["POST", "/api/cart"], ["PUT", "/api/cart/z12345678901234567890123"], ["DELETE", "/api/cart/z12345678901234567890123"], ["POST", "/api/cart/items"], ["DELETE", "/api/cart/items/z12345678901234567890123"]] as const) {
+      const res = await t.call(method, path, { body: method === "GET" || method === "DELETE" ? undefined : { productId: habanero.id, quantity: 1 } });
+      expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status: 401, body: { error: "Unauthorized - authentication required" } });
+    }
+  });
+});
+
+describe("audit of cart changes", () => {
+  test("records the caller's IP from X-Forwarded-For only when TRUST_PROXY is on", async () => {
+    await add(habanero.id, 1, { ...me.headers, "x-forwarded-for": "203.0.113.5, 10.0.0.1", "user-agent": "StorefrontWeb/2" });
+    const [trusted] = await t.deps.audit.list({ action: "cart.add" });
+    expect(trusted).toMatchObject({ userId: me.id, ipAddress: "203.0.113.5", userAgent: "StorefrontWeb/2" });
+
+    const untrusting = createTestApp(createMemoryDeps(), { trustProxy: false });
+    const someone = await signedInAs(untrusting);
+    await untrusting.deps.products.create(habanero);
+    await untrusting.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 1 }, headers: { ...someone.headers, "x-forwarded-for": "203.0.113.5" } });
+    const [entry] = await untrusting.deps.audit.list({ action: "cart.add" });
+    expect(entry?.ipAddress).not.toBe("203.0.113.5");
+  });
+});

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import type { Deps } from "../../src/application/ports.ts";
+import { MAX_CART_LINES } from "../../src/domain/cart.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+
+const origin = { ipAddress: null, userAgent: null };
+let database: TestDatabase;
+let deps: Deps;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  deps = createPgDeps(database.db);
+});
+beforeEach(() => database.truncate());
+afterAll(() => database.drop());
+
+async function customerAndProduct(inventory: number) {
+  const user = aUser();
+  const product = aProduct({ inventory });
+  await deps.users.create(user);
+  await deps.products.create(product);
+  return { user, product };
+}
+
+const settle = <T>(promises: Promise<T>[]) => Promise.allSettled(promises);
+const rejectedCodes = (results: PromiseSettledResult<unknown>[]) =>
+  results.filter((r): r is PromiseRejectedResult => r.status === "rejected").map((r) => r.reason.code);
+
+describe("cart under concurrency (PostgreSQL)", () => {
+  test("simultaneous adds of one product by one user end as one line with the summed quantity", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { user, product } = await customerAndProduct(50);
+      const results = await settle([2, 3].map((quantity) => addToCart(deps, user.id, { productId: product.id, quantity }, origin)));
+      expect(results.every((r) => r.status === "fulfilled")).toBe(true);
+      const lines = await deps.carts.lines(user.id);
+      expect(lines.map((l) => l.quantity)).toEqual([5]);
+    }
+  });
+
+  test("many simultaneous adds never put more in the line than is in stock", async () => {
+    const { user, product } = await customerAndProduct(5);
+    const results = await settle(Array.from({ length: 20 }, () => addToCart(deps, user.id, { productId: product.id, quantity: 1 }, origin)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
+    expect(new Set(rejectedCodes(results))).toEqual(new Set(["inventory.insufficient"]));
+    expect((await deps.carts.lines(user.id))[0]?.quantity).toBe(5);
+    expect(await deps.audit.list({ action: "cart.add" })).toHaveLength(5);
+  });
+
+  test(`simultaneous adds of new products never make more than ${MAX_CART_LINES} lines`, async () => {
+    const user = aUser();
+    await deps.users.create(user);
+    const products = Array.from({ length: MAX_CART_LINES + 4 }, () => aProduct({ inventory: 10 }));
+    for (const p of products) await deps.products.create(p);
+    for (const p of products.slice(0, MAX_CART_LINES - 2)) await addToCart(deps, user.id, { productId: p.id, quantity: 1 }, origin);
+
+    const results = await settle(products.slice(MAX_CART_LINES - 2).map((p) => addToCart(deps, user.id, { productId: p.id, quantity: 1 }, origin)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
+    expect(new Set(rejectedCodes(results))).toEqual(new Set(["cart.too_many_lines"]));
+    expect(await deps.carts.countLines(user.id)).toBe(MAX_CART_LINES);
+  });
+
+  test("one user's cart lock does not hold up another user's cart", async () => {
+    const a = await customerAndProduct(10);
+    const b = await customerAndProduct(10);
+    let bDone = false;
+    await deps.uow.transaction(async (tx) => {
+      await tx.carts.lock(a.user.id);
+      await addToCart(deps, b.user.id, { productId: b.product.id, quantity: 1 }, origin);
+      bDone = true;
+    });
+    expect(bDone).toBe(true);
+  });
+});
