@@ -13,6 +13,7 @@ const envSchema = z.object({
     })
     .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -57,7 +58,7 @@ export interface OAuthConfig {
 }
 
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string }
+  | { kind: "postgres"; url: string; poolMax?: number }
   | { kind: "pglite"; dataDir: string | null };
 
 export interface Config {
@@ -105,7 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { kind: "pglite", dataDir: e.DATA_DIR }
       : e.DATABASE_URL === "pglite://memory"
         ? { kind: "pglite", dataDir: null }
-        : { kind: "postgres", url: e.DATABASE_URL },
+        : { kind: "postgres", url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX },
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,

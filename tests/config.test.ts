@@ -11,7 +11,8 @@ describe("configuration", () => {
   });
 
   test("DATABASE_URL picks PostgreSQL or an in-memory embedded database; empty means unset", () => {
-    expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db" });
+    expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolMax: 10 });
+    expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", DATABASE_POOL_MAX: "4" }).database).toMatchObject({ poolMax: 4 });
     expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", dataDir: null });
     expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({ kind: "pglite", dataDir: "/tmp/x" });
   });
@@ -19,6 +20,7 @@ describe("configuration", () => {
   test.each([
     ["PORT", "abc"],
     ["PORT", "70000"],
+    ["DATABASE_POOL_MAX", "0"],
     ["DATABASE_URL", "mysql://localhost/db"],
     ["PUBLIC_URL", "not a url"],
     ["TRUST_PROXY", "yes please"],

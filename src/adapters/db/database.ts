@@ -5,6 +5,7 @@ import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
 import type { Logger } from "../../application/ports.ts";
 import { silentLogger } from "../log.ts";
+import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";
 
 export type Db = Kysely<Database>;
@@ -22,7 +23,8 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     const url = new URL(target.url);
     const pool = new Pool({
       connectionString: target.url,
-      max: 20,
+      // More connections than a few per core only adds contention inside PostgreSQL.
+      max: target.poolMax ?? 10,
       // pg waits forever for a free connection by default; fail loudly instead.
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
@@ -30,7 +32,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) }),
       description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`,
       embedded: false,
     };
