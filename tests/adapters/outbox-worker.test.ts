@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { createId } from "@paralleldrive/cuid2";
+import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Logger, Mailer, OutgoingMail } from "../../src/application/ports.ts";
 import { silentLogger } from "../../src/adapters/log.ts";
 import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
 import { createMemoryMailOutbox } from "../../src/adapters/memory/mail-outbox.ts";
 import { createFixedClock } from "../../src/adapters/memory/deps.ts";
+
+const createId = cuid2Ids.next;
 
 /** A mailer whose every send the test decides: it records the mail and awaits `respond`. */
 function fakeMailer(respond: () => Promise<void> = async () => undefined) {

@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { AddressInfo } from "node:net";
-import { createId } from "@paralleldrive/cuid2";
+import { cuid2Ids } from "../../src/adapters/system.ts";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { silentLogger } from "../../src/adapters/log.ts";
 import { createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
 import { createSmtpMailer } from "../../src/adapters/mail/smtp-mailer.ts";
 import { createMemoryMailOutbox } from "../../src/adapters/memory/mail-outbox.ts";
 import { createFixedClock } from "../../src/adapters/memory/deps.ts";
+
+const createId = cuid2Ids.next;
 
 interface ReceivedMail {
   from: string | null;

@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { createId } from "@paralleldrive/cuid2";
+import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { AuditEntry } from "../../src/domain/audit.ts";
 import type { User } from "../../src/domain/user.ts";
 import { aUser } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
+
+const createId = cuid2Ids.next;
 
 const start = new Date("2026-11-22T12:00:00Z").getTime();
 const at = (seconds: number) => new Date(start + seconds * 1000);

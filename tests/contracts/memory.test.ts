@@ -1,5 +1,6 @@
 import { describe } from "bun:test";
 import { auditLogContract } from "./audit-log.contract.ts";
+import { cartRepositoryContract } from "./cart-repository.contract.ts";
 import { locationRepositoryContract } from "./location-repository.contract.ts";
 import { mailOutboxContract } from "./mail-outbox.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
@@ -15,4 +16,5 @@ describe("memory adapters", () => {
   permissionRepositoryContract(target);
   auditLogContract(target);
   mailOutboxContract(target);
+  cartRepositoryContract(target);
 });

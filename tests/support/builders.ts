@@ -1,7 +1,9 @@
-import { createId } from "@paralleldrive/cuid2";
+import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Location } from "../../src/domain/location.ts";
 import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
+
+const createId = cuid2Ids.next;
 
 let sequence = 0;
 

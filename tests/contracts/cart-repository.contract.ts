@@ -1,0 +1,145 @@
+import { describe, expect, test } from "bun:test";
+import { CART_PRODUCT_FIELDS } from "../../src/domain/cart.ts";
+import { cuid2Ids } from "../../src/adapters/system.ts";
+import type { Product } from "../../src/domain/product.ts";
+import type { User } from "../../src/domain/user.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import type { ContractTarget } from "./targets.ts";
+
+const createId = cuid2Ids.next;
+
+const t1 = new Date("2026-03-01T09:00:00.000Z");
+const t2 = new Date("2026-03-01T10:15:30.250Z");
+const t3 = new Date("2026-03-02T08:00:00.500Z");
+
+export function cartRepositoryContract(target: () => ContractTarget) {
+  describe("CartRepository", () => {
+    const repo = () => target().repos.carts;
+
+    async function aStoredUser(): Promise<User> {
+      const user = aUser();
+      await target().repos.users.create(user);
+      return user;
+    }
+
+    async function aStoredProduct(overrides: Partial<Product> = {}): Promise<Product> {
+      const product = aProduct(overrides);
+      await target().repos.products.create(product);
+      return product;
+    }
+
+    test("add creates a line and returns it", async () => {
+      const user = await aStoredUser();
+      const product = await aStoredProduct();
+      const id = createId();
+      const line = await repo().add({ id, userId: user.id, productId: product.id, quantity: 2, at: t1 });
+      const expected = { id, userId: user.id, productId: product.id, quantity: 2, createdAt: t1, updatedAt: t1 };
+      expect(line).toEqual(expected);
+      expect(await repo().findById(id)).toEqual(expected);
+    });
+
+    test("a second add for the same user and product increments that same line", async () => {
+      const user = await aStoredUser();
+      const product = await aStoredProduct();
+      const id = createId();
+      await repo().add({ id, userId: user.id, productId: product.id, quantity: 2, at: t1 });
+      const otherId = createId();
+      const line = await repo().add({ id: otherId, userId: user.id, productId: product.id, quantity: 3, at: t2 });
+      const expected = { id, userId: user.id, productId: product.id, quantity: 5, createdAt: t1, updatedAt: t2 };
+      expect(line).toEqual(expected);
+      expect(await repo().findById(id)).toEqual(expected);
+      expect(await repo().findById(otherId)).toBeNull();
+      expect((await repo().lockForChange(user.id, null)).lineCount).toBe(1);
+    });
+
+    test("the same product for another user is a separate line", async () => {
+      const ada = await aStoredUser();
+      const bob = await aStoredUser();
+      const product = await aStoredProduct();
+      const adaLine = await repo().add({ id: createId(), userId: ada.id, productId: product.id, quantity: 2, at: t1 });
+      const bobLine = await repo().add({ id: createId(), userId: bob.id, productId: product.id, quantity: 4, at: t2 });
+      expect(bobLine.id).not.toBe(adaLine.id);
+      expect(bobLine).toEqual({ id: bobLine.id, userId: bob.id, productId: product.id, quantity: 4, createdAt: t2, updatedAt: t2 });
+      expect(await repo().findById(adaLine.id)).toEqual(adaLine);
+      expect(adaLine.quantity).toBe(2);
+      expect((await repo().lockForChange(ada.id, null)).lineCount).toBe(1);
+      expect((await repo().lockForChange(bob.id, null)).lineCount).toBe(1);
+    });
+
+    test("lines are the user's only, oldest first, each with the product fields a cart shows", async () => {
+      const user = await aStoredUser();
+      const other = await aStoredUser();
+      const first = await aStoredProduct({ price: 333, compareAtPrice: 499 });
+      const second = await aStoredProduct({ price: 1 });
+      const third = await aStoredProduct();
+      // Added out of age order, so that insertion order is not what sorts them.
+      const newest = await repo().add({ id: createId(), userId: user.id, productId: second.id, quantity: 1, at: t3 });
+      const oldest = await repo().add({ id: createId(), userId: user.id, productId: first.id, quantity: 3, at: t1 });
+      await repo().add({ id: createId(), userId: other.id, productId: third.id, quantity: 7, at: t2 });
+
+      const lines = await repo().lines(user.id);
+      const shown = (p: typeof first) => Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, p[f]]));
+      expect(lines).toEqual([
+        { ...oldest, product: shown(first) },
+        { ...newest, product: shown(second) },
+      ] as typeof lines);
+      expect((await repo().lines(other.id)).map((l) => l.productId)).toEqual([third.id]);
+      expect(await repo().lines(createId())).toEqual([]);
+    });
+
+    test("findById, and what lockForChange reports: line count and the product's quantity", async () => {
+      const user = await aStoredUser();
+      const other = await aStoredUser();
+      const chili = await aStoredProduct();
+      const garlic = await aStoredProduct();
+      const chiliLine = await repo().add({ id: createId(), userId: user.id, productId: chili.id, quantity: 1, at: t1 });
+      const garlicLine = await repo().add({ id: createId(), userId: user.id, productId: garlic.id, quantity: 2, at: t2 });
+
+      expect(await repo().findById(chiliLine.id)).toEqual(chiliLine);
+      expect(await repo().findById("no-such-line")).toBeNull();
+
+      expect(await repo().lockForChange(user.id, garlic.id)).toEqual({ lineCount: 2, quantityInCart: garlicLine.quantity });
+      expect(await repo().lockForChange(other.id, garlic.id)).toEqual({ lineCount: 0, quantityInCart: 0 });
+      expect(await repo().lockForChange(user.id, "no-such-product")).toEqual({ lineCount: 2, quantityInCart: 0 });
+
+      expect((await repo().lockForChange(user.id, null)).lineCount).toBe(2);
+      expect((await repo().lockForChange(other.id, null)).lineCount).toBe(0);
+    });
+
+    test("setQuantity returns the updated line; an unknown line is null", async () => {
+      const user = await aStoredUser();
+      const product = await aStoredProduct();
+      const line = await repo().add({ id: createId(), userId: user.id, productId: product.id, quantity: 2, at: t1 });
+      const updated = await repo().setQuantity(line.id, 7, t2);
+      const expected = { ...line, quantity: 7, updatedAt: t2 };
+      expect(updated).toEqual(expected);
+      expect(await repo().findById(line.id)).toEqual(expected);
+      expect(await repo().setQuantity("no-such-line", 3, t2)).toBeNull();
+      expect(await repo().findById("no-such-line")).toBeNull();
+    });
+
+    test("remove deletes the line once", async () => {
+      const user = await aStoredUser();
+      const kept = await aStoredProduct();
+      const removed = await aStoredProduct();
+      const keptLine = await repo().add({ id: createId(), userId: user.id, productId: kept.id, quantity: 1, at: t1 });
+      const line = await repo().add({ id: createId(), userId: user.id, productId: removed.id, quantity: 1, at: t2 });
+      expect(await repo().remove(line.id)).toBe(true);
+      expect(await repo().remove(line.id)).toBe(false);
+      expect(await repo().findById(line.id)).toBeNull();
+      expect((await repo().lockForChange(user.id, removed.id)).quantityInCart).toBe(0);
+      expect((await repo().lockForChange(user.id, null)).lineCount).toBe(1);
+      expect((await repo().lines(user.id)).map((l) => l.id)).toEqual([keptLine.id]);
+    });
+
+    test("lockForChange holds an existing user's cart inside a transaction without error", async () => {
+      const user = await aStoredUser();
+      const product = await aStoredProduct();
+      const line = await target().uow.transaction(async (tx) => {
+        await tx.carts.lockForChange(user.id, product.id);
+        return tx.carts.add({ id: createId(), userId: user.id, productId: product.id, quantity: 1, at: t1 });
+      });
+      expect(await repo().findById(line.id)).toEqual(line);
+    });
+  });
+}
