@@ -29,14 +29,21 @@ export interface CartAddition {
   at: Date;
 }
 
+export interface CartSummary {
+  lineCount: number;
+  /** The quantity of the asked-for product already in the cart; 0 when it has no line. */
+  quantityInCart: number;
+}
+
 export interface CartRepository {
-  /** Holds the user's cart until the transaction ends, so that checks and the write after them see the same cart. */
-  lock(userId: string): Promise<void>;
+  /**
+   * Holds the user's cart until the transaction ends, so that the checks and the write after them
+   * see the same cart, and says what it holds, in the same round trip.
+   */
+  lockForChange(userId: string, productId: string | null): Promise<CartSummary>;
   /** The user's lines with their products, oldest first. */
   lines(userId: string): Promise<CartLine[]>;
   findById(id: string): Promise<CartItem | null>;
-  findLine(userId: string, productId: string): Promise<CartItem | null>;
-  countLines(userId: string): Promise<number>;
   /** Adds to the user's line for the product, creating it when missing: one atomic upsert. */
   add(addition: CartAddition): Promise<CartItem>;
   setQuantity(id: string, quantity: number, at: Date): Promise<CartItem | null>;

@@ -40,6 +40,7 @@ describe("cart", () => {
         product: { id: habanero.id, name: "Habanero", price: 10.99, featuredImage: habanero.featuredImage },
       },
     });
+    t.deps.clock.advance(1_000);
     await add(verde.id, 3);
     const cart = await t.call("GET", "/api/cart", { headers: me.headers });
     expect(cart.body).toEqual({
@@ -154,7 +155,7 @@ describe("cart", () => {
 
 describe("audit of cart changes", () => {
   test("records the caller's IP from X-Forwarded-For only when TRUST_PROXY is on", async () => {
-    await add(habanero.id, 1, { ...me.headers, "x-forwarded-for": "203.0.113.5, 10.0.0.1", "user-agent": "StorefrontWeb/2" });
+    await add(habanero.id, 1, { ...me.headers, "x-forwarded-for": "203.0.113.5, 10.0.0.1", "user-agent": "StorefrontWeb/2" } as typeof me.headers);
     const [trusted] = await t.deps.audit.list({ action: "cart.add" });
     expect(trusted).toMatchObject({ userId: me.id, ipAddress: "203.0.113.5", userAgent: "StorefrontWeb/2" });
 

@@ -59,7 +59,7 @@ describe("cart under concurrency (PostgreSQL)", () => {
     const results = await settle(products.slice(MAX_CART_LINES - 2).map((p) => addToCart(deps, user.id, { productId: p.id, quantity: 1 }, origin)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
     expect(new Set(rejectedCodes(results))).toEqual(new Set(["cart.too_many_lines"]));
-    expect(await deps.carts.countLines(user.id)).toBe(MAX_CART_LINES);
+    expect((await deps.carts.lockForChange(user.id, null)).lineCount).toBe(MAX_CART_LINES);
   });
 
   test("one user's cart lock does not hold up another user's cart", async () => {
@@ -67,7 +67,7 @@ describe("cart under concurrency (PostgreSQL)", () => {
     const b = await customerAndProduct(10);
     let bDone = false;
     await deps.uow.transaction(async (tx) => {
-      await tx.carts.lock(a.user.id);
+      await tx.carts.lockForChange(a.user.id, null);
       await addToCart(deps, b.user.id, { productId: b.product.id, quantity: 1 }, origin);
       bDone = true;
     });

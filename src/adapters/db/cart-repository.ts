@@ -1,8 +1,7 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { CartItem } from "../../domain/cart.ts";
 import type { CartRepository } from "../../application/ports.ts";
 import type { Db } from "./database.ts";
-import { toProduct } from "./product-repository.ts";
 import type { CartItemsTable } from "./tables.ts";
 
 function toCartItem(row: Selectable<CartItemsTable>): CartItem {
@@ -16,62 +15,72 @@ function toCartItem(row: Selectable<CartItemsTable>): CartItem {
   };
 }
 
+/** The first key of the cart's advisory locks, so they cannot collide with other uses of advisory locks. */
+const CART_LOCK_SPACE = 0x0ca27;
+
 export function createPgCartRepository(db: Db): CartRepository {
   return {
-    async lock(userId) {
-      // The user's row stands for their cart; NO KEY UPDATE leaves foreign-key checks (orders, lines) unblocked.
-      await db.selectFrom("users").select("id").where("id", "=", userId).forNoKeyUpdate().execute();
+    async lockForChange(userId, productId) {
+      // A transaction-scoped advisory lock per user: it serializes changes to one cart like a row
+      // lock would, but lives in memory only (a row lock rewrites the user's tuple and WAL every time).
+      await sql`select pg_advisory_xact_lock(${CART_LOCK_SPACE}, hashtext(${userId}))`.execute(db);
+      // A separate statement on purpose: under READ COMMITTED, a statement that waited for the lock
+      // still reads with the snapshot it took before waiting, so counting in the locking statement
+      // would see the cart as it was before the transaction we waited for.
+      const row = await db
+        .selectFrom("cart_items")
+        .select((eb) => [
+          eb.fn.countAll<string>().as("line_count"),
+          eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId ?? "").as("in_cart"),
+        ])
+        .where("user_id", "=", userId)
+        .executeTakeFirstOrThrow();
+      return { lineCount: Number(row.line_count), quantityInCart: Number(row.in_cart ?? 0) };
     },
 
     async lines(userId) {
       const rows = await db
         .selectFrom("cart_items")
         .innerJoin("products", "products.id", "cart_items.product_id")
-        .selectAll("products")
         .select([
-          "cart_items.id as item_id",
-          "cart_items.user_id as item_user_id",
-          "cart_items.quantity as item_quantity",
-          "cart_items.created_at as item_created_at",
-          "cart_items.updated_at as item_updated_at",
+          "cart_items.id",
+          "cart_items.user_id",
+          "cart_items.product_id",
+          "cart_items.quantity",
+          "cart_items.created_at",
+          "cart_items.updated_at",
+          "products.name",
+          "products.slug",
+          "products.price_cents",
+          "products.compare_at_price_cents",
+          "products.featured_image",
+          "products.heat_level",
+          "products.inventory",
+          "products.is_active",
         ])
         .where("cart_items.user_id", "=", userId)
         .orderBy("cart_items.created_at")
         .orderBy("cart_items.id")
         .execute();
       return rows.map((row) => ({
-        id: row.item_id,
-        userId: row.item_user_id,
-        productId: row.id,
-        quantity: row.item_quantity,
-        createdAt: row.item_created_at,
-        updatedAt: row.item_updated_at,
-        product: toProduct(row),
+        ...toCartItem(row),
+        product: {
+          id: row.product_id,
+          name: row.name,
+          slug: row.slug,
+          price: row.price_cents,
+          compareAtPrice: row.compare_at_price_cents,
+          featuredImage: row.featured_image,
+          heatLevel: row.heat_level,
+          inventory: row.inventory,
+          isActive: row.is_active,
+        },
       }));
     },
 
     async findById(id) {
       const row = await db.selectFrom("cart_items").selectAll().where("id", "=", id).executeTakeFirst();
       return row ? toCartItem(row) : null;
-    },
-
-    async findLine(userId, productId) {
-      const row = await db
-        .selectFrom("cart_items")
-        .selectAll()
-        .where("user_id", "=", userId)
-        .where("product_id", "=", productId)
-        .executeTakeFirst();
-      return row ? toCartItem(row) : null;
-    },
-
-    async countLines(userId) {
-      const { count } = await db
-        .selectFrom("cart_items")
-        .select((eb) => eb.fn.countAll<string>().as("count"))
-        .where("user_id", "=", userId)
-        .executeTakeFirstOrThrow();
-      return Number(count);
     },
 
     async add({ id, userId, productId, quantity, at }) {

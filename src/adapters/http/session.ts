@@ -10,7 +10,8 @@ export interface IssuedSession {
 
 /** HS256 session tokens (decisions §5): sub, email, name, role, fundraiserId, picture, iat, exp. */
 export function createSessionTokens(secret: string) {
-  const key = new TextEncoder().encode(secret);
+  // Imported once: handing jose the raw bytes would import the key again on every request.
+  const key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
   return {
     async issue(user: SessionUser, issuedAt: Date): Promise<IssuedSession> {
       const iat = Math.floor(issuedAt.getTime() / 1000);
@@ -26,14 +27,14 @@ export function createSessionTokens(secret: string) {
         .setSubject(user.id)
         .setIssuedAt(iat)
         .setExpirationTime(exp)
-        .sign(key);
+        .sign(await key);
       return { token, expires: new Date(exp * 1000) };
     },
 
     /** The claims of a token signed with our key by HS256 and not expired; null for anything else. */
     async verify(token: string): Promise<(SessionClaims & { exp: number }) | null> {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"] });
+        const { payload } = await jwtVerify(token, await key, { algorithms: ["HS256"] });
         if (typeof payload.exp !== "number") return null;
         return {
           sub: typeof payload.sub === "string" ? payload.sub : undefined,

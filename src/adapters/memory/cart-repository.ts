@@ -1,4 +1,4 @@
-import type { CartItem } from "../../domain/cart.ts";
+import { CART_PRODUCT_FIELDS, type CartItem, type CartProduct } from "../../domain/cart.ts";
 import type { Product } from "../../domain/product.ts";
 import type { CartRepository } from "../../application/ports.ts";
 
@@ -8,24 +8,23 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
   const ofUser = (userId: string) => [...items.values()].filter((i) => i.userId === userId);
   const copy = (item: CartItem | undefined) => (item ? structuredClone(item) : null);
   return {
-    // Memory transactions already run one at a time.
-    async lock() {},
+    // Memory transactions already run one at a time, so there is nothing to hold.
+    async lockForChange(userId, productId) {
+      const lines = ofUser(userId);
+      return { lineCount: lines.length, quantityInCart: lines.find((i) => i.productId === productId)?.quantity ?? 0 };
+    },
     async lines(userId) {
       return ofUser(userId)
         .sort(byAge)
         .flatMap((item) => {
           const product = products.get(item.productId);
-          return product ? [structuredClone({ ...item, product })] : [];
+          if (!product) return [];
+          const picked = Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, product[f]])) as CartProduct;
+          return [structuredClone({ ...item, product: picked })];
         });
     },
     async findById(id) {
       return copy(items.get(id));
-    },
-    async findLine(userId, productId) {
-      return copy(ofUser(userId).find((i) => i.productId === productId));
-    },
-    async countLines(userId) {
-      return ofUser(userId).length;
     },
     async add({ id, userId, productId, quantity, at }) {
       const existing = ofUser(userId).find((i) => i.productId === productId);

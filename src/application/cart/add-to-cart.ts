@@ -16,12 +16,11 @@ export function addToCart(
   origin: RequestOrigin,
 ): Promise<CartLine> {
   return deps.uow.transaction(async (tx) => {
-    await tx.carts.lock(userId);
+    const cart = await tx.carts.lockForChange(userId, input.productId);
     const product = await tx.products.findById(input.productId);
     if (!product?.isActive) throw new DomainError("product.not_found", "Product not found");
-    const existing = await tx.carts.findLine(userId, product.id);
-    if (!existing) assertRoomForLine(await tx.carts.countLines(userId));
-    const inCart = existing?.quantity ?? 0;
+    const inCart = cart.quantityInCart;
+    if (inCart === 0) assertRoomForLine(cart.lineCount);
     assertLineQuantity(product, inCart + input.quantity, inCart);
 
     const item = await tx.carts.add({ id: deps.ids.next(), userId, productId: product.id, quantity: input.quantity, at: deps.clock.now() });

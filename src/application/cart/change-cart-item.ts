@@ -8,7 +8,7 @@ type CartDeps = Pick<Deps, "uow" | "ids" | "clock">;
 
 /** The caller's own line: 404 when there is no such line, 403 when it is someone else's. */
 async function ownLine(tx: Repositories, userId: string, itemId: string): Promise<CartItem> {
-  await tx.carts.lock(userId);
+  await tx.carts.lockForChange(userId, null);
   const item = await tx.carts.findById(itemId);
   if (!item) throw new DomainError("cart.item_not_found", "Cart item not found");
   if (item.userId !== userId) throw new DomainError("forbidden", "This cart item belongs to another user");

@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { assertLineQuantity, assertRoomForLine, cartTotals } from "../../src/domain/cart.ts";
+import { DomainError } from "../../src/domain/errors.ts";
+import { aProduct } from "../support/builders.ts";
+
+/** The DomainError the call threw; fails the test when it returned or threw something else. */
+function domainErrorOf(call: () => unknown): DomainError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw new Error(`expected a DomainError, got ${String(error)}`);
+  }
+  throw new Error("expected a DomainError, but nothing was thrown");
+}
+
+describe("cartTotals", () => {
+  test("sums in integer cents, counting lines and units", () => {
+    const totals = cartTotals([
+      { quantity: 3, product: { price: 333 } },
+      { quantity: 1, product: { price: 1 } },
+    ]);
+    expect(totals).toEqual({ itemCount: 2, totalQuantity: 4, subtotal: 1000 });
+    expect(Number.isInteger(totals.subtotal)).toBe(true);
+  });
+
+  test("an empty cart is all zeros", () => {
+    expect(cartTotals([])).toEqual({ itemCount: 0, totalQuantity: 0, subtotal: 0 });
+  });
+});
+
+describe("assertLineQuantity", () => {
+  test("a quantity within stock passes", () => {
+    const product = aProduct({ inventory: 5 });
+    expect(() => assertLineQuantity(product, 1)).not.toThrow();
+    expect(() => assertLineQuantity(product, 5)).not.toThrow();
+    expect(() => assertLineQuantity(product, 5, 3)).not.toThrow();
+  });
+
+  test("a quantity above the inventory is inventory.insufficient, with the details", () => {
+    const product = aProduct({ name: "Ghost Pepper Fury", inventory: 5 });
+    const error = domainErrorOf(() => assertLineQuantity(product, 6, 2));
+    expect(error.code).toBe("inventory.insufficient");
+    expect(error.message).toBe("Insufficient inventory");
+    expect(error.details).toEqual({
+      productId: product.id,
+      productName: "Ghost Pepper Fury",
+      requested: 6,
+      inCart: 2,
+      available: 5,
+    });
+  });
+
+  test("inCart defaults to 0 in the details", () => {
+    const product = aProduct({ inventory: 2 });
+    const error = domainErrorOf(() => assertLineQuantity(product, 3));
+    expect(error.code).toBe("inventory.insufficient");
+    expect(error.details).toEqual({ productId: product.id, productName: product.name, requested: 3, inCart: 0, available: 2 });
+  });
+
+  test("a quantity of 100 is cart.quantity_limit even when the inventory is larger", () => {
+    const product = aProduct({ inventory: 1000 });
+    expect(() => assertLineQuantity(product, 99)).not.toThrow();
+    const error = domainErrorOf(() => assertLineQuantity(product, 100));
+    expect(error.code).toBe("cart.quantity_limit");
+  });
+
+  test("a product with no inventory refuses a single unit", () => {
+    const product = aProduct({ inventory: 0 });
+    const error = domainErrorOf(() => assertLineQuantity(product, 1));
+    expect(error.code).toBe("inventory.insufficient");
+    expect(error.details).toMatchObject({ requested: 1, available: 0 });
+  });
+});
+
+describe("assertRoomForLine", () => {
+  test("49 lines leave room for one more", () => {
+    expect(() => assertRoomForLine(0)).not.toThrow();
+    expect(() => assertRoomForLine(49)).not.toThrow();
+  });
+
+  test("50 lines are cart.too_many_lines", () => {
+    expect(domainErrorOf(() => assertRoomForLine(50)).code).toBe("cart.too_many_lines");
+  });
+});
