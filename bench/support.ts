@@ -32,15 +32,15 @@ export async function prepareDatabase(): Promise<string> {
 }
 
 /** Starts the real server in its own process, logging as in production (to /dev/null here). */
-export async function startServer(env: Record<string, string>) {
-  const server = Bun.spawn([process.execPath, "src/main.ts"], {
-    env: { ...process.env, PORT: String(BENCH_PORT), NODE_ENV: "development", ...env },
+export async function startServer(env: Record<string, string>, entry = "src/main.ts", ready = "/api/health", port = BENCH_PORT) {
+  const server = Bun.spawn([process.execPath, entry], {
+    env: { ...process.env, PORT: String(port), NODE_ENV: "development", ...env },
     stdout: "ignore",
     stderr: "inherit",
   });
-  const base = `http://127.0.0.1:${BENCH_PORT}`;
+  const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    if ((await fetch(`${base}/api/health`).catch(() => null))?.ok) return { base, stop: () => server.kill() };
+    if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, stop: () => server.kill() };
     await Bun.sleep(100);
   }
   server.kill();
@@ -70,7 +70,23 @@ export async function load(name: string, url: string, options: LoadOptions = {})
   if (options.method) args.push("-m", options.method);
   for (const [key, value] of Object.entries(options.headers ?? {})) args.push("-H", `${key}=${value}`);
   if (options.body) args.push("-b", options.body);
-  const child = Bun.spawn(["node", "node_modules/autocannon/autocannon.js", ...args, url], { stdout: "pipe", stderr: "ignore" });
+  return summarize(name, ["node", "node_modules/autocannon/autocannon.js", ...args, url]);
+}
+
+export interface Variant {
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Like load, but each request takes the next headers and body from `variants`, round robin. */
+export async function loadRotating(name: string, url: string, variants: Variant[], options: LoadOptions = {}): Promise<LoadResult> {
+  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-bench-${process.pid}.json`;
+  await Bun.write(file, JSON.stringify({ url, method: options.method ?? "GET", connections: options.connections ?? 50, seconds: options.seconds ?? 10, variants }));
+  return summarize(name, ["node", "bench/rotating-load.mjs", file]);
+}
+
+async function summarize(name: string, command: string[]): Promise<LoadResult> {
+  const child = Bun.spawn(command, { stdout: "pipe", stderr: "ignore" });
   const report = JSON.parse(await new Response(child.stdout).text());
   return {
     name,
