@@ -20,6 +20,33 @@ export interface User {
   updatedAt: Date;
 }
 
+export interface NewUser {
+  id: string;
+  email: string;
+  name?: string | null;
+  passwordHash: string | null;
+  role: UserRole;
+  image?: string | null;
+  isEmailVerified: boolean;
+  at: Date;
+}
+
+/** A new account: e-mail normalized, an empty name treated as none, no sessions revoked yet. */
+export function newUser(fields: NewUser): User {
+  return {
+    id: fields.id,
+    email: normalizeEmail(fields.email),
+    name: fields.name?.trim() || null,
+    passwordHash: fields.passwordHash,
+    role: fields.role,
+    image: fields.image ?? null,
+    isEmailVerified: fields.isEmailVerified,
+    sessionsValidAfter: null,
+    createdAt: fields.at,
+    updatedAt: fields.at,
+  };
+}
+
 /** E-mail addresses are compared trimmed and lowercased, everywhere. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

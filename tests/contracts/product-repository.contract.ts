@@ -2,19 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { DomainError } from "../../src/domain/errors.ts";
 import type { ProductQuery } from "../../src/domain/product.ts";
 import { aProduct } from "../support/builders.ts";
+import { domainErrorOf } from "../support/errors.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const everything: ProductQuery = { sort: "newest", page: 1, limit: 100 };
-
-/** The DomainError a write rejected with; fails the test when it resolved or threw something else. */
-async function domainErrorOf(write: Promise<unknown>): Promise<DomainError> {
-  const error = await write.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
-  return error;
-}
 
 export function productRepositoryContract(target: () => ContractTarget) {
   describe("ProductRepository", () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from "bun:test";
 import type { Repositories, UnitOfWork } from "../../src/application/ports.ts";
+import type { Db } from "../../src/adapters/db/database.ts";
 import { createPgRepositories, createPgUnitOfWork } from "../../src/adapters/db/store.ts";
 import { createMemoryRepositories, createMemoryUnitOfWork, emptyMemoryState } from "../../src/adapters/memory/store.ts";
 import { createPgliteDatabase, createTestDatabase } from "../support/postgres.ts";
@@ -27,24 +28,18 @@ export async function openMemoryTarget(): Promise<ContractTarget> {
   return target;
 }
 
+function kyselyTarget(db: Db, reset: () => Promise<void>, close: () => Promise<void>): ContractTarget {
+  return { repos: createPgRepositories(db), uow: createPgUnitOfWork(db), reset, close };
+}
+
 export async function openPostgresTarget(): Promise<ContractTarget> {
   const database = await createTestDatabase();
-  return {
-    repos: createPgRepositories(database.db),
-    uow: createPgUnitOfWork(database.db),
-    reset: database.truncate,
-    close: database.drop,
-  };
+  return kyselyTarget(database.db, database.truncate, database.drop);
 }
 
 export async function openPgliteTarget(): Promise<ContractTarget> {
   const database = await createPgliteDatabase();
-  return {
-    repos: createPgRepositories(database.db),
-    uow: createPgUnitOfWork(database.db),
-    reset: database.truncate,
-    close: database.close,
-  };
+  return kyselyTarget(database.db, database.truncate, database.close);
 }
 
 /** Opens the target once for the file, empties it before every test; contracts read it through the getter. */

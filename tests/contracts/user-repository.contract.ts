@@ -2,19 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { DomainError } from "../../src/domain/errors.ts";
 import type { User } from "../../src/domain/user.ts";
 import { aUser } from "../support/builders.ts";
+import { domainErrorOf } from "../support/errors.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const later = new Date("2026-03-01T09:30:00Z");
-
-/** The DomainError a write rejected with; fails the test when it resolved or threw something else. */
-async function domainErrorOf(write: Promise<unknown>): Promise<DomainError> {
-  const error = await write.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof DomainError)) throw new Error(`expected a DomainError, got ${String(error)}`);
-  return error;
-}
 
 export function userRepositoryContract(target: () => ContractTarget) {
   describe("UserRepository", () => {

@@ -13,6 +13,19 @@ export interface SessionUser {
   image?: string;
 }
 
+/** The session's view of a user; the picture is the identity provider's when the account has none. */
+export function sessionUserOf(user: User, fundraiserId: string | null, picture?: string | null): SessionUser {
+  const image = user.image ?? picture ?? undefined;
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    ...(fundraiserId ? { fundraiserId } : {}),
+    ...(image ? { image } : {}),
+  };
+}
+
 export interface Principal {
   user: SessionUser;
   actor: Actor;
@@ -78,16 +91,8 @@ export function createAccessResolver(deps: Pick<Deps, "users" | "permissions" | 
       const issuedAtMs = (claims.iat ?? 0) * 1000;
       if (user.sessionsValidAfter && issuedAtMs < user.sessionsValidAfter.getTime()) return null;
       const permissions = (await permissionsByRole()).get(user.role) ?? new Set();
-      const image = user.image ?? claims.picture;
       return {
-        user: {
-          id: user.id,
-          email: user.email,
-          name: user.name,
-          role: user.role,
-          ...(fundraiserId ? { fundraiserId } : {}),
-          ...(image ? { image } : {}),
-        },
+        user: sessionUserOf(user, fundraiserId, claims.picture),
         actor: { userId: user.id, role: user.role, permissions },
       };
     },

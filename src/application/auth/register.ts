@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type User, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { type User, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports.ts";
 import { welcomeMail } from "./welcome-mail.ts";
@@ -28,18 +28,15 @@ export async function register(
   if (await deps.users.findByEmail(email)) throw new DomainError("auth.email_taken", "An account with this email already exists");
 
   const now = deps.clock.now();
-  const user: User = {
+  const user = newUser({
     id: deps.ids.next(),
     email,
-    name: input.name?.trim() || null,
+    name: input.name,
     passwordHash: await deps.hasher.hash(input.password),
     role: "CUSTOMER",
-    image: null,
     isEmailVerified: false,
-    sessionsValidAfter: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+    at: now,
+  });
   await deps.uow.transaction(async (tx) => {
     await tx.users.create(user);
     await recordAudit(tx, deps, { userId: user.id, action: "auth.register", entityType: "user", entityId: user.id, changes: { email }, origin });

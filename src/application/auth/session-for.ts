@@ -1,6 +1,6 @@
 import type { User } from "../../domain/user.ts";
 import type { Deps } from "../ports.ts";
-import type { SessionUser } from "./access.ts";
+import { type SessionUser, sessionUserOf } from "./access.ts";
 
 /**
  * What a new session token carries for this user, and when it is issued. A FUNDRAISER's fundraiser
@@ -12,16 +12,5 @@ export async function sessionFor(
   picture?: string | null,
 ): Promise<{ user: SessionUser; issuedAt: Date }> {
   const fundraiserId = user.role === "FUNDRAISER" ? await deps.users.findFundraiserId(user.id) : null;
-  const image = user.image ?? picture ?? undefined;
-  return {
-    user: {
-      id: user.id,
-      email: user.email,
-      name: user.name,
-      role: user.role,
-      ...(fundraiserId ? { fundraiserId } : {}),
-      ...(image ? { image } : {}),
-    },
-    issuedAt: deps.clock.now(),
-  };
+  return { user: sessionUserOf(user, fundraiserId, picture), issuedAt: deps.clock.now() };
 }

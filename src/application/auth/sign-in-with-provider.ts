@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type User, normalizeEmail } from "../../domain/user.ts";
+import { type User, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, ExternalProfile } from "../ports.ts";
 
@@ -27,8 +27,7 @@ export async function signInWithProvider(
         throw new DomainError("auth.provider_failed", "This email is already registered; sign in with your password", { provider: profile.provider });
       }
       if (!existing) {
-        const now = deps.clock.now();
-        user = {
+        user = newUser({
           id: deps.ids.next(),
           email,
           name: profile.name,
@@ -36,10 +35,8 @@ export async function signInWithProvider(
           role: "CUSTOMER",
           image: profile.image,
           isEmailVerified: true,
-          sessionsValidAfter: null,
-          createdAt: now,
-          updatedAt: now,
-        };
+          at: deps.clock.now(),
+        });
         await tx.users.create(user);
         created = true;
       } else {

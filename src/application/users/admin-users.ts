@@ -1,7 +1,7 @@
 import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type User, type UserRole, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { type User, type UserRole, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps } from "../ports.ts";
@@ -20,19 +20,15 @@ export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccoun
   requirePermission(actor, "users:write");
   const problem = passwordProblem(input.password);
   if (problem) throw new DomainError("invalid_input", problem);
-  const now = deps.clock.now();
-  const user: User = {
+  const user = newUser({
     id: deps.ids.next(),
-    email: normalizeEmail(input.email),
-    name: input.name?.trim() || null,
+    email: input.email,
+    name: input.name,
     passwordHash: await deps.hasher.hash(input.password),
     role: input.role,
-    image: null,
     isEmailVerified: true,
-    sessionsValidAfter: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+    at: deps.clock.now(),
+  });
   await deps.uow.transaction(async (tx) => {
     await tx.users.create(user);
     await recordAudit(tx, deps, { userId: actor.userId, action: "auth.register", entityType: "user", entityId: user.id, changes: { email: user.email, role: user.role, by: actor.role }, origin });

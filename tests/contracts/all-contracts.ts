@@ -1,0 +1,19 @@
+import { auditLogContract } from "./audit-log.contract.ts";
+import { cartRepositoryContract } from "./cart-repository.contract.ts";
+import { locationRepositoryContract } from "./location-repository.contract.ts";
+import { mailOutboxContract } from "./mail-outbox.contract.ts";
+import { permissionRepositoryContract } from "./permission-repository.contract.ts";
+import { productRepositoryContract } from "./product-repository.contract.ts";
+import type { ContractTarget } from "./targets.ts";
+import { userRepositoryContract } from "./user-repository.contract.ts";
+
+/** Every repository contract; each adapter family runs all of them (memory.test.ts, postgres.test.ts, pglite.test.ts). */
+export function allContracts(target: () => ContractTarget) {
+  productRepositoryContract(target);
+  locationRepositoryContract(target);
+  userRepositoryContract(target);
+  permissionRepositoryContract(target);
+  auditLogContract(target);
+  mailOutboxContract(target);
+  cartRepositoryContract(target);
+}
