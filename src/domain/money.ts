@@ -7,13 +7,15 @@ export function toDollars(cents: Cents): number {
   return cents / 100;
 }
 
+/** Whether a dollar amount is a whole number of cents (0.1 + 0.2 is; 1.005 is not). */
+export function isWholeCents(dollars: number): boolean {
+  return Number.isFinite(dollars) && Math.abs(Math.round(dollars * 100) - dollars * 100) <= 1e-6;
+}
+
 /** Converts a dollar amount from the outside world, refusing fractions of a cent. */
 export function dollarsToCents(dollars: number, field = "amount"): Cents {
-  const cents = Math.round(dollars * 100);
-  if (!Number.isFinite(dollars) || Math.abs(cents - dollars * 100) > 1e-6) {
-    throw new DomainError("invalid_input", `${field} must have at most 2 decimals`, { field });
-  }
-  return cents;
+  if (!isWholeCents(dollars)) throw new DomainError("invalid_input", `${field} must have at most 2 decimals`, { field });
+  return Math.round(dollars * 100);
 }
 
 export function lineTotal(unitPrice: Cents, quantity: number): Cents {

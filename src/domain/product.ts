@@ -79,6 +79,6 @@ export function slugify(name: string): string {
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 200);
+    .slice(0, 200)
+    .replace(/^-+|-+$/g, "");
 }

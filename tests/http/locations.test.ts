@@ -60,6 +60,8 @@ describe("GET /api/locations/nearby", () => {
     ["lat=30&lng=-97&radius=0", "radius"],
     ["lat=30&lng=-97&radius=501", "radius"],
     ["lat=30&lng=-97&limit=101", "limit"],
+    ["lat=&lng=", "lat"],
+    ["lat=30&lng=-97&radius=", "radius"],
   ])("bad query %s is a 400 naming %s", async (query, field) => {
     const res = await t.call("GET", `/api/locations/nearby?${query}`);
     expect(res.status).toBe(400);

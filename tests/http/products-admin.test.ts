@@ -51,9 +51,13 @@ describe("product writes (products:write)", () => {
     [{ ...sauce, inventory: -1 }, "inventory"],
     [{ ...sauce, slug: "Not A Slug" }, "slug"],
     [{ ...sauce, secret: true }, "root"],
-  ])("invalid product %j is 400", async (body, _field) => {
+    [{ ...sauce, name: "🌶️🔥" }, "slug"],
+    [{ ...sauce, description: "nul\u0000byte" }, "description"],
+  ])("invalid product %j is 400 naming %s", async (body, field) => {
     const res = await t.call("POST", "/api/products", { body, headers: staff.headers });
     expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Invalid request");
+    expect(res.body.details.issues.map((i: any) => i.path)).toContain(field);
     expect(t.deps.state.products.size).toBe(0);
   });
 

@@ -51,6 +51,12 @@ describe("GET /api/products", () => {
     ["minPrice=-1", "minPrice"],
     ["minPrice=20&maxPrice=10", "minPrice"],
     ["sort=cheapest", "sort"],
+    ["heatLevel=", "heatLevel"],
+    ["minPrice=", "minPrice"],
+    ["limit=0x10", "limit"],
+    ["limit=1e1", "limit"],
+    ["maxPrice=Infinity", "maxPrice"],
+    ["minPrice=1.005", "minPrice"],
   ])("bad query %s is a 400 naming %s", async (query, field) => {
     const res = await t.call("GET", `/api/products?${query}`);
     expect(res.status).toBe(400);
@@ -58,10 +64,22 @@ describe("GET /api/products", () => {
     expect(res.body.details.issues.map((i: any) => i.path)).toContain(field);
   });
 
-  test("a price with a fraction of a cent is a 400", async () => {
+  test("a price with a fraction of a cent is a validation issue, not a rounding", async () => {
     const res = await t.call("GET", "/api/products?minPrice=1.005");
+    expect(res.body.details.issues).toEqual([{ path: "minPrice", message: "must have at most 2 decimals" }]);
+  });
+
+  test("prices in dollars filter on exact cents", async () => {
+    const res = await t.call("GET", "/api/products?minPrice=14.99&maxPrice=14.99");
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((p: any) => p.price)).toEqual(res.body.data.map(() => 14.99));
+    expect(res.body.meta.total).toBeGreaterThan(0);
+  });
+
+  test("a NUL character in the search is a 400, not a database error", async () => {
+    const res = await t.call("GET", "/api/products?search=a%00b");
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe("minPrice must have at most 2 decimals");
+    expect(res.body.details.issues).toEqual([{ path: "search", message: "must not contain a NUL character" }]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dollarsToCents, isWholeCents } from "../../domain/money.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
 
 /** Shapes shared by several routes. Route-specific shapes live beside their routes. */
@@ -6,10 +7,38 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
 export const money = z.number().describe("US dollars, at most 2 decimals");
 export const timestamp = z.iso.datetime().describe("ISO 8601, UTC");
 
+/** Dollars from a client, checked to whole cents here so a fraction of a cent is an ordinary validation issue. */
+export const dollarsInCents = z
+  .number()
+  .min(0)
+  .max(100_000)
+  .refine(isWholeCents, "must have at most 2 decimals")
+  .transform((dollars) => dollarsToCents(dollars))
+  .describe("US dollars, at most 2 decimals");
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A number in the query string. Plain decimals only: unlike Number() (and z.coerce), an empty
+ * value, hex, exponents and "Infinity" are refused instead of quietly becoming some number.
+ */
+export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T) {
+  return z.string().regex(DECIMAL, "must be a decimal number").transform(Number).pipe(schema);
+}
+
 export const pageQuery = {
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  page: queryNumber(z.number().int().min(1)).default(1),
+  limit: queryNumber(z.number().int().min(1).max(MAX_PAGE_SIZE)).default(DEFAULT_PAGE_SIZE),
 };
+
+/**
+ * Declares that a route takes a JSON body. Plumbing's parser still reads every body (with the size
+ * limit); the declaration is what gives the body schema its content type in the OpenAPI document.
+ */
+export const JSON_BODY = { parse: "json" } as const;
+
+/** A redirect: no body; where it leads is in the Location header. */
+export const redirectResponse = (to: string) => z.unknown().describe(`Redirect (Location header) ${to}`);
 
 export const pageMeta = z.object({ total: z.int(), page: z.int(), limit: z.int() });
 

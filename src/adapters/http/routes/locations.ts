@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { DEFAULT_RADIUS_MILES, type Location, MAX_RADIUS_MILES } from "../../../domain/location.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../../domain/paging.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
-import { envelopeError, pageQuery, pagedEnvelope } from "../schemas.ts";
+import { envelopeError, pageQuery, pagedEnvelope, queryNumber } from "../schemas.ts";
 
 export const locationSchema = z.object({
   id: z.string(),
@@ -48,10 +47,10 @@ const listQuery = z.object({
 });
 
 const nearbyQuery = z.object({
-  lat: z.coerce.number().min(-90).max(90),
-  lng: z.coerce.number().min(-180).max(180),
-  radius: z.coerce.number().positive().max(MAX_RADIUS_MILES).default(DEFAULT_RADIUS_MILES).describe("miles"),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  lat: queryNumber(z.number().min(-90).max(90)),
+  lng: queryNumber(z.number().min(-180).max(180)),
+  radius: queryNumber(z.number().positive().max(MAX_RADIUS_MILES)).default(DEFAULT_RADIUS_MILES).describe("miles"),
+  limit: pageQuery.limit,
 });
 
 export function locationRoutes(useCases: UseCases) {

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { CUID2_PATTERN, SLUG_PATTERN } from "../../../domain/ids.ts";
-import { dollarsToCents, toDollars } from "../../../domain/money.ts";
+import { toDollars } from "../../../domain/money.ts";
 import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product, slugify } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { envelope, envelopeError, money, pageQuery, pagedEnvelope, timestamp } from "../schemas.ts";
+import { JSON_BODY, dollarsInCents, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryNumber, timestamp } from "../schemas.ts";
 
 export const productSchema = z.object({
   id: z.string(),
@@ -45,12 +45,12 @@ export function presentProduct(p: Product): z.infer<typeof productSchema> {
   };
 }
 
-const price = z.coerce.number().min(0).max(100_000);
+const price = queryNumber(dollarsInCents);
 
 const listQuery = z
   .object({
     search: z.string().trim().min(1).max(100).optional(),
-    heatLevel: z.coerce.number().int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL).optional(),
+    heatLevel: queryNumber(z.number().int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL)).optional(),
     minPrice: price.optional().describe("US dollars"),
     maxPrice: price.optional().describe("US dollars"),
     sort: z.enum(PRODUCT_SORTS).default("newest"),
@@ -63,14 +63,12 @@ const listQuery = z
 
 const errors = { 400: envelopeError, 404: envelopeError };
 
-const dollars = (field: string) => z.number().min(0).max(100_000).transform((d) => dollarsToCents(d, field));
-
 const productFields = {
   name: z.string().trim().min(1).max(200),
   slug: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be lowercase words joined by hyphens"),
   description: z.string().max(5000),
-  price: dollars("price"),
-  compareAtPrice: dollars("compareAtPrice").nullable(),
+  price: dollarsInCents,
+  compareAtPrice: dollarsInCents.nullable(),
   sku: z.string().trim().min(1).max(64),
   featuredImage: z.url({ protocol: /^https?$/ }).max(2048),
   images: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(20),
@@ -90,7 +88,15 @@ const newProduct = z
     isActive: productFields.isActive.default(true),
     isFeatured: productFields.isFeatured.default(false),
   })
-  .strict();
+  .strict()
+  .transform(({ slug, images, ...product }, ctx) => {
+    const derived = slug ?? slugify(product.name);
+    if (derived === "") {
+      ctx.issues.push({ code: "custom", path: ["slug"], message: "is required: the name has no letters or digits to derive it from", input: slug });
+      return z.NEVER;
+    }
+    return { ...product, slug: derived, images: images ?? [product.featuredImage] };
+  });
 
 const productPatch = z.object(productFields).partial().strict();
 const idParam = z.object({ id: z.string().regex(new RegExp(CUID2_PATTERN), "must be a product id") });
@@ -103,11 +109,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
       "",
       async ({ query }) => {
         const { page, limit } = query;
-        const result = await useCases.listProducts({
-          ...query,
-          minPrice: query.minPrice === undefined ? undefined : dollarsToCents(query.minPrice, "minPrice"),
-          maxPrice: query.maxPrice === undefined ? undefined : dollarsToCents(query.maxPrice, "maxPrice"),
-        });
+        const result = await useCases.listProducts(query);
         return {
           success: true as const,
           data: result.items.map(presentProduct),
@@ -137,17 +139,13 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
     .post(
       "",
       async ({ body, principal, origin, status }) => {
-        const { slug, images, ...rest } = body;
-        const product = await useCases.createProduct(
-          principal.actor,
-          { ...rest, slug: slug ?? slugify(body.name), images: images ?? [body.featuredImage] },
-          origin,
-        );
+        const product = await useCases.createProduct(principal.actor, body, origin);
         return status(201, { success: true as const, data: presentProduct(product), error: null });
       },
       {
         auth: { permission: "products:write" },
         body: newProduct,
+        ...JSON_BODY,
         response: { 201: envelope(productSchema), ...writeErrors },
         detail: { summary: "Create a product (products:write); prices in dollars" },
       },
@@ -163,6 +161,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         auth: { permission: "products:write" },
         params: idParam,
         body: productPatch,
+        ...JSON_BODY,
         response: { 200: envelope(productSchema), ...writeErrors },
         detail: { summary: "Change some fields of a product (products:write)" },
       },
