@@ -13,6 +13,8 @@ function probeApp() {
   const app = new Elysia({ prefix: "/api" })
     .use(plumbing(logger))
     .post("/echo", ({ body }) => body, { body: z.object({ n: z.number().int(), tags: z.array(z.string()).optional() }) })
+    .post("/form", ({ body }) => body, { body: z.object({ email: z.string(), password: z.string() }) })
+    .get("/moved", ({ redirect }) => redirect("/api/elsewhere", 302))
     .get("/boom", () => {
       throw new Error("connection string postgres://secret@db leaked?");
     })
@@ -67,9 +69,31 @@ describe("HTTP plumbing", () => {
     expect(res.status).toBe(413);
   });
 
-  test("an unsupported content type is a 415", async () => {
+  test("an unsupported content type is a 415 naming the types accepted", async () => {
     const res = await call(probeApp().app, "POST", "/api/echo", { body: "<n>1</n>", headers: { "content-type": "application/xml" } });
     expect(res.status).toBe(415);
+    expect(res.body.details.accepted).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]);
+  });
+
+  test("form bodies are read, URL-encoded or multipart", async () => {
+    const { app } = probeApp();
+    const form = new FormData();
+    form.set("email", "Ann@Example.com");
+    form.set("password", "not her password");
+    for (const body of [form, new URLSearchParams({ email: "Ann@Example.com", password: "not her password" })]) {
+      const res = await app.handle(new Request("http://localhost/api/form", { method: "POST", body }));
+      expect(await res.json()).toEqual({ email: "Ann@Example.com", password: "not her password" });
+    }
+  });
+
+  test("a NUL character anywhere in the input is a 400 naming where, before it can reach the database", async () => {
+    const { app } = probeApp();
+    const res = await call(app, "POST", "/api/echo?q=%00", { body: { n: 1, tags: ["ok", "b\u0000d"] } });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([
+      { path: "q", message: "must not contain a NUL character" },
+      { path: "tags.1", message: "must not contain a NUL character" },
+    ]);
   });
 
   test("a 500 hides the cause from the caller and logs it with the request id", async () => {
@@ -96,6 +120,14 @@ describe("HTTP plumbing", () => {
     expect(entry).toMatchObject({ method: "GET", path: "/api/nowhere", status: 404, requestId: res.headers.get("x-request-id") });
     expect(typeof entry.durationMs).toBe("number");
   });
+
+  test("a redirect is logged with its own status", async () => {
+    const { app, lines } = probeApp();
+    const res = await call(app, "GET", "/api/moved");
+    expect(res.status).toBe(302);
+    await Bun.sleep(5);
+    expect(lines.find((l) => l.event === "request")).toMatchObject({ path: "/api/moved", status: 302 });
+  });
 });
 
 describe("API documents", () => {
@@ -110,6 +142,22 @@ describe("API documents", () => {
     }
     const params = paths["/api/locations/nearby"].get.parameters.map((p: any) => p.name);
     expect(params).toEqual(expect.arrayContaining(["lat", "lng", "radius", "limit"]));
+  });
+
+  test("every operation documents its responses, and every body its content type and schema", async () => {
+    const { paths } = (await createTestApp().call("GET", "/api/openapi.json")).body;
+    const operations = Object.entries(paths).flatMap(([path, byMethod]: [string, any]) =>
+      Object.entries(byMethod).map(([method, operation]: [string, any]) => ({ route: `${method.toUpperCase()} ${path}`, operation })),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(25);
+    for (const { route, operation } of operations) {
+      expect({ route, responses: Object.keys(operation.responses ?? {}).length > 0 }).toEqual({ route, responses: true });
+      if (!operation.requestBody) continue;
+      const schemas = Object.values(operation.requestBody.content).map((c: any) => c.schema);
+      expect({ route, documented: schemas.length > 0 && schemas.every((s: any) => s?.type === "object") }).toEqual({ route, documented: true });
+    }
+    const addToCart = paths["/api/cart"].post.requestBody.content["application/json"].schema;
+    expect(addToCart.required).toEqual(["productId", "quantity"]);
   });
 
   test("the docs page is served", async () => {

@@ -36,10 +36,53 @@ function classify(code: string | number, error: unknown): { status: number; body
   return { status: 500, body: { error: "Internal server error" } };
 }
 
-async function readBody(request: Request): Promise<string> {
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
-  return new TextDecoder().decode(bytes);
+const tooLarge = () => new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
+
+/** Reads the body, giving up as soon as it passes the limit (a chunked body declares no length). */
+async function readBody(request: Request): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+const ACCEPTED_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data", "text/plain"];
+
+async function parseBody(request: Request, contentType: string): Promise<unknown> {
+  const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  const bytes = await readBody(request);
+  // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
+  if (bytes.byteLength === 0) return null;
+  if (type === "application/json" || type.endsWith("+json")) {
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      throw new HttpError(400, "Malformed JSON in request body");
+    }
+  }
+  if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(new TextDecoder().decode(bytes)));
+  if (type === "multipart/form-data") {
+    // Elysia hands over the media type alone; the boundary is in the header.
+    const headers = { "content-type": request.headers.get("content-type") ?? contentType };
+    const form = await new Response(bytes, { headers }).formData().catch(() => {
+      throw new HttpError(400, "Malformed multipart body");
+    });
+    return Object.fromEntries([...form].filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  }
+  if (type === "text/plain") return new TextDecoder().decode(bytes);
+  throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: ACCEPTED_TYPES });
+}
+
+/** Where a request's strings hold a NUL character, which PostgreSQL text cannot store. */
+function nulCharacterPaths(value: unknown, path = ""): string[] {
+  if (typeof value === "string") return value.includes("\u0000") ? [path] : [];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, inner]) => nulCharacterPaths(inner, path ? `${path}.${key}` : key));
 }
 
 /**
@@ -56,23 +99,18 @@ export function plumbing(logger: Logger) {
       set.headers["x-request-id"] = id;
       set.headers["x-api-version"] = API_VERSION;
       const declared = Number(request.headers.get("content-length") ?? 0);
-      if (declared > MAX_BODY_BYTES) throw new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
+      if (declared > MAX_BODY_BYTES) throw tooLarge();
     })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
-      const text = await readBody(request);
-      // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
-      if (text === "") return null;
-      if (type === "application/json" || type.endsWith("+json")) {
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new HttpError(400, "Malformed JSON in request body");
-        }
+    .onParse({ as: "global" }, ({ request, contentType }) => parseBody(request, contentType))
+    // Before validation, so that a NUL anywhere is one clear 400 instead of a database error later.
+    .onTransform({ as: "global" }, ({ query, params, body }) => {
+      const issues = [query, params, body]
+        .flatMap((part) => nulCharacterPaths(part))
+        .map((path) => ({ path, message: "must not contain a NUL character" }));
+      if (issues.length > 0) {
+        const { error, details } = invalidRequest(issues);
+        throw new HttpError(400, error, details);
       }
-      if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
-      if (type === "text/plain") return text;
-      throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: ["application/json"] });
     })
     .onError({ as: "global" }, ({ code, error, request, path, set }) => {
       const { status, body } = classify(code, error);
@@ -86,13 +124,15 @@ export function plumbing(logger: Logger) {
       set.status = status;
       return usesEnvelope(path) ? { success: false, data: null, ...body } : body;
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
+    .onAfterResponse({ as: "global" }, ({ request, set, path, responseValue }) => {
       const info = requests.get(request);
+      // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
+      const status = responseValue instanceof Response ? responseValue.status : set.status;
       logger.info("request", {
         requestId: info?.id,
         method: request.method,
         path,
-        status: typeof set.status === "number" ? set.status : 200,
+        status: typeof status === "number" ? status : 200,
         durationMs: info ? Math.round((performance.now() - info.startedAt) * 100) / 100 : undefined,
       });
     });

@@ -4,7 +4,7 @@ import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports.
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
-import { errorBody } from "../schemas.ts";
+import { JSON_BODY, errorBody } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
 export const sessionUserSchema = z.object({
@@ -35,6 +35,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
       },
       {
         body: registration,
+        ...JSON_BODY,
         response: {
           201: z.object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) }),
           400: errorBody,
@@ -52,6 +53,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
       },
       {
         body: credentials,
+        parse: ["json", "urlencoded", "formdata"],
         response: { 200: z.object({ user: sessionUserSchema }), 400: errorBody, 401: errorBody, 429: errorBody },
         detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
       },
@@ -90,7 +92,15 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
           ...configured.map((id) => [id, entry(id, useCases.identityProviders.get(id)?.name ?? id, "oauth")]),
         ]);
       },
-      { detail: { summary: "Sign-in methods on offer: credentials and every configured identity provider" } },
+      {
+        response: {
+          200: z.record(
+            z.string(),
+            z.object({ id: z.string(), name: z.string(), type: z.enum(["credentials", "oauth"]), signinUrl: z.url(), callbackUrl: z.url() }),
+          ),
+        },
+        detail: { summary: "Sign-in methods on offer: credentials and every configured identity provider" },
+      },
     )
     .use(oauthRoutes(useCases, settings));
 }

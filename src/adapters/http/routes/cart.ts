@@ -6,7 +6,7 @@ import { MAX_LINE_QUANTITY, type CartLine } from "../../../domain/cart.ts";
 import { CUID2_PATTERN } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { errorBody, money } from "../schemas.ts";
+import { JSON_BODY, errorBody, money } from "../schemas.ts";
 
 const cuid2 = (what: string) => z.string().regex(new RegExp(CUID2_PATTERN), `must be a ${what} id`);
 
@@ -67,6 +67,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
   const add = {
     auth: "required" as const,
     body: addition,
+    ...JSON_BODY,
     response: { 200: changedLine, ...errors },
     detail: { summary: "Add a product; a product already in the cart has its quantity increased" },
   };
@@ -95,6 +96,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         auth: "required",
         params: z.object({ id: cuid2("cart item") }),
         body: z.object({ quantity }),
+        ...JSON_BODY,
         response: { 200: changedLine, ...errors },
         detail: { summary: "Set a line's quantity (stock is checked again)" },
       },

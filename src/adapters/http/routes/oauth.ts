@@ -6,7 +6,7 @@ import type { SessionUser } from "../../../application/auth/access.ts";
 import { IDENTITY_PROVIDERS, type IdentityProvider, type ProviderId } from "../../../application/ports.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { errorBody } from "../schemas.ts";
+import { errorBody, redirectResponse } from "../schemas.ts";
 
 const STATE_COOKIE = "storefront.oauth-state";
 const STATE_MAX_AGE_SECONDS = 10 * 60;
@@ -44,18 +44,23 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
         });
         return redirect(provider.authorizationUrl(state, codeVerifier).toString(), 302);
       },
-      { params: providerParam, detail: { summary: "Start sign-in with google, github, facebook or apple (302)" } },
+      {
+        params: providerParam,
+        response: { 302: redirectResponse("to the provider's sign-in page"), 404: errorBody },
+        detail: { summary: "Start sign-in with google, github, facebook or apple (302)" },
+      },
     )
     .get("/callback/:provider", (ctx) => finish(ctx, ctx.query), {
       params: providerParam,
       query: callbackFields,
-      response: { 400: errorBody, 404: errorBody },
+      response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody },
       detail: { summary: "Return from the identity provider (google, github, facebook)" },
     })
     .post("/callback/:provider", (ctx) => finish(ctx, ctx.body), {
       params: providerParam,
       body: callbackFields,
-      response: { 400: errorBody, 404: errorBody },
+      parse: "urlencoded",
+      response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody },
       detail: { summary: "Return from Apple (form POST)" },
     });
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { envelope, envelopeError, timestamp } from "../schemas.ts";
+import { JSON_BODY, envelope, envelopeError, timestamp } from "../schemas.ts";
 
 const profileSchema = z.object({
   id: z.string(),
@@ -59,6 +59,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         auth: "required",
         body: profileChanges,
+        ...JSON_BODY,
         response: { 200: envelope(profileSchema), ...errors },
         detail: { summary: "Change name and/or image (nothing else)" },
       },
@@ -74,6 +75,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         auth: "required",
         body: passwordChange,
+        ...JSON_BODY,
         response: { 200: envelope(z.object({ message: z.string() })), ...errors },
         detail: { summary: "Change the password; re-issues this session's cookie and ends every other session" },
       },
