@@ -35,6 +35,7 @@ export const MAX_RADIUS_MILES = 500;
 export const EARTH_RADIUS_MILES = 3958.8;
 
 const radians = (degrees: number) => (degrees * Math.PI) / 180;
+const degrees = (radians: number) => (radians * 180) / Math.PI;
 
 /** Great-circle distance by the haversine formula. */
 export function distanceMiles(a: GeoPoint, b: GeoPoint): number {
@@ -48,14 +49,18 @@ export function distanceMiles(a: GeoPoint, b: GeoPoint): number {
 
 /** A latitude/longitude box that contains every point within the radius: a cheap, indexable pre-filter. */
 export function boundingBox(center: GeoPoint, radiusMiles: number) {
-  const latDelta = (radiusMiles / EARTH_RADIUS_MILES) * (180 / Math.PI);
-  const cosLat = Math.cos(radians(center.latitude));
-  const lngDelta = cosLat < 1e-9 ? 360 : latDelta / cosLat;
-  // A box that crosses the antimeridian or reaches a pole is widened to every longitude.
-  const wraps = center.longitude - lngDelta < -180 || center.longitude + lngDelta > 180;
+  const angle = radiusMiles / EARTH_RADIUS_MILES;
+  const latDelta = degrees(angle);
+  const minLatitude = center.latitude - latDelta;
+  const maxLatitude = center.latitude + latDelta;
+  // A circle around a pole spans every longitude; otherwise its widest longitude spread on the
+  // sphere is asin(sin(angle) / cos(latitude)) (more than angle / cos(latitude) far from the equator).
+  const reachesPole = minLatitude <= -90 || maxLatitude >= 90;
+  const lngDelta = reachesPole ? 180 : degrees(Math.asin(Math.sin(angle) / Math.cos(radians(center.latitude))));
+  const wraps = reachesPole || center.longitude - lngDelta < -180 || center.longitude + lngDelta > 180;
   return {
-    minLatitude: center.latitude - latDelta,
-    maxLatitude: center.latitude + latDelta,
+    minLatitude: Math.max(-90, minLatitude),
+    maxLatitude: Math.min(90, maxLatitude),
     minLongitude: wraps ? -180 : center.longitude - lngDelta,
     maxLongitude: wraps ? 180 : center.longitude + lngDelta,
   };
