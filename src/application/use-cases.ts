@@ -14,7 +14,7 @@ import { getCart } from "./cart/get-cart.ts";
 import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
-import { type DemoCatalog, seedDemoCatalog } from "./catalog/seed-demo-catalog.ts";
+import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
@@ -40,6 +40,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateProduct: (actor: Actor, id: string, patch: ProductPatch, origin: RequestOrigin) => updateProduct(deps, actor, id, patch, origin),
     deleteProduct: (actor: Actor, id: string, origin: RequestOrigin) => deleteProduct(deps, actor, id, origin),
     seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
+    seedDemoCatalogIfEmpty: (catalog: DemoCatalog) => seedDemoCatalogIfEmpty(deps, catalog),
 
     getCart: (userId: string) => getCart(deps, userId),
     addToCart: (userId: string, input: { productId: string; quantity: number }, origin: RequestOrigin) =>

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { getProduct } from "../../src/application/catalog/get-product.ts";
-import { type DemoCatalog, seedDemoCatalog } from "../../src/application/catalog/seed-demo-catalog.ts";
+import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "../../src/application/catalog/seed-demo-catalog.ts";
 import type { UnitOfWork } from "../../src/application/ports.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aLocation, aProduct } from "../support/builders.ts";
@@ -35,6 +35,17 @@ describe("catalog use cases", () => {
     expect(await seedDemoCatalog(deps, catalog)).toEqual({ productsAdded: 0, locationsAdded: 0 });
     const listed = await deps.products.list({ sort: "newest", page: 1, limit: 10 });
     expect(listed.items.map((p) => p.slug)).toEqual(["demo-one", "demo-two"]);
+  });
+
+  test("the start-up seed fills an empty shop, and leaves a shop that has a catalog alone", async () => {
+    const empty = createMemoryDeps();
+    expect(await seedDemoCatalogIfEmpty(empty, demo())).toEqual({ productsAdded: 2, locationsAdded: 1 });
+    expect(await seedDemoCatalogIfEmpty(empty, demo())).toBeNull();
+
+    const withLocationOnly = createMemoryDeps();
+    await withLocationOnly.locations.create(aLocation());
+    expect(await seedDemoCatalogIfEmpty(withLocationOnly, demo())).toBeNull();
+    expect((await withLocationOnly.products.list({ sort: "newest", page: 1, limit: 10 })).total).toBe(0);
   });
 
   test("seeding is all or nothing: a failure part-way leaves no product behind", async () => {

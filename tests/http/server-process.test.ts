@@ -71,3 +71,14 @@ test("the same server runs on PostgreSQL with DATABASE_URL, migrating an empty d
   const products = (await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as any;
   expect(products.meta.total).toBe(0);
 }, 30_000);
+
+test("an embedded database migrated by the CLI before the first start still gets the demo catalog", async () => {
+  const migratedFirst = mkdtempSync(join(tmpdir(), "storefront-migrated-"));
+  cleanups.push(async () => rmSync(migratedFirst, { recursive: true, force: true }));
+  const cli = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:migrate"], { env: { ...process.env, DATA_DIR: migratedFirst, DATABASE_URL: "" } });
+  expect(cli.exitCode).toBe(0);
+
+  const { port } = await startServer({ DATA_DIR: migratedFirst, DATABASE_URL: "" });
+  const products = (await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as any;
+  expect(products.meta.total).toBeGreaterThanOrEqual(12);
+}, 30_000);

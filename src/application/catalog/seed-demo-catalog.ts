@@ -39,3 +39,19 @@ export function seedDemoCatalog(deps: Pick<Deps, "uow" | "ids" | "clock">, catal
     return { productsAdded, locationsAdded };
   });
 }
+
+/**
+ * Seeds the demo catalog into a shop that has nothing on sale and no locations yet, whenever that
+ * is first seen (not only right after the first migration: `db:migrate` may have run before the
+ * first start). Null when the shop already had a catalog.
+ */
+export async function seedDemoCatalogIfEmpty(
+  deps: Pick<Deps, "uow" | "ids" | "clock" | "products" | "locations">,
+  catalog: DemoCatalog,
+): Promise<SeedResult | null> {
+  const [products, locations] = await Promise.all([
+    deps.products.list({ sort: "newest", page: 1, limit: 1 }),
+    deps.locations.list({ page: 1, limit: 1 }),
+  ]);
+  return products.total === 0 && locations.total === 0 ? seedDemoCatalog(deps, catalog) : null;
+}
