@@ -1,4 +1,4 @@
-// Catalog reads against PostgreSQL: `npm run bench -- catalog` (or `bun bench/catalog.ts`).
+// Catalog reads against PostgreSQL: `npm run bench:catalog` (or `bun bench/catalog.ts`).
 import { load, prepareDatabase, printTable, startServer } from "./support.ts";
 
 const databaseUrl = await prepareDatabase();
