@@ -1,24 +1,28 @@
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
 import type { AuditLog } from "../../application/ports.ts";
+import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
+
+// Every audited change writes one of these, so it is compiled once (see compile-once.ts).
+const insertEntry = compileOnce(
+  (db, id: string, userId: string | null, action: string, entityType: string, entityId: string | null, changes: string, ipAddress: string | null, userAgent: string | null, createdAt: Date) =>
+    db.insertInto("audit_log").values({
+      id,
+      user_id: userId,
+      action,
+      entity_type: entityType,
+      entity_id: entityId,
+      changes,
+      ip_address: ipAddress,
+      user_agent: userAgent,
+      created_at: createdAt,
+    }),
+);
 
 export function createPgAuditLog(db: Db): AuditLog {
   return {
     async record(e) {
-      await db
-        .insertInto("audit_log")
-        .values({
-          id: e.id,
-          user_id: e.userId,
-          action: e.action,
-          entity_type: e.entityType,
-          entity_id: e.entityId,
-          changes: JSON.stringify(e.changes),
-          ip_address: e.ipAddress,
-          user_agent: e.userAgent,
-          created_at: e.createdAt,
-        })
-        .execute();
+      await insertEntry(db, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.changes), e.ipAddress, e.userAgent, e.createdAt);
     },
     async list(filter) {
       let query = db.selectFrom("audit_log").selectAll();

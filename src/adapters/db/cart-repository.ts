@@ -1,6 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { CartItem } from "../../domain/cart.ts";
 import type { CartRepository } from "../../application/ports.ts";
+import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import type { CartItemsTable } from "./tables.ts";
 
@@ -18,50 +19,82 @@ function toCartItem(row: Selectable<CartItemsTable>): CartItem {
 /** The first key of the cart's advisory locks, so they cannot collide with other uses of advisory locks. */
 const CART_LOCK_SPACE = 0x0ca27;
 
+// The cart's queries run on every cart request, so each is compiled once (see compile-once.ts).
+const lockCart = compileOnce((db, userId: string) =>
+  db.selectNoFrom(sql<null>`pg_advisory_xact_lock(${CART_LOCK_SPACE}, hashtext(${userId}))`.as("locked")),
+);
+
+const summarize = compileOnce((db, userId: string, productId: string) =>
+  db
+    .selectFrom("cart_items")
+    .select((eb) => [
+      eb.fn.countAll<string>().as("line_count"),
+      eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart"),
+    ])
+    .where("user_id", "=", userId),
+);
+
+const linesOf = compileOnce((db, userId: string) =>
+  db
+    .selectFrom("cart_items")
+    .innerJoin("products", "products.id", "cart_items.product_id")
+    .select([
+      "cart_items.id",
+      "cart_items.user_id",
+      "cart_items.product_id",
+      "cart_items.quantity",
+      "cart_items.created_at",
+      "cart_items.updated_at",
+      "products.name",
+      "products.slug",
+      "products.price_cents",
+      "products.compare_at_price_cents",
+      "products.featured_image",
+      "products.heat_level",
+      "products.inventory",
+      "products.is_active",
+    ])
+    .where("cart_items.user_id", "=", userId)
+    .orderBy("cart_items.created_at")
+    .orderBy("cart_items.id"),
+);
+
+const itemById = compileOnce((db, id: string) => db.selectFrom("cart_items").selectAll().where("id", "=", id));
+
+const upsert = compileOnce((db, id: string, userId: string, productId: string, quantity: number, at: Date) =>
+  db
+    .insertInto("cart_items")
+    .values({ id, user_id: userId, product_id: productId, quantity, created_at: at, updated_at: at })
+    .onConflict((oc) =>
+      oc.columns(["user_id", "product_id"]).doUpdateSet((eb) => ({
+        quantity: eb("cart_items.quantity", "+", eb.ref("excluded.quantity")),
+        updated_at: eb.ref("excluded.updated_at"),
+      })),
+    )
+    .returningAll(),
+);
+
+const setQuantity = compileOnce((db, id: string, quantity: number, at: Date) =>
+  db.updateTable("cart_items").set({ quantity, updated_at: at }).where("id", "=", id).returningAll(),
+);
+
+const removeItem = compileOnce((db, id: string) => db.deleteFrom("cart_items").where("id", "=", id).returning("id"));
+
 export function createPgCartRepository(db: Db): CartRepository {
   return {
     async lockForChange(userId, productId) {
       // A transaction-scoped advisory lock per user: it serializes changes to one cart like a row
       // lock would, but lives in memory only (a row lock rewrites the user's tuple and WAL every time).
-      await sql`select pg_advisory_xact_lock(${CART_LOCK_SPACE}, hashtext(${userId}))`.execute(db);
+      await lockCart(db, userId);
       // A separate statement on purpose: under READ COMMITTED, a statement that waited for the lock
       // still reads with the snapshot it took before waiting, so counting in the locking statement
       // would see the cart as it was before the transaction we waited for.
-      const row = await db
-        .selectFrom("cart_items")
-        .select((eb) => [
-          eb.fn.countAll<string>().as("line_count"),
-          eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId ?? "").as("in_cart"),
-        ])
-        .where("user_id", "=", userId)
-        .executeTakeFirstOrThrow();
-      return { lineCount: Number(row.line_count), quantityInCart: Number(row.in_cart ?? 0) };
+      const [row] = await summarize(db, userId, productId ?? "");
+      return { lineCount: Number(row?.line_count ?? 0), quantityInCart: Number(row?.in_cart ?? 0) };
     },
 
     async lines(userId) {
-      const rows = await db
-        .selectFrom("cart_items")
-        .innerJoin("products", "products.id", "cart_items.product_id")
-        .select([
-          "cart_items.id",
-          "cart_items.user_id",
-          "cart_items.product_id",
-          "cart_items.quantity",
-          "cart_items.created_at",
-          "cart_items.updated_at",
-          "products.name",
-          "products.slug",
-          "products.price_cents",
-          "products.compare_at_price_cents",
-          "products.featured_image",
-          "products.heat_level",
-          "products.inventory",
-          "products.is_active",
-        ])
-        .where("cart_items.user_id", "=", userId)
-        .orderBy("cart_items.created_at")
-        .orderBy("cart_items.id")
-        .execute();
+      const rows = await linesOf(db, userId);
       return rows.map((row) => ({
         ...toCartItem(row),
         product: {
@@ -79,38 +112,23 @@ export function createPgCartRepository(db: Db): CartRepository {
     },
 
     async findById(id) {
-      const row = await db.selectFrom("cart_items").selectAll().where("id", "=", id).executeTakeFirst();
+      const [row] = await itemById(db, id);
       return row ? toCartItem(row) : null;
     },
 
     async add({ id, userId, productId, quantity, at }) {
-      const row = await db
-        .insertInto("cart_items")
-        .values({ id, user_id: userId, product_id: productId, quantity, created_at: at, updated_at: at })
-        .onConflict((oc) =>
-          oc.columns(["user_id", "product_id"]).doUpdateSet((eb) => ({
-            quantity: eb("cart_items.quantity", "+", eb.ref("excluded.quantity")),
-            updated_at: eb.ref("excluded.updated_at"),
-          })),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const [row] = await upsert(db, id, userId, productId, quantity, at);
+      if (!row) throw new Error("cart upsert returned no row");
       return toCartItem(row);
     },
 
     async setQuantity(id, quantity, at) {
-      const row = await db
-        .updateTable("cart_items")
-        .set({ quantity, updated_at: at })
-        .where("id", "=", id)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = await setQuantity(db, id, quantity, at);
       return row ? toCartItem(row) : null;
     },
 
     async remove(id) {
-      const result = await db.deleteFrom("cart_items").where("id", "=", id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return (await removeItem(db, id)).length > 0;
     },
   };
 }

@@ -3,6 +3,7 @@ import { DomainError } from "../../domain/errors.ts";
 import type { Product, ProductSort } from "../../domain/product.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { ProductRepository } from "../../application/ports.ts";
+import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { containsPattern, totalOf, violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { ProductRow } from "./tables.ts";
@@ -39,6 +40,12 @@ export function toProduct(row: ProductRow): Product {
   };
 }
 
+// Product pages and every cart change read one product, so these are compiled once (see compile-once.ts).
+const byIdOrSlug = compileOnce((db, id: string, slug: string) =>
+  db.selectFrom("products").selectAll().where((eb) => eb.or([eb("id", "=", id), eb("slug", "=", slug)])),
+);
+const byId = compileOnce((db, id: string) => db.selectFrom("products").selectAll().where("id", "=", id));
+
 export function createPgProductRepository(db: Db): ProductRepository {
   return {
     async list(query) {
@@ -68,16 +75,12 @@ export function createPgProductRepository(db: Db): ProductRepository {
     },
 
     async findByIdOrSlug(key) {
-      const row = await db
-        .selectFrom("products")
-        .selectAll()
-        .where((eb) => eb.or([eb("id", "=", key), eb("slug", "=", key)]))
-        .executeTakeFirst();
+      const [row] = await byIdOrSlug(db, key, key);
       return row ? toProduct(row) : null;
     },
 
     async findById(id) {
-      const row = await db.selectFrom("products").selectAll().where("id", "=", id).executeTakeFirst();
+      const [row] = await byId(db, id);
       return row ? toProduct(row) : null;
     },
 
