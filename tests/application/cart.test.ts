@@ -105,6 +105,16 @@ describe("changing and removing lines", () => {
     expect(update?.changes).toEqual({ productId: sauce.id, from: 2, to: 7 });
   });
 
+  test("a line whose product was taken off sale can be removed but not changed", async () => {
+    const { deps, ada, sauce } = await setUp();
+    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, origin);
+    await deps.products.update(sauce.id, { isActive: false, updatedAt: new Date() });
+    await expect(updateCartItem(deps, ada.id, line.id, 3, origin)).rejects.toMatchObject({ code: "product.not_found" });
+    expect((await getCart(deps, ada.id)).totalQuantity).toBe(2);
+    await removeCartItem(deps, ada.id, line.id, origin);
+    expect((await getCart(deps, ada.id)).itemCount).toBe(0);
+  });
+
   test("another user's line is forbidden; an unknown line is not found; neither changes anything", async () => {
     const { deps, ada, bob, sauce } = await setUp();
     const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, origin);

@@ -19,7 +19,8 @@ export function updateCartItem(deps: CartDeps, userId: string, itemId: string, q
   return deps.uow.transaction(async (tx) => {
     const item = await ownLine(tx, userId, itemId);
     const product = await tx.products.findById(item.productId);
-    if (!product) throw new DomainError("product.not_found", "Product not found");
+    // A line of a product taken off sale can still be removed, but not changed.
+    if (!product?.isActive) throw new DomainError("product.not_found", "Product not found");
     assertLineQuantity(product, quantity, item.quantity);
     const updated = (await tx.carts.setQuantity(itemId, quantity, deps.clock.now())) ?? item;
     await recordAudit(tx, deps, {
