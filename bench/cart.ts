@@ -19,7 +19,7 @@ const runtime = buildRuntime(config, silentLogger);
 await runtime.db.updateTable("products").set({ inventory: 1_000_000 }).execute();
 const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
 const products = (await useCases.listProducts({ sort: "newest", page: 1, limit: 100 })).items;
-const tokens = createSessionTokens(SECRET);
+const tokens = createSessionTokens(SECRET, runtime.deps.clock);
 
 async function customer() {
   const user = { ...aUser(), passwordHash: null };

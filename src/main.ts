@@ -43,6 +43,7 @@ mailWorker.start();
 
 const app = createApp(useCases, {
   logger,
+  clock: runtime.deps.clock,
   publicUrl: config.publicUrl,
   session: {
     secret,

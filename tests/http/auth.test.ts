@@ -67,9 +67,10 @@ describe("POST /api/auth/callback/credentials", () => {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: "Invalid email or password" });
     }
-    for (let i = 0; i < 4; i++) await t.call("POST", "/api/auth/callback/credentials", { body: { email: "ada@example.com", password: "wrong" } });
+    for (let i = 0; i < 4; i++) await t.call("POST", "/api/auth/callback/credentials", { body: { email: " ADA@example.com", password: "wrong" } });
     const locked = await t.call("POST", "/api/auth/callback/credentials", { body: { email: "ada@example.com", password: "correct horse" } });
     expect(locked.status).toBe(429);
+    expect(locked.headers.get("retry-after")).toBe("900");
   });
 });
 
@@ -105,19 +106,22 @@ describe("sessions", () => {
     expect(res.body).toMatchObject(UNAUTHORIZED);
   });
 
-  test("expired, tampered, wrongly signed and alg:none tokens are all 401", async () => {
+  test("expired, tampered, wrongly signed, alg:none and over-long tokens are all 401", async () => {
     const me = await signedInAs(t);
+    const now = t.deps.clock.now();
     const claims = { sub: me.id, email: me.email, role: "ADMIN" };
-    const valid = await craftToken(claims);
+    const valid = await craftToken(claims, now);
     const [header, payload, signature] = valid.split(".") as [string, string, string];
     const elevated = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), sub: "someone-else" })).toString("base64url");
     const none = `${Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url")}.${payload}.`;
     const tokens = {
-      expired: await craftToken(claims, { iat: Math.floor(Date.now() / 1000) - 7200, expiresIn: Math.floor(Date.now() / 1000) - 3600 }),
+      expired: await craftToken(claims, now, { iat: -7200, exp: -3600 }),
       tampered: `${header}.${elevated}.${signature}`,
-      "wrong key": await craftToken(claims, { secret: "another-secret-that-is-32-characters-long!" }),
+      "wrong key": await craftToken(claims, now, { secret: "another-secret-that-is-32-characters-long!" }),
       "alg none": none,
       garbage: "not.a.jwt",
+      "no iat": await craftToken(claims, now, { iat: null }),
+      "valid for a year": await craftToken(claims, now, { exp: 365 * 24 * 3600 }),
     };
     expect((await t.call("GET", "/api/users/me", { headers: { authorization: `Bearer ${valid}` } })).status).toBe(200);
     for (const [kind, token] of Object.entries(tokens)) {
@@ -129,9 +133,18 @@ describe("sessions", () => {
     }
   });
 
+  test("a session lasts 30 days by the shop's clock, whatever the date", async () => {
+    t.deps.clock.set(new Date("2031-03-01T08:00:00Z"));
+    const me = await signedInAs(t);
+    t.deps.clock.advance(29 * 24 * 3600 * 1000);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(200);
+    t.deps.clock.advance(2 * 24 * 3600 * 1000);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
+  });
+
   test("a token without a role claim is authorized with the role from the database", async () => {
     const me = await signedInAs(t, "STAFF");
-    const token = await craftToken({ sub: me.id, email: me.email });
+    const token = await craftToken({ sub: me.id, email: me.email }, t.deps.clock.now());
     const res = await t.call("GET", "/api/auth/session", { headers: { authorization: `Bearer ${token}` } });
     expect(res.body.user.role).toBe("STAFF");
   });
@@ -154,6 +167,18 @@ describe("sessions", () => {
     expect((await t.call("POST", "/api/products", { body: product, headers: me.headers })).status).toBe(403);
     await t.useCases.setUserRole({ userId: null, role: "SYSTEM", permissions: new Set(["users:write"]) }, me.email, "STAFF");
     expect((await t.call("POST", "/api/products", { body: product, headers: me.headers })).status).toBe(201);
+  });
+
+  test("a sign-in in the same second as a password change, after it, is not ended with the old sessions", async () => {
+    const me = await signedInAs(t);
+    t.deps.clock.set(new Date("2026-11-22T12:00:05.300Z"));
+    const changed = await t.call("POST", "/api/users/password", { body: { currentPassword: me.password, newPassword: "a brand new one" }, headers: me.headers });
+    expect(changed.status).toBe(200);
+    t.deps.clock.advance(200);
+    const again = await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: "a brand new one" } });
+    const cookie = sessionCookieOf(again.headers) ?? "";
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie } })).status).toBe(200);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
   });
 
   test("a password change ends other sessions and re-issues this one", async () => {

@@ -26,10 +26,18 @@ export async function signedInAs(t: TestApp, role: UserRole = "CUSTOMER", email 
   return { id, email, password, cookie, headers: { cookie } };
 }
 
-/** A token signed like ours but with chosen claims or key, for tampering tests. */
-export function craftToken(claims: Record<string, unknown>, options: { secret?: string; expiresIn?: string | number; iat?: number } = {}) {
+/**
+ * A token signed like ours but with chosen claims, key or times (seconds relative to the test
+ * clock's `now`; `iat: null` leaves the claim out), for tampering tests.
+ */
+export function craftToken(
+  claims: Record<string, unknown>,
+  now: Date,
+  options: { secret?: string; iat?: number | null; exp?: number } = {},
+) {
+  const seconds = Math.floor(now.getTime() / 1000);
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" });
-  jwt = options.iat === undefined ? jwt.setIssuedAt() : jwt.setIssuedAt(options.iat);
-  jwt = jwt.setExpirationTime(options.expiresIn ?? "1h");
+  if (options.iat !== null) jwt = jwt.setIssuedAt(seconds + (options.iat ?? 0));
+  jwt = jwt.setExpirationTime(seconds + (options.exp ?? 3600));
   return jwt.sign(new TextEncoder().encode(options.secret ?? TEST_SECRET));
 }

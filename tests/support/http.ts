@@ -39,6 +39,7 @@ export function createTestApp(deps = createMemoryDeps(), options: { trustProxy?:
   const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL });
   const app = createApp(useCases, {
     logger: silentLogger,
+    clock: deps.clock,
     publicUrl: TEST_PUBLIC_URL,
     session: {
       secret: TEST_SECRET,

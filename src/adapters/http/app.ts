@@ -1,6 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { z } from "zod";
+import type { Clock } from "../../application/ports.ts";
 import type { UseCases } from "../../application/use-cases.ts";
 import type { Logger } from "../log.ts";
 import { API_VERSION, plumbing } from "./plumbing.ts";
@@ -15,12 +16,14 @@ import { productRoutes } from "./routes/products.ts";
 
 export interface AppOptions {
   logger: Logger;
+  /** The clock the use cases run on: session tokens are stamped and judged by it. */
+  clock: Clock;
   publicUrl: string;
   session: Omit<AuthSettings, "tokens"> & { secret: string };
 }
 
-export function createApp(useCases: UseCases, { logger, publicUrl, session }: AppOptions) {
-  const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret) };
+export function createApp(useCases: UseCases, { logger, clock, publicUrl, session }: AppOptions) {
+  const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   return new Elysia({ prefix: "/api" })
     .use(plumbing(logger))
     .use(

@@ -1,5 +1,6 @@
 import { SignJWT, jwtVerify } from "jose";
 import type { SessionClaims, SessionUser } from "../../application/auth/access.ts";
+import type { Clock } from "../../application/ports.ts";
 
 export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 
@@ -8,8 +9,11 @@ export interface IssuedSession {
   expires: Date;
 }
 
-/** HS256 session tokens (decisions §5): sub, email, name, role, fundraiserId, picture, iat, exp. */
-export function createSessionTokens(secret: string) {
+/**
+ * HS256 session tokens (decisions §5): sub, email, name, role, fundraiserId, picture, iat, exp.
+ * Expiry is judged by the same clock that stamps the tokens.
+ */
+export function createSessionTokens(secret: string, clock: Clock) {
   // Imported once: handing jose the raw bytes would import the key again on every request.
   const key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
   return {
@@ -34,8 +38,10 @@ export function createSessionTokens(secret: string) {
     /** The claims of a token signed with our key by HS256 and not expired; null for anything else. */
     async verify(token: string): Promise<(SessionClaims & { exp: number }) | null> {
       try {
-        const { payload } = await jwtVerify(token, await key, { algorithms: ["HS256"] });
-        if (typeof payload.exp !== "number") return null;
+        const { payload } = await jwtVerify(token, await key, { algorithms: ["HS256"], currentDate: clock.now() });
+        // Every token we issue has both, at most 30 days apart; anything else was not made here.
+        if (typeof payload.exp !== "number" || typeof payload.iat !== "number") return null;
+        if (payload.exp - payload.iat > SESSION_MAX_AGE_SECONDS) return null;
         return {
           sub: typeof payload.sub === "string" ? payload.sub : undefined,
           email: typeof payload.email === "string" ? payload.email : undefined,

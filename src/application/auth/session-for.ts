@@ -4,7 +4,9 @@ import { type SessionUser, sessionUserOf } from "./access.ts";
 
 /**
  * What a new session token carries for this user, and when it is issued. A FUNDRAISER's fundraiser
- * id is looked up here once and then travels in the token.
+ * id is looked up here once and then travels in the token. Tokens count time in whole seconds, and
+ * a password change ends every session issued before the next whole second; a session started in
+ * what is left of that second is stamped with the cut-off itself, so it is not ended with them.
  */
 export async function sessionFor(
   deps: Pick<Deps, "users" | "clock">,
@@ -12,5 +14,7 @@ export async function sessionFor(
   picture?: string | null,
 ): Promise<{ user: SessionUser; issuedAt: Date }> {
   const fundraiserId = user.role === "FUNDRAISER" ? await deps.users.findFundraiserId(user.id) : null;
-  return { user: sessionUserOf(user, fundraiserId, picture), issuedAt: deps.clock.now() };
+  const now = deps.clock.now();
+  const cutOff = user.sessionsValidAfter;
+  return { user: sessionUserOf(user, fundraiserId, picture), issuedAt: cutOff && cutOff > now ? cutOff : now };
 }

@@ -6,8 +6,8 @@ import type { Deps } from "../ports.ts";
 
 /**
  * Sets a new password and ends every session issued before it. Session tokens carry whole seconds,
- * so the cut-off is the next whole second: older tokens fall before it, the one re-issued now
- * (stamped with the cut-off itself) does not.
+ * so the cut-off is the next whole second: older tokens fall before it; sessions started after the
+ * change are stamped no earlier than the cut-off (sessionFor), so they do not.
  */
 export async function changePassword(
   deps: Pick<Deps, "uow" | "users" | "hasher" | "ids" | "clock">,

@@ -67,9 +67,9 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
     .post(
       "/password",
       async ({ principal, body, origin, startSession }) => {
-        const { sessionsValidAfter } = await useCases.changePassword(principal.user.id, body, origin);
+        await useCases.changePassword(principal.user.id, body, origin);
         const session = await useCases.sessionFor(await useCases.getProfile(principal.user.id), principal.user.image);
-        await startSession(session.user, sessionsValidAfter);
+        await startSession(session.user, session.issuedAt);
         return { success: true as const, data: { message: "Password changed; other sessions have been signed out" }, error: null };
       },
       {
