@@ -95,6 +95,20 @@ describe("password sign-in", () => {
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
+  test("guesses sent all at once cannot get past the limit while the first ones are being checked", async () => {
+    const { deps } = await withAccount();
+    // A hasher as slow as bcrypt's queue: every check is still running when the last guess arrives.
+    const slowHasher = { ...deps.hasher, verify: async (password: string, hash: string) => (await Bun.sleep(20), deps.hasher.verify(password, hash)) };
+    const guesses = Array.from({ length: 20 }, (_, i) =>
+      signInWithPassword({ ...deps, hasher: slowHasher }, { email: i % 2 ? "ADA@example.com " : "ada@example.com", password: `guess ${i}` }, origin).catch(
+        (error) => error.code,
+      ),
+    );
+    const outcomes = await Promise.all(guesses);
+    expect(outcomes.filter((code) => code === "auth.invalid_credentials")).toHaveLength(MAX_FAILED_SIGN_INS);
+    expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(20 - MAX_FAILED_SIGN_INS);
+  });
+
   test("a success clears earlier failures", async () => {
     const { deps } = await withAccount();
     for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) {

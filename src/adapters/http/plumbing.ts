@@ -122,6 +122,8 @@ export function plumbing(logger: Logger) {
         });
       }
       set.status = status;
+      const retryAfter = body.details?.retryAfterSeconds;
+      if (status === 429 && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
       return usesEnvelope(path) ? { success: false, data: null, ...body } : body;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, path, responseValue }) => {

@@ -14,7 +14,9 @@ const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email
 
 /**
  * Password sign-in. Unknown e-mail, wrong password and password-less accounts all fail alike; five
- * failures for one e-mail within 15 minutes lock that e-mail out until the window ends.
+ * failures for one e-mail within 15 minutes lock that e-mail out until the window ends. Every
+ * attempt is counted before the (slow) password check, so guesses sent all at once cannot slip past
+ * the limit while the first ones are still being checked; a success clears the count.
  */
 export async function signInWithPassword(
   deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
@@ -24,16 +26,15 @@ export async function signInWithPassword(
   const email = normalizeEmail(input.email);
   const key = `sign-in:${email}`;
   const now = deps.clock.now();
-  const failures = await deps.loginAttempts.peek(key, now);
-  if (failures && failures.count >= MAX_FAILED_SIGN_INS) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((failures.resetAt.getTime() - now.getTime()) / 1000));
+  const attempts = await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
+  if (attempts.count > MAX_FAILED_SIGN_INS) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
     throw new DomainError("auth.too_many_attempts", "Too many failed sign-in attempts. Please try again later.", { retryAfterSeconds });
   }
 
   const user = await deps.users.findByEmail(email);
   const matches = await deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH);
   if (!user?.passwordHash || !matches) {
-    await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
     await deps.uow.transaction((tx) =>
       recordAudit(tx, deps, { userId: user?.id ?? null, action: "auth.login_failed", entityType: "user", entityId: user?.id ?? null, changes: { email }, origin }),
     );
