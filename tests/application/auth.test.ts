@@ -155,6 +155,22 @@ describe("identity-provider sign-in", () => {
     expect(deps.state.identities.size).toBe(0);
   });
 
+  test("an unverified e-mail does not open a new account either, so no one can set one up in another's name", async () => {
+    const deps = createMemoryDeps();
+    await expect(signInWithProvider(deps, profile({ emailVerified: false }), origin)).rejects.toMatchObject({ code: "auth.provider_failed" });
+    expect(deps.state.users.size).toBe(0);
+    const owner = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-owner" }), origin);
+    expect(owner.email).toBe("ada@example.com");
+    expect(deps.state.identities.size).toBe(1);
+  });
+
+  test("an identity already linked signs in even when the provider no longer shares the e-mail", async () => {
+    const deps = createMemoryDeps();
+    const first = await signInWithProvider(deps, profile({ provider: "facebook", providerAccountId: "fb-1" }), origin);
+    const later = await signInWithProvider(deps, profile({ provider: "facebook", providerAccountId: "fb-1", email: null, emailVerified: false }), origin);
+    expect(later.id).toBe(first.id);
+  });
+
   test("a provider that shares no e-mail cannot sign in", async () => {
     const deps = createMemoryDeps();
     await expect(signInWithProvider(deps, profile({ email: null }), origin)).rejects.toMatchObject({ code: "auth.provider_failed" });

@@ -94,6 +94,15 @@ describe("OAuth sign-in", () => {
     expect(sessionCookieOf(res.headers)).toBeNull();
   });
 
+  test("an unverified provider e-mail opens no account", async () => {
+    const { state, cookie } = await begin("github");
+    githubAnswers("new@example.com", false);
+    const res = await t.call("GET", `/api/auth/callback/github?code=c&state=${state}`, { headers: { cookie } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Your account with this provider has no verified email address");
+    expect(t.deps.state.users.size).toBe(0);
+  });
+
   test("a missing or wrong state is 400 and no provider is called", async () => {
     const { state, cookie } = await begin("github");
     githubAnswers("ada@example.com", true);

@@ -6,27 +6,25 @@ import type { Deps, ExternalProfile } from "../ports.ts";
 
 /**
  * Finds or creates the account behind a provider profile: first by the provider's own account id,
- * then by e-mail — but an existing account is only taken over when the provider vouches for the
- * e-mail, or anyone could claim an account by typing its address at a lax provider.
+ * then by e-mail. A new identity is accepted only with an e-mail the provider vouches for: with an
+ * unverified one, anyone could claim an existing account, or set up an account in someone else's
+ * name that the real owner would later be signed in to.
  */
 export async function signInWithProvider(
   deps: Pick<Deps, "uow" | "ids" | "clock">,
   profile: ExternalProfile,
   origin: RequestOrigin,
 ): Promise<User> {
-  if (!profile.email) {
-    throw new DomainError("auth.provider_failed", "The provider did not share an email address", { provider: profile.provider });
-  }
-  const email = normalizeEmail(profile.email);
   return deps.uow.transaction(async (tx) => {
     let user = await tx.users.findByIdentity(profile.provider, profile.providerAccountId);
     let created = false;
     if (!user) {
-      const existing = await tx.users.findByEmail(email);
-      if (existing && !profile.emailVerified) {
-        throw new DomainError("auth.provider_failed", "This email is already registered; sign in with your password", { provider: profile.provider });
+      if (!profile.email || !profile.emailVerified) {
+        throw new DomainError("auth.provider_failed", "Your account with this provider has no verified email address", { provider: profile.provider });
       }
-      if (!existing) {
+      const email = normalizeEmail(profile.email);
+      user = await tx.users.findByEmail(email);
+      if (!user) {
         user = newUser({
           id: deps.ids.next(),
           email,
@@ -39,8 +37,6 @@ export async function signInWithProvider(
         });
         await tx.users.create(user);
         created = true;
-      } else {
-        user = existing;
       }
       await tx.users.linkIdentity(profile.provider, profile.providerAccountId, user.id);
     }
