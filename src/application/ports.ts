@@ -82,6 +82,7 @@ export interface RolePermission {
 }
 
 export interface PermissionRepository {
+  /** Every row; none when the table is empty or missing. */
   all(): Promise<RolePermission[]>;
   /** False when the role already had it. */
   grant(role: UserRole, permission: Permission): Promise<boolean>;

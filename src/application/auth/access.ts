@@ -66,7 +66,7 @@ export function createAccessResolver(deps: Pick<Deps, "users" | "permissions" | 
     const loaded = await loadRolePermissions(deps);
     if (loaded.fromDefaults && !warnedAboutDefaults) {
       warnedAboutDefaults = true;
-      deps.logger.warn("permissions.table_empty", { message: "role_permissions is empty; built-in default permissions apply" });
+      deps.logger.warn("permissions.table_empty", { message: "role_permissions is empty or missing; built-in default permissions apply" });
     }
     rolePermissions = { value: loaded.permissions, until: deps.clock.now().getTime() + ttlMs };
     return loaded.permissions;
