@@ -48,6 +48,14 @@ export function newUser(fields: NewUser): User {
 }
 
 /** E-mail addresses are compared trimmed and lowercased, everywhere. */
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** The shape every account's e-mail must have (the HTTP edge checks the same with zod's stricter rule). */
+export function emailProblem(email: string): string | null {
+  const normalized = normalizeEmail(email);
+  return normalized.length <= 320 && EMAIL_SHAPE.test(normalized) ? null : "Invalid email address";
+}
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }

@@ -123,6 +123,14 @@ describe("user:create", () => {
     expect(users).toEqual([{ email: "ada@example.com" }]);
   }, TIMEOUT);
 
+  test("refuses an address that is not an e-mail with exit 1 and one line, creating nothing", async () => {
+    const result = await cli("user:create", "--email", "not-an-email", "--password", "password123");
+    expect(result.code).toBe(1);
+    expectOneLineError(result);
+    expect(result.stderr).toContain("Invalid email address");
+    expect(await findUser("not-an-email")).toBeUndefined();
+  }, TIMEOUT);
+
   test("without --password it exits 2 with the usage text and creates nothing", async () => {
     const result = await cli("user:create", "--email", "grace@example.com");
     expectUsage(result);

@@ -1,7 +1,7 @@
 import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type User, type UserRole, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { type User, type UserRole, emailProblem, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps } from "../ports.ts";
@@ -18,7 +18,7 @@ export interface NewAccount {
 /** An account made by staff or the CLI: any role, e-mail taken as verified, no welcome mail. */
 export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccount, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
   requirePermission(actor, "users:write");
-  const problem = passwordProblem(input.password);
+  const problem = emailProblem(input.email) ?? passwordProblem(input.password);
   if (problem) throw new DomainError("invalid_input", problem);
   const user = newUser({
     id: deps.ids.next(),
