@@ -181,6 +181,16 @@ describe("sessions", () => {
     expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
   });
 
+  test("a demotion written straight to the database (the CLI, another instance) takes effect within 30 s, no sign-in needed", async () => {
+    const staff = await signedInAs(t, "STAFF");
+    const product = (n: number) => ({ name: `Sauce ${n}`, sku: `S-${n}`, price: 9.99, featuredImage: "https://img.example.com/s.jpg", heatLevel: 2, inventory: 5 });
+    expect((await t.call("POST", "/api/products", { body: product(1), headers: staff.headers })).status).toBe(201);
+    await t.deps.users.update(staff.id, { role: "CUSTOMER", updatedAt: t.deps.clock.now() });
+    t.deps.clock.advance(30_001);
+    expect((await t.call("POST", "/api/products", { body: product(2), headers: staff.headers })).status).toBe(403);
+    expect((await t.call("GET", "/api/auth/session", { headers: staff.headers })).body.user.role).toBe("CUSTOMER");
+  });
+
   test("a password change ends other sessions and re-issues this one", async () => {
     const me = await signedInAs(t);
     const other = await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } });
