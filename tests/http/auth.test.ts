@@ -29,9 +29,11 @@ describe("POST /api/auth/register", () => {
     [{ email: "not-an-email", password: "longenough" }, "email"],
     [{ email: "a@example.com", password: "short" }, "password"],
     [{ password: "longenough" }, "email"],
+    [{ email: "a@example.com", password: "é".repeat(37) }, "password"],
   ])("invalid body %j is 400 naming %s", async (body, field) => {
     const res = await t.call("POST", "/api/auth/register", { body });
     expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Invalid request");
     expect(res.body.details.issues.map((i: any) => i.path)).toContain(field);
   });
 });

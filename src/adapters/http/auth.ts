@@ -20,7 +20,7 @@ export interface AuthSettings {
 export type AuthRule = "required" | "admin" | "staff" | AccessRule;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-const unauthorized = () => new HttpError(401, "Unauthorized - authentication required");
+const unauthorized = () => new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
 
 type CookieJar = Record<string, { value?: unknown; set(options: Record<string, unknown>): unknown; remove(): unknown }>;
 

@@ -4,7 +4,7 @@ import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports.
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
-import { JSON_BODY, errorBody } from "../schemas.ts";
+import { JSON_BODY, errorBody, newPassword } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
 export const sessionUserSchema = z.object({
@@ -20,7 +20,7 @@ const credentials = z.object({ email: z.string().trim().min(1).max(320), passwor
 
 const registration = z.object({
   email: z.string().trim().pipe(z.email().max(320)),
-  password: z.string().min(8, "must be at least 8 characters"),
+  password: newPassword,
   name: z.string().trim().min(1).max(100).optional(),
 });
 

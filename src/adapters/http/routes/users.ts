@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, envelope, envelopeError, timestamp } from "../schemas.ts";
+import { JSON_BODY, envelope, envelopeError, newPassword, timestamp } from "../schemas.ts";
 
 const profileSchema = z.object({
   id: z.string(),
@@ -37,7 +37,7 @@ const profileChanges = z
   })
   .strict();
 
-const passwordChange = z.object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8, "must be at least 8 characters") });
+const passwordChange = z.object({ currentPassword: z.string().min(1).max(1024), newPassword });
 
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
