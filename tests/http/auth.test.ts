@@ -102,6 +102,17 @@ describe("sessions", () => {
     expect(cleared).toContain("Max-Age=0");
   });
 
+  test("sign-out with the cookie from a foreign page is refused (CSRF) and leaves the cookie alone; from our own page it works", async () => {
+    const me = await signedInAs(t);
+    const foreign = await t.call("POST", "/api/auth/signout", { headers: { ...me.headers, origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error).toBe("Cross-site request refused");
+    expect(foreign.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+    const own = await t.call("POST", "/api/auth/signout", { headers: { ...me.headers, origin: "http://localhost:3000" } });
+    expect(own.status).toBe(200);
+    expect((await t.call("POST", "/api/auth/signout", { headers: { origin: "https://evil.example" } })).status).toBe(200);
+  });
+
   test("a protected route without a session is 401 with the spec's text", async () => {
     const res = await t.call("GET", "/api/users/me");
     expect(res.status).toBe(401);

@@ -85,6 +85,24 @@ describe("OAuth sign-in", () => {
     expect(user).toMatchObject({ email: "ann@privaterelay.example", name: "Ann Lee", passwordHash: null, isEmailVerified: true });
   });
 
+  test("each provider returns one way only: a POST for GitHub or a GET for Apple is 405 with Allow, and the state stays usable", async () => {
+    const github = await begin("github");
+    const form = (state: string) => new URLSearchParams({ code: "c", state }).toString();
+    const posted = await t.call("POST", "/api/auth/callback/github", { body: form(github.state), headers: { cookie: github.cookie, "content-type": "application/x-www-form-urlencoded" } });
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get("allow")).toBe("GET");
+    expect(posted.body.error).toBe("Sign-in with github returns with GET");
+    githubAnswers("ada@example.com", true);
+    const fetched = await t.call("GET", `/api/auth/callback/github?code=c&state=${github.state}`, { headers: { cookie: github.cookie } });
+    expect(fetched.status).toBe(302);
+
+    const apple = await begin("apple");
+    const res = await t.call("GET", `/api/auth/callback/apple?code=c&state=${apple.state}`, { headers: { cookie: apple.cookie } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(stub?.to(APPLE_TOKEN)).toHaveLength(0);
+  });
+
   test("an unverified provider e-mail does not take over a password account", async () => {
     await t.call("POST", "/api/auth/register", { body: { email: "ada@example.com", password: "correct horse" } });
     const { state, cookie } = await begin("github");

@@ -27,18 +27,22 @@ type CookieJar = Record<string, { value?: unknown; set(options: Record<string, u
 export function authPlugin(useCases: UseCases, settings: AuthSettings) {
   const { tokens, cookieName } = settings;
 
+  /** Decisions §5: a state change made with the session cookie must come from one of our own pages, or say no Origin. */
+  function refuseCrossSite(request: Request) {
+    if (SAFE_METHODS.has(request.method)) return;
+    const origin = request.headers.get("origin");
+    if (origin !== null && !settings.allowedOrigins.includes(origin)) {
+      throw new HttpError(403, "Cross-site request refused", { origin });
+    }
+  }
+
   async function authenticate(request: Request, cookie: CookieJar): Promise<{ principal: Principal; expires: Date } | null> {
     const header = request.headers.get("authorization");
     const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
     const fromCookie = cookie[cookieName]?.value;
     const token = bearer ?? (typeof fromCookie === "string" && fromCookie ? fromCookie : undefined);
     if (!token) return null;
-    if (!bearer && !SAFE_METHODS.has(request.method)) {
-      const origin = request.headers.get("origin");
-      if (origin !== null && !settings.allowedOrigins.includes(origin)) {
-        throw new HttpError(403, "Cross-site request refused", { origin });
-      }
-    }
+    if (!bearer) refuseCrossSite(request);
     const claims = await tokens.verify(token);
     const principal = claims ? await useCases.resolveSession(claims) : null;
     return claims && principal ? { principal, expires: new Date(claims.exp * 1000) } : null;
@@ -91,6 +95,12 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
           return { principal };
         },
       }),
+      /** For routes that act on the session cookie without reading the session (sign-out): the CSRF check alone. */
+      sessionCookieWrite: {
+        beforeHandle({ request, cookie }) {
+          if ((cookie as unknown as CookieJar)[cookieName]?.value) refuseCrossSite(request);
+        },
+      },
       optionalAuth: {
         async resolve({ request, cookie }) {
           const session = await authenticate(request, cookie as unknown as CookieJar);

@@ -124,6 +124,7 @@ export function plumbing(logger: Logger) {
       set.status = status;
       const retryAfter = body.details?.retryAfterSeconds;
       if (status === 429 && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
+      if (status === 405 && typeof body.details?.allow === "string") set.headers.allow = body.details.allow;
       return usesEnvelope(path) ? { success: false, data: null, ...body } : body;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, path, responseValue }) => {

@@ -74,7 +74,11 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         endSession();
         return { success: true as const };
       },
-      { response: { 200: z.object({ success: z.literal(true) }) }, detail: { summary: "Clear the session cookie" } },
+      {
+        sessionCookieWrite: true,
+        response: { 200: z.object({ success: z.literal(true) }), 403: errorBody },
+        detail: { summary: "Clear the session cookie" },
+      },
     )
     .get(
       "/providers",

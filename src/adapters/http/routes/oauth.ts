@@ -6,6 +6,7 @@ import type { SessionUser } from "../../../application/auth/access.ts";
 import { IDENTITY_PROVIDERS, type IdentityProvider, type ProviderId } from "../../../application/ports.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
+import { HttpError } from "../errors.ts";
 import { errorBody, redirectResponse } from "../schemas.ts";
 
 const STATE_COOKIE = "storefront.oauth-state";
@@ -50,17 +51,17 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
         detail: { summary: "Start sign-in with google, github, facebook or apple (302)" },
       },
     )
-    .get("/callback/:provider", (ctx) => finish(ctx, ctx.query), {
+    .get("/callback/:provider", (ctx) => finish(ctx, "GET", ctx.query), {
       params: providerParam,
       query: callbackFields,
-      response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody },
+      response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody, 405: errorBody },
       detail: { summary: "Return from the identity provider (google, github, facebook)" },
     })
-    .post("/callback/:provider", (ctx) => finish(ctx, ctx.body), {
+    .post("/callback/:provider", (ctx) => finish(ctx, "POST", ctx.body), {
       params: providerParam,
       body: callbackFields,
       parse: "urlencoded",
-      response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody },
+      response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody, 405: errorBody },
       detail: { summary: "Return from Apple (form POST)" },
     });
 
@@ -72,9 +73,14 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
       startSession: (user: SessionUser, at: Date) => Promise<Date>;
       redirect: (url: string, status?: 302) => Response;
     },
+    method: IdentityProvider["callbackMethod"],
     fields: z.infer<typeof callbackFields>,
   ) {
     const provider = providerOf(ctx.params.provider);
+    // Each provider returns one way only (Apple by form POST, the others by GET); the other way is refused before the state is spent.
+    if (method !== provider.callbackMethod) {
+      throw new HttpError(405, `Sign-in with ${provider.id} returns with ${provider.callbackMethod}`, { allow: provider.callbackMethod });
+    }
     const raw = ctx.cookie[STATE_COOKIE]?.value;
     ctx.cookie[STATE_COOKIE]?.remove();
     const saved = stateCookie.safeParse(typeof raw === "string" ? safeJson(raw) : raw);
