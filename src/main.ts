@@ -23,15 +23,23 @@ function readConfig() {
 const config = readConfig();
 const logger = createJsonLogger(config.logLevel);
 const runtime = buildRuntime(config, logger);
-const applied = await migrateToLatest(runtime.db);
-if (applied.length > 0) logger.info("database.migrated", { applied });
-
 const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
-const seeded = runtime.embedded ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;
-if (seeded) logger.info("catalog.seeded", { ...seeded });
-if (config.bootstrapAdmin) {
-  const result = await useCases.ensureAdmin(SYSTEM_ACTOR, config.bootstrapAdmin);
-  logger.info("admin.bootstrap", { email: config.bootstrapAdmin.email, result });
+await prepareDatabase().catch(async (error: unknown) => {
+  // An unreachable or broken database is an operator's problem to read about, not a stack trace.
+  logger.error("server.start_failed", { error: error instanceof Error ? error.message : String(error) });
+  await runtime.close().catch(() => undefined);
+  process.exit(1);
+});
+
+async function prepareDatabase() {
+  const applied = await migrateToLatest(runtime.db);
+  if (applied.length > 0) logger.info("database.migrated", { applied });
+  const seeded = runtime.embedded ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;
+  if (seeded) logger.info("catalog.seeded", { ...seeded });
+  if (config.bootstrapAdmin) {
+    const result = await useCases.ensureAdmin(SYSTEM_ACTOR, config.bootstrapAdmin);
+    logger.info("admin.bootstrap", { email: config.bootstrapAdmin.email, result });
+  }
 }
 
 const { secret, source: secretSource } = resolveAuthSecret(config.authSecret, config.dataDir);

@@ -82,3 +82,17 @@ test("an embedded database migrated by the CLI before the first start still gets
   const products = (await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as any;
   expect(products.meta.total).toBeGreaterThanOrEqual(12);
 }, 30_000);
+
+test("a database that cannot be reached stops the start with exit code 1 and one log line that says why, no stack", async () => {
+  const server = Bun.spawn([process.execPath, "src/main.ts"], {
+    env: { ...process.env, PORT: "0", NODE_ENV: "development", DATABASE_URL: "postgres://root@127.0.0.1:1/storefront" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  servers.push(server);
+  expect(await server.exited).toBe(1);
+  const output = (await new Response(server.stdout).text()) + (await new Response(server.stderr).text());
+  const failure = output.split("\n").find((line) => line.includes("server.start_failed"));
+  expect(JSON.parse(failure ?? "{}").error).toContain("ECONNREFUSED 127.0.0.1:1");
+  expect(output).not.toContain("    at ");
+});

@@ -9,7 +9,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const failed = results.find((r) => r.status === "Error");
   if (error || failed) {
     const cause = error instanceof Error ? error.message : String(error ?? "unknown error");
-    throw new Error(`Migration ${failed?.migrationName ?? ""} failed: ${cause}`);
+    throw new Error(failed ? `Migration ${failed.migrationName} failed: ${cause}` : `Could not migrate the database: ${cause}`);
   }
   return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
