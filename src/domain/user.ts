@@ -60,12 +60,12 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export const PASSWORD_MIN_LENGTH = 8;
-/** bcrypt reads at most 72 bytes; a longer password would be silently cut, so it is refused. */
+/** Decisions §5: 8 to 72 bytes. bcrypt reads at most 72; a longer password would be silently cut, so it is refused. */
+export const PASSWORD_MIN_BYTES = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
 export function passwordProblem(password: string): string | null {
-  if (password.length < PASSWORD_MIN_LENGTH) return `Password must be at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES) return `Password must be at most ${PASSWORD_MAX_BYTES} bytes`;
+  const bytes = new TextEncoder().encode(password).length;
+  if (bytes < PASSWORD_MIN_BYTES || bytes > PASSWORD_MAX_BYTES) return `Password must be ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes long`;
   return null;
 }

@@ -1,18 +1,18 @@
 import { z } from "zod";
 import { dollarsToCents, isWholeCents } from "../../domain/money.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from "../../domain/user.ts";
+import { passwordProblem } from "../../domain/user.ts";
 
 /** Shapes shared by several routes. Route-specific shapes live beside their routes. */
 
 export const money = z.number().describe("US dollars, at most 2 decimals");
 export const timestamp = z.iso.datetime().describe("ISO 8601, UTC");
 
-/** A new password, with the domain's limits: at least 8 characters, at most 72 bytes (what bcrypt reads). */
-export const newPassword = z
-  .string()
-  .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
-  .refine((password) => new TextEncoder().encode(password).length <= PASSWORD_MAX_BYTES, `must be at most ${PASSWORD_MAX_BYTES} bytes`);
+/** A new password, checked by the domain's rule so a bad one is an ordinary validation issue naming the field. */
+export const newPassword = z.string().superRefine((password, ctx) => {
+  const problem = passwordProblem(password);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /** Dollars from a client, checked to whole cents here so a fraction of a cent is an ordinary validation issue. */
 export const dollarsInCents = z
