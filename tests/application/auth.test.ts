@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createAccessResolver } from "../../src/application/auth/access.ts";
 import { register } from "../../src/application/auth/register.ts";
-import { MAX_FAILED_SIGN_INS, signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
+import { MAX_FAILED_SIGN_INS } from "../../src/application/auth/password-attempts.ts";
+import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
 import { signInWithProvider } from "../../src/application/auth/sign-in-with-provider.ts";
 import type { ExternalProfile } from "../../src/application/ports.ts";
 import { changePassword } from "../../src/application/users/change-password.ts";
@@ -247,5 +248,25 @@ describe("sessions and freshness", () => {
     const { deps, user } = await setUp();
     await expect(changePassword(deps, user.id, { currentPassword: "wrong", newPassword: "battery staple" }, origin)).rejects.toMatchObject({ code: "auth.wrong_password" });
     expect(await deps.audit.list({ action: "user.password_change" })).toHaveLength(0);
+  });
+
+  test("guesses at the current password count against the sign-in limit: the sixth is refused, even when right", async () => {
+    const { deps, user } = await setUp();
+    const change = (currentPassword: string) => changePassword(deps, user.id, { currentPassword, newPassword: "battery staple" }, origin);
+    for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) await expect(change(`guess ${i}`)).rejects.toMatchObject({ code: "auth.wrong_password" });
+    await expect(change("correct horse")).rejects.toMatchObject({ code: "auth.too_many_attempts" });
+    await expect(signInWithPassword(deps, { email: user.email, password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.too_many_attempts" });
+    deps.clock.advance(15 * 60 * 1000 + 1);
+    await change("correct horse");
+    expect(await deps.audit.list({ action: "user.password_change" })).toHaveLength(1);
+  });
+
+  test("a correct current password clears earlier wrong guesses", async () => {
+    const { deps, user } = await setUp();
+    const change = (currentPassword: string, newPassword: string) => changePassword(deps, user.id, { currentPassword, newPassword }, origin);
+    for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) await expect(change("wrong", "battery staple")).rejects.toMatchObject({ code: "auth.wrong_password" });
+    await change("correct horse", "battery staple");
+    for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) await expect(change("wrong", "another one")).rejects.toMatchObject({ code: "auth.wrong_password" });
+    await change("battery staple", "another one");
   });
 });

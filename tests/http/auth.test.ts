@@ -218,6 +218,16 @@ describe("sessions", () => {
     const wrong = await t.call("POST", "/api/users/password", { body: { currentPassword: "nope", newPassword: "another new one" }, headers: { cookie: renewed } });
     expect(wrong.status).toBe(400);
   });
+
+  test("guessing the current password with a session is 429 with Retry-After after five wrong tries", async () => {
+    const me = await signedInAs(t);
+    const change = (currentPassword: string) => t.call("POST", "/api/users/password", { body: { currentPassword, newPassword: "a brand new one" }, headers: me.headers });
+    for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).status).toBe(400);
+    const refused = await change(me.password);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ success: false, data: null, error: "Too many failed sign-in attempts. Please try again later." });
+    expect(refused.headers.get("retry-after")).toBe("900");
+  });
 });
 
 describe("/api/users/me", () => {

@@ -3,9 +3,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { type User, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports.ts";
-
-export const MAX_FAILED_SIGN_INS = 5;
-export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+import { admitPasswordCheck } from "./password-attempts.ts";
 
 /** Verified against when the e-mail is unknown, so that a miss takes as long as a wrong password. */
 const DECOY_HASH = "$2b$12$smqfWz5NJLyHX0cWOgF0d.ndL0ravQR/bIKX5AEyuzxLtozyjZ52e";
@@ -14,9 +12,7 @@ const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email
 
 /**
  * Password sign-in. Unknown e-mail, wrong password and password-less accounts all fail alike; five
- * failures for one e-mail within 15 minutes lock that e-mail out until the window ends. Every
- * attempt is counted before the (slow) password check, so guesses sent all at once cannot slip past
- * the limit while the first ones are still being checked; a success clears the count.
+ * failures for one e-mail within 15 minutes lock that e-mail out until the window ends.
  */
 export async function signInWithPassword(
   deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
@@ -24,14 +20,7 @@ export async function signInWithPassword(
   origin: RequestOrigin,
 ): Promise<User> {
   const email = normalizeEmail(input.email);
-  const key = `sign-in:${email}`;
-  const now = deps.clock.now();
-  const attempts = await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
-  if (attempts.count > MAX_FAILED_SIGN_INS) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
-    throw new DomainError("auth.too_many_attempts", "Too many failed sign-in attempts. Please try again later.", { retryAfterSeconds });
-  }
-
+  const attempt = await admitPasswordCheck(deps, email);
   const user = await deps.users.findByEmail(email);
   const matches = await deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH);
   if (!user?.passwordHash || !matches) {
@@ -41,7 +30,7 @@ export async function signInWithPassword(
     throw invalid();
   }
 
-  await deps.loginAttempts.reset(key);
+  await attempt.succeeded();
   await deps.uow.transaction((tx) =>
     recordAudit(tx, deps, { userId: user.id, action: "auth.login", entityType: "user", entityId: user.id, changes: { method: "credentials" }, origin }),
   );

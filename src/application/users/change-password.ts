@@ -2,24 +2,28 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { passwordProblem } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
+import { admitPasswordCheck } from "../auth/password-attempts.ts";
 import type { Deps } from "../ports.ts";
 
 /**
- * Sets a new password and ends every session issued before it. Session tokens carry whole seconds,
+ * Sets a new password and ends every session issued before it. Checks of the current password
+ * count against the same limit as sign-ins, so a borrowed session cannot be used to guess it. Session tokens carry whole seconds,
  * so the cut-off is the next whole second: older tokens fall before it; sessions started after the
  * change are stamped no earlier than the cut-off (sessionFor), so they do not.
  */
 export async function changePassword(
-  deps: Pick<Deps, "uow" | "users" | "hasher" | "ids" | "clock">,
+  deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
   userId: string,
   input: { currentPassword: string; newPassword: string },
   origin: RequestOrigin,
 ): Promise<{ sessionsValidAfter: Date }> {
   const user = await deps.users.findById(userId);
   if (!user) throw new DomainError("user.not_found", "User not found");
+  const attempt = await admitPasswordCheck(deps, user.email);
   if (!user.passwordHash || !(await deps.hasher.verify(input.currentPassword, user.passwordHash))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
+  await attempt.succeeded();
   const problem = passwordProblem(input.newPassword);
   if (problem) throw new DomainError("invalid_input", problem, { issues: [{ path: "newPassword", message: problem }] });
 

@@ -76,7 +76,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
         auth: "required",
         body: passwordChange,
         ...JSON_BODY,
-        response: { 200: envelope(z.object({ message: z.string() })), ...errors },
+        response: { 200: envelope(z.object({ message: z.string() })), ...errors, 429: envelopeError },
         detail: { summary: "Change the password; re-issues this session's cookie and ends every other session" },
       },
     );

@@ -1,0 +1,21 @@
+import { DomainError } from "../../domain/errors.ts";
+import type { Deps } from "../ports.ts";
+
+export const MAX_FAILED_SIGN_INS = 5;
+export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+
+/**
+ * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
+ * all at once cannot slip past the limit while the first ones are still being checked. Past five in
+ * 15 minutes the check is refused with 429. Returns what a correct password calls to clear the count.
+ */
+export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<{ succeeded(): Promise<void> }> {
+  const key = `sign-in:${email}`;
+  const now = deps.clock.now();
+  const attempts = await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
+  if (attempts.count > MAX_FAILED_SIGN_INS) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
+    throw new DomainError("auth.too_many_attempts", "Too many failed sign-in attempts. Please try again later.", { retryAfterSeconds });
+  }
+  return { succeeded: () => deps.loginAttempts.reset(key) };
+}
