@@ -54,8 +54,8 @@ export type LocationWithDistance = Location & { distanceMiles: number };
 
 export interface LocationRepository {
   list(query: LocationQuery): Promise<Paged<Location>>;
-  /** Locations within the radius, nearest first. */
-  nearby(query: NearbyQuery): Promise<LocationWithDistance[]>;
+  /** Locations within the radius, nearest first, at most `limit`; `total` counts all within it. */
+  nearby(query: NearbyQuery): Promise<Paged<LocationWithDistance>>;
   findByNameAndPostalCode(name: string, postalCode: string): Promise<Location | null>;
   create(location: Location): Promise<void>;
 }

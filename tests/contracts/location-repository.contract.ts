@@ -44,16 +44,18 @@ export function locationRepositoryContract(target: () => ContractTarget) {
 
     test("nearby: inside the radius only, nearest first, with the haversine distance", async () => {
       const shops = await arrange();
-      const found = await repo().nearby({ ...austin, radiusMiles: 200, limit: 10 });
+      const { items: found, total } = await repo().nearby({ ...austin, radiusMiles: 200, limit: 10 });
+      expect(total).toBe(3);
       expect(found.map((l) => l.name)).toEqual(["Downtown Pepper Co", "round rock heat", "Big D Sauces"]);
       expect(found[0]?.distanceMiles).toBeCloseTo(0, 6);
       expect(found[1]?.distanceMiles).toBeCloseTo(distanceMiles(austin, shops.roundRock), 6);
       expect(found[2]?.distanceMiles).toBeCloseTo(distanceMiles(austin, shops.dallas), 6);
 
       const close = await repo().nearby({ ...austin, radiusMiles: 25, limit: 10 });
-      expect(close.map((l) => l.name)).toEqual(["Downtown Pepper Co", "round rock heat"]);
+      expect(close.items.map((l) => l.name)).toEqual(["Downtown Pepper Co", "round rock heat"]);
       const first = await repo().nearby({ ...austin, radiusMiles: 500, limit: 1 });
-      expect(first.map((l) => l.name)).toEqual(["Downtown Pepper Co"]);
+      expect(first).toMatchObject({ items: [{ name: "Downtown Pepper Co" }], total: 3 });
+      expect(await repo().nearby({ latitude: 0, longitude: 0, radiusMiles: 10, limit: 5 })).toEqual({ items: [], total: 0 });
     });
   });
 }

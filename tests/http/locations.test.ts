@@ -49,6 +49,7 @@ describe("GET /api/locations/nearby", () => {
     expect(near.body.data.map((l: any) => l.name)).toEqual(["Austin Heat", "Round Rock Peppers"]);
     const one = await t.call("GET", "/api/locations/nearby?lat=30.2672&lng=-97.7431&limit=1");
     expect(one.body.data).toHaveLength(1);
+    expect(one.body.meta).toEqual({ total: 2, page: 1, limit: 1 });
   });
 
   test.each([

@@ -74,13 +74,15 @@ export function createPgLocationRepository(db: Db): LocationRepository {
         )
         .selectFrom("candidates")
         .selectAll()
+        .select(sql<string>`count(*) over ()`.as("within_radius"))
         .where("distance_miles", "<=", query.radiusMiles)
         .orderBy("distance_miles")
         .orderBy(sql`lower(name) collate "C"`)
         .orderBy("id")
         .limit(query.limit)
         .execute();
-      return rows.map((row) => ({ ...toLocation(row), distanceMiles: Number(row.distance_miles) }));
+      const items = rows.map((row) => ({ ...toLocation(row), distanceMiles: Number(row.distance_miles) }));
+      return { items, total: Number(rows[0]?.within_radius ?? 0) };
     },
 
     async findByNameAndPostalCode(name, postalCode) {

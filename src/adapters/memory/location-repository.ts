@@ -15,11 +15,11 @@ export function createMemoryLocationRepository(locations: Map<string, Location>)
       return { items: structuredClone(matching.slice(start, start + query.limit)), total: matching.length };
     },
     async nearby(query) {
-      return [...locations.values()]
+      const within = [...locations.values()]
         .map((l) => ({ ...structuredClone(l), distanceMiles: distanceMiles(query, l) }))
         .filter((l) => l.distanceMiles <= query.radiusMiles)
-        .sort((a, b) => a.distanceMiles - b.distanceMiles || compareLocations(a, b))
-        .slice(0, query.limit);
+        .sort((a, b) => a.distanceMiles - b.distanceMiles || compareLocations(a, b));
+      return { items: within.slice(0, query.limit), total: within.length };
     },
     async findByNameAndPostalCode(name, postalCode) {
       const found = [...locations.values()].find((l) => l.name === name && l.postalCode === postalCode);

@@ -81,12 +81,12 @@ export function locationRoutes(useCases: UseCases) {
           radiusMiles: query.radius,
           limit: query.limit,
         });
-        const data = found.map((l) => ({ ...present(l), distanceMiles: Math.round(l.distanceMiles * 100) / 100 }));
+        const data = found.items.map((l) => ({ ...present(l), distanceMiles: Math.round(l.distanceMiles * 100) / 100 }));
         return {
           success: true as const,
           data,
           error: null,
-          meta: { total: data.length, page: 1, limit: query.limit },
+          meta: { total: found.total, page: 1, limit: query.limit },
         };
       },
       {
