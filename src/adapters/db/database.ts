@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
@@ -38,7 +39,8 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     };
   }
   if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = target.dataDir ? new PGlite(`${target.dataDir}/pglite`) : new PGlite();
+  const options = { extensions: { pg_trgm } };
+  const pglite = target.dataDir ? new PGlite(`${target.dataDir}/pglite`, options) : new PGlite(options);
   return {
     db: new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) }),
     description: target.dataDir ? `embedded PGlite in ${target.dataDir}/pglite` : "embedded PGlite in memory",
