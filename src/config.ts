@@ -23,7 +23,7 @@ const envSchema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
-  BOOTSTRAP_ADMIN_PASSWORD: z.string().refine((password) => passwordProblem(password) === null, "must be 8 to 72 bytes long").optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().refine((password) => passwordProblem(password) === null, "must be at least 8 characters and at most 72 bytes").optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   GITHUB_CLIENT_ID: z.string().optional(),

@@ -25,7 +25,7 @@ describe("configuration", () => {
     ["PUBLIC_URL", "not a url"],
     ["TRUST_PROXY", "yes please"],
     ["NODE_ENV", "staging"],
-    ["BOOTSTRAP_ADMIN_PASSWORD", "ééé"],
+    ["BOOTSTRAP_ADMIN_PASSWORD", "éééé"],
     ["BOOTSTRAP_ADMIN_PASSWORD", "é".repeat(37)],
   ])("a bad %s (%s) is refused with a message naming it", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}: `));

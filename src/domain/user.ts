@@ -60,12 +60,15 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Decisions §5: 8 to 72 bytes. bcrypt reads at most 72; a longer password would be silently cut, so it is refused. */
-export const PASSWORD_MIN_BYTES = 8;
+/**
+ * The spec's limits say at least 8 characters, decisions §5 "8 to 72 bytes": both hold. bcrypt reads
+ * at most 72 bytes; a longer password would be silently cut, so it is refused.
+ */
+export const PASSWORD_MIN_CHARACTERS = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
 export function passwordProblem(password: string): string | null {
-  const bytes = new TextEncoder().encode(password).length;
-  if (bytes < PASSWORD_MIN_BYTES || bytes > PASSWORD_MAX_BYTES) return `Password must be ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes long`;
+  if ([...password].length < PASSWORD_MIN_CHARACTERS) return `Password must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
+  if (new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES) return `Password must be at most ${PASSWORD_MAX_BYTES} bytes`;
   return null;
 }
