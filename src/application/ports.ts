@@ -38,10 +38,10 @@ export interface CartSummary {
 export interface CartRepository {
   /**
    * Holds the user's cart until the transaction ends, so that the checks and the write after them
-   * see the same cart, and says what it holds, in the same round trip.
+   * see the same cart, and then says what it holds.
    */
   lockForChange(userId: string, productId: string | null): Promise<CartSummary>;
-  /** The user's lines with their products, oldest first. */
+  /** The user's lines with their products, oldest first, including products taken off sale. */
   lines(userId: string): Promise<CartLine[]>;
   findById(id: string): Promise<CartItem | null>;
   /** Adds to the user's line for the product, creating it when missing: one atomic upsert. */

@@ -42,6 +42,20 @@ export function cartTotals(lines: readonly { quantity: number; product: Pick<Pro
   };
 }
 
+export interface CartView<L> extends CartTotals {
+  lines: L[];
+}
+
+/**
+ * The cart as the shopper sees it. A line whose product was taken off sale is left out, and out of
+ * the totals, while it is off sale; the line itself is kept (it may still be removed) and shows
+ * again if the product returns. It still takes one of the 50 places.
+ */
+export function viewCart<L extends { quantity: number; product: Pick<Product, "price" | "isActive"> }>(lines: readonly L[]): CartView<L> {
+  const onSale = lines.filter((line) => line.product.isActive);
+  return { lines: onSale, ...cartTotals(onSale) };
+}
+
 /**
  * The quantity a line may hold: at most 99, and no more than the product has in stock. `inCart`
  * is what the line already held before this change (for an add).

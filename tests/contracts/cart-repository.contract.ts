@@ -87,6 +87,15 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       expect(await repo().lines(createId())).toEqual([]);
     });
 
+    test("lines include a product taken off sale, marked as such", async () => {
+      const user = await aStoredUser();
+      const product = await aStoredProduct();
+      await repo().add({ id: createId(), userId: user.id, productId: product.id, quantity: 2, at: t1 });
+      await target().repos.products.update(product.id, { isActive: false, updatedAt: t2 });
+      const [line] = await repo().lines(user.id);
+      expect(line?.product).toMatchObject({ id: product.id, isActive: false });
+    });
+
     test("findById, and what lockForChange reports: line count and the product's quantity", async () => {
       const user = await aStoredUser();
       const other = await aStoredUser();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assertLineQuantity, assertRoomForLine, cartTotals } from "../../src/domain/cart.ts";
+import { assertLineQuantity, assertRoomForLine, cartTotals, viewCart } from "../../src/domain/cart.ts";
 import { DomainError } from "../../src/domain/errors.ts";
 import { aProduct } from "../support/builders.ts";
 
@@ -26,6 +26,15 @@ describe("cartTotals", () => {
 
   test("an empty cart is all zeros", () => {
     expect(cartTotals([])).toEqual({ itemCount: 0, totalQuantity: 0, subtotal: 0 });
+  });
+});
+
+describe("viewCart", () => {
+  test("a line whose product is off sale is left out of the lines and the totals", () => {
+    const onSale = { quantity: 2, product: { price: 1099, isActive: true } };
+    const retired = { quantity: 5, product: { price: 700, isActive: false } };
+    expect(viewCart([retired, onSale])).toEqual({ lines: [onSale], itemCount: 1, totalQuantity: 2, subtotal: 2198 });
+    expect(viewCart([retired])).toEqual({ lines: [], itemCount: 0, totalQuantity: 0, subtotal: 0 });
   });
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { removeCartItem, updateCartItem } from "../../src/application/cart/change-cart-item.ts";
 import type { Deps } from "../../src/application/ports.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { aProduct, aUser } from "../support/builders.ts";
@@ -74,3 +76,25 @@ describe("cart under concurrency (PostgreSQL)", () => {
     expect(bDone).toBe(true);
   });
 });
+
+describe("cart changes are atomic with their audit entry (PostgreSQL)", () => {
+  test("when the audit row cannot be written, add, update and remove all leave the cart as it was", async () => {
+    const { user, product } = await customerAndProduct(10);
+    const line = await addToCart(deps, user.id, { productId: product.id, quantity: 2 }, origin);
+    // From here on the database itself refuses every cart audit row, after the cart write in the same transaction.
+    await sql`alter table audit_log add constraint refuse_cart_entries check (action not like 'cart.%') not valid`.execute(database.db);
+    try {
+      const other = aProduct({ inventory: 5 });
+      await deps.products.create(other);
+      await expect(addToCart(deps, user.id, { productId: other.id, quantity: 1 }, origin)).rejects.toThrow("refuse_cart_entries");
+      await expect(addToCart(deps, user.id, { productId: product.id, quantity: 1 }, origin)).rejects.toThrow("refuse_cart_entries");
+      await expect(updateCartItem(deps, user.id, line.id, 7, origin)).rejects.toThrow("refuse_cart_entries");
+      await expect(removeCartItem(deps, user.id, line.id, origin)).rejects.toThrow("refuse_cart_entries");
+      const lines = await deps.carts.lines(user.id);
+      expect(lines.map((l) => [l.productId, l.quantity])).toEqual([[product.id, 2]]);
+    } finally {
+      await sql`alter table audit_log drop constraint refuse_cart_entries`.execute(database.db);
+    }
+  });
+});
+

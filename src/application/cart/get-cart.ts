@@ -1,11 +1,8 @@
-import { type CartLine, type CartTotals, cartTotals } from "../../domain/cart.ts";
+import { type CartLine, type CartView, viewCart } from "../../domain/cart.ts";
 import type { Deps } from "../ports.ts";
 
-export interface Cart extends CartTotals {
-  lines: CartLine[];
-}
+export type Cart = CartView<CartLine>;
 
 export async function getCart(deps: Pick<Deps, "carts">, userId: string): Promise<Cart> {
-  const lines = await deps.carts.lines(userId);
-  return { lines, ...cartTotals(lines) };
+  return viewCart(await deps.carts.lines(userId));
 }
