@@ -7,9 +7,10 @@ import type { Deps } from "../ports.ts";
 
 /**
  * Sets a new password and ends every session issued before it. Checks of the current password
- * count against the same limit as sign-ins, so a borrowed session cannot be used to guess it. Session tokens carry whole seconds,
- * so the cut-off is the next whole second: older tokens fall before it; sessions started after the
- * change are stamped no earlier than the cut-off (sessionFor), so they do not.
+ * count against the same limit as sign-ins, so a borrowed session cannot be used to guess it.
+ * Session tokens carry whole seconds, so the cut-off is the next whole second: older tokens fall
+ * before it; sessions started after the change are stamped no earlier than the cut-off
+ * (sessionFor), so they do not.
  */
 export async function changePassword(
   deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
