@@ -15,7 +15,7 @@ const config = loadConfig({ DATABASE_URL: databaseUrl });
 const runtime = buildRuntime(config, silentLogger);
 const passwordHash = await runtime.deps.hasher.hash(PASSWORD);
 const emails = Array.from({ length: ACCOUNTS }, (_, i) => `bench-${i}@example.com`);
-for (const email of emails) await runtime.deps.users.create({ ...aUser({ email }), passwordHash });
+for (const email of emails) await runtime.deps.uow.transaction((tx) => tx.users.create({ ...aUser({ email }), passwordHash }));
 await runtime.close();
 
 const server = await startServer({ DATABASE_URL: databaseUrl });

@@ -23,7 +23,7 @@ const tokens = createSessionTokens(SECRET, runtime.deps.clock);
 
 async function customer() {
   const user = { ...aUser(), passwordHash: null };
-  await runtime.deps.users.create(user);
+  await runtime.deps.uow.transaction((tx) => tx.users.create(user));
   const session = await useCases.sessionFor(user);
   return { user, cookie: `storefront.session-token=${(await tokens.issue(session.user, new Date())).token}` };
 }

@@ -1,5 +1,7 @@
 import { availableParallelism } from "node:os";
-import type { Deps, Logger, Mailer } from "./application/ports.ts";
+import type { Deps } from "./application/ports/index.ts";
+import type { Mailer } from "./application/ports/mail.ts";
+import type { Logger } from "./application/ports/system.ts";
 import type { Config } from "./config.ts";
 import { createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
 import { type Db, openDatabase } from "./adapters/db/database.ts";

@@ -1,4 +1,5 @@
 import { demoCatalog } from "./application/catalog/demo-catalog.ts";
+import { createOutboxWorker } from "./application/mail/outbox-worker.ts";
 import { makeUseCases } from "./application/use-cases.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
@@ -6,7 +7,6 @@ import { migrateToLatest } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing.ts";
 import { createJsonLogger } from "./adapters/log.ts";
-import { createOutboxWorker } from "./adapters/mail/outbox-worker.ts";
 import { buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -43,10 +43,7 @@ async function prepareDatabase() {
 }
 
 const { secret, source: secretSource } = resolveAuthSecret(config.authSecret, config.dataDir);
-const mailWorker = createOutboxWorker(
-  { outbox: runtime.deps.outbox, mailer: runtime.deps.mailer, clock: runtime.deps.clock, logger },
-  { pollIntervalMs: 2_000 },
-);
+const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
 mailWorker.start();
 
 const app = createApp(useCases, {

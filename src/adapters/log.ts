@@ -1,4 +1,4 @@
-import type { LogLevel, Logger } from "../application/ports.ts";
+import type { LogLevel, Logger } from "../application/ports/system.ts";
 
 export type { Logger };
 

@@ -1,5 +1,5 @@
 import { customAlphabet } from "nanoid";
-import type { Clock, Ids } from "../application/ports.ts";
+import type { Clock, Ids } from "../application/ports/system.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 

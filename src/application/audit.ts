@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntry, RequestOrigin } from "../domain/audit.ts";
-import type { Deps, Repositories } from "./ports.ts";
+import type { Deps, Repositories } from "./ports/index.ts";
 
 export interface AuditFields {
   userId: string | null;

@@ -18,7 +18,8 @@ import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./cat
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
-import type { Deps, ExternalProfile } from "./ports.ts";
+import type { ExternalProfile } from "./ports/identity.ts";
+import type { Deps } from "./ports/index.ts";
 import { checkHealth } from "./system/check-health.ts";
 import { type NewAccount, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
 import { changePassword } from "./users/change-password.ts";

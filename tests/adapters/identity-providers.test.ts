@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { IdentityProvider } from "../../src/application/ports.ts";
+import type { IdentityProvider } from "../../src/application/ports/identity.ts";
 import { createAppleProvider } from "../../src/adapters/identity/apple.ts";
 import { createFacebookProvider } from "../../src/adapters/identity/facebook.ts";
 import { createGitHubProvider } from "../../src/adapters/identity/github.ts";

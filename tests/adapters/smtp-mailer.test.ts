@@ -2,11 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { AddressInfo } from "node:net";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
-import { silentLogger } from "../../src/adapters/log.ts";
-import { createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
+import { createOutboxWorker } from "../../src/application/mail/outbox-worker.ts";
 import { createSmtpMailer } from "../../src/adapters/mail/smtp-mailer.ts";
-import { createMemoryMailOutbox } from "../../src/adapters/memory/mail-outbox.ts";
-import { createFixedClock } from "../../src/adapters/memory/deps.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 
 const createId = cuid2Ids.next;
 
@@ -75,9 +73,9 @@ describe("SMTP mailer", () => {
         callback(Object.assign(new Error("try later"), { responseCode: 451 }));
       },
     });
-    const clock = createFixedClock();
-    const outbox = createMemoryMailOutbox(new Map());
-    const worker = createOutboxWorker({ outbox, mailer, clock, logger: silentLogger });
+    const deps = createMemoryDeps({ mailer });
+    const { clock, repos: { outbox } } = deps;
+    const worker = createOutboxWorker(deps);
     await outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
 
     expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0 });

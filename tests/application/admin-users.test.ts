@@ -12,7 +12,7 @@ describe("admin account management", () => {
     const deps = createMemoryDeps();
     expect(await ensureAdmin(deps, SYSTEM_ACTOR, { email: "Boss@Example.com", password: "very secret" })).toBe("created");
     expect(await ensureAdmin(deps, SYSTEM_ACTOR, { email: "boss@example.com", password: "other secret" })).toBe("unchanged");
-    const boss = await deps.users.findByEmail("boss@example.com");
+    const boss = await deps.repos.users.findByEmail("boss@example.com");
     expect(boss).toMatchObject({ role: "ADMIN", isEmailVerified: true });
     expect(await deps.hasher.verify("very secret", boss?.passwordHash ?? "")).toBe(true);
   });
@@ -21,8 +21,8 @@ describe("admin account management", () => {
     const deps = createMemoryDeps();
     await register(deps, { email: "boss@example.com", password: "very secret" }, NO_ORIGIN, "http://x");
     expect(await ensureAdmin(deps, SYSTEM_ACTOR, { email: "boss@example.com", password: "ignored!" })).toBe("promoted");
-    expect((await deps.users.findByEmail("boss@example.com"))?.role).toBe("ADMIN");
-    const [change] = await deps.audit.list({ action: "user.role_change" });
+    expect((await deps.repos.users.findByEmail("boss@example.com"))?.role).toBe("ADMIN");
+    const [change] = await deps.repos.audit.list({ action: "user.role_change" });
     expect(change?.changes).toEqual({ from: "CUSTOMER", to: "ADMIN" });
   });
 

@@ -4,11 +4,12 @@ import { register } from "../../src/application/auth/register.ts";
 import { MAX_FAILED_SIGN_INS } from "../../src/application/auth/password-attempts.ts";
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
 import { signInWithProvider } from "../../src/application/auth/sign-in-with-provider.ts";
-import type { ExternalProfile } from "../../src/application/ports.ts";
+import type { ExternalProfile } from "../../src/application/ports/identity.ts";
 import { changePassword } from "../../src/application/users/change-password.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { uowWith } from "../support/faults.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };
 const SHOP = "https://shop.example.com";
@@ -21,9 +22,9 @@ describe("registration", () => {
     expect(user.passwordHash).not.toBe("correct horse");
     expect(await deps.hasher.verify("correct horse", user.passwordHash ?? "")).toBe(true);
 
-    const [audit] = await deps.audit.list({ action: "auth.register" });
+    const [audit] = await deps.repos.audit.list({ action: "auth.register" });
     expect(audit).toMatchObject({ userId: user.id, entityId: user.id, ipAddress: "203.0.113.9", userAgent: "test-agent" });
-    const [mail] = await deps.outbox.list();
+    const [mail] = await deps.repos.outbox.list();
     expect(mail).toMatchObject({ to: "ada@example.com", subject: "Welcome to Storefront", status: "pending" });
     expect(mail?.text).toContain("Hi Ada,");
     expect(mail?.html).toContain(`href="${SHOP}"`);
@@ -33,8 +34,8 @@ describe("registration", () => {
     const deps = createMemoryDeps();
     await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
     await expect(register(deps, { email: "ADA@example.com", password: "another one" }, origin, SHOP)).rejects.toMatchObject({ code: "auth.email_taken" });
-    expect(await deps.outbox.list()).toHaveLength(1);
-    expect(await deps.audit.list({ action: "auth.register" })).toHaveLength(1);
+    expect(await deps.repos.outbox.list()).toHaveLength(1);
+    expect(await deps.repos.audit.list({ action: "auth.register" })).toHaveLength(1);
   });
 
   test.each([
@@ -59,7 +60,7 @@ describe("registration", () => {
 
   test("if writing the mail fails, the account is not created either", async () => {
     const deps = createMemoryDeps();
-    const broken = { ...deps, uow: { transaction: <T>(work: (tx: any) => Promise<T>) => deps.uow.transaction((tx) => work({ ...tx, outbox: { ...tx.outbox, enqueue: () => Promise.reject(new Error("disk full")) } })) } };
+    const broken = { ...deps, uow: uowWith(deps, (tx) => ({ outbox: { ...tx.outbox, enqueue: () => Promise.reject(new Error("disk full")) } })) };
     await expect(register(broken, { email: "a@example.com", password: "correct horse" }, origin, SHOP)).rejects.toThrow("disk full");
     expect(deps.state.users.size).toBe(0);
   });
@@ -76,7 +77,7 @@ describe("password sign-in", () => {
     const { deps, user } = await withAccount();
     const signedIn = await signInWithPassword(deps, { email: " ADA@example.com", password: "correct horse" }, origin);
     expect(signedIn.id).toBe(user.id);
-    expect(await deps.audit.list({ action: "auth.login" })).toHaveLength(1);
+    expect(await deps.repos.audit.list({ action: "auth.login" })).toHaveLength(1);
   });
 
   test("wrong password, unknown e-mail and password-less accounts fail alike and are audited", async () => {
@@ -89,7 +90,7 @@ describe("password sign-in", () => {
     ]) {
       await expect(signInWithPassword(deps, attempt, origin)).rejects.toMatchObject({ code: "auth.invalid_credentials", message: "Invalid email or password" });
     }
-    expect(await deps.audit.list({ action: "auth.login_failed" })).toHaveLength(3);
+    expect(await deps.repos.audit.list({ action: "auth.login_failed" })).toHaveLength(3);
   });
 
   test("five failures for one e-mail lock it for 15 minutes, even with the right password; others are unaffected", async () => {
@@ -193,7 +194,7 @@ describe("sessions and freshness", () => {
   async function setUp() {
     const deps = createMemoryDeps();
     const user = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
-    await deps.permissions.grant("STAFF", "products:write");
+    await deps.repos.permissions.grant("STAFF", "products:write");
     const access = createAccessResolver(deps);
     const iat = Math.floor(deps.clock.now().getTime() / 1000);
     return { deps, user, access, iat };
@@ -202,7 +203,7 @@ describe("sessions and freshness", () => {
   test("role and permissions come from the database, cached for at most 30 seconds", async () => {
     const { deps, user, access, iat } = await setUp();
     expect((await access.resolve({ sub: user.id, iat }))?.user.role).toBe("CUSTOMER");
-    await deps.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
+    await deps.repos.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
     deps.clock.advance(29_000);
     expect((await access.resolve({ sub: user.id, iat }))?.user.role).toBe("CUSTOMER");
     deps.clock.advance(1_001);
@@ -232,7 +233,7 @@ describe("sessions and freshness", () => {
     const warnings: string[] = [];
     const logger = createJsonLogger("warn", (line) => warnings.push(line));
     const user = await register(deps, { email: "staff@example.com", password: "correct horse" }, origin, SHOP);
-    await deps.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
+    await deps.repos.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
     const access = createAccessResolver({ ...deps, logger });
     const iat = Math.floor(deps.clock.now().getTime() / 1000);
     const principal = await access.resolve({ sub: user.id, iat });
@@ -247,7 +248,7 @@ describe("sessions and freshness", () => {
   test("a password change needs the current password", async () => {
     const { deps, user } = await setUp();
     await expect(changePassword(deps, user.id, { currentPassword: "wrong", newPassword: "battery staple" }, origin)).rejects.toMatchObject({ code: "auth.wrong_password" });
-    expect(await deps.audit.list({ action: "user.password_change" })).toHaveLength(0);
+    expect(await deps.repos.audit.list({ action: "user.password_change" })).toHaveLength(0);
   });
 
   test("guesses at the current password count against the sign-in limit: the sixth is refused, even when right", async () => {
@@ -258,7 +259,7 @@ describe("sessions and freshness", () => {
     await expect(signInWithPassword(deps, { email: user.email, password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.too_many_attempts" });
     deps.clock.advance(15 * 60 * 1000 + 1);
     await change("correct horse");
-    expect(await deps.audit.list({ action: "user.password_change" })).toHaveLength(1);
+    expect(await deps.repos.audit.list({ action: "user.password_change" })).toHaveLength(1);
   });
 
   test("a correct current password clears earlier wrong guesses", async () => {

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { removeCartItem, updateCartItem } from "../../src/application/cart/change-cart-item.ts";
 import { getCart } from "../../src/application/cart/get-cart.ts";
-import type { UnitOfWork } from "../../src/application/ports.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
+import { uowWith } from "../support/faults.ts";
 
 const origin = { ipAddress: "198.51.100.7", userAgent: "cart-test" };
 
@@ -13,10 +13,10 @@ async function setUp() {
   const deps = createMemoryDeps();
   const ada = aUser();
   const bob = aUser();
-  await deps.users.create(ada);
-  await deps.users.create(bob);
+  await deps.repos.users.create(ada);
+  await deps.repos.users.create(bob);
   const sauce = aProduct({ price: 1299, inventory: 10 });
-  await deps.products.create(sauce);
+  await deps.repos.products.create(sauce);
   return { deps, ada, bob, sauce };
 }
 
@@ -44,7 +44,7 @@ describe("adding to the cart", () => {
   test("an unknown or inactive product is not found", async () => {
     const { deps, ada } = await setUp();
     const retired = aProduct({ isActive: false });
-    await deps.products.create(retired);
+    await deps.repos.products.create(retired);
     for (const productId of [retired.id, "z12345678901234567890123"]) {
       await expect(addToCart(deps, ada.id, { productId, quantity: 1 }, origin)).rejects.toMatchObject({ code: "product.not_found" });
     }
@@ -55,11 +55,11 @@ describe("adding to the cart", () => {
     await addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, origin);
     for (let i = 1; i < MAX_CART_LINES; i++) {
       const p = aProduct();
-      await deps.products.create(p);
+      await deps.repos.products.create(p);
       await addToCart(deps, ada.id, { productId: p.id, quantity: 1 }, origin);
     }
     const extra = aProduct();
-    await deps.products.create(extra);
+    await deps.repos.products.create(extra);
     await expect(addToCart(deps, ada.id, { productId: extra.id, quantity: 1 }, origin)).rejects.toMatchObject({ code: "cart.too_many_lines" });
     await expect(addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, origin)).resolves.toMatchObject({ quantity: 2 });
   });
@@ -67,7 +67,7 @@ describe("adding to the cart", () => {
   test("each add is audited with user, changes, IP address and user agent", async () => {
     const { deps, ada, sauce } = await setUp();
     const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, origin);
-    const [entry] = await deps.audit.list({ action: "cart.add" });
+    const [entry] = await deps.repos.audit.list({ action: "cart.add" });
     expect(entry).toMatchObject({
       userId: ada.id,
       entityType: "cart_item",
@@ -80,9 +80,7 @@ describe("adding to the cart", () => {
 
   test("if the audit entry cannot be written, the cart is not changed", async () => {
     const { deps, ada, sauce } = await setUp();
-    const uow: UnitOfWork = {
-      transaction: (work) => deps.uow.transaction((tx) => work({ ...tx, audit: { ...tx.audit, record: () => Promise.reject(new Error("audit down")) } })),
-    };
+    const uow = uowWith(deps, (tx) => ({ audit: { ...tx.audit, record: () => Promise.reject(new Error("audit down")) } }));
     await expect(addToCart({ ...deps, uow }, ada.id, { productId: sauce.id, quantity: 1 }, origin)).rejects.toThrow("audit down");
     expect((await getCart(deps, ada.id)).itemCount).toBe(0);
   });
@@ -99,21 +97,21 @@ describe("changing and removing lines", () => {
     });
     await removeCartItem(deps, ada.id, line.id, origin);
     expect((await getCart(deps, ada.id)).itemCount).toBe(0);
-    const actions = (await deps.audit.list({ entityId: line.id })).map((e) => e.action).sort();
+    const actions = (await deps.repos.audit.list({ entityId: line.id })).map((e) => e.action).sort();
     expect(actions).toEqual(["cart.add", "cart.remove", "cart.update"]);
-    const [update] = await deps.audit.list({ action: "cart.update" });
+    const [update] = await deps.repos.audit.list({ action: "cart.update" });
     expect(update?.changes).toEqual({ productId: sauce.id, from: 2, to: 7 });
   });
 
   test("a line whose product was taken off sale can be removed but not changed", async () => {
     const { deps, ada, sauce } = await setUp();
     const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, origin);
-    await deps.products.update(sauce.id, { isActive: false, updatedAt: new Date() });
+    await deps.repos.products.update(sauce.id, { isActive: false, updatedAt: new Date() });
     await expect(updateCartItem(deps, ada.id, line.id, 3, origin)).rejects.toMatchObject({ code: "product.not_found" });
-    expect((await deps.carts.lines(ada.id)).map((l) => l.quantity)).toEqual([2]);
+    expect((await deps.repos.carts.lines(ada.id)).map((l) => l.quantity)).toEqual([2]);
     expect((await getCart(deps, ada.id)).itemCount).toBe(0);
     await removeCartItem(deps, ada.id, line.id, origin);
-    expect(await deps.carts.lines(ada.id)).toEqual([]);
+    expect(await deps.repos.carts.lines(ada.id)).toEqual([]);
   });
 
   test("another user's line is forbidden; an unknown line is not found; neither changes anything", async () => {
@@ -123,6 +121,6 @@ describe("changing and removing lines", () => {
     await expect(removeCartItem(deps, bob.id, line.id, origin)).rejects.toMatchObject({ code: "forbidden" });
     await expect(updateCartItem(deps, ada.id, "z12345678901234567890123", 1, origin)).rejects.toMatchObject({ code: "cart.item_not_found" });
     expect((await getCart(deps, ada.id)).totalQuantity).toBe(2);
-    expect(await deps.audit.list({ action: "cart.update" })).toHaveLength(0);
+    expect(await deps.repos.audit.list({ action: "cart.update" })).toHaveLength(0);
   });
 });

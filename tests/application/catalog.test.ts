@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { getProduct } from "../../src/application/catalog/get-product.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "../../src/application/catalog/seed-demo-catalog.ts";
-import type { UnitOfWork } from "../../src/application/ports.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aLocation, aProduct } from "../support/builders.ts";
+import { uowWith } from "../support/faults.ts";
 
 function demo(): DemoCatalog {
   const strip = ({ id: _id, isActive: _a, createdAt: _c, updatedAt: _u, ...rest }: ReturnType<typeof aProduct>) => rest;
@@ -15,7 +15,7 @@ describe("catalog use cases", () => {
   test("a product is found by id or slug while it is active", async () => {
     const deps = createMemoryDeps();
     const product = aProduct();
-    await deps.products.create(product);
+    await deps.repos.products.create(product);
     expect((await getProduct(deps, product.id)).id).toBe(product.id);
     expect((await getProduct(deps, product.slug)).id).toBe(product.id);
   });
@@ -23,7 +23,7 @@ describe("catalog use cases", () => {
   test("an inactive or unknown product is not found", async () => {
     const deps = createMemoryDeps();
     const retired = aProduct({ isActive: false });
-    await deps.products.create(retired);
+    await deps.repos.products.create(retired);
     await expect(getProduct(deps, retired.slug)).rejects.toMatchObject({ code: "product.not_found" });
     await expect(getProduct(deps, "never-made")).rejects.toMatchObject({ code: "product.not_found" });
   });
@@ -33,7 +33,7 @@ describe("catalog use cases", () => {
     const catalog = demo();
     expect(await seedDemoCatalog(deps, catalog)).toEqual({ productsAdded: 2, locationsAdded: 1 });
     expect(await seedDemoCatalog(deps, catalog)).toEqual({ productsAdded: 0, locationsAdded: 0 });
-    const listed = await deps.products.list({ sort: "newest", page: 1, limit: 10 });
+    const listed = await deps.repos.products.list({ sort: "newest", page: 1, limit: 10 });
     expect(listed.items.map((p) => p.slug)).toEqual(["demo-one", "demo-two"]);
   });
 
@@ -43,20 +43,15 @@ describe("catalog use cases", () => {
     expect(await seedDemoCatalogIfEmpty(empty, demo())).toBeNull();
 
     const withLocationOnly = createMemoryDeps();
-    await withLocationOnly.locations.create(aLocation());
+    await withLocationOnly.repos.locations.create(aLocation());
     expect(await seedDemoCatalogIfEmpty(withLocationOnly, demo())).toBeNull();
-    expect((await withLocationOnly.products.list({ sort: "newest", page: 1, limit: 10 })).total).toBe(0);
+    expect((await withLocationOnly.repos.products.list({ sort: "newest", page: 1, limit: 10 })).total).toBe(0);
   });
 
   test("seeding is all or nothing: a failure part-way leaves no product behind", async () => {
     const deps = createMemoryDeps();
-    const uow: UnitOfWork = {
-      transaction: (work) =>
-        deps.uow.transaction((tx) =>
-          work({ ...tx, locations: { ...tx.locations, create: () => Promise.reject(new Error("disk full")) } }),
-        ),
-    };
+    const uow = uowWith(deps, (tx) => ({ locations: { ...tx.locations, create: () => Promise.reject(new Error("disk full")) } }));
     await expect(seedDemoCatalog({ ...deps, uow }, demo())).rejects.toThrow("disk full");
-    expect((await deps.products.list({ sort: "newest", page: 1, limit: 10 })).total).toBe(0);
+    expect((await deps.repos.products.list({ sort: "newest", page: 1, limit: 10 })).total).toBe(0);
   });
 });

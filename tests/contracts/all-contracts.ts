@@ -5,9 +5,10 @@ import { mailOutboxContract } from "./mail-outbox.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
 import type { ContractTarget } from "./targets.ts";
+import { unitOfWorkContract } from "./unit-of-work.contract.ts";
 import { userRepositoryContract } from "./user-repository.contract.ts";
 
-/** Every repository contract; each adapter family runs all of them (memory.test.ts, postgres.test.ts, pglite.test.ts). */
+/** Every repository contract and the unit of work's; each adapter family runs all of them (memory.test.ts, postgres.test.ts, pglite.test.ts). */
 export function allContracts(target: () => ContractTarget) {
   productRepositoryContract(target);
   locationRepositoryContract(target);
@@ -16,4 +17,5 @@ export function allContracts(target: () => ContractTarget) {
   auditLogContract(target);
   mailOutboxContract(target);
   cartRepositoryContract(target);
+  unitOfWorkContract(target);
 }

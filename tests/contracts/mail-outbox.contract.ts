@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { cuid2Ids } from "../../src/adapters/system.ts";
-import type { OutgoingMail } from "../../src/application/ports.ts";
+import type { OutgoingMail } from "../../src/application/ports/mail.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const createId = cuid2Ids.next;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from "bun:test";
-import type { Repositories, UnitOfWork } from "../../src/application/ports.ts";
+import type { Repositories, UnitOfWork } from "../../src/application/ports/index.ts";
 import type { Db } from "../../src/adapters/db/database.ts";
 import { createPgRepositories, createPgUnitOfWork } from "../../src/adapters/db/store.ts";
 import { createMemoryRepositories, createMemoryUnitOfWork, emptyMemoryState } from "../../src/adapters/memory/store.ts";

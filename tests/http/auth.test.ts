@@ -15,7 +15,7 @@ describe("POST /api/auth/register", () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ user: { id: expect.any(String), email: "new@example.com", name: "Nia", role: "CUSTOMER" } });
     expect(sessionCookieOf(res.headers)).toBeNull();
-    expect(await t.deps.outbox.list()).toHaveLength(1);
+    expect(await t.deps.repos.outbox.list()).toHaveLength(1);
   });
 
   test("a taken e-mail is 409", async () => {
@@ -198,7 +198,7 @@ describe("sessions", () => {
     const staff = await signedInAs(t, "STAFF");
     const product = (n: number) => ({ name: `Sauce ${n}`, sku: `S-${n}`, price: 9.99, featuredImage: "https://img.example.com/s.jpg", heatLevel: 2, inventory: 5 });
     expect((await t.call("POST", "/api/products", { body: product(1), headers: staff.headers })).status).toBe(201);
-    await t.deps.users.update(staff.id, { role: "CUSTOMER", updatedAt: t.deps.clock.now() });
+    await t.deps.repos.users.update(staff.id, { role: "CUSTOMER", updatedAt: t.deps.clock.now() });
     t.deps.clock.advance(30_001);
     expect((await t.call("POST", "/api/products", { body: product(2), headers: staff.headers })).status).toBe(403);
     expect((await t.call("GET", "/api/auth/session", { headers: staff.headers })).body.user.role).toBe("CUSTOMER");
@@ -237,7 +237,7 @@ describe("/api/users/me", () => {
     expect(got.body).toMatchObject({ success: true, error: null, data: { id: me.id, email: "ada@example.com", role: "CUSTOMER", hasPassword: true } });
     const put = await t.call("PUT", "/api/users/me", { body: { name: "Ada Lovelace", image: "https://img.example.com/ada.png" }, headers: me.headers });
     expect(put.body.data).toMatchObject({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
-    const [audit] = await t.deps.audit.list({ action: "user.update" });
+    const [audit] = await t.deps.repos.audit.list({ action: "user.update" });
     expect(audit?.changes).toEqual({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { defaultRolePermissions, loadRolePermissions } from "../../src/application/permissions/role-permissions.ts";
-import { createPgRepositories } from "../../src/adapters/db/store.ts";
+import { createPgUnitOfWork } from "../../src/adapters/db/store.ts";
 import type { UserRole } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -60,7 +60,7 @@ describe("authorization matrix: every protected route × every kind of caller", 
     test.each(CALLERS)(`${route.method} ${route.name} as %s`, async (caller) => {
       const t = createTestApp();
       const product = aProduct({ inventory: 10 });
-      await t.deps.products.create(product);
+      await t.deps.repos.products.create(product);
       const account = await signedInAs(t, caller === "anonymous" ? "CUSTOMER" : caller);
       const headers = caller === "anonymous" ? {} : account.headers;
       const line = await t.useCases.addToCart(account.id, { productId: product.id, quantity: 1 }, { ipAddress: null, userAgent: null });
@@ -81,7 +81,7 @@ describe("the role-permission table as migrated", () => {
   afterAll(() => database.drop());
 
   test("holds exactly the spec's defaults by role", async () => {
-    const loaded = await loadRolePermissions(createPgRepositories(database.db));
+    const loaded = await loadRolePermissions({ uow: createPgUnitOfWork(database.db) });
     expect(loaded.fromDefaults).toBe(false);
     for (const [role, permissions] of defaultRolePermissions) {
       expect({ role, permissions: [...(loaded.permissions.get(role) ?? [])].sort() }).toEqual({ role, permissions: [...permissions].sort() });

@@ -15,8 +15,8 @@ beforeEach(async () => {
   me = await signedInAs(t);
   habanero = aProduct({ name: "Habanero", slug: "habanero", price: 1099, compareAtPrice: 1299, heatLevel: 4, inventory: 12 });
   verde = aProduct({ name: "Verde", slug: "verde", price: 333, heatLevel: 1, inventory: 99 });
-  await t.deps.products.create(habanero);
-  await t.deps.products.create(verde);
+  await t.deps.repos.products.create(habanero);
+  await t.deps.repos.products.create(verde);
 });
 
 const add = (productId: string, quantity: number, headers = me.headers) => t.call("POST", "/api/cart", { body: { productId, quantity }, headers });
@@ -108,7 +108,7 @@ describe("cart", () => {
 
   test("a cart holds at most 50 different products; the 51st is 400, while adding to a line it has still works", async () => {
     const products = Array.from({ length: 49 }, () => aProduct({ inventory: 5 }));
-    for (const p of products) await t.deps.products.create(p);
+    for (const p of products) await t.deps.repos.products.create(p);
     for (const p of [habanero, ...products]) expect((await add(p.id, 1)).status).toBe(200);
     const fiftyFirst = await add(verde.id, 1);
     expect(fiftyFirst.status).toBe(400);
@@ -157,7 +157,7 @@ describe("cart", () => {
 
   test("an unknown or retired product is 404", async () => {
     const retired = aProduct({ isActive: false });
-    await t.deps.products.create(retired);
+    await t.deps.repos.products.create(retired);
     for (const id of ["z12345678901234567890123", retired.id]) {
       const res = await add(id, 1);
       expect(res.status).toBe(404);
@@ -187,14 +187,14 @@ describe("cart", () => {
 describe("audit of cart changes", () => {
   test("records the caller's IP from X-Forwarded-For only when TRUST_PROXY is on", async () => {
     await add(habanero.id, 1, { ...me.headers, "x-forwarded-for": "203.0.113.5, 10.0.0.1", "user-agent": "StorefrontWeb/2" } as typeof me.headers);
-    const [trusted] = await t.deps.audit.list({ action: "cart.add" });
+    const [trusted] = await t.deps.repos.audit.list({ action: "cart.add" });
     expect(trusted).toMatchObject({ userId: me.id, ipAddress: "203.0.113.5", userAgent: "StorefrontWeb/2" });
 
     const untrusting = createTestApp(createMemoryDeps(), { trustProxy: false });
     const someone = await signedInAs(untrusting);
-    await untrusting.deps.products.create(habanero);
+    await untrusting.deps.repos.products.create(habanero);
     await untrusting.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 1 }, headers: { ...someone.headers, "x-forwarded-for": "203.0.113.5" } });
-    const entries = await untrusting.deps.audit.list({ action: "cart.add" });
+    const entries = await untrusting.deps.repos.audit.list({ action: "cart.add" });
     // Through app.handle there is no socket, so an untrusted header leaves the address unknown.
     expect(entries).toEqual([expect.objectContaining({ userId: someone.id, ipAddress: null })]);
   });

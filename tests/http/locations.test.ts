@@ -12,7 +12,7 @@ beforeEach(async () => {
     aLocation({ name: "Dallas Drip", city: "Dallas", latitude: 32.7767, longitude: -96.797, postalCode: "75201" }),
     aLocation({ name: "Denver Burn", city: "Denver", state: "CO", latitude: 39.7392, longitude: -104.9903, postalCode: "80202" }),
   ]) {
-    await t.deps.locations.create(l);
+    await t.deps.repos.locations.create(l);
   }
 });
 

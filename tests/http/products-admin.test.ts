@@ -31,7 +31,7 @@ describe("product writes (products:write)", () => {
       isActive: true,
     });
     expect(t.deps.state.products.get(res.body.data.id)?.price).toBe(1299);
-    const [audit] = await t.deps.audit.list({ action: "product.create" });
+    const [audit] = await t.deps.repos.audit.list({ action: "product.create" });
     expect(audit).toMatchObject({ userId: staff.id, entityId: res.body.data.id });
     expect((await t.call("GET", "/api/products/mango-habanero-blaze")).status).toBe(200);
   });
@@ -74,7 +74,7 @@ describe("product writes (products:write)", () => {
     expect(del.body.data.isActive).toBe(false);
     expect((await t.call("GET", `/api/products/${created.id}`)).status).toBe(404);
     expect(t.deps.state.products.has(created.id)).toBe(true);
-    expect((await t.deps.audit.list({ entityId: created.id })).map((a) => a.action)).toEqual(["product.delete", "product.update", "product.create"]);
+    expect((await t.deps.repos.audit.list({ entityId: created.id })).map((a) => a.action)).toEqual(["product.delete", "product.update", "product.create"]);
   });
 
   test("PUT/DELETE of an unknown id is 404; a malformed id is 400", async () => {

@@ -12,7 +12,7 @@ beforeEach(async () => {
     aProduct({ name: "Garden Verde", slug: "garden-verde", price: 1299, heatLevel: 2, description: "Tomatillo and lime." }),
     aProduct({ name: "Retired Reaper", slug: "retired-reaper", isActive: false }),
   ];
-  for (const p of products) await t.deps.products.create(p);
+  for (const p of products) await t.deps.repos.products.create(p);
 });
 
 describe("GET /api/products", () => {

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { removeCartItem, updateCartItem } from "../../src/application/cart/change-cart-item.ts";
-import type { Deps } from "../../src/application/ports.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
@@ -10,7 +9,7 @@ import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 const origin = { ipAddress: null, userAgent: null };
 let database: TestDatabase;
-let deps: Deps;
+let deps: ReturnType<typeof createPgDeps>;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -22,8 +21,8 @@ afterAll(() => database.drop());
 async function customerAndProduct(inventory: number) {
   const user = aUser();
   const product = aProduct({ inventory });
-  await deps.users.create(user);
-  await deps.products.create(product);
+  await deps.repos.users.create(user);
+  await deps.repos.products.create(product);
   return { user, product };
 }
 
@@ -37,7 +36,7 @@ describe("cart under concurrency (PostgreSQL)", () => {
       const { user, product } = await customerAndProduct(50);
       const results = await settle([2, 3].map((quantity) => addToCart(deps, user.id, { productId: product.id, quantity }, origin)));
       expect(results.every((r) => r.status === "fulfilled")).toBe(true);
-      const lines = await deps.carts.lines(user.id);
+      const lines = await deps.repos.carts.lines(user.id);
       expect(lines.map((l) => l.quantity)).toEqual([5]);
     }
   });
@@ -47,33 +46,39 @@ describe("cart under concurrency (PostgreSQL)", () => {
     const results = await settle(Array.from({ length: 20 }, () => addToCart(deps, user.id, { productId: product.id, quantity: 1 }, origin)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
     expect(new Set(rejectedCodes(results))).toEqual(new Set(["inventory.insufficient"]));
-    expect((await deps.carts.lines(user.id))[0]?.quantity).toBe(5);
-    expect(await deps.audit.list({ action: "cart.add" })).toHaveLength(5);
+    expect((await deps.repos.carts.lines(user.id))[0]?.quantity).toBe(5);
+    expect(await deps.repos.audit.list({ action: "cart.add" })).toHaveLength(5);
   });
 
   test(`simultaneous adds of new products never make more than ${MAX_CART_LINES} lines`, async () => {
     const user = aUser();
-    await deps.users.create(user);
+    await deps.repos.users.create(user);
     const products = Array.from({ length: MAX_CART_LINES + 4 }, () => aProduct({ inventory: 10 }));
-    for (const p of products) await deps.products.create(p);
+    for (const p of products) await deps.repos.products.create(p);
     for (const p of products.slice(0, MAX_CART_LINES - 2)) await addToCart(deps, user.id, { productId: p.id, quantity: 1 }, origin);
 
     const results = await settle(products.slice(MAX_CART_LINES - 2).map((p) => addToCart(deps, user.id, { productId: p.id, quantity: 1 }, origin)));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(2);
     expect(new Set(rejectedCodes(results))).toEqual(new Set(["cart.too_many_lines"]));
-    expect((await deps.carts.lockForChange(user.id, null)).lineCount).toBe(MAX_CART_LINES);
+    expect((await deps.repos.carts.lockForChange(user.id, null)).lineCount).toBe(MAX_CART_LINES);
   });
 
   test("one user's cart lock does not hold up another user's cart", async () => {
     const a = await customerAndProduct(10);
     const b = await customerAndProduct(10);
-    let bDone = false;
-    await deps.uow.transaction(async (tx) => {
+    const aLocked = Promise.withResolvers<void>();
+    const releaseA = Promise.withResolvers<void>();
+    const holdingA = deps.uow.transaction(async (tx) => {
       await tx.carts.lockForChange(a.user.id, null);
-      await addToCart(deps, b.user.id, { productId: b.product.id, quantity: 1 }, origin);
-      bDone = true;
+      aLocked.resolve();
+      await releaseA.promise;
     });
-    expect(bDone).toBe(true);
+    await aLocked.promise;
+    // Finishes while A's lock is still held; were it blocked by it, this would wait until the test times out.
+    const line = await addToCart(deps, b.user.id, { productId: b.product.id, quantity: 1 }, origin);
+    releaseA.resolve();
+    await holdingA;
+    expect(line.quantity).toBe(1);
   });
 });
 
@@ -85,12 +90,12 @@ describe("cart changes are atomic with their audit entry (PostgreSQL)", () => {
     await sql`alter table audit_log add constraint refuse_cart_entries check (action not like 'cart.%') not valid`.execute(database.db);
     try {
       const other = aProduct({ inventory: 5 });
-      await deps.products.create(other);
+      await deps.repos.products.create(other);
       await expect(addToCart(deps, user.id, { productId: other.id, quantity: 1 }, origin)).rejects.toThrow("refuse_cart_entries");
       await expect(addToCart(deps, user.id, { productId: product.id, quantity: 1 }, origin)).rejects.toThrow("refuse_cart_entries");
       await expect(updateCartItem(deps, user.id, line.id, 7, origin)).rejects.toThrow("refuse_cart_entries");
       await expect(removeCartItem(deps, user.id, line.id, origin)).rejects.toThrow("refuse_cart_entries");
-      const lines = await deps.carts.lines(user.id);
+      const lines = await deps.repos.carts.lines(user.id);
       expect(lines.map((l) => [l.productId, l.quantity])).toEqual([[product.id, 2]]);
     } finally {
       await sql`alter table audit_log drop constraint refuse_cart_entries`.execute(database.db);

@@ -16,7 +16,7 @@ test("with the role-permission table gone, the built-in defaults apply and one w
   const warnings: string[] = [];
   const deps = { ...createPgDeps(database.db), logger: createJsonLogger("warn", (line) => warnings.push(line)) };
   const staff = aUser({ role: "STAFF" });
-  await deps.users.create(staff);
+  await deps.repos.users.create(staff);
   await sql`drop table role_permissions`.execute(database.db);
 
   const principal = await createAccessResolver(deps).resolve({ sub: staff.id, iat: Math.floor(Date.now() / 1000) + 1 });

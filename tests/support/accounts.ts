@@ -19,7 +19,7 @@ export async function signedInAs(t: TestApp, role: UserRole = "CUSTOMER", email 
   const registered = await t.call("POST", "/api/auth/register", { body: { email, password, name: role } });
   if (registered.status !== 201) throw new Error(`register failed: ${JSON.stringify(registered.body)}`);
   const id: string = registered.body.user.id;
-  if (role !== "CUSTOMER") await t.deps.users.update(id, { role, updatedAt: new Date() });
+  if (role !== "CUSTOMER") await t.deps.repos.users.update(id, { role, updatedAt: new Date() });
   const signIn = await t.call("POST", "/api/auth/callback/credentials", { body: { email, password } });
   const cookie = sessionCookieOf(signIn.headers);
   if (!cookie) throw new Error("no session cookie");

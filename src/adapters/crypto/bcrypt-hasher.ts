@@ -1,4 +1,4 @@
-import type { PasswordHasher } from "../../application/ports.ts";
+import type { PasswordHasher } from "../../application/ports/identity.ts";
 
 export const BCRYPT_COST = 12;
 

@@ -1,5 +1,5 @@
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
-import type { AuditLog } from "../../application/ports.ts";
+import type { AuditLog } from "../../application/ports/audit.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 

@@ -1,6 +1,6 @@
 import { type Selectable, sql } from "kysely";
 import type { CartItem } from "../../domain/cart.ts";
-import type { CartRepository } from "../../application/ports.ts";
+import type { CartRepository } from "../../application/ports/cart.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import type { CartItemsTable } from "./tables.ts";

@@ -4,7 +4,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
-import type { Logger } from "../../application/ports.ts";
+import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { EARTH_RADIUS_MILES, type Location, boundingBox } from "../../domain/location.ts";
 import { offsetOf } from "../../domain/paging.ts";
-import type { LocationRepository } from "../../application/ports.ts";
+import type { LocationRepository } from "../../application/ports/catalog.ts";
 import type { Db } from "./database.ts";
 import { containsPattern, startsWithPattern, totalOf } from "./sql-helpers.ts";
 import type { LocationRow } from "./tables.ts";

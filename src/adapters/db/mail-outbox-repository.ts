@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import type { MailOutbox, OutboxMessage, OutboxStatus } from "../../application/ports.ts";
+import type { MailOutbox, OutboxMessage, OutboxStatus } from "../../application/ports/mail.ts";
 import type { Db } from "./database.ts";
 import type { MailOutboxTable } from "./tables.ts";
 

@@ -1,6 +1,6 @@
 import type { Permission } from "../../domain/permissions.ts";
 import type { UserRole } from "../../domain/user.ts";
-import type { PermissionRepository } from "../../application/ports.ts";
+import type { PermissionRepository } from "../../application/ports/identity.ts";
 import type { Db } from "./database.ts";
 
 export function createPgPermissionRepository(db: Db): PermissionRepository {

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { DomainError } from "../../domain/errors.ts";
 import type { Product, ProductSort } from "../../domain/product.ts";
 import { offsetOf } from "../../domain/paging.ts";
-import type { ProductRepository } from "../../application/ports.ts";
+import type { ProductRepository } from "../../application/ports/catalog.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { containsPattern, totalOf, violatedUniqueConstraint } from "./sql-helpers.ts";

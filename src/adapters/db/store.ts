@@ -1,5 +1,7 @@
 import { sql } from "kysely";
-import type { DatabaseProbe, Repositories, UnitOfWork } from "../../application/ports.ts";
+import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
+import type { DatabaseProbe } from "../../application/ports/system.ts";
+import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -23,8 +25,16 @@ export function createPgRepositories(db: Db): Repositories {
 }
 
 export function createPgUnitOfWork(db: Db): UnitOfWork {
+  const pooled = createPgRepositories(db);
   return {
-    transaction: (work) => db.transaction().execute((trx) => work(createPgRepositories(trx))),
+    async transaction(work) {
+      refuseInsideTransaction("transaction");
+      return db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
+    },
+    async read(work) {
+      refuseInsideTransaction("read");
+      return work(pooled);
+    },
   };
 }
 

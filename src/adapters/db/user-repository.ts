@@ -1,6 +1,6 @@
 import { DomainError } from "../../domain/errors.ts";
 import { type User, type UserRole, normalizeEmail } from "../../domain/user.ts";
-import type { UserRepository } from "../../application/ports.ts";
+import type { UserRepository } from "../../application/ports/identity.ts";
 import type { Db } from "./database.ts";
 import { violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";

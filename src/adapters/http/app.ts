@@ -1,7 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { Clock } from "../../application/ports.ts";
+import type { Clock } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
 import type { Logger } from "../log.ts";
 import { API_VERSION, plumbing } from "./plumbing.ts";

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify } from "jose";
 import type { SessionClaims, SessionUser } from "../../application/auth/access.ts";
-import type { Clock } from "../../application/ports.ts";
+import type { Clock } from "../../application/ports/system.ts";
 
 export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 

@@ -1,5 +1,5 @@
 import { Apple, decodeIdToken } from "arctic";
-import type { IdentityProvider } from "../../application/ports.ts";
+import type { IdentityProvider } from "../../application/ports/identity.ts";
 import type { AppleClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
 

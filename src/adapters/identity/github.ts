@@ -1,5 +1,5 @@
 import { GitHub } from "arctic";
-import type { IdentityProvider } from "../../application/ports.ts";
+import type { IdentityProvider } from "../../application/ports/identity.ts";
 import type { OAuthClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
 

@@ -1,4 +1,4 @@
-import type { IdentityProvider, ProviderId } from "../../application/ports.ts";
+import type { IdentityProvider, ProviderId } from "../../application/ports/identity.ts";
 import type { OAuthConfig } from "../../config.ts";
 import { createAppleProvider } from "./apple.ts";
 import { createFacebookProvider } from "./facebook.ts";

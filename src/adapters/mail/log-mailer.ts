@@ -1,4 +1,5 @@
-import type { Logger, Mailer } from "../../application/ports.ts";
+import type { Mailer } from "../../application/ports/mail.ts";
+import type { Logger } from "../../application/ports/system.ts";
 
 /** The default when no SMTP server is configured: the mail goes to the log, the outbox row stays as its record. */
 export function createLogMailer(logger: Logger): Mailer {

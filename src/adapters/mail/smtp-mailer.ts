@@ -1,5 +1,5 @@
 import { createTransport } from "nodemailer";
-import type { Mailer } from "../../application/ports.ts";
+import type { Mailer } from "../../application/ports/mail.ts";
 
 // nodemailer waits minutes by default; a hung server must fail the attempt so the worker moves on and retries later.
 const TIMEOUT_MS = 10_000;

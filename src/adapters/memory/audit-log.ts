@@ -1,5 +1,5 @@
 import type { AuditEntry } from "../../domain/audit.ts";
-import type { AuditLog } from "../../application/ports.ts";
+import type { AuditLog } from "../../application/ports/audit.ts";
 
 export function createMemoryAuditLog(entries: Map<string, AuditEntry>): AuditLog {
   return {

@@ -1,6 +1,6 @@
 import { CART_PRODUCT_FIELDS, type CartItem, type CartProduct } from "../../domain/cart.ts";
 import type { Product } from "../../domain/product.ts";
-import type { CartRepository } from "../../application/ports.ts";
+import type { CartRepository } from "../../application/ports/cart.ts";
 
 const byAge = (a: CartItem, b: CartItem) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1);
 

@@ -1,12 +1,16 @@
-import type { Clock, Deps, Mailer, OutgoingMail } from "../../application/ports.ts";
+import type { Deps, Repositories } from "../../application/ports/index.ts";
+import type { Mailer, OutgoingMail } from "../../application/ports/mail.ts";
+import type { Clock } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
 import { createMemoryRateLimitStore } from "../ratelimit/memory-store.ts";
 import { cuid2Ids } from "../system.ts";
 import { plainHasher } from "./plain-hasher.ts";
 import { type MemoryState, createMemoryRepositories, createMemoryUnitOfWork, emptyMemoryState } from "./store.ts";
 
+export type FixedClock = Clock & { set(at: Date): void; advance(ms: number): void };
+
 /** A settable clock for tests. */
-export function createFixedClock(start = new Date("2026-11-22T12:00:00Z")): Clock & { set(at: Date): void; advance(ms: number): void } {
+export function createFixedClock(start = new Date("2026-11-22T12:00:00Z")): FixedClock {
   let current = start;
   return {
     now: () => new Date(current),
@@ -25,12 +29,19 @@ export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
   return { sent, send: async (mail) => void sent.push(structuredClone(mail)) };
 }
 
-/** Every port on in-memory fakes; `state` is exposed so tests can arrange and inspect data. */
-export function createMemoryDeps(overrides: Partial<Deps> = {}): Deps & { state: MemoryState; clock: ReturnType<typeof createFixedClock> } {
+export type MemoryDeps = Deps & {
+  clock: FixedClock;
+  /** The tables, for tests to arrange and inspect. */
+  state: MemoryState;
+  /** The repositories outside any transaction, for tests to arrange and inspect through. */
+  repos: Repositories;
+};
+
+/** Every port on in-memory fakes. */
+export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
   const state = emptyMemoryState();
   const repos = createMemoryRepositories(state);
   return {
-    ...repos,
     uow: createMemoryUnitOfWork(state, repos),
     clock: createFixedClock(),
     ids: cuid2Ids,
@@ -41,6 +52,7 @@ export function createMemoryDeps(overrides: Partial<Deps> = {}): Deps & { state:
     identityProviders: new Map(),
     logger: silentLogger,
     state,
+    repos,
     ...overrides,
-  } as Deps & { state: MemoryState; clock: ReturnType<typeof createFixedClock> };
+  } as MemoryDeps;
 }

@@ -5,7 +5,7 @@ import {
   matchesLocationQuery,
 } from "../../domain/location.ts";
 import { offsetOf } from "../../domain/paging.ts";
-import type { LocationRepository } from "../../application/ports.ts";
+import type { LocationRepository } from "../../application/ports/catalog.ts";
 
 export function createMemoryLocationRepository(locations: Map<string, Location>): LocationRepository {
   return {

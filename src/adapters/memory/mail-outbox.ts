@@ -1,4 +1,4 @@
-import type { MailOutbox, OutboxMessage } from "../../application/ports.ts";
+import type { MailOutbox, OutboxMessage } from "../../application/ports/mail.ts";
 
 /** Earliest due first, then oldest, as the PostgreSQL adapter claims them. */
 function byDue(a: OutboxMessage, b: OutboxMessage): number {

@@ -1,6 +1,6 @@
 import type { Permission } from "../../domain/permissions.ts";
 import type { UserRole } from "../../domain/user.ts";
-import type { PermissionRepository, RolePermission } from "../../application/ports.ts";
+import type { PermissionRepository, RolePermission } from "../../application/ports/identity.ts";
 
 /** Keys are `${role} ${permission}`. */
 export function createMemoryPermissionRepository(grants: Map<string, RolePermission>): PermissionRepository {

@@ -1,4 +1,4 @@
-import type { PasswordHasher } from "../../application/ports.ts";
+import type { PasswordHasher } from "../../application/ports/identity.ts";
 
 /** A fast, obviously insecure stand-in for bcrypt, for tests that are not about hashing. */
 export const plainHasher: PasswordHasher = {

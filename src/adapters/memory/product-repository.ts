@@ -1,7 +1,7 @@
 import { DomainError } from "../../domain/errors.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import { type Product, matchesProductQuery, productComparators } from "../../domain/product.ts";
-import type { ProductRepository } from "../../application/ports.ts";
+import type { ProductRepository } from "../../application/ports/catalog.ts";
 
 export function createMemoryProductRepository(products: Map<string, Product>): ProductRepository {
   function assertUnique(candidate: Product) {

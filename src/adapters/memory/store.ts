@@ -3,7 +3,10 @@ import type { CartItem } from "../../domain/cart.ts";
 import type { Location } from "../../domain/location.ts";
 import type { Product } from "../../domain/product.ts";
 import type { User } from "../../domain/user.ts";
-import type { OutboxMessage, Repositories, RolePermission, UnitOfWork } from "../../application/ports.ts";
+import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
+import type { RolePermission } from "../../application/ports/identity.ts";
+import type { OutboxMessage } from "../../application/ports/mail.ts";
+import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { createMemoryAuditLog } from "./audit-log.ts";
 import { createMemoryCartRepository } from "./cart-repository.ts";
 import { createMemoryLocationRepository } from "./location-repository.ts";
@@ -53,28 +56,38 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
 
 /**
  * Transactions for the in-memory store: one at a time, and a failed one puts every map back as it
- * was, so use-case tests see the same all-or-nothing behaviour as PostgreSQL gives.
+ * was, so use-case tests see the same all-or-nothing behaviour as PostgreSQL gives. Reads wait for
+ * the transaction in progress, so they never see half of one.
  */
 export function createMemoryUnitOfWork(state: MemoryState, repos: Repositories): UnitOfWork {
   let queue: Promise<unknown> = Promise.resolve();
+  function serialized<T>(run: () => Promise<T>): Promise<T> {
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+  }
   return {
-    transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
-      const run = async () => {
-        const snapshot = structuredClone(state);
-        try {
-          return await work(repos);
-        } catch (error) {
-          for (const key of Object.keys(state) as (keyof MemoryState)[]) {
-            const live = state[key] as Map<string, unknown>;
-            live.clear();
-            for (const [id, value] of snapshot[key]) live.set(id, value);
+    async transaction(work) {
+      refuseInsideTransaction("transaction");
+      return serialized(() =>
+        runAsTransaction(async () => {
+          const snapshot = structuredClone(state);
+          try {
+            return await work(repos);
+          } catch (error) {
+            for (const key of Object.keys(state) as (keyof MemoryState)[]) {
+              const live = state[key] as Map<string, unknown>;
+              live.clear();
+              for (const [id, value] of snapshot[key]) live.set(id, value);
+            }
+            throw error;
           }
-          throw error;
-        }
-      };
-      const result = queue.then(run, run);
-      queue = result.catch(() => undefined);
-      return result;
+        }),
+      );
+    },
+    async read(work) {
+      refuseInsideTransaction("read");
+      return serialized(() => work(repos));
     },
   };
 }

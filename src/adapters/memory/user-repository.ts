@@ -1,6 +1,6 @@
 import { DomainError } from "../../domain/errors.ts";
 import { type User, normalizeEmail } from "../../domain/user.ts";
-import type { UserRepository } from "../../application/ports.ts";
+import type { UserRepository } from "../../application/ports/identity.ts";
 
 export interface MemoryUserTables {
   users: Map<string, User>;

@@ -1,4 +1,4 @@
-import type { RateLimitStore, WindowCount } from "../../application/ports.ts";
+import type { RateLimitStore, WindowCount } from "../../application/ports/system.ts";
 
 const SWEEP_EVERY = 1000;
 

@@ -1,7 +1,7 @@
 import { type Actor, type RolePermissions } from "../../domain/permissions.ts";
 import type { User, UserRole } from "../../domain/user.ts";
 import { loadRolePermissions } from "../permissions/role-permissions.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 /** The user object of a session, as the spec's Session table has it. */
 export interface SessionUser {
@@ -53,7 +53,7 @@ interface Cached<T> {
  * them now. Lookups are cached for at most 30 seconds per instance; changes made through this
  * instance drop their entry at once.
  */
-export function createAccessResolver(deps: Pick<Deps, "users" | "permissions" | "clock" | "logger">, ttlMs = ACCESS_CACHE_MS) {
+export function createAccessResolver(deps: Pick<Deps, "uow" | "clock" | "logger">, ttlMs = ACCESS_CACHE_MS) {
   const users = new Map<string, Cached<{ user: User; fundraiserId: string | null } | null>>();
   let rolePermissions: Cached<RolePermissions> | null = null;
   let warnedAboutDefaults = false;
@@ -76,8 +76,9 @@ export function createAccessResolver(deps: Pick<Deps, "users" | "permissions" | 
     const key = claims.sub ?? `email:${claims.email}`;
     const cached = users.get(key);
     if (fresh(cached)) return cached.value;
-    const user = claims.sub ? await deps.users.findById(claims.sub) : claims.email ? await deps.users.findByEmail(claims.email) : null;
-    const fundraiserId = user?.role === "FUNDRAISER" ? (claims.fundraiserId ?? (await deps.users.findFundraiserId(user.id))) : null;
+    const { sub, email } = claims;
+    const user = await deps.uow.read((db) => (sub ? db.users.findById(sub) : email ? db.users.findByEmail(email) : Promise.resolve(null)));
+    const fundraiserId = user?.role === "FUNDRAISER" ? (claims.fundraiserId ?? (await deps.uow.read((db) => db.users.findFundraiserId(user.id)))) : null;
     const value = user ? { user, fundraiserId } : null;
     users.set(key, { value, until: deps.clock.now().getTime() + ttlMs });
     return value;

@@ -1,5 +1,5 @@
 import { DomainError } from "../../domain/errors.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 export const MAX_FAILED_SIGN_INS = 5;
 export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;

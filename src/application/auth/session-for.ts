@@ -1,5 +1,5 @@
 import type { User } from "../../domain/user.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 import { type SessionUser, sessionUserOf } from "./access.ts";
 
 /**
@@ -9,11 +9,11 @@ import { type SessionUser, sessionUserOf } from "./access.ts";
  * what is left of that second is stamped with the cut-off itself, so it is not ended with them.
  */
 export async function sessionFor(
-  deps: Pick<Deps, "users" | "clock">,
+  deps: Pick<Deps, "uow" | "clock">,
   user: User,
   picture?: string | null,
 ): Promise<{ user: SessionUser; issuedAt: Date }> {
-  const fundraiserId = user.role === "FUNDRAISER" ? await deps.users.findFundraiserId(user.id) : null;
+  const fundraiserId = user.role === "FUNDRAISER" ? await deps.uow.read((db) => db.users.findFundraiserId(user.id)) : null;
   const now = deps.clock.now();
   const cutOff = user.sessionsValidAfter;
   return { user: sessionUserOf(user, fundraiserId, picture), issuedAt: cutOff && cutOff > now ? cutOff : now };

@@ -2,7 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type User, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 import { admitPasswordCheck } from "./password-attempts.ts";
 
 /** Verified against when the e-mail is unknown, so that a miss takes as long as a wrong password. */
@@ -15,13 +15,13 @@ const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email
  * failures for one e-mail within 15 minutes lock that e-mail out until the window ends.
  */
 export async function signInWithPassword(
-  deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
+  deps: Pick<Deps, "uow" | "hasher" | "loginAttempts" | "ids" | "clock">,
   input: { email: string; password: string },
   origin: RequestOrigin,
 ): Promise<User> {
   const email = normalizeEmail(input.email);
   const attempt = await admitPasswordCheck(deps, email);
-  const user = await deps.users.findByEmail(email);
+  const user = await deps.uow.read((db) => db.users.findByEmail(email));
   const matches = await deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH);
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>

@@ -2,7 +2,8 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type User, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps, ExternalProfile } from "../ports.ts";
+import type { ExternalProfile } from "../ports/identity.ts";
+import type { Deps } from "../ports/index.ts";
 
 /**
  * Finds or creates the account behind a provider profile: first by the provider's own account id,

@@ -1,5 +1,5 @@
 import type { User } from "../../domain/user.ts";
-import type { OutgoingMail } from "../ports.ts";
+import type { OutgoingMail } from "../ports/mail.ts";
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);

@@ -2,7 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { type CartLine, assertLineQuantity, assertRoomForLine } from "../../domain/cart.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 /**
  * Adds a quantity of a product to the user's cart, merging into the line the product already has.

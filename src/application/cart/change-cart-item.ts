@@ -2,7 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { type CartItem, type CartLine, assertLineQuantity } from "../../domain/cart.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps, Repositories } from "../ports.ts";
+import type { Deps, Repositories } from "../ports/index.ts";
 
 type CartDeps = Pick<Deps, "uow" | "ids" | "clock">;
 

@@ -4,7 +4,8 @@ import type { Actor } from "../../domain/permissions.ts";
 import type { Product } from "../../domain/product.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
-import type { Deps, ProductChanges } from "../ports.ts";
+import type { ProductChanges } from "../ports/catalog.ts";
+import type { Deps } from "../ports/index.ts";
 
 type CatalogDeps = Pick<Deps, "uow" | "ids" | "clock">;
 export type NewProduct = Omit<Product, "id" | "createdAt" | "updatedAt">;

@@ -1,6 +1,6 @@
 import type { Location } from "../../domain/location.ts";
 import type { Product } from "../../domain/product.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 export type DemoProduct = Omit<Product, "id" | "isActive" | "createdAt" | "updatedAt">;
 export type DemoLocation = Omit<Location, "id">;
@@ -46,12 +46,11 @@ export function seedDemoCatalog(deps: Pick<Deps, "uow" | "ids" | "clock">, catal
  * first start). Null when the shop already had a catalog.
  */
 export async function seedDemoCatalogIfEmpty(
-  deps: Pick<Deps, "uow" | "ids" | "clock" | "products" | "locations">,
+  deps: Pick<Deps, "uow" | "ids" | "clock">,
   catalog: DemoCatalog,
 ): Promise<SeedResult | null> {
-  const [products, locations] = await Promise.all([
-    deps.products.list({ sort: "newest", page: 1, limit: 1 }),
-    deps.locations.list({ page: 1, limit: 1 }),
-  ]);
+  const [products, locations] = await deps.uow.read((db) =>
+    Promise.all([db.products.list({ sort: "newest", page: 1, limit: 1 }), db.locations.list({ page: 1, limit: 1 })]),
+  );
   return products.total === 0 && locations.total === 0 ? seedDemoCatalog(deps, catalog) : null;
 }

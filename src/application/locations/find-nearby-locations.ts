@@ -1,10 +1,11 @@
 import type { NearbyQuery } from "../../domain/location.ts";
 import type { Paged } from "../../domain/paging.ts";
-import type { Deps, LocationWithDistance } from "../ports.ts";
+import type { LocationWithDistance } from "../ports/catalog.ts";
+import type { Deps } from "../ports/index.ts";
 
 export function findNearbyLocations(
-  deps: Pick<Deps, "locations">,
+  deps: Pick<Deps, "uow">,
   query: NearbyQuery,
 ): Promise<Paged<LocationWithDistance>> {
-  return deps.locations.nearby(query);
+  return deps.uow.read((db) => db.locations.nearby(query));
 }

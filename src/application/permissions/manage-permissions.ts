@@ -2,11 +2,11 @@ import { NO_ORIGIN } from "../../domain/audit.ts";
 import type { Actor, Permission } from "../../domain/permissions.ts";
 import { USER_ROLES, type UserRole } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 import { requirePermission } from "./require.ts";
 import { loadRolePermissions } from "./role-permissions.ts";
 
-type PermissionDeps = Pick<Deps, "uow" | "permissions" | "ids" | "clock">;
+type PermissionDeps = Pick<Deps, "uow" | "ids" | "clock">;
 
 export async function listPermissions(deps: PermissionDeps, actor: Actor, role?: UserRole) {
   requirePermission(actor, "settings:read");

@@ -1,6 +1,6 @@
 import { DEFAULT_ROLE_PERMISSIONS, type Permission, type RolePermissions } from "../../domain/permissions.ts";
 import { USER_ROLES, type UserRole } from "../../domain/user.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 export interface LoadedRolePermissions {
   permissions: RolePermissions;
@@ -13,8 +13,8 @@ export const defaultRolePermissions: RolePermissions = new Map(
 );
 
 /** The role-permission table as a map; an empty table means the spec's defaults. */
-export async function loadRolePermissions(deps: Pick<Deps, "permissions">): Promise<LoadedRolePermissions> {
-  const rows = await deps.permissions.all();
+export async function loadRolePermissions(deps: Pick<Deps, "uow">): Promise<LoadedRolePermissions> {
+  const rows = await deps.uow.read((db) => db.permissions.all());
   if (rows.length === 0) return { permissions: defaultRolePermissions, fromDefaults: true };
   const map = new Map<UserRole, Set<Permission>>(USER_ROLES.map((role) => [role, new Set()]));
   for (const { role, permission } of rows) map.get(role)?.add(permission);

@@ -1,4 +1,4 @@
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 export type Health = { status: "ok" } | { status: "unavailable"; reason: string };
 

@@ -4,9 +4,9 @@ import type { Actor } from "../../domain/permissions.ts";
 import { type User, type UserRole, emailProblem, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
-type AdminDeps = Pick<Deps, "uow" | "users" | "hasher" | "ids" | "clock">;
+type AdminDeps = Pick<Deps, "uow" | "hasher" | "ids" | "clock">;
 
 export interface NewAccount {
   email: string;
@@ -49,7 +49,7 @@ export async function setUserRole(deps: AdminDeps, actor: Actor, email: string, 
 
 /** BOOTSTRAP_ADMIN_*: makes sure that account exists and is an ADMIN; its password is left alone if it exists. */
 export async function ensureAdmin(deps: AdminDeps, actor: Actor, account: { email: string; password: string }): Promise<"created" | "promoted" | "unchanged"> {
-  const existing = await deps.users.findByEmail(account.email);
+  const existing = await deps.uow.read((db) => db.users.findByEmail(account.email));
   if (!existing) {
     await createUser(deps, actor, { ...account, role: "ADMIN" });
     return "created";

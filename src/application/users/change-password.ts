@@ -3,7 +3,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { passwordProblem } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import { admitPasswordCheck } from "../auth/password-attempts.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 /**
  * Sets a new password and ends every session issued before it. Checks of the current password
@@ -13,12 +13,12 @@ import type { Deps } from "../ports.ts";
  * (sessionFor), so they do not.
  */
 export async function changePassword(
-  deps: Pick<Deps, "uow" | "users" | "hasher" | "loginAttempts" | "ids" | "clock">,
+  deps: Pick<Deps, "uow" | "hasher" | "loginAttempts" | "ids" | "clock">,
   userId: string,
   input: { currentPassword: string; newPassword: string },
   origin: RequestOrigin,
 ): Promise<{ sessionsValidAfter: Date }> {
-  const user = await deps.users.findById(userId);
+  const user = await deps.uow.read((db) => db.users.findById(userId));
   if (!user) throw new DomainError("user.not_found", "User not found");
   const attempt = await admitPasswordCheck(deps, user.email);
   if (!user.passwordHash || !(await deps.hasher.verify(input.currentPassword, user.passwordHash))) {

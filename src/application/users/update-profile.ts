@@ -2,7 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { User } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps } from "../ports.ts";
+import type { Deps } from "../ports/index.ts";
 
 export interface ProfileChanges {
   name?: string | null;

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports.ts";
+import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports/identity.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";

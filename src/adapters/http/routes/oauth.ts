@@ -3,7 +3,7 @@ import { z } from "zod";
 import { generateCodeVerifier, generateState } from "arctic";
 import { DomainError } from "../../../domain/errors.ts";
 import type { SessionUser } from "../../../application/auth/access.ts";
-import { IDENTITY_PROVIDERS, type IdentityProvider, type ProviderId } from "../../../application/ports.ts";
+import { IDENTITY_PROVIDERS, type IdentityProvider, type ProviderId } from "../../../application/ports/identity.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { HttpError } from "../errors.ts";

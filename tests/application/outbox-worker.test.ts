@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { cuid2Ids } from "../../src/adapters/system.ts";
-import type { Logger, Mailer, OutgoingMail } from "../../src/application/ports.ts";
+import type { Mailer, OutgoingMail } from "../../src/application/ports/mail.ts";
+import type { Logger } from "../../src/application/ports/system.ts";
 import { silentLogger } from "../../src/adapters/log.ts";
-import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/adapters/mail/outbox-worker.ts";
-import { createMemoryMailOutbox } from "../../src/adapters/memory/mail-outbox.ts";
-import { createFixedClock } from "../../src/adapters/memory/deps.ts";
+import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/application/mail/outbox-worker.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 
 const createId = cuid2Ids.next;
 
@@ -25,9 +25,9 @@ const refuse = async () => {
 };
 
 function setup(mailer: Mailer, options: Partial<OutboxWorkerOptions> = {}, logger: Logger = silentLogger) {
-  const clock = createFixedClock();
-  const outbox = createMemoryMailOutbox(new Map());
-  const worker = createOutboxWorker({ outbox, mailer, clock, logger }, options);
+  const deps = createMemoryDeps({ mailer, logger });
+  const { clock, repos: { outbox } } = deps;
+  const worker = createOutboxWorker(deps, options);
   const enqueue = (to = "ada@example.com") =>
     outbox.enqueue({ id: createId(), to, subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
   const only = async () => (await outbox.list())[0]!;

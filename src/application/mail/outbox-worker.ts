@@ -1,4 +1,5 @@
-import type { Clock, Logger, MailOutbox, Mailer, OutboxMessage } from "../../application/ports.ts";
+import type { Deps } from "../ports/index.ts";
+import type { OutboxMessage } from "../ports/mail.ts";
 
 export interface OutboxWorkerOptions {
   batchSize: number;
@@ -24,22 +25,19 @@ type Outcome = "sent" | "retried" | "failed";
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. */
-export function createOutboxWorker(
-  deps: { outbox: MailOutbox; mailer: Mailer; clock: Clock; logger: Logger },
-  options: Partial<OutboxWorkerOptions> = {},
-) {
-  const { outbox, mailer, clock, logger } = deps;
+export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" | "logger">, options: Partial<OutboxWorkerOptions> = {}) {
+  const { uow, mailer, clock, logger } = deps;
   const { batchSize, leaseMs, pollIntervalMs, maxAttempts, backoff } = { ...defaults, ...options };
 
   async function giveUpOrRetry(message: OutboxMessage, error: string): Promise<Outcome> {
     const fields = { id: message.id, attempts: message.attempts, error };
     if (message.attempts >= maxAttempts) {
-      await outbox.markFailed(message.id, error, null);
+      await uow.transaction((tx) => tx.outbox.markFailed(message.id, error, null));
       logger.error("mail.gave_up", fields);
       return "failed";
     }
     const retryAt = new Date(clock.now().getTime() + backoff(message.attempts));
-    await outbox.markFailed(message.id, error, retryAt);
+    await uow.transaction((tx) => tx.outbox.markFailed(message.id, error, retryAt));
     logger.warn("mail.retry_scheduled", { ...fields, retryAt: retryAt.toISOString() });
     return "retried";
   }
@@ -51,7 +49,7 @@ export function createOutboxWorker(
       return giveUpOrRetry(message, messageOf(error));
     }
     // Outside the try: a failure to record the send must not count as a failed send and mail it twice.
-    await outbox.markSent(message.id, clock.now());
+    await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now()));
     return "sent";
   }
 
@@ -60,7 +58,7 @@ export function createOutboxWorker(
     let claimed: OutboxMessage[];
     do {
       const now = clock.now();
-      claimed = await outbox.claimDue(now, new Date(now.getTime() + leaseMs), batchSize);
+      claimed = await uow.transaction((tx) => tx.outbox.claimDue(now, new Date(now.getTime() + leaseMs), batchSize));
       for (const message of claimed) totals[await deliver(message)] += 1;
     } while (claimed.length === batchSize);
     return totals;

@@ -1,0 +1,18 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+const insideTransaction = new AsyncLocalStorage<true>();
+
+/**
+ * Runs a transaction's work marked as such. Any unit-of-work call made from inside it (a use case
+ * reaching for the pool instead of its `tx`) is refused by `refuseInsideTransaction`: on PostgreSQL
+ * it would need a second connection while holding one, and a full pool deadlocks.
+ */
+export function runAsTransaction<T>(work: () => Promise<T>): Promise<T> {
+  return insideTransaction.run(true, work);
+}
+
+export function refuseInsideTransaction(call: "read" | "transaction"): void {
+  if (insideTransaction.getStore()) {
+    throw new Error(`uow.${call}() called inside a transaction: use the repositories the transaction hands out`);
+  }
+}

@@ -1,0 +1,72 @@
+import type { Permission } from "../../domain/permissions.ts";
+import type { User, UserRole } from "../../domain/user.ts";
+
+export type UserChanges = Partial<Pick<User, "name" | "image" | "role" | "passwordHash" | "sessionsValidAfter" | "isEmailVerified">> & {
+  updatedAt: Date;
+};
+
+export interface UserReader {
+  findById(id: string): Promise<User | null>;
+  /** By normalized (trimmed, lowercased) e-mail. */
+  findByEmail(email: string): Promise<User | null>;
+  findFundraiserId(userId: string): Promise<string | null>;
+  findByIdentity(provider: string, providerAccountId: string): Promise<User | null>;
+}
+
+export interface UserRepository extends UserReader {
+  /** Throws DomainError "auth.email_taken" when the e-mail is in use. */
+  create(user: User): Promise<void>;
+  update(id: string, changes: UserChanges): Promise<User | null>;
+  linkIdentity(provider: string, providerAccountId: string, userId: string): Promise<void>;
+}
+
+export interface RolePermission {
+  role: UserRole;
+  permission: Permission;
+}
+
+export interface PermissionReader {
+  /** Every row; none when the table is empty or missing. */
+  all(): Promise<RolePermission[]>;
+}
+
+export interface PermissionRepository extends PermissionReader {
+  /** False when the role already had it. */
+  grant(role: UserRole, permission: Permission): Promise<boolean>;
+  /** False when the role did not have it. */
+  revoke(role: UserRole, permission: Permission): Promise<boolean>;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, hash: string): Promise<boolean>;
+}
+
+export const IDENTITY_PROVIDERS = ["google", "github", "facebook", "apple"] as const;
+export type ProviderId = (typeof IDENTITY_PROVIDERS)[number];
+
+export interface ExternalProfile {
+  provider: ProviderId;
+  providerAccountId: string;
+  email: string | null;
+  /** Only a provider-verified e-mail may be linked to an existing account. */
+  emailVerified: boolean;
+  name: string | null;
+  image: string | null;
+}
+
+export interface IdentityProvider {
+  id: ProviderId;
+  /** Display name, e.g. "GitHub". */
+  name: string;
+  /** Whether the authorization request carries a PKCE code challenge. */
+  usesPkce: boolean;
+  /** Apple answers with a form POST; the others redirect back with GET. */
+  callbackMethod: "GET" | "POST";
+  authorizationUrl(state: string, codeVerifier: string | null): URL;
+  /**
+   * Exchanges the authorization code and reads the profile. `extra` holds further callback fields
+   * (Apple sends the user's name once, as JSON in `user`). Throws DomainError "auth.provider_failed".
+   */
+  fetchProfile(code: string, codeVerifier: string | null, extra: Record<string, string>): Promise<ExternalProfile>;
+}

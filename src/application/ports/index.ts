@@ -1,0 +1,52 @@
+import type { AuditLog, AuditReader } from "./audit.ts";
+import type { CartReader, CartRepository } from "./cart.ts";
+import type { LocationReader, LocationRepository, ProductReader, ProductRepository } from "./catalog.ts";
+import type { IdentityProvider, PasswordHasher, PermissionReader, PermissionRepository, ProviderId, UserReader, UserRepository } from "./identity.ts";
+import type { MailOutbox, Mailer, OutboxReader } from "./mail.ts";
+import type { Clock, DatabaseProbe, Ids, Logger, RateLimitStore } from "./system.ts";
+
+/** What may be read outside a transaction: single statements, no writes. */
+export interface Readers {
+  products: ProductReader;
+  carts: CartReader;
+  locations: LocationReader;
+  users: UserReader;
+  permissions: PermissionReader;
+  audit: AuditReader;
+  outbox: OutboxReader;
+}
+
+/** Every repository, as a transaction hands them out. */
+export interface Repositories extends Readers {
+  products: ProductRepository;
+  carts: CartRepository;
+  locations: LocationRepository;
+  users: UserRepository;
+  permissions: PermissionRepository;
+  audit: AuditLog;
+  outbox: MailOutbox;
+}
+
+/**
+ * The only way to the data. `transaction` runs the work in one transaction: all of its writes
+ * land, or none does. `read` is for reads that need no transaction. Neither may be called from
+ * inside a transaction's work (the work has its `tx`; reaching past it would need a second
+ * connection and can deadlock a full pool): the adapters refuse it.
+ */
+export interface UnitOfWork {
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  read<T>(work: (db: Readers) => Promise<T>): Promise<T>;
+}
+
+export interface Deps {
+  uow: UnitOfWork;
+  clock: Clock;
+  ids: Ids;
+  database: DatabaseProbe;
+  hasher: PasswordHasher;
+  mailer: Mailer;
+  /** Failed sign-ins per e-mail. */
+  loginAttempts: RateLimitStore;
+  identityProviders: ReadonlyMap<ProviderId, IdentityProvider>;
+  logger: Logger;
+}

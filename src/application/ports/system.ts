@@ -1,0 +1,28 @@
+export interface Clock {
+  now(): Date;
+}
+
+export interface Ids {
+  /** A new CUID2. */
+  next(): string;
+}
+
+export interface DatabaseProbe {
+  /** Resolves when the database answers a query; rejects otherwise. */
+  ping(): Promise<void>;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type Logger = Record<LogLevel, (event: string, fields?: Record<string, unknown>) => void>;
+
+export interface WindowCount {
+  count: number;
+  resetAt: Date;
+}
+
+/** Fixed-window counters (login throttling, rate limits). */
+export interface RateLimitStore {
+  increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
+  peek(key: string, now: Date): Promise<WindowCount | null>;
+  reset(key: string): Promise<void>;
+}
