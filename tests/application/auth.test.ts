@@ -161,6 +161,23 @@ describe("identity-provider sign-in", () => {
     expect(deps.state.users.size).toBe(1);
   });
 
+  // Pre-hijacking: the attacker registers the victim's e-mail first, with a password of their own.
+  test.failing("a verified identity linked to a never-verified account takes it over: the squatter's password and sessions end", async () => {
+    const deps = createMemoryDeps();
+    const squatted = await register(deps, { email: "victim@example.com", password: "attacker's password" }, origin, SHOP);
+    await signInWithPassword(deps, { email: "victim@example.com", password: "attacker's password" }, origin);
+    const attackerIssuedAt = Math.floor(deps.clock.now().getTime() / 1000);
+    deps.clock.advance(5_000);
+
+    const victim = await signInWithProvider(deps, profile({ email: "victim@example.com" }), origin);
+    expect(victim.id).toBe(squatted.id);
+    await expect(signInWithPassword(deps, { email: "victim@example.com", password: "attacker's password" }, origin)).rejects.toMatchObject({
+      code: "auth.invalid_credentials",
+    });
+    expect(await createAccessResolver(deps).resolve({ sub: squatted.id, iat: attackerIssuedAt })).toBeNull();
+    expect(await deps.repos.users.findById(squatted.id)).toMatchObject({ passwordHash: null, isEmailVerified: true });
+  });
+
   test("an unverified e-mail never takes over an existing account", async () => {
     const deps = createMemoryDeps();
     await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
