@@ -1,5 +1,6 @@
 // GET /api/cart and POST /api/cart for signed-in users on PostgreSQL, and the same GET on a bare
 // Bun.serve + pg handler (the floor): `npm run bench:cart`.
+import { startSession } from "../src/application/auth/start-session.ts";
 import { makeUseCases } from "../src/application/use-cases.ts";
 import { silentLogger } from "../src/adapters/log.ts";
 import { createSessionTokens } from "../src/adapters/http/session.ts";
@@ -24,8 +25,8 @@ const tokens = createSessionTokens(SECRET, runtime.deps.clock);
 async function customer() {
   const user = { ...aUser(), passwordHash: null };
   await runtime.deps.uow.transaction((tx) => tx.users.create(user));
-  const session = await useCases.sessionFor(user);
-  return { user, cookie: `storefront.session-token=${(await tokens.issue(session.user, new Date())).token}` };
+  const session = await runtime.deps.uow.transaction((tx) => startSession(tx, runtime.deps, user));
+  return { user, cookie: `storefront.session-token=${await tokens.issue(session)}` };
 }
 
 const reader = await customer();

@@ -4,8 +4,9 @@ import type { Mailer } from "./application/ports/mail.ts";
 import type { Logger } from "./application/ports/system.ts";
 import type { Config } from "./config.ts";
 import { createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
+import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { type Db, openDatabase } from "./adapters/db/database.ts";
-import { createPgProbe, createPgRepositories, createPgUnitOfWork } from "./adapters/db/store.ts";
+import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
 import { createIdentityProviders } from "./adapters/identity/index.ts";
 import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
@@ -36,12 +37,12 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
   // Leave one core to the requests that need no hashing.
   const hashingThreads = Math.max(1, availableParallelism() - 1);
   const deps: Deps = {
-    ...createPgRepositories(db),
     uow: createPgUnitOfWork(db),
     clock: systemClock,
     ids: cuid2Ids,
     database: createPgProbe(db),
     hasher: createBcryptHasher(hashingThreads),
+    commonPasswords,
     mailer,
     loginAttempts: createMemoryRateLimitStore(),
     identityProviders,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { passwordProblem } from "./domain/user.ts";
+import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -23,7 +24,13 @@ const envSchema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
-  BOOTSTRAP_ADMIN_PASSWORD: z.string().refine((password) => passwordProblem(password) === null, "must be at least 8 characters and at most 72 bytes").optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z
+    .string()
+    .superRefine((password, ctx) => {
+      const problem = passwordProblem(password, (lowercased) => commonPasswords.includes(lowercased));
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   GITHUB_CLIENT_ID: z.string().optional(),
@@ -77,6 +84,8 @@ export interface Config {
   secureCookies: boolean;
   /** Origins allowed to make cookie-authenticated changes, PUBLIC_URL's included. */
   allowedOrigins: string[];
+  /** CORS_ORIGINS: other origins whose pages may call the API with credentials. */
+  corsOrigins: string[];
   mail: { smtpUrl: string | null; from: string };
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
@@ -99,6 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   const secure = publicUrl.startsWith("https://");
+  const corsOrigins = e.CORS_ORIGINS?.split(",").map((o) => new URL(o.trim()).origin) ?? [];
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -114,7 +124,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authSecret: e.AUTH_SECRET ?? null,
     sessionCookieName: secure ? `__Secure-${e.SESSION_COOKIE_NAME}` : e.SESSION_COOKIE_NAME,
     secureCookies: secure,
-    allowedOrigins: [new URL(publicUrl).origin, ...(e.CORS_ORIGINS?.split(",").map((o) => new URL(o.trim()).origin) ?? [])],
+    allowedOrigins: [new URL(publicUrl).origin, ...corsOrigins],
+    corsOrigins,
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
     bootstrapAdmin:
       e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD

@@ -5,7 +5,7 @@ import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { migrateToLatest } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
-import { MAX_BODY_BYTES } from "./adapters/http/plumbing.ts";
+import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -50,12 +50,13 @@ const app = createApp(useCases, {
   logger,
   clock: runtime.deps.clock,
   publicUrl: config.publicUrl,
+  trustProxy: config.trustProxy,
+  corsOrigins: config.corsOrigins,
   session: {
     secret,
     cookieName: config.sessionCookieName,
     secureCookies: config.secureCookies,
     allowedOrigins: config.allowedOrigins,
-    trustProxy: config.trustProxy,
   },
 }).listen({
   port: config.port,

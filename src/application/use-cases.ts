@@ -2,12 +2,12 @@ import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
 import type { ProductQuery } from "../domain/product.ts";
-import type { User, UserRole } from "../domain/user.ts";
+import type { UserRole } from "../domain/user.ts";
 import { createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
-import { sessionFor } from "./auth/session-for.ts";
-import { signInWithProvider } from "./auth/sign-in-with-provider.ts";
+import { beginProviderSignIn, configured, finishProviderSignIn } from "./auth/provider-sign-in.ts";
+import { signOut } from "./auth/sign-out.ts";
 import { addToCart } from "./cart/add-to-cart.ts";
 import { removeCartItem, updateCartItem } from "./cart/change-cart-item.ts";
 import { getCart } from "./cart/get-cart.ts";
@@ -18,7 +18,6 @@ import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./cat
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
-import type { ExternalProfile } from "./ports/identity.ts";
 import type { Deps } from "./ports/index.ts";
 import { checkHealth } from "./system/check-health.ts";
 import { type NewAccount, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
@@ -57,9 +56,16 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     resolveSession: access.resolve,
     register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),
     signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin) => signInWithPassword(deps, input, origin),
-    signInWithProvider: (profile: ExternalProfile, origin: RequestOrigin) => signInWithProvider(deps, profile, origin),
-    sessionFor: (user: User, picture?: string | null) => sessionFor(deps, user, picture),
+    beginProviderSignIn: (providerId: string) => beginProviderSignIn(deps, providerId),
+    finishProviderSignIn: (input: Parameters<typeof finishProviderSignIn>[1], origin: RequestOrigin) => finishProviderSignIn(deps, input, origin),
+    async signOut(session: { id: string; userId: string }, everywhere: boolean, origin: RequestOrigin) {
+      const result = await signOut(deps, session, everywhere, origin);
+      if (everywhere) access.forgetUser(session.userId);
+      else access.forgetSession(session.id);
+      return result;
+    },
     identityProviders: deps.identityProviders,
+    identityProvider: (providerId: string) => configured(deps, providerId),
 
     getProfile: (userId: string) => getProfile(deps, userId),
     async updateProfile(userId: string, changes: ProfileChanges, origin: RequestOrigin) {

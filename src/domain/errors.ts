@@ -28,3 +28,8 @@ export class DomainError extends Error {
     this.name = "DomainError";
   }
 }
+
+/** The caller's session names an account that no longer exists: for the caller, that is no session at all. */
+export function accountGone(): DomainError {
+  return new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
+}

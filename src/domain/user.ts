@@ -14,8 +14,6 @@ export interface User {
   role: UserRole;
   image: string | null;
   isEmailVerified: boolean;
-  /** Session tokens issued before this instant are no longer accepted (set by a password change). */
-  sessionsValidAfter: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,7 +29,7 @@ export interface NewUser {
   at: Date;
 }
 
-/** A new account: e-mail normalized, an empty name treated as none, no sessions revoked yet. */
+/** A new account: e-mail normalized, an empty name treated as none. */
 export function newUser(fields: NewUser): User {
   return {
     id: fields.id,
@@ -41,7 +39,6 @@ export function newUser(fields: NewUser): User {
     role: fields.role,
     image: fields.image ?? null,
     isEmailVerified: fields.isEmailVerified,
-    sessionsValidAfter: null,
     createdAt: fields.at,
     updatedAt: fields.at,
   };
@@ -62,13 +59,15 @@ export function normalizeEmail(email: string): string {
 
 /**
  * The spec's limits say at least 8 characters, decisions §5 "8 to 72 bytes": both hold. bcrypt reads
- * at most 72 bytes; a longer password would be silently cut, so it is refused.
+ * at most 72 bytes; a longer password would be silently cut, so it is refused. Decisions §10: a
+ * password on the list of common passwords (compared case-insensitively) is refused too.
  */
 export const PASSWORD_MIN_CHARACTERS = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
-export function passwordProblem(password: string): string | null {
+export function passwordProblem(password: string, isCommon: (lowercased: string) => boolean): string | null {
   if ([...password].length < PASSWORD_MIN_CHARACTERS) return `Password must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
   if (new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES) return `Password must be at most ${PASSWORD_MAX_BYTES} bytes`;
+  if (isCommon(password.toLowerCase())) return "Password is too common; choose one that is harder to guess";
   return null;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { IdentityProvider } from "../../src/application/ports/identity.ts";
+import type { ProviderClient } from "../../src/adapters/identity/provider-client.ts";
 import { createAppleProvider } from "../../src/adapters/identity/apple.ts";
 import { createFacebookProvider } from "../../src/adapters/identity/facebook.ts";
 import { createGitHubProvider } from "../../src/adapters/identity/github.ts";
@@ -256,7 +256,7 @@ describe("apple", () => {
   });
 });
 
-const everyProvider: [string, string, () => IdentityProvider][] = [
+const everyProvider: [string, string, () => ProviderClient][] = [
   ["google", GOOGLE_TOKEN, () => createGoogleProvider(client, redirect("google"))],
   ["github", GITHUB_TOKEN, () => createGitHubProvider(client, redirect("github"))],
   ["facebook", FACEBOOK_TOKEN, () => createFacebookProvider(client, redirect("facebook"))],
@@ -274,8 +274,19 @@ describe("createIdentityProviders", () => {
     const providers = createIdentityProviders({ github: client, apple: appleConfig() }, "https://shop.example.com");
     expect([...providers.keys()]).toEqual(["github", "apple"]);
     for (const [id, provider] of providers) {
-      expect(provider.authorizationUrl("s", null).searchParams.get("redirect_uri")).toBe(redirect(id));
+      const begun = provider.begin();
+      expect(begun.url.searchParams.get("redirect_uri")).toBe(redirect(id));
+      expect(begun.url.searchParams.get("state")).toBe(begun.state);
     }
+  });
+
+  test("every sign-in begins with a fresh state, and a PKCE verifier where the provider uses one", () => {
+    const google = createIdentityProviders({ google: client }, "https://shop.example.com").get("google")!;
+    const [first, second] = [google.begin(), google.begin()];
+    expect(first.state).not.toBe(second.state);
+    expect(first.codeVerifier).toMatch(/^[\w-]{43,128}$/);
+    expect(first.url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(createIdentityProviders({ github: client }, "https://shop.example.com").get("github")!.begin().codeVerifier).toBeNull();
   });
 
   test("offers none when nothing is configured", () => {

@@ -3,16 +3,31 @@ import { createAccessResolver } from "../../src/application/auth/access.ts";
 import { register } from "../../src/application/auth/register.ts";
 import { MAX_FAILED_SIGN_INS } from "../../src/application/auth/password-attempts.ts";
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
-import { signInWithProvider } from "../../src/application/auth/sign-in-with-provider.ts";
-import type { ExternalProfile } from "../../src/application/ports/identity.ts";
+import { finishProviderSignIn } from "../../src/application/auth/provider-sign-in.ts";
+import { signOut } from "../../src/application/auth/sign-out.ts";
+import type { ExternalProfile, IdentityProvider } from "../../src/application/ports/identity.ts";
 import { changePassword } from "../../src/application/users/change-password.ts";
-import { NO_ORIGIN } from "../../src/domain/audit.ts";
+import { NO_ORIGIN, type RequestOrigin } from "../../src/domain/audit.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
-import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { uowWith } from "../support/faults.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };
 const SHOP = "https://shop.example.com";
+
+/** Sign-in through a provider that answers with this profile: the whole second leg, as the callback runs it. */
+async function signInWithProvider(deps: MemoryDeps, profile: ExternalProfile, from: RequestOrigin = origin) {
+  const provider: IdentityProvider = {
+    id: profile.provider,
+    name: profile.provider,
+    usesPkce: false,
+    callbackMethod: "GET",
+    begin: () => ({ url: new URL("https://provider.example/authorize"), state: "state", codeVerifier: null }),
+    fetchProfile: async () => profile,
+  };
+  const session = await finishProviderSignIn({ ...deps, identityProviders: new Map([[profile.provider, provider]]) }, { providerId: profile.provider, code: "code", codeVerifier: null, extra: {} }, from);
+  return { session, user: (await deps.repos.users.findById(session.user.id))! };
+}
 
 describe("registration", () => {
   test("creates a CUSTOMER with a hashed password, an audit entry and a queued welcome mail", async () => {
@@ -44,7 +59,10 @@ describe("registration", () => {
     ["é".repeat(37), "Password must be at most 72 bytes"],
   ])("password %p is refused: %s", async (password, message) => {
     const deps = createMemoryDeps();
-    await expect(register(deps, { email: "a@example.com", password }, origin, SHOP)).rejects.toThrow(message);
+    await expect(register(deps, { email: "a@example.com", password }, origin, SHOP)).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { issues: [{ path: "password", message }] },
+    });
     expect(deps.state.users.size).toBe(0);
   });
 
@@ -56,6 +74,15 @@ describe("registration", () => {
     const deps = createMemoryDeps();
     await register(deps, { email: "a@example.com", password }, origin, SHOP);
     expect(deps.state.users.size).toBe(1);
+  });
+
+  test.each(["password1", "12345678", "PassWord1", "iloveyou"])("a common password (%p, in any case) is refused, naming the field", async (password) => {
+    const deps = createMemoryDeps();
+    await expect(register(deps, { email: "a@example.com", password }, origin, SHOP)).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { issues: [{ path: "password", message: "Password is too common; choose one that is harder to guess" }] },
+    });
+    expect(deps.state.users.size).toBe(0);
   });
 
   test("if writing the mail fails, the account is not created either", async () => {
@@ -75,8 +102,10 @@ describe("password sign-in", () => {
 
   test("accepts the right password for a trimmed, lowercased e-mail and records auth.login", async () => {
     const { deps, user } = await withAccount();
-    const signedIn = await signInWithPassword(deps, { email: " ADA@example.com", password: "correct horse" }, origin);
-    expect(signedIn.id).toBe(user.id);
+    const session = await signInWithPassword(deps, { email: " ADA@example.com", password: "correct horse" }, origin);
+    expect(session.user.id).toBe(user.id);
+    expect(await deps.repos.sessions.findById(session.id)).toMatchObject({ userId: user.id, revokedAt: null, expiresAt: session.expiresAt });
+    expect(session.expiresAt.getTime() - session.issuedAt.getTime()).toBe(30 * 24 * 3600 * 1000);
     expect(await deps.repos.audit.list({ action: "auth.login" })).toHaveLength(1);
   });
 
@@ -146,36 +175,50 @@ describe("identity-provider sign-in", () => {
 
   test("a new e-mail makes a CUSTOMER with a verified e-mail, no password and the provider's picture", async () => {
     const deps = createMemoryDeps();
-    const user = await signInWithProvider(deps, profile(), origin);
+    const { user, session } = await signInWithProvider(deps, profile(), origin);
     expect(user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", isEmailVerified: true, passwordHash: null, image: "https://img.example.com/ada.png" });
+    expect(session.user).toMatchObject({ id: user.id, image: "https://img.example.com/ada.png" });
     const again = await signInWithProvider(deps, profile(), origin);
-    expect(again.id).toBe(user.id);
+    expect(again.user.id).toBe(user.id);
     expect(deps.state.users.size).toBe(1);
   });
 
   test("an existing password account is reused when the provider verified the e-mail", async () => {
     const deps = createMemoryDeps();
     const registered = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
-    const user = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-9" }), origin);
+    const { user } = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-9" }), origin);
     expect(user.id).toBe(registered.id);
     expect(deps.state.users.size).toBe(1);
   });
 
   // Pre-hijacking: the attacker registers the victim's e-mail first, with a password of their own.
-  test.failing("a verified identity linked to a never-verified account takes it over: the squatter's password and sessions end", async () => {
+  test("a verified identity linked to a never-verified account takes it over: the squatter's password and sessions end", async () => {
     const deps = createMemoryDeps();
     const squatted = await register(deps, { email: "victim@example.com", password: "attacker's password" }, origin, SHOP);
-    await signInWithPassword(deps, { email: "victim@example.com", password: "attacker's password" }, origin);
-    const attackerIssuedAt = Math.floor(deps.clock.now().getTime() / 1000);
-    deps.clock.advance(5_000);
+    const attackerSession = await signInWithPassword(deps, { email: "victim@example.com", password: "attacker's password" }, origin);
+    const access = createAccessResolver(deps);
+    expect(await access.resolve({ sub: squatted.id, sid: attackerSession.id })).not.toBeNull();
 
-    const victim = await signInWithProvider(deps, profile({ email: "victim@example.com" }), origin);
+    const { user: victim, session } = await signInWithProvider(deps, profile({ email: "victim@example.com" }), origin);
     expect(victim.id).toBe(squatted.id);
+    expect(victim).toMatchObject({ passwordHash: null, isEmailVerified: true });
     await expect(signInWithPassword(deps, { email: "victim@example.com", password: "attacker's password" }, origin)).rejects.toMatchObject({
       code: "auth.invalid_credentials",
     });
-    expect(await createAccessResolver(deps).resolve({ sub: squatted.id, iat: attackerIssuedAt })).toBeNull();
-    expect(await deps.repos.users.findById(squatted.id)).toMatchObject({ passwordHash: null, isEmailVerified: true });
+    expect(await createAccessResolver(deps).resolve({ sub: squatted.id, sid: attackerSession.id })).toBeNull();
+    expect(await createAccessResolver(deps).resolve({ sub: squatted.id, sid: session.id })).not.toBeNull();
+    const [claimed] = await deps.repos.audit.list({ action: "user.update", entityId: squatted.id });
+    expect(claimed?.changes).toEqual({ isEmailVerified: true, passwordRemoved: true, sessionsEnded: 1, reason: "verified identity linked" });
+  });
+
+  test("an account whose e-mail is verified keeps its password and sessions when an identity is linked", async () => {
+    const deps = createMemoryDeps();
+    const owner = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-1", email: "ada@example.com" }));
+    await deps.repos.users.update(owner.user.id, { passwordHash: await deps.hasher.hash("her own password"), updatedAt: deps.clock.now() });
+    const passwordSession = await signInWithPassword(deps, { email: "ada@example.com", password: "her own password" }, origin);
+    await signInWithProvider(deps, profile({ provider: "google", providerAccountId: "g-7", email: "ada@example.com" }));
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "her own password" }, origin)).resolves.toBeDefined();
+    expect(await createAccessResolver(deps).resolve({ sub: owner.user.id, sid: passwordSession.id })).not.toBeNull();
   });
 
   test("an unverified e-mail never takes over an existing account", async () => {
@@ -189,7 +232,7 @@ describe("identity-provider sign-in", () => {
     const deps = createMemoryDeps();
     await expect(signInWithProvider(deps, profile({ emailVerified: false }), origin)).rejects.toMatchObject({ code: "auth.provider_failed" });
     expect(deps.state.users.size).toBe(0);
-    const owner = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-owner" }), origin);
+    const { user: owner } = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-owner" }), origin);
     expect(owner.email).toBe("ada@example.com");
     expect(deps.state.identities.size).toBe(1);
   });
@@ -198,7 +241,7 @@ describe("identity-provider sign-in", () => {
     const deps = createMemoryDeps();
     const first = await signInWithProvider(deps, profile({ provider: "facebook", providerAccountId: "fb-1" }), origin);
     const later = await signInWithProvider(deps, profile({ provider: "facebook", providerAccountId: "fb-1", email: null, emailVerified: false }), origin);
-    expect(later.id).toBe(first.id);
+    expect(later.user.id).toBe(first.user.id);
   });
 
   test("a provider that shares no e-mail cannot sign in", async () => {
@@ -212,37 +255,86 @@ describe("sessions and freshness", () => {
     const deps = createMemoryDeps();
     const user = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
     await deps.repos.permissions.grant("STAFF", "products:write");
+    const session = await signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin);
     const access = createAccessResolver(deps);
-    const iat = Math.floor(deps.clock.now().getTime() / 1000);
-    return { deps, user, access, iat };
+    const claims = { sub: user.id, sid: session.id };
+    return { deps, user, access, session, claims };
   }
 
   test("role and permissions come from the database, cached for at most 30 seconds", async () => {
-    const { deps, user, access, iat } = await setUp();
-    expect((await access.resolve({ sub: user.id, iat }))?.user.role).toBe("CUSTOMER");
+    const { deps, user, access, claims } = await setUp();
+    expect((await access.resolve(claims))?.user.role).toBe("CUSTOMER");
     await deps.repos.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
     deps.clock.advance(29_000);
-    expect((await access.resolve({ sub: user.id, iat }))?.user.role).toBe("CUSTOMER");
+    expect((await access.resolve(claims))?.user.role).toBe("CUSTOMER");
     deps.clock.advance(1_001);
-    const principal = await access.resolve({ sub: user.id, iat });
+    const principal = await access.resolve(claims);
     expect(principal?.user.role).toBe("STAFF");
     expect(principal?.actor.permissions.has("products:write")).toBe(true);
+    expect(principal?.sessionId).toBe(claims.sid);
   });
 
-  test("a deleted account and tokens issued before a password change are rejected", async () => {
-    const { deps, user, access, iat } = await setUp();
-    deps.clock.advance(5_000);
-    const { sessionsValidAfter } = await changePassword(deps, user.id, { currentPassword: "correct horse", newPassword: "battery staple" }, origin);
-    const fresh = createAccessResolver(deps);
-    expect(await fresh.resolve({ sub: user.id, iat })).toBeNull();
-    expect(await fresh.resolve({ sub: user.id, iat: sessionsValidAfter.getTime() / 1000 })).not.toBeNull();
+  test("a token without a session id, naming an unknown one, or another user's, is refused", async () => {
+    const { deps, user, access, claims } = await setUp();
+    const other = await register(deps, { email: "bob@example.com", password: "bob's password" }, origin, SHOP);
+    expect(await access.resolve({ sub: user.id })).toBeNull();
+    expect(await access.resolve({ sub: user.id, sid: "nosuchsession0000000000a" })).toBeNull();
+    expect(await access.resolve({ sub: other.id, sid: claims.sid })).toBeNull();
+    expect(await access.resolve(claims)).not.toBeNull();
+  });
+
+  test("sign-out ends this session at once on this instance, and on others within the 30-second cache", async () => {
+    const { deps, user, access, session, claims } = await setUp();
+    const elsewhere = createAccessResolver(deps);
+    const second = await signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin);
+    expect(await elsewhere.resolve(claims)).not.toBeNull();
+    await signOut(deps, { id: session.id, userId: user.id }, false, origin);
+    expect(await createAccessResolver(deps).resolve(claims)).toBeNull();
+    expect(await access.resolve({ sub: user.id, sid: second.id })).not.toBeNull();
+    expect(await elsewhere.resolve(claims)).not.toBeNull();
+    deps.clock.advance(30_001);
+    expect(await elsewhere.resolve(claims)).toBeNull();
+    const [entry] = await deps.repos.audit.list({ action: "auth.logout" });
+    expect(entry).toMatchObject({ userId: user.id, entityId: session.id, changes: { everywhere: false, ended: 1 }, ipAddress: "203.0.113.9" });
+  });
+
+  test("sign-out everywhere ends every session of the account, one without a password too", async () => {
+    const deps = createMemoryDeps();
+    const google = { provider: "google", providerAccountId: "g-1", email: "ada@example.com", emailVerified: true, name: null, image: null } as const;
+    const [phone, laptop] = [await signInWithProvider(deps, google), await signInWithProvider(deps, google)];
+    await signOut(deps, { id: phone.session.id, userId: phone.user.id }, true, origin);
+    for (const { session } of [phone, laptop]) expect(await createAccessResolver(deps).resolve({ sub: phone.user.id, sid: session.id })).toBeNull();
+  });
+
+  test("a session ends after 30 days, and a deleted account's sessions with it", async () => {
+    const { deps, user, claims } = await setUp();
+    deps.clock.advance(30 * 24 * 3600 * 1000 - 1_000);
+    expect(await createAccessResolver(deps).resolve(claims)).not.toBeNull();
+    deps.clock.advance(1_000);
+    expect(await createAccessResolver(deps).resolve(claims)).toBeNull();
+    const { claims: fresh } = await setUp();
     deps.state.users.delete(user.id);
-    expect(await createAccessResolver(deps).resolve({ sub: user.id, iat: sessionsValidAfter.getTime() / 1000 })).toBeNull();
+    expect(await createAccessResolver(deps).resolve({ ...fresh, sub: user.id })).toBeNull();
   });
 
-  test("a token without a subject is matched by its e-mail", async () => {
-    const { user, access, iat } = await setUp();
-    expect((await access.resolve({ email: "ada@example.com", iat }))?.user.id).toBe(user.id);
+  test("a password change ends every session of the account and starts a new one", async () => {
+    const { deps, user, claims } = await setUp();
+    const other = await signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin);
+    const renewed = await changePassword(deps, user.id, { currentPassword: "correct horse", newPassword: "battery staple" }, origin);
+    const access = createAccessResolver(deps);
+    expect(await access.resolve(claims)).toBeNull();
+    expect(await access.resolve({ sub: user.id, sid: other.id })).toBeNull();
+    expect(await access.resolve({ sub: user.id, sid: renewed.id })).not.toBeNull();
+    expect((await deps.repos.audit.list({ action: "user.password_change" }))[0]?.changes).toEqual({ sessionsEnded: 2 });
+  });
+
+  test("a new password must follow the rules, the common-password list included", async () => {
+    const { deps, user } = await setUp();
+    await expect(changePassword(deps, user.id, { currentPassword: "correct horse", newPassword: "password1" }, origin)).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { issues: [{ path: "newPassword", message: "Password is too common; choose one that is harder to guess" }] },
+    });
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
   test("an empty role-permission table falls back to the defaults with one warning", async () => {
@@ -251,13 +343,13 @@ describe("sessions and freshness", () => {
     const logger = createJsonLogger("warn", (line) => warnings.push(line));
     const user = await register(deps, { email: "staff@example.com", password: "correct horse" }, origin, SHOP);
     await deps.repos.users.update(user.id, { role: "STAFF", updatedAt: deps.clock.now() });
+    const session = await signInWithPassword(deps, { email: "staff@example.com", password: "correct horse" }, origin);
     const access = createAccessResolver({ ...deps, logger });
-    const iat = Math.floor(deps.clock.now().getTime() / 1000);
-    const principal = await access.resolve({ sub: user.id, iat });
+    const principal = await access.resolve({ sub: user.id, sid: session.id });
     expect(principal?.actor.permissions.has("orders:read")).toBe(true);
     expect(principal?.actor.permissions.has("settings:write")).toBe(false);
     deps.clock.advance(60_000);
-    await access.resolve({ sub: user.id, iat });
+    await access.resolve({ sub: user.id, sid: session.id });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("permissions.table_empty");
   });

@@ -4,6 +4,7 @@ import { locationRepositoryContract } from "./location-repository.contract.ts";
 import { mailOutboxContract } from "./mail-outbox.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
+import { sessionRepositoryContract } from "./session-repository.contract.ts";
 import type { ContractTarget } from "./targets.ts";
 import { unitOfWorkContract } from "./unit-of-work.contract.ts";
 import { userRepositoryContract } from "./user-repository.contract.ts";
@@ -13,6 +14,7 @@ export function allContracts(target: () => ContractTarget) {
   productRepositoryContract(target);
   locationRepositoryContract(target);
   userRepositoryContract(target);
+  sessionRepositoryContract(target);
   permissionRepositoryContract(target);
   auditLogContract(target);
   mailOutboxContract(target);

@@ -18,7 +18,6 @@ export function userRepositoryContract(target: () => ContractTarget) {
         role: "STAFF",
         image: "https://images.example.com/ada.png",
         isEmailVerified: true,
-        sessionsValidAfter: new Date("2026-01-15T08:00:00.123Z"),
       });
       await repo().create(user);
       expect(await repo().findById(user.id)).toEqual(user);
@@ -29,7 +28,7 @@ export function userRepositoryContract(target: () => ContractTarget) {
     });
 
     test("a user created with nullable fields empty reads back the same", async () => {
-      const user = aUser({ name: null, passwordHash: null, image: null, sessionsValidAfter: null });
+      const user = aUser({ name: null, passwordHash: null, image: null });
       await repo().create(user);
       expect(await repo().findById(user.id)).toEqual(user);
     });
@@ -55,26 +54,24 @@ export function userRepositoryContract(target: () => ContractTarget) {
       const other = aUser();
       await repo().create(user);
       await repo().create(other);
-      const sessionsValidAfter = new Date("2026-02-20T17:45:00.500Z");
       const updated = await repo().update(user.id, {
         role: "ADMIN",
-        sessionsValidAfter,
         passwordHash: null,
         isEmailVerified: true,
         name: undefined,
         image: undefined,
         updatedAt: later,
       });
-      const expected: User = { ...user, role: "ADMIN", sessionsValidAfter, passwordHash: null, isEmailVerified: true, updatedAt: later };
+      const expected: User = { ...user, role: "ADMIN", passwordHash: null, isEmailVerified: true, updatedAt: later };
       expect(updated).toEqual(expected);
       expect(updated?.name).toBe("Ada");
       expect(updated?.image).toBe("https://images.example.com/ada.png");
       expect(await repo().findById(user.id)).toEqual(expected);
       expect(await repo().findById(other.id)).toEqual(other);
 
-      const renamed = await repo().update(user.id, { name: null, image: null, sessionsValidAfter: null, updatedAt: later });
-      expect(renamed).toEqual({ ...expected, name: null, image: null, sessionsValidAfter: null });
-      expect(await repo().findByEmail(user.email)).toEqual({ ...expected, name: null, image: null, sessionsValidAfter: null });
+      const renamed = await repo().update(user.id, { name: null, image: null, updatedAt: later });
+      expect(renamed).toEqual({ ...expected, name: null, image: null });
+      expect(await repo().findByEmail(user.email)).toEqual({ ...expected, name: null, image: null });
     });
 
     test("update of an unknown user is null", async () => {

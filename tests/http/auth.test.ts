@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { craftToken, sessionCookieOf, signedInAs } from "../support/accounts.ts";
-import { SESSION_COOKIE, createTestApp } from "../support/http.ts";
+import { SESSION_COOKIE, type TestApp, createTestApp } from "../support/http.ts";
 
-let t: ReturnType<typeof createTestApp>;
+let t: TestApp;
 beforeEach(() => {
   t = createTestApp();
 });
@@ -94,23 +94,65 @@ describe("sessions", () => {
     expect(res.body.data.id).toBe(me.id);
   });
 
-  test("sign-out clears the cookie", async () => {
+  test("sign-out ends the session on the server: the same token is then 401 as cookie and as Bearer", async () => {
     const me = await signedInAs(t);
+    const bearer = { authorization: `Bearer ${me.token}` };
+    expect((await t.call("GET", "/api/users/me", { headers: bearer })).status).toBe(200);
     const res = await t.call("POST", "/api/auth/signout", { headers: me.headers });
     expect(res.status).toBe(200);
-    const cleared = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
-    expect(cleared).toContain("Max-Age=0");
+    expect(res.body).toEqual({ success: true });
+    expect(res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))).toContain("Max-Age=0");
+    for (const headers of [me.headers, bearer]) expect((await t.call("GET", "/api/users/me", { headers })).status).toBe(401);
+    expect((await t.call("GET", "/api/auth/session", { headers: me.headers })).body).toEqual({});
   });
 
-  test("sign-out with the cookie from a foreign page is refused (CSRF) and leaves the cookie alone; from our own page it works", async () => {
+  test("sign-out with a Bearer token ends that session; other sessions of the account live on", async () => {
     const me = await signedInAs(t);
-    const foreign = await t.call("POST", "/api/auth/signout", { headers: { ...me.headers, origin: "https://evil.example" } });
-    expect(foreign.status).toBe(403);
-    expect(foreign.body.error).toBe("Cross-site request refused");
-    expect(foreign.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+    const laptop = sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).headers) ?? "";
+    expect((await t.call("POST", "/api/auth/signout", { headers: { authorization: `Bearer ${me.token}` } })).status).toBe(200);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: laptop } })).status).toBe(200);
+  });
+
+  test('{ "everywhere": true } ends every session of the account', async () => {
+    const me = await signedInAs(t);
+    const laptop = sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).headers) ?? "";
+    const res = await t.call("POST", "/api/auth/signout", { body: { everywhere: true }, headers: me.headers });
+    expect(res.status).toBe(200);
+    for (const cookie of [me.cookie, laptop]) expect((await t.call("GET", "/api/users/me", { headers: { cookie } })).status).toBe(401);
+  });
+
+  test("sign-out without a session just clears the cookie; everywhere without one is 401; an unknown field is 400", async () => {
+    expect((await t.call("POST", "/api/auth/signout")).status).toBe(200);
+    expect((await t.call("POST", "/api/auth/signout", { body: { everywhere: true } })).status).toBe(401);
+    const me = await signedInAs(t);
+    const res = await t.call("POST", "/api/auth/signout", { body: { everywhere: true, all: 1 }, headers: me.headers });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([{ path: "all", message: "is not a known field" }]);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(200);
+  });
+
+  test("sign-in, registration and sign-out from a foreign page are refused, cookie or not (login CSRF)", async () => {
+    const me = await signedInAs(t);
+    const evil = { origin: "https://evil.example" };
+    const signIn = await t.call("POST", "/api/auth/callback/credentials", {
+      body: `email=${encodeURIComponent(me.email)}&password=${encodeURIComponent(me.password)}`,
+      headers: { ...evil, "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(signIn.status).toBe(403);
+    expect(signIn.body.error).toBe("Cross-site request refused");
+    expect(sessionCookieOf(signIn.headers)).toBeNull();
+    const register = await t.call("POST", "/api/auth/register", { body: { email: "csrf@example.com", password: "correct horse" }, headers: evil });
+    expect(register.status).toBe(403);
+    expect(t.deps.state.users.size).toBe(1);
+    for (const headers of [evil, { ...me.headers, ...evil }]) {
+      const signOut = await t.call("POST", "/api/auth/signout", { headers });
+      expect(signOut.status).toBe(403);
+      expect(signOut.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+    }
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(200);
     const own = await t.call("POST", "/api/auth/signout", { headers: { ...me.headers, origin: "http://localhost:3000" } });
     expect(own.status).toBe(200);
-    expect((await t.call("POST", "/api/auth/signout", { headers: { origin: "https://evil.example" } })).status).toBe(200);
   });
 
   test("a protected route without a session is 401 with the spec's text", async () => {
@@ -122,7 +164,7 @@ describe("sessions", () => {
   test("expired, tampered, wrongly signed, alg:none and over-long tokens are all 401", async () => {
     const me = await signedInAs(t);
     const now = t.deps.clock.now();
-    const claims = { sub: me.id, email: me.email, role: "ADMIN" };
+    const claims = { sub: me.id, sid: me.sid, email: me.email, role: "ADMIN" };
     const valid = await craftToken(claims, now);
     const [header, payload, signature] = valid.split(".") as [string, string, string];
     const elevated = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), sub: "someone-else" })).toString("base64url");
@@ -157,7 +199,7 @@ describe("sessions", () => {
 
   test("a token without a role claim is authorized with the role from the database", async () => {
     const me = await signedInAs(t, "STAFF");
-    const token = await craftToken({ sub: me.id, email: me.email }, t.deps.clock.now());
+    const token = await craftToken({ sub: me.id, sid: me.sid, email: me.email }, t.deps.clock.now());
     const res = await t.call("GET", "/api/auth/session", { headers: { authorization: `Bearer ${token}` } });
     expect(res.body.user.role).toBe("STAFF");
   });

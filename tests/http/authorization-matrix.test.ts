@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { defaultRolePermissions, loadRolePermissions } from "../../src/application/permissions/role-permissions.ts";
-import { createPgUnitOfWork } from "../../src/adapters/db/store.ts";
+import { describe, expect, test } from "bun:test";
 import type { UserRole } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { createTestApp } from "../support/http.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 type Caller = "anonymous" | UserRole;
 const CALLERS: Caller[] = ["anonymous", "CUSTOMER", "WHOLESALE", "FUNDRAISER", "STAFF", "ADMIN", "DEVELOPER"];
@@ -71,20 +68,4 @@ describe("authorization matrix: every protected route × every kind of caller", 
       if (res.status === 401) expect(res.body.error).toBe("Unauthorized - authentication required");
     });
   }
-});
-
-describe("the role-permission table as migrated", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(() => database.drop());
-
-  test("holds exactly the spec's defaults by role", async () => {
-    const loaded = await loadRolePermissions({ uow: createPgUnitOfWork(database.db) });
-    expect(loaded.fromDefaults).toBe(false);
-    for (const [role, permissions] of defaultRolePermissions) {
-      expect({ role, permissions: [...(loaded.permissions.get(role) ?? [])].sort() }).toEqual({ role, permissions: [...permissions].sort() });
-    }
-  });
 });

@@ -3,9 +3,9 @@ import type { Product } from "../../src/domain/product.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
-import { createTestApp } from "../support/http.ts";
+import { type TestApp, createTestApp } from "../support/http.ts";
 
-let t: ReturnType<typeof createTestApp>;
+let t: TestApp;
 let me: Awaited<ReturnType<typeof signedInAs>>;
 let habanero: Product;
 let verde: Product;

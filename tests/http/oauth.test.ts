@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { sessionCookieOf } from "../support/accounts.ts";
-import { TEST_PUBLIC_URL, createTestApp } from "../support/http.ts";
+import { TEST_PUBLIC_URL, type TestApp, createTestApp } from "../support/http.ts";
 import { type ProviderStub, appleSigningKey, json, stubProviders, tokenResponse } from "../support/provider-stub.ts";
 
 const GITHUB_TOKEN = "https://github.com/login/oauth/access_token";
@@ -10,7 +10,7 @@ const GOOGLE_TOKEN = "https://oauth2.googleapis.com/token";
 const APPLE_TOKEN = "https://appleid.apple.com/auth/token";
 
 let stub: ProviderStub | undefined;
-let t: ReturnType<typeof createTestApp>;
+let t: TestApp;
 
 beforeEach(async () => {
   const apple = await appleSigningKey();

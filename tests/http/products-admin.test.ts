@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { signedInAs } from "../support/accounts.ts";
-import { createTestApp } from "../support/http.ts";
+import { type TestApp, createTestApp } from "../support/http.ts";
 
-let t: ReturnType<typeof createTestApp>;
+let t: TestApp;
 let staff: Awaited<ReturnType<typeof signedInAs>>;
 beforeEach(async () => {
   t = createTestApp();
@@ -50,7 +50,7 @@ describe("product writes (products:write)", () => {
     [{ ...sauce, heatLevel: 6 }, "heatLevel"],
     [{ ...sauce, inventory: -1 }, "inventory"],
     [{ ...sauce, slug: "Not A Slug" }, "slug"],
-    [{ ...sauce, secret: true }, "root"],
+    [{ ...sauce, secret: true }, "secret"],
     [{ ...sauce, name: "🌶️🔥" }, "slug"],
     [{ ...sauce, description: "nul\u0000byte" }, "description"],
   ])("invalid product %j is 400 naming %s", async (body, field) => {

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { aProduct } from "../support/builders.ts";
-import { createTestApp } from "../support/http.ts";
+import { type TestApp, createTestApp } from "../support/http.ts";
 
-let t: ReturnType<typeof createTestApp>;
+let t: TestApp;
 
 beforeEach(async () => {
   t = createTestApp();

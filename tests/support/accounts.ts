@@ -1,8 +1,8 @@
 import { SignJWT } from "jose";
+import type { Repositories } from "../../src/application/ports/index.ts";
 import type { UserRole } from "../../src/domain/user.ts";
-import { SESSION_COOKIE, TEST_SECRET, type createTestApp } from "./http.ts";
+import { SESSION_COOKIE, TEST_SECRET, type TestApp } from "./http.ts";
 
-type TestApp = ReturnType<typeof createTestApp>;
 
 /** The `name=value` pair of the session cookie a response set, or null. */
 export function sessionCookieOf(headers: Headers): string | null {
@@ -14,7 +14,7 @@ export function sessionCookieOf(headers: Headers): string | null {
 }
 
 /** Registers an account (role set directly in the store), signs it in, and returns its cookie. */
-export async function signedInAs(t: TestApp, role: UserRole = "CUSTOMER", email = `${role.toLowerCase()}-${crypto.randomUUID().slice(0, 8)}@example.com`) {
+export async function signedInAs(t: Pick<TestApp, "call"> & { deps: { repos: Repositories } }, role: UserRole = "CUSTOMER", email = `${role.toLowerCase()}-${crypto.randomUUID().slice(0, 8)}@example.com`) {
   const password = "correct horse battery";
   const registered = await t.call("POST", "/api/auth/register", { body: { email, password, name: role } });
   if (registered.status !== 201) throw new Error(`register failed: ${JSON.stringify(registered.body)}`);
@@ -23,7 +23,13 @@ export async function signedInAs(t: TestApp, role: UserRole = "CUSTOMER", email 
   const signIn = await t.call("POST", "/api/auth/callback/credentials", { body: { email, password } });
   const cookie = sessionCookieOf(signIn.headers);
   if (!cookie) throw new Error("no session cookie");
-  return { id, email, password, cookie, headers: { cookie } };
+  const token = cookie.slice(cookie.indexOf("=") + 1);
+  return { id, email, password, cookie, token, sid: payloadOf(token).sid as string, headers: { cookie } };
+}
+
+/** The claims of a token, unchecked. */
+export function payloadOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString());
 }
 
 /**

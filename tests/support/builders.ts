@@ -60,7 +60,6 @@ export function aUser(overrides: Partial<User> = {}): User {
     role: "CUSTOMER",
     image: null,
     isEmailVerified: false,
-    sessionsValidAfter: null,
     createdAt,
     updatedAt: createdAt,
     ...overrides,

@@ -1,7 +1,8 @@
 import { makeUseCases } from "../../src/application/use-cases.ts";
 import { createApp } from "../../src/adapters/http/app.ts";
-import { silentLogger } from "../../src/adapters/log.ts";
-import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { type Logger, silentLogger } from "../../src/adapters/log.ts";
+import type { Deps, Repositories } from "../../src/application/ports/index.ts";
+import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 
 export interface CallOptions {
   body?: unknown;
@@ -34,20 +35,30 @@ export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
 export const TEST_PUBLIC_URL = "http://localhost:3000";
 export const SESSION_COOKIE = "storefront.session-token";
 
-/** The whole HTTP app over in-memory fakes. */
-export function createTestApp(deps = createMemoryDeps(), options: { trustProxy?: boolean } = {}) {
+export interface TestAppOptions {
+  trustProxy?: boolean;
+  corsOrigins?: string[];
+  publicUrl?: string;
+  logger?: Logger;
+}
+
+/** The whole HTTP app, over in-memory fakes unless other deps are given. */
+export function createTestApp<D extends Deps & { repos: Repositories } = MemoryDeps>(deps: D = createMemoryDeps() as unknown as D, options: TestAppOptions = {}) {
+  const publicUrl = options.publicUrl ?? TEST_PUBLIC_URL;
   const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL });
   const app = createApp(useCases, {
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     clock: deps.clock,
-    publicUrl: TEST_PUBLIC_URL,
+    publicUrl,
+    trustProxy: options.trustProxy ?? true,
+    corsOrigins: options.corsOrigins ?? [],
     session: {
       secret: TEST_SECRET,
       cookieName: SESSION_COOKIE,
-      secureCookies: false,
-      allowedOrigins: [TEST_PUBLIC_URL],
-      trustProxy: options.trustProxy ?? true,
+      secureCookies: publicUrl.startsWith("https://"),
+      allowedOrigins: [new URL(publicUrl).origin, ...(options.corsOrigins ?? [])],
     },
   });
   return { app, deps, useCases, call: <T = any>(method: string, path: string, options?: CallOptions) => call<T>(app, method, path, options) };
 }
+export type TestApp = ReturnType<typeof createTestApp<MemoryDeps>>;

@@ -20,6 +20,13 @@ export async function totalOf(rows: Counted[], offset: number, count: () => Prom
   return offset === 0 ? 0 : Number((await count()).total);
 }
 
+/** Whether the error is a foreign-key violation (SQLSTATE 23503) of a reference to users. */
+export function referencesMissingUser(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === "23503" && typeof constraint === "string" && constraint.endsWith("_user_id_fkey");
+}
+
 /** The constraint a unique violation (SQLSTATE 23505) broke, from pg or PGlite; null for any other error. */
 export function violatedUniqueConstraint(error: unknown): string | null {
   if (typeof error !== "object" || error === null) return null;

@@ -1,7 +1,9 @@
 import { sql } from "kysely";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { DatabaseProbe } from "../../application/ports/system.ts";
+import { accountGone } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
+import { referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -9,6 +11,7 @@ import { createPgLocationRepository } from "./location-repository.ts";
 import { createPgMailOutbox } from "./mail-outbox-repository.ts";
 import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
+import { createPgSessionRepository } from "./session-repository.ts";
 import { createPgUserRepository } from "./user-repository.ts";
 
 /** Repositories bound to one handle: the pool, or a transaction. */
@@ -18,6 +21,7 @@ export function createPgRepositories(db: Db): Repositories {
     carts: createPgCartRepository(db),
     locations: createPgLocationRepository(db),
     users: createPgUserRepository(db),
+    sessions: createPgSessionRepository(db),
     permissions: createPgPermissionRepository(db),
     audit: createPgAuditLog(db),
     outbox: createPgMailOutbox(db),
@@ -29,7 +33,14 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
   return {
     async transaction(work) {
       refuseInsideTransaction("transaction");
-      return db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
+      try {
+        return await db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
+      } catch (error) {
+        // The caller's account was deleted after its session was checked (the check is cached for
+        // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.
+        if (referencesMissingUser(error)) throw accountGone();
+        throw error;
+      }
     },
     async read(work) {
       refuseInsideTransaction("read");

@@ -12,7 +12,6 @@ export interface UsersTable {
   role: string;
   image: string | null;
   is_email_verified: Generated<boolean>;
-  sessions_valid_after: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -22,6 +21,14 @@ export interface UserIdentitiesTable {
   provider_account_id: string;
   user_id: string;
   created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
 }
 
 export interface FundraisersTable {
@@ -157,6 +164,7 @@ export interface LocationsTable {
 export interface Database {
   users: UsersTable;
   user_identities: UserIdentitiesTable;
+  sessions: SessionsTable;
   fundraisers: FundraisersTable;
   role_permissions: RolePermissionsTable;
   products: ProductsTable;

@@ -15,7 +15,6 @@ function toUser(row: Selectable<Database["users"]>): User {
     role: row.role as UserRole,
     image: row.image,
     isEmailVerified: row.is_email_verified,
-    sessionsValidAfter: row.sessions_valid_after,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -43,7 +42,6 @@ export function createPgUserRepository(db: Db): UserRepository {
             role: u.role,
             image: u.image,
             is_email_verified: u.isEmailVerified,
-            sessions_valid_after: u.sessionsValidAfter,
             created_at: u.createdAt,
             updated_at: u.updatedAt,
           })
@@ -63,7 +61,6 @@ export function createPgUserRepository(db: Db): UserRepository {
           image: c.image,
           role: c.role,
           password_hash: c.passwordHash,
-          sessions_valid_after: c.sessionsValidAfter,
           is_email_verified: c.isEmailVerified,
           updated_at: c.updatedAt,
         })

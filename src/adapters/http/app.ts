@@ -1,59 +1,51 @@
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { z } from "zod";
-import type { Clock } from "../../application/ports/system.ts";
+import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
-import type { Logger } from "../log.ts";
-import { API_VERSION, plumbing } from "./plumbing.ts";
-import { type AuthSettings } from "./auth.ts";
+import type { AuthSettings } from "./auth.ts";
+import { apiDocs } from "./docs.ts";
+import { bodyReading } from "./plumbing/body.ts";
+import { cors } from "./plumbing/cors.ts";
+import { errorMapper } from "./plumbing/error-mapper.ts";
+import { requestContext } from "./plumbing/request-context.ts";
+import { requestLog } from "./plumbing/request-log.ts";
+import { methodsServing } from "./plumbing/route-table.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { userRoutes } from "./routes/users.ts";
-import { createSessionTokens } from "./session.ts";
 import { locationRoutes } from "./routes/locations.ts";
 import { productRoutes } from "./routes/products.ts";
+import { userRoutes } from "./routes/users.ts";
+import { createSessionTokens } from "./session.ts";
 
 export interface AppOptions {
   logger: Logger;
   /** The clock the use cases run on: session tokens are stamped and judged by it. */
   clock: Clock;
   publicUrl: string;
+  /** Take the client's address from X-Forwarded-For (behind a proxy that sets it). */
+  trustProxy: boolean;
+  /** Other origins whose pages may call the API with credentials (CORS_ORIGINS). */
+  corsOrigins: readonly string[];
   session: Omit<AuthSettings, "tokens"> & { secret: string };
 }
 
-export function createApp(useCases: UseCases, { logger, clock, publicUrl, session }: AppOptions) {
+export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session }: AppOptions) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
-  return new Elysia({ prefix: "/api" })
-    .use(plumbing(logger))
-    .use(
-      openapi({
-        path: "/docs",
-        specPath: "/openapi.json",
-        // Parameters are documented as clients send them: before defaults and transforms apply.
-        mapJsonSchema: { zod: (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) },
-        documentation: {
-          openapi: "3.1.0",
-          components: {
-            securitySchemes: {
-              session: { type: "apiKey", in: "cookie", name: session.cookieName },
-              bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-            },
-          },
-          info: {
-            title: "Storefront API",
-            version: API_VERSION,
-            description: "Catalog, cart, orders and payments for the Storefront shop.",
-          },
-        },
-      }),
-    )
+  const methodsFor = methodsServing(() => app.routes);
+  const app = new Elysia({ prefix: "/api" })
+    .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
+    .use(cors(corsOrigins, methodsFor))
+    .use(bodyReading())
+    .use(errorMapper(logger, methodsFor))
+    .use(requestLog(logger))
+    .use(apiDocs({ publicUrl, cookieName: session.cookieName }))
     .use(healthRoutes(useCases, logger))
     .use(authRoutes(useCases, { ...auth, publicUrl }))
     .use(userRoutes(useCases, auth))
     .use(productRoutes(useCases, auth))
     .use(cartRoutes(useCases, auth))
     .use(locationRoutes(useCases));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -2,10 +2,13 @@ import { Elysia } from "elysia";
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type AccessRule, PRESET_RULES, allows } from "../../domain/permissions.ts";
-import type { Principal, SessionUser } from "../../application/auth/access.ts";
+import { SESSION_LIFETIME_SECONDS } from "../../domain/session.ts";
+import type { Principal } from "../../application/auth/access.ts";
+import type { StartedSession } from "../../application/auth/start-session.ts";
 import type { UseCases } from "../../application/use-cases.ts";
 import { HttpError } from "./errors.ts";
-import { SESSION_MAX_AGE_SECONDS, type SessionTokens } from "./session.ts";
+import { requestInfo } from "./plumbing/request-context.ts";
+import type { SessionTokens } from "./session.ts";
 
 export interface AuthSettings {
   tokens: SessionTokens;
@@ -13,7 +16,6 @@ export interface AuthSettings {
   secureCookies: boolean;
   /** Origins whose pages may change state with the session cookie (CSRF defence). */
   allowedOrigins: readonly string[];
-  trustProxy: boolean;
 }
 
 /** The spec's presets, or an explicit rule. "optional" is the separate `optionalAuth` macro. */
@@ -22,14 +24,13 @@ export type AuthRule = "required" | "admin" | "staff" | AccessRule;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const unauthorized = () => new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
 
-type CookieJar = Record<string, { value?: unknown; set(options: Record<string, unknown>): unknown; remove(): unknown }>;
+type CookieJar = Record<string, { value?: unknown; set(options: Record<string, unknown>): unknown }>;
 
 export function authPlugin(useCases: UseCases, settings: AuthSettings) {
   const { tokens, cookieName } = settings;
+  const found = new WeakMap<Request, { principal: Principal | null; expires: Date | null }>();
 
-  /** Decisions §5: a state change made with the session cookie must come from one of our own pages, or say no Origin. */
-  function refuseCrossSite(request: Request) {
-    if (SAFE_METHODS.has(request.method)) return;
+  function refuseForeignOrigin(request: Request) {
     const origin = request.headers.get("origin");
     if (origin !== null && !settings.allowedOrigins.includes(origin)) {
       throw new HttpError(403, "Cross-site request refused", { origin });
@@ -42,69 +43,62 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
     const fromCookie = cookie[cookieName]?.value;
     const token = bearer ?? (typeof fromCookie === "string" && fromCookie ? fromCookie : undefined);
     if (!token) return null;
-    if (!bearer) refuseCrossSite(request);
+    // Decisions §5: a state change made with the session cookie must come from one of our own pages, or say no Origin.
+    if (!bearer && !SAFE_METHODS.has(request.method)) refuseForeignOrigin(request);
     const claims = await tokens.verify(token);
     const principal = claims ? await useCases.resolveSession(claims) : null;
-    return claims && principal ? { principal, expires: new Date(claims.exp * 1000) } : null;
+    if (!claims || !principal) return null;
+    const info = requestInfo(request);
+    if (info) info.userId = principal.user.id;
+    return { principal, expires: new Date(claims.exp * 1000) };
   }
 
-  function originOf(request: Request, server: { requestIP(r: Request): { address: string } | null } | null): RequestOrigin {
-    const forwarded = settings.trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-    return {
-      ipAddress: forwarded || server?.requestIP(request)?.address || null,
-      userAgent: request.headers.get("user-agent"),
-    };
+  function setCookie(cookie: CookieJar, value: string, maxAge: number) {
+    cookie[cookieName]?.set({ value, httpOnly: true, sameSite: "lax", path: "/", maxAge, secure: settings.secureCookies });
   }
 
   return new Elysia({ name: "auth" })
-    .derive({ as: "global" }, ({ request, server, cookie }) => ({
-      origin: originOf(request, server),
-      /** Sets the session cookie for this user (and returns when it expires). */
-      async startSession(user: SessionUser, issuedAt: Date): Promise<Date> {
-        const { token, expires } = await tokens.issue(user, issuedAt);
-        (cookie as unknown as CookieJar)[cookieName]?.set({
-          value: token,
-          httpOnly: true,
-          sameSite: "lax",
-          path: "/",
-          maxAge: SESSION_MAX_AGE_SECONDS,
-          secure: settings.secureCookies,
-        });
-        return expires;
+    .derive({ as: "global" }, ({ request, cookie }) => ({
+      origin: { ipAddress: requestInfo(request)?.ip ?? null, userAgent: request.headers.get("user-agent") } satisfies RequestOrigin,
+      /** Sets the session cookie for a session just started. */
+      async startSession(session: StartedSession): Promise<void> {
+        setCookie(cookie as unknown as CookieJar, await tokens.issue(session), SESSION_LIFETIME_SECONDS);
       },
       endSession() {
-        (cookie as unknown as CookieJar)[cookieName]?.set({
-          value: "",
-          httpOnly: true,
-          sameSite: "lax",
-          path: "/",
-          maxAge: 0,
-          secure: settings.secureCookies,
-        });
+        setCookie(cookie as unknown as CookieJar, "", 0);
       },
     }))
     .macro({
+      // Authentication runs in `transform`, before validation: a caller without a session learns
+      // nothing about the request's shape. `resolve` then hands the handler what it found.
       auth: (rule: AuthRule) => ({
-        async resolve({ request, cookie }) {
+        async transform({ request, cookie }) {
           const principal = (await authenticate(request, cookie as unknown as CookieJar))?.principal;
           if (!principal) throw unauthorized();
           const access = typeof rule === "string" ? PRESET_RULES[rule] : rule;
           if (!allows(access, principal.actor)) {
             throw new DomainError("forbidden", "Insufficient permissions", "permission" in access ? { required: access.permission } : undefined);
           }
-          return { principal };
+          found.set(request, { principal, expires: null });
         },
+        resolve: ({ request }) => ({ principal: found.get(request)!.principal as Principal }),
       }),
-      /** For routes that act on the session cookie without reading the session (sign-out): the CSRF check alone. */
-      sessionCookieWrite: {
-        beforeHandle({ request, cookie }) {
-          if ((cookie as unknown as CookieJar)[cookieName]?.value) refuseCrossSite(request);
+      optionalAuth: {
+        async transform({ request, cookie }) {
+          found.set(request, (await authenticate(request, cookie as unknown as CookieJar)) ?? { principal: null, expires: null });
+        },
+        resolve({ request }) {
+          const session = found.get(request);
+          return { principal: session?.principal ?? null, sessionExpires: session?.expires ?? null };
         },
       },
-      optionalAuth: {
-        async resolve({ request, cookie }) {
-          const session = await authenticate(request, cookie as unknown as CookieJar);
-          return { principal: session?.principal ?? null, sessionExpires: session?.expires ?? null };
+      /**
+       * Decisions §10, login CSRF: sign-in, registration and sign-out are refused from a foreign
+       * page, with or without a cookie, so nobody can sign a browser into an account of theirs.
+       */
+      sameOrigin: {
+        transform({ request }) {
+          refuseForeignOrigin(request);
         },
       },
     });

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../../domain/errors.ts";
+import { MAX_ISSUES } from "./plumbing/input-checks.ts";
 
 /** One status per domain error code; a new code will not compile until it is mapped here. */
 export const statusOf = {
@@ -21,7 +22,7 @@ export const statusOf = {
   "inventory.insufficient": 400,
 } as const satisfies Record<ErrorCode, number>;
 
-/** Failures that belong to HTTP itself (body too large, bad media type), not to the domain. */
+/** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -44,5 +45,5 @@ export interface ValidationIssue {
 }
 
 export function invalidRequest(issues: ValidationIssue[]): ErrorBody {
-  return { error: "Invalid request", details: { issues } };
+  return { error: "Invalid request", details: { issues: issues.slice(0, MAX_ISSUES) } };
 }

@@ -1,18 +1,14 @@
 import { z } from "zod";
 import { dollarsToCents, isWholeCents } from "../../domain/money.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
-import { passwordProblem } from "../../domain/user.ts";
 
 /** Shapes shared by several routes. Route-specific shapes live beside their routes. */
 
 export const money = z.number().describe("US dollars, at most 2 decimals");
 export const timestamp = z.iso.datetime().describe("ISO 8601, UTC");
 
-/** A new password, checked by the domain's rule so a bad one is an ordinary validation issue naming the field. */
-export const newPassword = z.string().superRefine((password, ctx) => {
-  const problem = passwordProblem(password);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-});
+/** A new password; its rules (length, the common-password list) are the use case's, which names the field when one breaks. */
+export const newPassword = z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords");
 
 /** Dollars from a client, checked to whole cents here so a fraction of a cent is an ordinary validation issue. */
 export const dollarsInCents = z

@@ -1,26 +1,21 @@
 import { SignJWT, jwtVerify } from "jose";
-import type { SessionClaims, SessionUser } from "../../application/auth/access.ts";
+import { SESSION_LIFETIME_SECONDS } from "../../domain/session.ts";
+import type { SessionClaims } from "../../application/auth/access.ts";
+import type { StartedSession } from "../../application/auth/start-session.ts";
 import type { Clock } from "../../application/ports/system.ts";
 
-export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
-
-export interface IssuedSession {
-  token: string;
-  expires: Date;
-}
-
 /**
- * HS256 session tokens (decisions §5): sub, email, name, role, fundraiserId, picture, iat, exp.
- * Expiry is judged by the same clock that stamps the tokens.
+ * HS256 session tokens (decisions §5, §10): sub, sid, email, name, role, fundraiserId, picture, iat,
+ * exp. Expiry is judged by the same clock that stamps the tokens; the session they name is checked
+ * by the access resolver.
  */
 export function createSessionTokens(secret: string, clock: Clock) {
   // Imported once: handing jose the raw bytes would import the key again on every request.
   const key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
   return {
-    async issue(user: SessionUser, issuedAt: Date): Promise<IssuedSession> {
-      const iat = Math.floor(issuedAt.getTime() / 1000);
-      const exp = iat + SESSION_MAX_AGE_SECONDS;
-      const token = await new SignJWT({
+    async issue({ id, user, issuedAt, expiresAt }: StartedSession): Promise<string> {
+      return new SignJWT({
+        sid: id,
         email: user.email,
         name: user.name,
         role: user.role,
@@ -29,10 +24,9 @@ export function createSessionTokens(secret: string, clock: Clock) {
       })
         .setProtectedHeader({ alg: "HS256", typ: "JWT" })
         .setSubject(user.id)
-        .setIssuedAt(iat)
-        .setExpirationTime(exp)
+        .setIssuedAt(Math.floor(issuedAt.getTime() / 1000))
+        .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
         .sign(await key);
-      return { token, expires: new Date(exp * 1000) };
     },
 
     /** The claims of a token signed with our key by HS256 and not expired; null for anything else. */
@@ -41,13 +35,13 @@ export function createSessionTokens(secret: string, clock: Clock) {
         const { payload } = await jwtVerify(token, await key, { algorithms: ["HS256"], currentDate: clock.now() });
         // Every token we issue has both, at most 30 days apart; anything else was not made here.
         if (typeof payload.exp !== "number" || typeof payload.iat !== "number") return null;
-        if (payload.exp - payload.iat > SESSION_MAX_AGE_SECONDS) return null;
+        if (payload.exp - payload.iat > SESSION_LIFETIME_SECONDS) return null;
+        const text = (value: unknown) => (typeof value === "string" ? value : undefined);
         return {
-          sub: typeof payload.sub === "string" ? payload.sub : undefined,
-          email: typeof payload.email === "string" ? payload.email : undefined,
-          picture: typeof payload.picture === "string" ? payload.picture : undefined,
-          fundraiserId: typeof payload.fundraiserId === "string" ? payload.fundraiserId : undefined,
-          iat: payload.iat,
+          sub: text(payload.sub),
+          sid: text(payload.sid),
+          picture: text(payload.picture),
+          fundraiserId: text(payload.fundraiserId),
           exp: payload.exp,
         };
       } catch {

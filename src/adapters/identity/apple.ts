@@ -1,5 +1,5 @@
 import { Apple, decodeIdToken } from "arctic";
-import type { IdentityProvider } from "../../application/ports/identity.ts";
+import type { ProviderClient } from "./provider-client.ts";
 import type { AppleClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -9,7 +9,7 @@ interface AppleClaims {
   email_verified?: unknown;
 }
 
-export function createAppleProvider(config: AppleClientConfig, redirectUri: string): IdentityProvider {
+export function createAppleProvider(config: AppleClientConfig, redirectUri: string): ProviderClient {
   const apple = new Apple(config.clientId, config.teamId, config.keyId, pkcs8FromPem(config.privateKey), redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with Apple failed", { provider: "apple" });
   return {

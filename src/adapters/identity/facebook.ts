@@ -1,5 +1,5 @@
 import { Facebook } from "arctic";
-import type { IdentityProvider } from "../../application/ports/identity.ts";
+import type { ProviderClient } from "./provider-client.ts";
 import type { OAuthClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -10,7 +10,7 @@ interface FacebookUser {
   picture?: { data?: { url?: string } };
 }
 
-export function createFacebookProvider(config: OAuthClientConfig, redirectUri: string): IdentityProvider {
+export function createFacebookProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
   const facebook = new Facebook(config.clientId, config.clientSecret, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with Facebook failed", { provider: "facebook" });
   return {

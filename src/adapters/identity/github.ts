@@ -1,5 +1,5 @@
 import { GitHub } from "arctic";
-import type { IdentityProvider } from "../../application/ports/identity.ts";
+import type { ProviderClient } from "./provider-client.ts";
 import type { OAuthClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -17,7 +17,7 @@ interface GitHubEmail {
   verified: boolean;
 }
 
-export function createGitHubProvider(config: OAuthClientConfig, redirectUri: string): IdentityProvider {
+export function createGitHubProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
   const github = new GitHub(config.clientId, config.clientSecret, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with GitHub failed", { provider: "github" });
   return {

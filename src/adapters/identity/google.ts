@@ -1,5 +1,5 @@
 import { decodeIdToken, Google } from "arctic";
-import type { IdentityProvider } from "../../application/ports/identity.ts";
+import type { ProviderClient } from "./provider-client.ts";
 import type { OAuthClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -11,7 +11,7 @@ interface GoogleClaims {
   picture?: unknown;
 }
 
-export function createGoogleProvider(config: OAuthClientConfig, redirectUri: string): IdentityProvider {
+export function createGoogleProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
   const google = new Google(config.clientId, config.clientSecret, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with Google failed", { provider: "google" });
   return {

@@ -4,6 +4,7 @@ import { createAppleProvider } from "./apple.ts";
 import { createFacebookProvider } from "./facebook.ts";
 import { createGitHubProvider } from "./github.ts";
 import { createGoogleProvider } from "./google.ts";
+import { type ProviderClient, asIdentityProvider } from "./provider-client.ts";
 
 /** One provider for every client that has credentials; the others are not offered at all. */
 export function createIdentityProviders(config: OAuthConfig, publicUrl: string): ReadonlyMap<ProviderId, IdentityProvider> {
@@ -13,6 +14,6 @@ export function createIdentityProviders(config: OAuthConfig, publicUrl: string):
     config.github && createGitHubProvider(config.github, callback("github")),
     config.facebook && createFacebookProvider(config.facebook, callback("facebook")),
     config.apple && createAppleProvider(config.apple, callback("apple")),
-  ].filter((p): p is IdentityProvider => p !== undefined);
-  return new Map(providers.map((p) => [p.id, p]));
+  ].filter((p): p is ProviderClient => p !== undefined);
+  return new Map(providers.map((p) => [p.id, asIdentityProvider(p)]));
 }

@@ -1,6 +1,7 @@
 import type { Deps, Repositories } from "../../application/ports/index.ts";
 import type { Mailer, OutgoingMail } from "../../application/ports/mail.ts";
 import type { Clock } from "../../application/ports/system.ts";
+import { commonPasswords } from "../crypto/common-passwords.ts";
 import { silentLogger } from "../log.ts";
 import { createMemoryRateLimitStore } from "../ratelimit/memory-store.ts";
 import { cuid2Ids } from "../system.ts";
@@ -47,6 +48,7 @@ export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
     ids: cuid2Ids,
     database: { ping: async () => undefined },
     hasher: plainHasher,
+    commonPasswords,
     mailer: createRecordingMailer(),
     loginAttempts: createMemoryRateLimitStore(),
     identityProviders: new Map(),

@@ -2,6 +2,7 @@ import type { AuditEntry } from "../../domain/audit.ts";
 import type { CartItem } from "../../domain/cart.ts";
 import type { Location } from "../../domain/location.ts";
 import type { Product } from "../../domain/product.ts";
+import type { Session } from "../../domain/session.ts";
 import type { User } from "../../domain/user.ts";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { RolePermission } from "../../application/ports/identity.ts";
@@ -13,6 +14,7 @@ import { createMemoryLocationRepository } from "./location-repository.ts";
 import { createMemoryMailOutbox } from "./mail-outbox.ts";
 import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
+import { createMemorySessionRepository } from "./session-repository.ts";
 import { createMemoryUserRepository } from "./user-repository.ts";
 
 /** Every in-memory table; each one a Map, so a transaction can snapshot and restore them alike. */
@@ -23,6 +25,7 @@ export interface MemoryState {
   users: Map<string, User>;
   identities: Map<string, string>;
   fundraisers: Map<string, string>;
+  sessions: Map<string, Session>;
   permissions: Map<string, RolePermission>;
   audit: Map<string, AuditEntry>;
   outbox: Map<string, OutboxMessage>;
@@ -36,6 +39,7 @@ export function emptyMemoryState(): MemoryState {
     users: new Map(),
     identities: new Map(),
     fundraisers: new Map(),
+    sessions: new Map(),
     permissions: new Map(),
     audit: new Map(),
     outbox: new Map(),
@@ -48,6 +52,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
     carts: createMemoryCartRepository(state.cartItems, state.products),
     locations: createMemoryLocationRepository(state.locations),
     users: createMemoryUserRepository(state),
+    sessions: createMemorySessionRepository(state.sessions),
     permissions: createMemoryPermissionRepository(state.permissions),
     audit: createMemoryAuditLog(state.audit),
     outbox: createMemoryMailOutbox(state.outbox),

@@ -1,4 +1,5 @@
 import { type Actor, type RolePermissions } from "../../domain/permissions.ts";
+import { type Session, isSessionLive } from "../../domain/session.ts";
 import type { User, UserRole } from "../../domain/user.ts";
 import { loadRolePermissions } from "../permissions/role-permissions.ts";
 import type { Deps } from "../ports/index.ts";
@@ -29,16 +30,15 @@ export function sessionUserOf(user: User, fundraiserId: string | null, picture?:
 export interface Principal {
   user: SessionUser;
   actor: Actor;
+  sessionId: string;
 }
 
-/** What a verified session token says; everything but the subject may be missing in older tokens. */
+/** What a verified session token says. */
 export interface SessionClaims {
   sub?: string;
-  email?: string;
+  sid?: string;
   picture?: string;
   fundraiserId?: string;
-  /** Seconds since the epoch. */
-  iat?: number;
 }
 
 export const ACCESS_CACHE_MS = 30_000;
@@ -49,17 +49,26 @@ interface Cached<T> {
 }
 
 /**
- * Turns verified token claims into who is calling, with role and permissions as the database has
- * them now. Lookups are cached for at most 30 seconds per instance; changes made through this
- * instance drop their entry at once.
+ * Turns verified token claims into who is calling: the token's session must still be live, and
+ * role and permissions are the database's now. Lookups are cached for at most 30 seconds per
+ * instance; changes made through this instance drop their entries at once.
  */
 export function createAccessResolver(deps: Pick<Deps, "uow" | "clock" | "logger">, ttlMs = ACCESS_CACHE_MS) {
+  const sessions = new Map<string, Cached<Session | null>>();
   const users = new Map<string, Cached<{ user: User; fundraiserId: string | null } | null>>();
   let rolePermissions: Cached<RolePermissions> | null = null;
   let warnedAboutDefaults = false;
 
-  const fresh = <T>(entry: Cached<T> | null | undefined): entry is Cached<T> =>
-    entry != null && entry.until > deps.clock.now().getTime();
+  const now = () => deps.clock.now().getTime();
+  const fresh = <T>(entry: Cached<T> | null | undefined): entry is Cached<T> => entry != null && entry.until > now();
+
+  async function cached<T>(cache: Map<string, Cached<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    const entry = cache.get(key);
+    if (fresh(entry)) return entry.value;
+    const value = await load();
+    cache.set(key, { value, until: now() + ttlMs });
+    return value;
+  }
 
   async function permissionsByRole(): Promise<RolePermissions> {
     if (fresh(rolePermissions)) return rolePermissions.value;
@@ -68,38 +77,40 @@ export function createAccessResolver(deps: Pick<Deps, "uow" | "clock" | "logger"
       warnedAboutDefaults = true;
       deps.logger.warn("permissions.table_empty", { message: "role_permissions is empty or missing; built-in default permissions apply" });
     }
-    rolePermissions = { value: loaded.permissions, until: deps.clock.now().getTime() + ttlMs };
+    rolePermissions = { value: loaded.permissions, until: now() + ttlMs };
     return loaded.permissions;
   }
 
-  async function account(claims: SessionClaims) {
-    const key = claims.sub ?? `email:${claims.email}`;
-    const cached = users.get(key);
-    if (fresh(cached)) return cached.value;
-    const { sub, email } = claims;
-    const user = await deps.uow.read((db) => (sub ? db.users.findById(sub) : email ? db.users.findByEmail(email) : Promise.resolve(null)));
-    const fundraiserId = user?.role === "FUNDRAISER" ? (claims.fundraiserId ?? (await deps.uow.read((db) => db.users.findFundraiserId(user.id)))) : null;
-    const value = user ? { user, fundraiserId } : null;
-    users.set(key, { value, until: deps.clock.now().getTime() + ttlMs });
-    return value;
-  }
+  const account = (userId: string, fundraiserId: string | undefined) =>
+    cached(users, userId, () =>
+      deps.uow.read(async (db) => {
+        const user = await db.users.findById(userId);
+        if (!user) return null;
+        return { user, fundraiserId: user.role === "FUNDRAISER" ? (fundraiserId ?? (await db.users.findFundraiserId(user.id))) : null };
+      }),
+    );
 
   return {
     async resolve(claims: SessionClaims): Promise<Principal | null> {
-      const found = await account(claims);
+      const { sid, sub } = claims;
+      if (!sid || !sub) return null;
+      const session = await cached(sessions, sid, () => deps.uow.read((db) => db.sessions.findById(sid)));
+      if (!session || session.userId !== sub || !isSessionLive(session, deps.clock.now())) return null;
+      const found = await account(sub, claims.fundraiserId);
       if (!found) return null;
-      const { user, fundraiserId } = found;
-      const issuedAtMs = (claims.iat ?? 0) * 1000;
-      if (user.sessionsValidAfter && issuedAtMs < user.sessionsValidAfter.getTime()) return null;
-      const permissions = (await permissionsByRole()).get(user.role) ?? new Set();
+      const permissions = (await permissionsByRole()).get(found.user.role) ?? new Set();
       return {
-        user: sessionUserOf(user, fundraiserId, claims.picture),
-        actor: { userId: user.id, role: user.role, permissions },
+        user: sessionUserOf(found.user, found.fundraiserId, claims.picture),
+        actor: { userId: found.user.id, role: found.user.role, permissions },
+        sessionId: sid,
       };
     },
     forgetUser(userId: string) {
       users.delete(userId);
-      for (const [key, entry] of users) if (entry.value?.user.id === userId) users.delete(key);
+      for (const [sid, entry] of sessions) if (entry.value?.userId === userId) sessions.delete(sid);
+    },
+    forgetSession(sid: string) {
+      sessions.delete(sid);
     },
     forgetPermissions() {
       rolePermissions = null;

@@ -1,8 +1,9 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type User, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { type User, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
+import { assertNewPassword } from "./new-password.ts";
 import { welcomeMail } from "./welcome-mail.ts";
 
 export interface Registration {
@@ -16,13 +17,12 @@ export interface Registration {
  * the mail is delivered from the outbox afterwards, so a mail failure never fails a registration.
  */
 export async function register(
-  deps: Pick<Deps, "uow" | "hasher" | "ids" | "clock">,
+  deps: Pick<Deps, "uow" | "hasher" | "commonPasswords" | "ids" | "clock">,
   input: Registration,
   origin: RequestOrigin,
   shopUrl: string,
 ): Promise<User> {
-  const problem = passwordProblem(input.password);
-  if (problem) throw new DomainError("invalid_input", problem, { issues: [{ path: "password", message: problem }] });
+  assertNewPassword(deps, input.password, "password");
   const email = normalizeEmail(input.email);
   // Checked before hashing so a taken e-mail answers at once; the unique index still decides races.
   if (await deps.uow.read((db) => db.users.findByEmail(email))) throw new DomainError("auth.email_taken", "An account with this email already exists");

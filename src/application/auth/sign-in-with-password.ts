@@ -1,9 +1,10 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type User, normalizeEmail } from "../../domain/user.ts";
+import { normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
 import { admitPasswordCheck } from "./password-attempts.ts";
+import { type StartedSession, startSession } from "./start-session.ts";
 
 /** Verified against when the e-mail is unknown, so that a miss takes as long as a wrong password. */
 const DECOY_HASH = "$2b$12$smqfWz5NJLyHX0cWOgF0d.ndL0ravQR/bIKX5AEyuzxLtozyjZ52e";
@@ -11,14 +12,15 @@ const DECOY_HASH = "$2b$12$smqfWz5NJLyHX0cWOgF0d.ndL0ravQR/bIKX5AEyuzxLtozyjZ52e
 const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email or password");
 
 /**
- * Password sign-in. Unknown e-mail, wrong password and password-less accounts all fail alike; five
- * failures for one e-mail within 15 minutes lock that e-mail out until the window ends.
+ * Password sign-in, ending in a new session. Unknown e-mail, wrong password and password-less
+ * accounts all fail alike; five failures for one e-mail within 15 minutes lock that e-mail out
+ * until the window ends.
  */
 export async function signInWithPassword(
   deps: Pick<Deps, "uow" | "hasher" | "loginAttempts" | "ids" | "clock">,
   input: { email: string; password: string },
   origin: RequestOrigin,
-): Promise<User> {
+): Promise<StartedSession> {
   const email = normalizeEmail(input.email);
   const attempt = await admitPasswordCheck(deps, email);
   const user = await deps.uow.read((db) => db.users.findByEmail(email));
@@ -31,8 +33,8 @@ export async function signInWithPassword(
   }
 
   await attempt.succeeded();
-  await deps.uow.transaction((tx) =>
-    recordAudit(tx, deps, { userId: user.id, action: "auth.login", entityType: "user", entityId: user.id, changes: { method: "credentials" }, origin }),
-  );
-  return user;
+  return deps.uow.transaction(async (tx) => {
+    await recordAudit(tx, deps, { userId: user.id, action: "auth.login", entityType: "user", entityId: user.id, changes: { method: "credentials" }, origin });
+    return startSession(tx, deps, user);
+  });
 }

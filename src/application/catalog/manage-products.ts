@@ -1,23 +1,31 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import type { Product } from "../../domain/product.ts";
+import { type Product, slugify } from "../../domain/product.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { ProductChanges } from "../ports/catalog.ts";
 import type { Deps } from "../ports/index.ts";
 
 type CatalogDeps = Pick<Deps, "uow" | "ids" | "clock">;
-export type NewProduct = Omit<Product, "id" | "createdAt" | "updatedAt">;
-export type ProductPatch = Partial<NewProduct>;
+type ProductFields = Omit<Product, "id" | "createdAt" | "updatedAt">;
+/** A new product; the slug defaults to one made from the name, the images to the featured image alone. */
+export type NewProduct = Omit<ProductFields, "slug" | "images"> & { slug?: string; images?: string[] };
+export type ProductPatch = Partial<ProductFields>;
 
 export async function createProduct(deps: CatalogDeps, actor: Actor, input: NewProduct, origin: RequestOrigin): Promise<Product> {
   requirePermission(actor, "products:write");
+  const slug = input.slug ?? slugify(input.name);
+  if (slug === "") {
+    throw new DomainError("invalid_input", "Invalid request", {
+      issues: [{ path: "slug", message: "is required: the name has no letters or digits to derive it from" }],
+    });
+  }
   const now = deps.clock.now();
-  const product: Product = { ...input, id: deps.ids.next(), createdAt: now, updatedAt: now };
+  const product: Product = { ...input, slug, images: input.images ?? [input.featuredImage], id: deps.ids.next(), createdAt: now, updatedAt: now };
   await deps.uow.transaction(async (tx) => {
     await tx.products.create(product);
-    await recordAudit(tx, deps, { userId: actor.userId, action: "product.create", entityType: "product", entityId: product.id, changes: { ...input }, origin });
+    await recordAudit(tx, deps, { userId: actor.userId, action: "product.create", entityType: "product", entityId: product.id, changes: { ...input, slug: product.slug, images: product.images }, origin });
   });
   return product;
 }

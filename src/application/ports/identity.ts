@@ -1,7 +1,8 @@
 import type { Permission } from "../../domain/permissions.ts";
+import type { Session } from "../../domain/session.ts";
 import type { User, UserRole } from "../../domain/user.ts";
 
-export type UserChanges = Partial<Pick<User, "name" | "image" | "role" | "passwordHash" | "sessionsValidAfter" | "isEmailVerified">> & {
+export type UserChanges = Partial<Pick<User, "name" | "image" | "role" | "passwordHash" | "isEmailVerified">> & {
   updatedAt: Date;
 };
 
@@ -20,6 +21,18 @@ export interface UserRepository extends UserReader {
   linkIdentity(provider: string, providerAccountId: string, userId: string): Promise<void>;
 }
 
+export interface SessionReader {
+  findById(id: string): Promise<Session | null>;
+}
+
+export interface SessionRepository extends SessionReader {
+  create(session: Session): Promise<void>;
+  /** Ends one session; false when it was unknown or had already ended. */
+  revoke(id: string, at: Date): Promise<boolean>;
+  /** Ends every live session of the user; returns how many. */
+  revokeAllOf(userId: string, at: Date): Promise<number>;
+}
+
 export interface RolePermission {
   role: UserRole;
   permission: Permission;
@@ -35,6 +48,12 @@ export interface PermissionRepository extends PermissionReader {
   grant(role: UserRole, permission: Permission): Promise<boolean>;
   /** False when the role did not have it. */
   revoke(role: UserRole, permission: Permission): Promise<boolean>;
+}
+
+/** The list of passwords too common to allow (decisions §10). */
+export interface CommonPasswords {
+  /** Whether the password, lowercased, is on the list. */
+  includes(lowercasedPassword: string): boolean;
 }
 
 export interface PasswordHasher {
@@ -63,7 +82,8 @@ export interface IdentityProvider {
   usesPkce: boolean;
   /** Apple answers with a form POST; the others redirect back with GET. */
   callbackMethod: "GET" | "POST";
-  authorizationUrl(state: string, codeVerifier: string | null): URL;
+  /** Where to send the browser, with a fresh state and (with PKCE) code verifier to keep until it returns. */
+  begin(): { url: URL; state: string; codeVerifier: string | null };
   /**
    * Exchanges the authorization code and reads the profile. `extra` holds further callback fields
    * (Apple sends the user's name once, as JSON in `user`). Throws DomainError "auth.provider_failed".

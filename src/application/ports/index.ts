@@ -1,7 +1,18 @@
 import type { AuditLog, AuditReader } from "./audit.ts";
 import type { CartReader, CartRepository } from "./cart.ts";
 import type { LocationReader, LocationRepository, ProductReader, ProductRepository } from "./catalog.ts";
-import type { IdentityProvider, PasswordHasher, PermissionReader, PermissionRepository, ProviderId, UserReader, UserRepository } from "./identity.ts";
+import type {
+  CommonPasswords,
+  IdentityProvider,
+  PasswordHasher,
+  PermissionReader,
+  PermissionRepository,
+  ProviderId,
+  SessionReader,
+  SessionRepository,
+  UserReader,
+  UserRepository,
+} from "./identity.ts";
 import type { MailOutbox, Mailer, OutboxReader } from "./mail.ts";
 import type { Clock, DatabaseProbe, Ids, Logger, RateLimitStore } from "./system.ts";
 
@@ -11,6 +22,7 @@ export interface Readers {
   carts: CartReader;
   locations: LocationReader;
   users: UserReader;
+  sessions: SessionReader;
   permissions: PermissionReader;
   audit: AuditReader;
   outbox: OutboxReader;
@@ -22,6 +34,7 @@ export interface Repositories extends Readers {
   carts: CartRepository;
   locations: LocationRepository;
   users: UserRepository;
+  sessions: SessionRepository;
   permissions: PermissionRepository;
   audit: AuditLog;
   outbox: MailOutbox;
@@ -44,6 +57,7 @@ export interface Deps {
   ids: Ids;
   database: DatabaseProbe;
   hasher: PasswordHasher;
+  commonPasswords: CommonPasswords;
   mailer: Mailer;
   /** Failed sign-ins per e-mail. */
   loginAttempts: RateLimitStore;

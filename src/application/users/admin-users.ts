@@ -1,12 +1,13 @@
 import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type User, type UserRole, emailProblem, newUser, normalizeEmail, passwordProblem } from "../../domain/user.ts";
+import { type User, type UserRole, emailProblem, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
+import { assertNewPassword } from "../auth/new-password.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps } from "../ports/index.ts";
 
-type AdminDeps = Pick<Deps, "uow" | "hasher" | "ids" | "clock">;
+type AdminDeps = Pick<Deps, "uow" | "hasher" | "commonPasswords" | "ids" | "clock">;
 
 export interface NewAccount {
   email: string;
@@ -18,8 +19,9 @@ export interface NewAccount {
 /** An account made by staff or the CLI: any role, e-mail taken as verified, no welcome mail. */
 export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccount, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
   requirePermission(actor, "users:write");
-  const problem = emailProblem(input.email) ?? passwordProblem(input.password);
+  const problem = emailProblem(input.email);
   if (problem) throw new DomainError("invalid_input", problem);
+  assertNewPassword(deps, input.password, "password");
   const user = newUser({
     id: deps.ids.next(),
     email: input.email,

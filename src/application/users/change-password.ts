@@ -1,39 +1,37 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError } from "../../domain/errors.ts";
-import { passwordProblem } from "../../domain/user.ts";
+import { DomainError, accountGone } from "../../domain/errors.ts";
 import { recordAudit } from "../audit.ts";
+import { assertNewPassword } from "../auth/new-password.ts";
 import { admitPasswordCheck } from "../auth/password-attempts.ts";
+import { type StartedSession, startSession } from "../auth/start-session.ts";
 import type { Deps } from "../ports/index.ts";
 
 /**
- * Sets a new password and ends every session issued before it. Checks of the current password
- * count against the same limit as sign-ins, so a borrowed session cannot be used to guess it.
- * Session tokens carry whole seconds, so the cut-off is the next whole second: older tokens fall
- * before it; sessions started after the change are stamped no earlier than the cut-off
- * (sessionFor), so they do not.
+ * Sets a new password, ends every session of the account and starts a new one for the caller.
+ * Checks of the current password count against the same limit as sign-ins, so a borrowed session
+ * cannot be used to guess it.
  */
 export async function changePassword(
-  deps: Pick<Deps, "uow" | "hasher" | "loginAttempts" | "ids" | "clock">,
+  deps: Pick<Deps, "uow" | "hasher" | "commonPasswords" | "loginAttempts" | "ids" | "clock">,
   userId: string,
   input: { currentPassword: string; newPassword: string },
   origin: RequestOrigin,
-): Promise<{ sessionsValidAfter: Date }> {
+): Promise<StartedSession> {
   const user = await deps.uow.read((db) => db.users.findById(userId));
-  if (!user) throw new DomainError("user.not_found", "User not found");
+  if (!user) throw accountGone();
   const attempt = await admitPasswordCheck(deps, user.email);
   if (!user.passwordHash || !(await deps.hasher.verify(input.currentPassword, user.passwordHash))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
   await attempt.succeeded();
-  const problem = passwordProblem(input.newPassword);
-  if (problem) throw new DomainError("invalid_input", problem, { issues: [{ path: "newPassword", message: problem }] });
+  assertNewPassword(deps, input.newPassword, "newPassword");
 
   const passwordHash = await deps.hasher.hash(input.newPassword);
-  const now = deps.clock.now();
-  const sessionsValidAfter = new Date(Math.ceil(now.getTime() / 1000) * 1000 + (now.getTime() % 1000 === 0 ? 1000 : 0));
-  await deps.uow.transaction(async (tx) => {
-    await tx.users.update(userId, { passwordHash, sessionsValidAfter, updatedAt: now });
-    await recordAudit(tx, deps, { userId, action: "user.password_change", entityType: "user", entityId: userId, origin });
+  return deps.uow.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const updated = (await tx.users.update(userId, { passwordHash, updatedAt: now })) ?? user;
+    const sessionsEnded = await tx.sessions.revokeAllOf(userId, now);
+    await recordAudit(tx, deps, { userId, action: "user.password_change", entityType: "user", entityId: userId, changes: { sessionsEnded }, origin });
+    return startSession(tx, deps, updated);
   });
-  return { sessionsValidAfter };
 }

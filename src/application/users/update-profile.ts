@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { accountGone } from "../../domain/errors.ts";
 import type { User } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
@@ -17,7 +17,7 @@ export async function updateProfile(
 ): Promise<User> {
   return deps.uow.transaction(async (tx) => {
     const user = await tx.users.update(userId, { ...changes, updatedAt: deps.clock.now() });
-    if (!user) throw new DomainError("user.not_found", "User not found");
+    if (!user) throw accountGone();
     await recordAudit(tx, deps, { userId, action: "user.update", entityType: "user", entityId: userId, changes: { ...changes }, origin });
     return user;
   });

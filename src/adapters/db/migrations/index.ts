@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from "kysely/migration";
 import * as m0001 from "./0001_initial.ts";
 import * as m0002 from "./0002_default_role_permissions.ts";
 import * as m0003 from "./0003_search_indexes.ts";
+import * as m0004 from "./0004_sessions.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
   "0001_initial": m0001,
   "0002_default_role_permissions": m0002,
   "0003_search_indexes": m0003,
+  "0004_sessions": m0004,
 };
 
 export const migrationProvider: MigrationProvider = {

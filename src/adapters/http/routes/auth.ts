@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
+import { DomainError } from "../../../domain/errors.ts";
 import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports/identity.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
-import { JSON_BODY, errorBody, newPassword } from "../schemas.ts";
+import { JSON_BODY, errorBody } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
 export const sessionUserSchema = z.object({
@@ -16,13 +17,16 @@ export const sessionUserSchema = z.object({
   image: z.string().optional(),
 });
 
+// The two sign-in forms ignore fields they do not know (decisions §10): NextAuth-style clients send csrfToken, callbackUrl, json.
 const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
 
 const registration = z.object({
   email: z.string().trim().pipe(z.email().max(320)),
-  password: newPassword,
+  password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
   name: z.string().trim().min(1).max(100).optional(),
 });
+
+const signOutBody = z.strictObject({ everywhere: z.boolean().optional().describe("end every session of the account") }).nullable();
 
 export function authRoutes(useCases: UseCases, settings: AuthSettings & { publicUrl: string }) {
   return new Elysia({ name: "routes.auth", prefix: "/auth", detail: { tags: ["Auth"] } })
@@ -34,11 +38,13 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         return status(201, { user: { id: user.id, email: user.email, name: user.name, role: user.role } });
       },
       {
+        sameOrigin: true,
         body: registration,
         ...JSON_BODY,
         response: {
           201: z.object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) }),
           400: errorBody,
+          403: errorBody,
           409: errorBody,
         },
         detail: { summary: "Create a CUSTOMER account (no session; sign in afterwards)" },
@@ -47,14 +53,15 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
     .post(
       "/callback/credentials",
       async ({ body, origin, startSession }) => {
-        const session = await useCases.sessionFor(await useCases.signInWithPassword(body, origin));
-        await startSession(session.user, session.issuedAt);
+        const session = await useCases.signInWithPassword(body, origin);
+        await startSession(session);
         return { user: session.user };
       },
       {
+        sameOrigin: true,
         body: credentials,
         parse: ["json", "urlencoded", "formdata"],
-        response: { 200: z.object({ user: sessionUserSchema }), 400: errorBody, 401: errorBody, 429: errorBody },
+        response: { 200: z.object({ user: sessionUserSchema }), 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody },
         detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
       },
     )
@@ -70,14 +77,22 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
     )
     .post(
       "/signout",
-      ({ endSession }) => {
+      async ({ principal, body, origin, endSession }) => {
+        const everywhere = body?.everywhere === true;
+        if (everywhere && !principal) throw new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
+        if (principal) await useCases.signOut({ id: principal.sessionId, userId: principal.user.id }, everywhere, origin);
         endSession();
         return { success: true as const };
       },
       {
-        sessionCookieWrite: true,
-        response: { 200: z.object({ success: z.literal(true) }), 403: errorBody },
-        detail: { summary: "Clear the session cookie" },
+        sameOrigin: true,
+        optionalAuth: true,
+        body: signOutBody,
+        ...JSON_BODY,
+        response: { 200: z.object({ success: z.literal(true) }), 400: errorBody, 401: errorBody, 403: errorBody },
+        detail: {
+          summary: "End this session on the server and clear the cookie; { everywhere: true } ends every session of the account",
+        },
       },
     )
     .get(

@@ -60,7 +60,7 @@ function presentCart(cart: Cart): z.infer<typeof cartSchema> {
 }
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
-const addition = z.object({ productId: cuid2("product"), quantity });
+const addition = z.strictObject({ productId: cuid2("product"), quantity });
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
 export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
@@ -95,7 +95,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         auth: "required",
         params: z.object({ id: cuid2("cart item") }),
-        body: z.object({ quantity }),
+        body: z.strictObject({ quantity }),
         ...JSON_BODY,
         response: { 200: changedLine, ...errors },
         detail: { summary: "Set a line's quantity (stock is checked again)" },

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DEFAULT_RADIUS_MILES, type Location, MAX_RADIUS_MILES } from "../../../domain/location.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { envelopeError, pageQuery, pagedEnvelope, queryNumber } from "../schemas.ts";
+import { envelopeMacro } from "../plumbing/envelope.ts";
 
 export const locationSchema = z.object({
   id: z.string(),
@@ -55,6 +56,7 @@ const nearbyQuery = z.object({
 
 export function locationRoutes(useCases: UseCases) {
   return new Elysia({ name: "routes.locations", prefix: "/locations", detail: { tags: ["Locations"] } })
+    .use(envelopeMacro)
     .get(
       "",
       async ({ query }) => {
@@ -67,6 +69,7 @@ export function locationRoutes(useCases: UseCases) {
         };
       },
       {
+        envelope: true,
         query: listQuery,
         response: { 200: pagedEnvelope(locationSchema), 400: envelopeError },
         detail: { summary: "List retail locations", description: "q matches name, city or the start of the postal code." },
@@ -90,6 +93,7 @@ export function locationRoutes(useCases: UseCases) {
         };
       },
       {
+        envelope: true,
         query: nearbyQuery,
         response: { 200: pagedEnvelope(nearbySchema), 400: envelopeError },
         detail: { summary: "Retail locations within a radius, nearest first" },

@@ -2,10 +2,11 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { CUID2_PATTERN, SLUG_PATTERN } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
-import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product, slugify } from "../../../domain/product.ts";
+import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, dollarsInCents, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryNumber, timestamp } from "../schemas.ts";
+import { envelopeMacro } from "../plumbing/envelope.ts";
 
 export const productSchema = z.object({
   id: z.string(),
@@ -78,32 +79,23 @@ const productFields = {
   isFeatured: z.boolean(),
 };
 
-const newProduct = z
-  .object({
-    ...productFields,
-    slug: productFields.slug.optional().describe("derived from the name when absent"),
-    description: productFields.description.default(""),
-    compareAtPrice: productFields.compareAtPrice.default(null),
-    images: productFields.images.optional().describe("defaults to [featuredImage]"),
-    isActive: productFields.isActive.default(true),
-    isFeatured: productFields.isFeatured.default(false),
-  })
-  .strict()
-  .transform(({ slug, images, ...product }, ctx) => {
-    const derived = slug ?? slugify(product.name);
-    if (derived === "") {
-      ctx.issues.push({ code: "custom", path: ["slug"], message: "is required: the name has no letters or digits to derive it from", input: slug });
-      return z.NEVER;
-    }
-    return { ...product, slug: derived, images: images ?? [product.featuredImage] };
-  });
+const newProduct = z.strictObject({
+  ...productFields,
+  slug: productFields.slug.optional().describe("derived from the name when absent"),
+  description: productFields.description.default(""),
+  compareAtPrice: productFields.compareAtPrice.default(null),
+  images: productFields.images.optional().describe("defaults to [featuredImage]"),
+  isActive: productFields.isActive.default(true),
+  isFeatured: productFields.isFeatured.default(false),
+});
 
-const productPatch = z.object(productFields).partial().strict();
+const productPatch = z.strictObject(productFields).partial();
 const idParam = z.object({ id: z.string().regex(new RegExp(CUID2_PATTERN), "must be a product id") });
 const writeErrors = { 400: envelopeError, 401: envelopeError, 403: envelopeError, 404: envelopeError, 409: envelopeError };
 
 export function productRoutes(useCases: UseCases, settings: AuthSettings) {
   return new Elysia({ name: "routes.products", prefix: "/products", detail: { tags: ["Products"] } })
+    .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
     .get(
       "",
@@ -118,6 +110,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         };
       },
       {
+        envelope: true,
         query: listQuery,
         response: { 200: pagedEnvelope(productSchema), ...errors },
         detail: { summary: "List active products", description: "search matches name and description." },
@@ -131,6 +124,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         error: null,
       }),
       {
+        envelope: true,
         params: z.object({ id: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be a product id or slug") }),
         response: { 200: envelope(productSchema), ...errors },
         detail: { summary: "One active product, by id or slug" },
@@ -143,6 +137,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         return status(201, { success: true as const, data: presentProduct(product), error: null });
       },
       {
+        envelope: true,
         auth: { permission: "products:write" },
         body: newProduct,
         ...JSON_BODY,
@@ -158,6 +153,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         error: null,
       }),
       {
+        envelope: true,
         auth: { permission: "products:write" },
         params: idParam,
         body: productPatch,
@@ -174,6 +170,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         error: null,
       }),
       {
+        envelope: true,
         auth: { permission: "products:write" },
         params: idParam,
         response: { 200: envelope(productSchema), ...writeErrors },

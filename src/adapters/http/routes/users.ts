@@ -4,6 +4,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, envelope, envelopeError, newPassword, timestamp } from "../schemas.ts";
+import { envelopeMacro } from "../plumbing/envelope.ts";
 
 const profileSchema = z.object({
   id: z.string(),
@@ -37,15 +38,17 @@ const profileChanges = z
   })
   .strict();
 
-const passwordChange = z.object({ currentPassword: z.string().min(1).max(1024), newPassword });
+const passwordChange = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword });
 
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
 export function userRoutes(useCases: UseCases, settings: AuthSettings) {
   return new Elysia({ name: "routes.users", prefix: "/users", detail: { tags: ["Users"] } })
+    .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
     .get("/me", async ({ principal }) => ({ success: true as const, data: present(await useCases.getProfile(principal.user.id)), error: null }), {
       auth: "required",
+      envelope: true,
       response: { 200: envelope(profileSchema), ...errors },
       detail: { summary: "The signed-in user's profile" },
     })
@@ -58,6 +61,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
       }),
       {
         auth: "required",
+        envelope: true,
         body: profileChanges,
         ...JSON_BODY,
         response: { 200: envelope(profileSchema), ...errors },
@@ -67,13 +71,12 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
     .post(
       "/password",
       async ({ principal, body, origin, startSession }) => {
-        await useCases.changePassword(principal.user.id, body, origin);
-        const session = await useCases.sessionFor(await useCases.getProfile(principal.user.id), principal.user.image);
-        await startSession(session.user, session.issuedAt);
+        await startSession(await useCases.changePassword(principal.user.id, body, origin));
         return { success: true as const, data: { message: "Password changed; other sessions have been signed out" }, error: null };
       },
       {
         auth: "required",
+        envelope: true,
         body: passwordChange,
         ...JSON_BODY,
         response: { 200: envelope(z.object({ message: z.string() })), ...errors, 429: envelopeError },

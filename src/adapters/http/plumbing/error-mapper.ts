@@ -1,0 +1,70 @@
+import { Elysia, ValidationError } from "elysia";
+import { DomainError } from "../../../domain/errors.ts";
+import type { Logger } from "../../../application/ports/system.ts";
+import { type ErrorBody, HttpError, type ValidationIssue, invalidRequest, statusOf } from "../errors.ts";
+import { MAX_ISSUES, issue } from "./input-checks.ts";
+import { requestInfo } from "./request-context.ts";
+
+type StandardIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; keys?: unknown };
+type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } };
+
+const dotted = (path: StandardIssue["path"] = []) => path.map((part) => String(typeof part === "object" ? part.key : part)).join(".");
+
+/**
+ * The issues of a failed validation, each naming its field. Routes validate with zod (a Standard
+ * Schema), whose issues Elysia's `all` flattens; read directly, an unknown field becomes an issue
+ * of its own at its own path (zod reports them together, in `keys`).
+ */
+function validationIssues(error: ValidationError): ValidationIssue[] {
+  const validator = error.validator as Partial<StandardSchema> & { schema?: Partial<StandardSchema> };
+  const schema = validator["~standard"] ? validator : validator.schema;
+  const result = schema?.["~standard"]?.validate(error.value);
+  if (!result || result instanceof Promise || !("issues" in result) || !result.issues) {
+    return error.all.map((found) => issue("path" in found && found.path !== "root" ? String(found.path) : "", found.summary ?? "Invalid value"));
+  }
+  return result.issues.slice(0, MAX_ISSUES).flatMap((found) => {
+    const at = dotted(found.path);
+    if (!Array.isArray(found.keys)) return [issue(at, found.message)];
+    return found.keys.map((key) => issue(at ? `${at}.${String(key)}` : String(key), "is not a known field"));
+  });
+}
+
+function classify(code: string | number, error: unknown, allowed: string[]): { status: number; body: ErrorBody } {
+  // Elysia wraps whatever a parser throws in its own ParseError.
+  if (code === "PARSE" && error instanceof Error && error.cause instanceof HttpError) error = error.cause;
+  if (error instanceof DomainError) {
+    return { status: statusOf[error.code], body: { error: error.message, details: error.details } };
+  }
+  if (error instanceof HttpError) return { status: error.status, body: { error: error.message, details: error.details } };
+  if (error instanceof ValidationError) return { status: 400, body: invalidRequest(validationIssues(error)) };
+  if (code === "PARSE") return { status: 400, body: { error: "Malformed request body" } };
+  if (code === "NOT_FOUND" && allowed.length > 0) {
+    return { status: 405, body: { error: "Method not allowed", details: { allow: [...allowed, "OPTIONS"].join(", ") } } };
+  }
+  if (code === "NOT_FOUND") return { status: 404, body: { error: "Not found" } };
+  return { status: 500, body: { error: "Internal server error" } };
+}
+
+/**
+ * The one error mapper: every failure becomes `{ error, details? }` with its status (a 500 never
+ * shows its cause; it is logged with the request id). A known path asked with a method it does not
+ * serve is a 405 naming the methods it does (`methodsFor`).
+ */
+export function errorMapper(logger: Logger, methodsFor: (path: string) => string[]) {
+  return new Elysia({ name: "plumbing.errors" })
+    .onError({ as: "global" }, ({ code, error, request, path, set }) => {
+      const { status, body } = classify(code, error, code === "NOT_FOUND" ? methodsFor(path) : []);
+      if (status >= 500) {
+        logger.error("request.failed", {
+          requestId: requestInfo(request)?.id,
+          path,
+          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        });
+      }
+      set.status = status;
+      const retryAfter = body.details?.retryAfterSeconds;
+      if (status === 429 && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
+      if (status === 405) set.headers.allow = String(body.details?.allow);
+      return body;
+    });
+}

@@ -1,0 +1,52 @@
+import { Elysia } from "elysia";
+
+export const API_VERSION = "1.0";
+const INCOMING_ID = /^[\w.:-]{1,64}$/;
+
+/** What the plumbing knows about one request, shared by the hooks that need it. */
+export interface RequestInfo {
+  id: string;
+  startedAt: number;
+  /** Per TRUST_PROXY: the first X-Forwarded-For address when trusted, else the socket's peer. */
+  ip: string | null;
+  /** Set by the auth plugin once a session is recognized. */
+  userId?: string;
+}
+
+const infos = new WeakMap<Request, RequestInfo>();
+
+export function requestInfo(request: Request): RequestInfo | undefined {
+  return infos.get(request);
+}
+
+export interface RequestContextOptions {
+  trustProxy: boolean;
+  /** PUBLIC_URL is https: browsers are told to keep to it (HSTS). */
+  https: boolean;
+  sessionCookieName: string;
+}
+
+/**
+ * First on every request: its id, the client's address, and the headers every answer carries
+ * (decisions §7, §10). An answer to a request that carries credentials, and anything under
+ * /api/auth, must never be stored by a cache.
+ */
+export function requestContext({ trustProxy, https, sessionCookieName }: RequestContextOptions) {
+  const cookiePrefix = `${sessionCookieName}=`;
+  return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
+    const incoming = request.headers.get("x-request-id");
+    const forwarded = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+    const info: RequestInfo = {
+      id: incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID(),
+      startedAt: performance.now(),
+      ip: forwarded || server?.requestIP(request)?.address || null,
+    };
+    infos.set(request, info);
+    set.headers["x-request-id"] = info.id;
+    set.headers["x-api-version"] = API_VERSION;
+    set.headers["x-content-type-options"] = "nosniff";
+    if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
+    const credentials = request.headers.has("authorization") || request.headers.get("cookie")?.includes(cookiePrefix);
+    if (credentials || new URL(request.url).pathname.startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
+  });
+}

@@ -1,0 +1,21 @@
+import { Elysia } from "elysia";
+import type { Logger } from "../../../application/ports/system.ts";
+import { requestInfo } from "./request-context.ts";
+
+/** One structured line per request: id, method, path, status, duration, client IP and, when signed in, the user. */
+export function requestLog(logger: Logger) {
+  return new Elysia({ name: "plumbing.request-log" }).onAfterResponse({ as: "global" }, ({ request, set, path, responseValue }) => {
+    const info = requestInfo(request);
+    // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
+    const status = responseValue instanceof Response ? responseValue.status : set.status;
+    logger.info("request", {
+      requestId: info?.id,
+      method: request.method,
+      path,
+      status: typeof status === "number" ? status : 200,
+      durationMs: info ? Math.round((performance.now() - info.startedAt) * 100) / 100 : undefined,
+      ip: info?.ip ?? undefined,
+      userId: info?.userId,
+    });
+  });
+}

@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { cuid2Ids } from "../../src/adapters/system.ts";
+import { newSession } from "../../src/domain/session.ts";
+import { aUser } from "../support/builders.ts";
+import type { ContractTarget } from "./targets.ts";
+
+const start = new Date("2026-03-01T09:00:00.750Z");
+const later = new Date("2026-03-02T10:00:00.000Z");
+
+export function sessionRepositoryContract(target: () => ContractTarget) {
+  describe("SessionRepository", () => {
+    const repo = () => target().repos.sessions;
+
+    async function sessionsOf(count: number) {
+      const user = aUser();
+      await target().repos.users.create(user);
+      const sessions = Array.from({ length: count }, () => newSession(cuid2Ids.next(), user.id, start));
+      for (const session of sessions) await repo().create(session);
+      return { user, sessions };
+    }
+
+    test("a created session reads back whole, starting on a whole second and lasting 30 days", async () => {
+      const { sessions: [session] } = await sessionsOf(1);
+      expect(await repo().findById(session!.id)).toEqual({
+        id: session!.id,
+        userId: session!.userId,
+        createdAt: new Date("2026-03-01T09:00:00.000Z"),
+        expiresAt: new Date("2026-03-31T09:00:00.000Z"),
+        revokedAt: null,
+      });
+      expect(await repo().findById("no-such-session")).toBeNull();
+    });
+
+    test("revoke ends one session once; the others of the user live on", async () => {
+      const { sessions: [one, two] } = await sessionsOf(2);
+      expect(await repo().revoke(one!.id, later)).toBe(true);
+      expect(await repo().revoke(one!.id, new Date("2026-03-03T00:00:00Z"))).toBe(false);
+      expect(await repo().revoke("no-such-session", later)).toBe(false);
+      expect((await repo().findById(one!.id))?.revokedAt).toEqual(later);
+      expect((await repo().findById(two!.id))?.revokedAt).toBeNull();
+    });
+
+    test("revokeAllOf ends every live session of that user only, and counts them", async () => {
+      const mine = await sessionsOf(3);
+      const theirs = await sessionsOf(1);
+      await repo().revoke(mine.sessions[0]!.id, start);
+      expect(await repo().revokeAllOf(mine.user.id, later)).toBe(2);
+      for (const session of mine.sessions) expect((await repo().findById(session.id))?.revokedAt).not.toBeNull();
+      expect((await repo().findById(mine.sessions[0]!.id))?.revokedAt).toEqual(start);
+      expect((await repo().findById(theirs.sessions[0]!.id))?.revokedAt).toBeNull();
+      expect(await repo().revokeAllOf(mine.user.id, later)).toBe(0);
+    });
+  });
+}

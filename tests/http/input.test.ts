@@ -1,0 +1,100 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { type TestApp, createTestApp } from "../support/http.ts";
+
+let t: TestApp;
+let me: Awaited<ReturnType<typeof signedInAs>>;
+beforeEach(async () => {
+  t = createTestApp();
+  me = await signedInAs(t);
+});
+
+/** Sends raw bytes, as an attacker would, past the JSON encoding of the test helper. */
+async function raw(method: string, path: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
+  const res = await t.app.handle(new Request(`http://localhost${path}`, { method, body, headers: { "content-type": "application/json", ...headers } }));
+  const text = await res.text();
+  return { status: res.status, size: text.length, body: JSON.parse(text) };
+}
+
+describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
+  test("a lone UTF-16 surrogate, on profile change, sign-in and registration alike; nothing is stored", async () => {
+    const lone = (path: string, body: string) => raw("POST", path, body);
+    const profile = await raw("PUT", "/api/users/me", '{"name":"Ann \\ud800"}', me.headers);
+    expect(profile.status).toBe(400);
+    expect(profile.body.details.issues).toEqual([{ path: "name", message: "must not contain a lone UTF-16 surrogate" }]);
+    expect((await lone("/api/auth/callback/credentials", `{"email":"${me.email}","password":"\\udfff"}`)).status).toBe(400);
+    const registered = await lone("/api/auth/register", '{"email":"new@example.com","password":"correct horse","name":"\\ud83d"}');
+    expect(registered.status).toBe(400);
+    expect(t.deps.state.users.size).toBe(1);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).body.data.name).toBe("CUSTOMER");
+  });
+
+  test("200,000 nested arrays are a 400 naming the depth, not a 500", async () => {
+    const res = await raw("POST", "/api/cart", `${"[".repeat(200_000)}${"]".repeat(200_000)}`, me.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([{ path: expect.any(String), message: "must not be nested more than 32 levels deep" }]);
+  });
+
+  test("5,000 NUL strings inside nesting get an answer of at most 20 issues, however large the request, signed in or not", async () => {
+    const body = JSON.stringify({ a: [{ b: Array.from({ length: 5_000 }, () => ["x\u0000y"]) }] });
+    for (const headers of [{}, me.headers]) {
+      const res = await raw("POST", "/api/cart", body, headers);
+      expect(res.status).toBe(400);
+      expect(res.body.details.issues).toHaveLength(20);
+      expect(res.size).toBeLessThan(2_500);
+    }
+  });
+
+  test("a field name 100,000 characters long is named in the answer cut short", async () => {
+    const res = await raw("POST", "/api/cart", JSON.stringify({ quantity: 1, productId: aProduct().id, ["k".repeat(100_000)]: 1 }), me.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues[0].path.length).toBeLessThanOrEqual(200);
+    expect(res.size).toBeLessThan(1_000);
+  });
+
+  test("bytes that are not UTF-8 are a 400", async () => {
+    const res = await raw("PUT", "/api/users/me", new Uint8Array([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), me.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Request body is not valid UTF-8");
+  });
+});
+
+describe("unknown fields (decisions §10)", () => {
+  test("are refused on the cart, naming each, and change nothing", async () => {
+    const sauce = aProduct({ inventory: 5 });
+    await t.deps.repos.products.create(sauce);
+    const add = await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1, price: 0.01 }, headers: me.headers });
+    expect(add.status).toBe(400);
+    expect(add.body.details.issues).toEqual([{ path: "price", message: "is not a known field" }]);
+    const line = (await t.call("POST", "/api/cart/items", { body: { productId: sauce.id, quantity: 1 }, headers: me.headers })).body.cartItem;
+    const update = await t.call("PUT", `/api/cart/${line.id}`, { body: { quantity: 2, userId: "someone-else", productId: sauce.id }, headers: me.headers });
+    expect(update.status).toBe(400);
+    expect(update.body.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(["productId", "userId"]);
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.totalQuantity).toBe(1);
+  });
+
+  test("are ignored by the two sign-in forms, as NextAuth-style clients send extras", async () => {
+    const res = await t.call("POST", "/api/auth/callback/credentials", {
+      body: { email: me.email, password: me.password, csrfToken: "x", callbackUrl: "/", json: "true" },
+    });
+    expect(res.status).toBe(200);
+    const registered = await t.call("POST", "/api/auth/register", { body: { email: "extra@example.com", password: "correct horse", csrfToken: "x" } });
+    expect(registered.status).toBe(201);
+  });
+});
+
+describe("common passwords (decisions §10)", () => {
+  test.each(["password1", "12345678", "Iloveyou"])("registering with %p is a 400 naming the password", async (password) => {
+    const res = await t.call("POST", "/api/auth/register", { body: { email: "new@example.com", password } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Invalid request", details: { issues: [{ path: "password", message: "Password is too common; choose one that is harder to guess" }] } });
+  });
+
+  test("a password change to one is a 400 naming newPassword, and the old password still works", async () => {
+    const res = await t.call("POST", "/api/users/password", { body: { currentPassword: me.password, newPassword: "qwertyuiop" }, headers: me.headers });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([{ path: "newPassword", message: "Password is too common; choose one that is harder to guess" }]);
+    expect((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).status).toBe(200);
+  });
+});

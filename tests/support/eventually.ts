@@ -1,0 +1,15 @@
+/**
+ * Retries the check until it stops throwing, or fails with its last error after `timeoutMs`: for
+ * effects that land after the call under test returns (a request's log line, a background job).
+ */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 2_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  }
+}
