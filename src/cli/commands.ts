@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { demoCatalog } from "../application/catalog/demo-catalog.ts";
+import { demoCatalog } from "../demo-catalog.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
 import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";

@@ -49,7 +49,7 @@ export interface CartView<L> extends CartTotals {
 /**
  * The cart as the shopper sees it. A line whose product was taken off sale is left out, and out of
  * the totals, while it is off sale; the line itself is kept (it may still be removed) and shows
- * again if the product returns. It still takes one of the 50 places.
+ * again if the product returns. It still takes one of the MAX_CART_LINES places.
  */
 export function viewCart<L extends { quantity: number; product: Pick<Product, "price" | "isActive"> }>(lines: readonly L[]): CartView<L> {
   const onSale = lines.filter((line) => line.product.isActive);

@@ -41,7 +41,7 @@ export interface ProductQuery extends PageRequest {
   sort: ProductSort;
 }
 
-/** The catalog's filter rules, shared by every ProductRepository so that fakes cannot drift. */
+/** The catalog's filter rules, as the in-memory repository applies them; PostgreSQL's are its own SQL, and the ProductRepository contract suite holds both to the same results. */
 export function matchesProductQuery(product: Product, query: ProductQuery): boolean {
   const search = query.search?.toLowerCase();
   return (

@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test";
+import { emailProblem, newUser, normalizeEmail, passwordProblem } from "../../src/domain/user.ts";
+
+const common = new Set(["password1", "iloveyou"]);
+const isCommon = (lowercased: string) => common.has(lowercased);
+
+describe("passwordProblem", () => {
+  test.each([
+    ["eight ch", null],
+    ["éééééééé", null],
+    ["é".repeat(36), null],
+    ["🌶️🌶️🌶️🌶️", null],
+    ["seven c", "Password must be at least 8 characters"],
+    ["🌶🌶🌶🌶🌶🌶🌶", "Password must be at least 8 characters"],
+    ["é".repeat(37), "Password must be at most 72 bytes"],
+    ["x".repeat(73), "Password must be at most 72 bytes"],
+    ["password1", "Password is too common; choose one that is harder to guess"],
+    ["ILoveYou", "Password is too common; choose one that is harder to guess"],
+  ])("%p → %p", (password, problem) => {
+    expect(passwordProblem(password, isCommon)).toBe(problem);
+  });
+
+  test("the list is asked with the password lowercased", () => {
+    const asked: string[] = [];
+    passwordProblem("Correct Horse", (lowercased) => (asked.push(lowercased), false));
+    expect(asked).toEqual(["correct horse"]);
+  });
+});
+
+describe("e-mail addresses", () => {
+  test("are compared trimmed and lowercased", () => {
+    expect(normalizeEmail("  Ada@Example.COM ")).toBe("ada@example.com");
+    expect(newUser({ id: "u", email: " Ada@Example.COM", passwordHash: null, role: "CUSTOMER", isEmailVerified: false, at: new Date(0) }).email).toBe("ada@example.com");
+  });
+
+  test.each([["ada@example.com", null], [" Ada@Example.co.uk ", null], ["not-an-email", "Invalid email address"], ["a@b", "Invalid email address"], ["a b@c.de", "Invalid email address"]])(
+    "emailProblem(%p) → %p",
+    (email, problem) => expect(emailProblem(email)).toBe(problem),
+  );
+});
