@@ -31,7 +31,7 @@ function chooseMailer(config: Config, logger: Logger): { mailer: Mailer & { clos
 
 /** Picks an adapter for every port from the configuration. */
 export function buildRuntime(config: Config, logger: Logger): Runtime {
-  const { db, description, embedded } = openDatabase(config.database, logger);
+  const { db, description, embedded, close: closeDatabase } = openDatabase(config.database, logger);
   const { mailer, description: mail } = chooseMailer(config, logger);
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
   // Leave one core to the requests that need no hashing.
@@ -61,7 +61,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     },
     async close() {
       mailer.close?.();
-      await db.destroy();
+      await closeDatabase();
     },
   };
 }

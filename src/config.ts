@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { z } from "zod";
 import { passwordProblem } from "./domain/user.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
@@ -10,8 +11,8 @@ const envSchema = z.object({
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATABASE_URL: z
     .string()
-    .refine((v) => /^postgres(ql)?:\/\//.test(v) || v === "pglite://memory", {
-      message: "must be postgres://… or pglite://memory",
+    .refine((v) => /^postgres(ql)?:\/\//.test(v) || v === "pglite://memory" || /^pglite:\/\/\/./.test(v), {
+      message: "must be postgres://…, pglite:///absolute/path or pglite://memory",
     })
     .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
@@ -67,7 +68,8 @@ export interface OAuthConfig {
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
-  | { kind: "pglite"; dataDir: string | null };
+  /** `directory` null: in memory. `label` names it for people (DATA_DIR, or the URL). */
+  | { kind: "pglite"; directory: string | null; label: string };
 
 export interface Config {
   env: "development" | "production" | "test";
@@ -113,11 +115,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env: e.NODE_ENV,
     port: e.PORT,
     publicUrl,
-    database: !e.DATABASE_URL
-      ? { kind: "pglite", dataDir: e.DATA_DIR }
-      : e.DATABASE_URL === "pglite://memory"
-        ? { kind: "pglite", dataDir: null }
-        : { kind: "postgres", url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX },
+    database: databaseTarget(e),
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
@@ -138,6 +136,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function crossFieldProblems(e: Env): string[] {
   const problems: string[] = [];
   if (e.NODE_ENV === "production" && !e.AUTH_SECRET) problems.push("AUTH_SECRET: is required when NODE_ENV=production");
+  if (e.NODE_ENV === "production" && (!e.DATABASE_URL || e.DATABASE_URL === "pglite://memory")) {
+    problems.push("DATABASE_URL: is required when NODE_ENV=production (postgres://…, or pglite:///absolute/path for a deliberate single-process embedded shop)");
+  }
   if (Boolean(e.BOOTSTRAP_ADMIN_EMAIL) !== Boolean(e.BOOTSTRAP_ADMIN_PASSWORD)) {
     problems.push("BOOTSTRAP_ADMIN_EMAIL: needs BOOTSTRAP_ADMIN_PASSWORD too (set both or neither)");
   }
@@ -157,6 +158,14 @@ function crossFieldProblems(e: Env): string[] {
     }
   }
   return problems;
+}
+
+function databaseTarget(e: Env): DatabaseTarget {
+  const url = e.DATABASE_URL;
+  if (!url) return { kind: "pglite", directory: join(e.DATA_DIR, "pglite"), label: `DATA_DIR ${e.DATA_DIR}` };
+  if (url === "pglite://memory") return { kind: "pglite", directory: null, label: url };
+  if (url.startsWith("pglite://")) return { kind: "pglite", directory: decodeURIComponent(new URL(url).pathname), label: url };
+  return { kind: "postgres", url, poolMax: e.DATABASE_POOL_MAX };
 }
 
 function oauthConfig(e: Env): OAuthConfig {

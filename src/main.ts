@@ -7,7 +7,7 @@ import { migrateToLatest } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
-import { buildRuntime } from "./compose.ts";
+import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
 function readConfig() {
@@ -22,19 +22,24 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createJsonLogger(config.logLevel);
-const runtime = buildRuntime(config, logger);
-const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
-await prepareDatabase().catch(async (error: unknown) => {
-  // An unreachable or broken database is an operator's problem to read about, not a stack trace.
+
+/** Whatever stops the start (database unreachable or held by another process, port taken, a bad secret file) is one log line and exit code 1. */
+async function failStart(error: unknown, runtime?: Runtime): Promise<never> {
   logger.error("server.start_failed", { error: error instanceof Error ? error.message : String(error) });
-  await runtime.close().catch(() => undefined);
+  await runtime?.close().catch(() => undefined);
   process.exit(1);
-});
+}
+
+const runtime = await Promise.resolve()
+  .then(() => buildRuntime(config, logger))
+  .catch((error: unknown) => failStart(error));
+const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
 
 async function prepareDatabase() {
   const applied = await migrateToLatest(runtime.db);
   if (applied.length > 0) logger.info("database.migrated", { applied });
-  const seeded = runtime.embedded ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;
+  // Decisions §10: a production shop never gets the demo catalog by itself.
+  const seeded = runtime.embedded && config.env !== "production" ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;
   if (seeded) logger.info("catalog.seeded", { ...seeded });
   if (config.bootstrapAdmin) {
     const result = await useCases.ensureAdmin(SYSTEM_ACTOR, config.bootstrapAdmin);
@@ -42,28 +47,43 @@ async function prepareDatabase() {
   }
 }
 
-const { secret, source: secretSource } = resolveAuthSecret(config.authSecret, config.dataDir);
+function listen(secret: string) {
+  const app = createApp(useCases, {
+    logger,
+    clock: runtime.deps.clock,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
+    session: {
+      secret,
+      cookieName: config.sessionCookieName,
+      secureCookies: config.secureCookies,
+      allowedOrigins: config.allowedOrigins,
+    },
+  });
+  try {
+    return app.listen({
+      port: config.port,
+      // Elysia asks Bun for SO_REUSEPORT, with which a second server on a taken port starts and shares it.
+      reusePort: false,
+      // Only a backstop: the app answers 413 itself (with its headers) from the declared length, or
+      // stops reading a chunked body at MAX_BODY_BYTES; Bun's bare 413 is left for absurd sizes.
+      maxRequestBodySize: MAX_BODY_BYTES * 64,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`Port ${config.port} is already in use`);
+    throw error;
+  }
+}
+
+const { app, secretSource } = await (async () => {
+  const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir);
+  await prepareDatabase();
+  return { app: listen(secret), secretSource: source };
+})().catch((error: unknown) => failStart(error, runtime));
+
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
 mailWorker.start();
-
-const app = createApp(useCases, {
-  logger,
-  clock: runtime.deps.clock,
-  publicUrl: config.publicUrl,
-  trustProxy: config.trustProxy,
-  corsOrigins: config.corsOrigins,
-  session: {
-    secret,
-    cookieName: config.sessionCookieName,
-    secureCookies: config.secureCookies,
-    allowedOrigins: config.allowedOrigins,
-  },
-}).listen({
-  port: config.port,
-  // Only a backstop: the app answers 413 itself (with its headers) from the declared length, or
-  // stops reading a chunked body at MAX_BODY_BYTES; Bun's bare 413 is left for absurd sizes.
-  maxRequestBodySize: MAX_BODY_BYTES * 64,
-});
 logger.info("server.started", {
   url: `${config.publicUrl}/api`,
   port: app.server?.port,

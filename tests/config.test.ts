@@ -6,15 +6,16 @@ describe("configuration", () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.publicUrl).toBe("http://localhost:3000");
-    expect(config.database).toEqual({ kind: "pglite", dataDir: "./data" });
+    expect(config.database).toEqual({ kind: "pglite", directory: "data/pglite", label: "DATA_DIR ./data" });
     expect(config.trustProxy).toBe(false);
   });
 
   test("DATABASE_URL picks PostgreSQL or an in-memory embedded database; empty means unset", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolMax: 10 });
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", DATABASE_POOL_MAX: "4" }).database).toMatchObject({ poolMax: 4 });
-    expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", dataDir: null });
-    expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({ kind: "pglite", dataDir: "/tmp/x" });
+    expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", directory: null, label: "pglite://memory" });
+    expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({ kind: "pglite", directory: "/tmp/x/pglite", label: "DATA_DIR /tmp/x" });
+    expect(loadConfig({ DATABASE_URL: "pglite:///srv/shop/db" }).database).toEqual({ kind: "pglite", directory: "/srv/shop/db", label: "pglite:///srv/shop/db" });
   });
 
   test.each([
@@ -27,8 +28,19 @@ describe("configuration", () => {
     ["NODE_ENV", "staging"],
     ["BOOTSTRAP_ADMIN_PASSWORD", "éééé"],
     ["BOOTSTRAP_ADMIN_PASSWORD", "é".repeat(37)],
+    ["BOOTSTRAP_ADMIN_PASSWORD", "password1"],
+    ["DATABASE_URL", "pglite://relative/path"],
   ])("a bad %s (%s) is refused with a message naming it", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
+  });
+
+  test("production needs DATABASE_URL set explicitly: PostgreSQL or a deliberate embedded directory, never the default or memory", () => {
+    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32) };
+    for (const env of [production, { ...production, DATABASE_URL: "pglite://memory" }]) {
+      expect(() => loadConfig(env)).toThrow(/DATABASE_URL: is required when NODE_ENV=production/);
+    }
+    expect(loadConfig({ ...production, DATABASE_URL: "postgres://u@h/db" }).database.kind).toBe("postgres");
+    expect(loadConfig({ ...production, DATABASE_URL: "pglite:///srv/shop/db" }).database).toMatchObject({ directory: "/srv/shop/db" });
   });
 
   test("PUBLIC_URL loses a trailing slash", () => {

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { commands, usage } from "./commands.ts";
+import { DomainError } from "../domain/errors.ts";
 import { CliError } from "./cli-error.ts";
 
 const [name, ...args] = process.argv.slice(2);
@@ -22,6 +23,13 @@ try {
     console.error(error.message);
     process.exit(error instanceof CliError ? error.exitCode : 1);
   }
-  console.error(`Error: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`Error: ${describe(error)}`);
   process.exit(1);
+}
+
+/** One line: the message, and for invalid input each field and what is wrong with it. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const issues = error instanceof DomainError && Array.isArray(error.details?.issues) ? (error.details.issues as { path: string; message: string }[]) : [];
+  return issues.length ? `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}` : error.message;
 }

@@ -131,6 +131,14 @@ describe("user:create", () => {
     expect(await findUser("not-an-email")).toBeUndefined();
   }, TIMEOUT);
 
+  test("refuses a common password with exit 1 and one line naming the rule, creating nothing", async () => {
+    const result = await cli("user:create", "--email", "grace@example.com", "--password", "Password123");
+    expect(result.code).toBe(1);
+    expectOneLineError(result);
+    expect(result.stderr).toContain("password: Password is too common; choose one that is harder to guess");
+    expect(await findUser("grace@example.com")).toBeUndefined();
+  }, TIMEOUT);
+
   test("without --password it exits 2 with the usage text and creates nothing", async () => {
     const result = await cli("user:create", "--email", "grace@example.com");
     expectUsage(result);

@@ -2,43 +2,21 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { createTestDatabase } from "../support/postgres.ts";
+import { outcome, processes, waitForStart } from "../support/processes.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "storefront-server-"));
-const servers: Subprocess<"ignore", "pipe", "pipe">[] = [];
+const children = processes();
 const cleanups: Array<() => Promise<void>> = [];
 
 afterAll(async () => {
-  for (const server of servers) server.kill();
-  await Promise.all(servers.map((s) => s.exited));
+  await children.stopAll();
   for (const cleanup of cleanups) await cleanup();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 function startServer(env: Record<string, string>) {
-  const server = Bun.spawn([process.execPath, "src/main.ts"], {
-    env: { ...process.env, PORT: "0", NODE_ENV: "development", LOG_LEVEL: "info", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  servers.push(server);
-  return waitForStart(server);
-}
-
-/** Reads the server's JSON log until it says where it listens. */
-async function waitForStart(process: Subprocess<"ignore", "pipe", "pipe">): Promise<{ port: number; adapters: Record<string, string> }> {
-  const decoder = new TextDecoder();
-  let buffered = "";
-  for await (const chunk of process.stdout) {
-    buffered += decoder.decode(chunk);
-    for (const line of buffered.split("\n")) {
-      if (!line.startsWith("{")) continue;
-      const entry = JSON.parse(line);
-      if (entry.event === "server.started") return entry;
-    }
-  }
-  throw new Error(`server exited before it started: ${await new Response(process.stderr).text()}`);
+  return waitForStart(children.spawn([process.execPath, "src/main.ts"], { PORT: "0", ...env }));
 }
 
 test("the real server starts on the embedded default and serves the seeded catalog over a socket", async () => {
@@ -84,14 +62,9 @@ test("an embedded database migrated by the CLI before the first start still gets
 }, 30_000);
 
 test("a database that cannot be reached stops the start with exit code 1 and one log line that says why, no stack", async () => {
-  const server = Bun.spawn([process.execPath, "src/main.ts"], {
-    env: { ...process.env, PORT: "0", NODE_ENV: "development", DATABASE_URL: "postgres://root@127.0.0.1:1/storefront" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  servers.push(server);
-  expect(await server.exited).toBe(1);
-  const output = (await new Response(server.stdout).text()) + (await new Response(server.stderr).text());
+  const server = children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: "postgres://root@127.0.0.1:1/storefront" });
+  const { code, output } = await outcome(server);
+  expect(code).toBe(1);
   const failure = output.split("\n").find((line) => line.includes("server.start_failed"));
   expect(JSON.parse(failure ?? "{}").error).toContain("ECONNREFUSED 127.0.0.1:1");
   expect(output).not.toContain("    at ");

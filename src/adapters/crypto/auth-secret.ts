@@ -1,18 +1,36 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+
+/** A generated secret that cannot be used as it is: the start stops with this message. */
+export class AuthSecretFileError extends Error {
+  override name = "AuthSecretFileError";
+}
+
+const MIN_LENGTH = 32;
 
 /**
  * AUTH_SECRET when configured; otherwise (development only, config refuses it in production) a
- * random secret generated once and kept in DATA_DIR, so sessions survive restarts.
+ * random secret generated once and kept in DATA_DIR (created 0700, the file 0600), so sessions
+ * survive restarts. Decisions §10: a kept secret shorter than 32 characters, or readable by
+ * anyone but its owner, stops the start instead of signing sessions with it.
  */
 export function resolveAuthSecret(configured: string | null, dataDir: string): { secret: string; source: string } {
   if (configured) return { secret: configured, source: "AUTH_SECRET" };
   const file = join(dataDir, "auth-secret");
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    const bytes = crypto.getRandomValues(new Uint8Array(48));
-    writeFileSync(file, Buffer.from(bytes).toString("base64url"), { mode: 0o600 });
-    chmodSync(file, 0o600);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    const fd = openSync(file, "wx", 0o600);
+    writeSync(fd, Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url"));
+    closeSync(fd);
+  } catch (error) {
+    // Already there (kept from before, or just made by a process starting at the same moment).
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
-  return { secret: readFileSync(file, "utf8").trim(), source: `generated, kept in ${file}` };
+  const mode = statSync(file).mode & 0o777;
+  if (mode & 0o044) throw new AuthSecretFileError(`${file} is readable by others (mode ${mode.toString(8)}); make it the owner's alone: chmod 600 ${file}`);
+  const secret = readFileSync(file, "utf8").trim();
+  if (secret.length < MIN_LENGTH) {
+    throw new AuthSecretFileError(`${file} holds a secret of ${secret.length} characters; it needs at least ${MIN_LENGTH} (delete the file to have a new one generated)`);
+  }
+  return { secret, source: `generated, kept in ${file}` };
 }

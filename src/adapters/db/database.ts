@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
@@ -6,6 +7,7 @@ import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
 import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
+import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";
 
@@ -17,6 +19,8 @@ export interface OpenDatabase {
   description: string;
   /** True when this process owns a fresh embedded database (decides the automatic demo seed). */
   embedded: boolean;
+  /** Closes the connections (and gives up the embedded database's lock). */
+  close(): Promise<void>;
 }
 
 export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger): OpenDatabase {
@@ -32,18 +36,25 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     });
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
-    return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) }),
-      description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`,
-      embedded: false,
-    };
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
+    return { db, description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`, embedded: false, close: () => db.destroy() };
   }
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
   const options = { extensions: { pg_trgm } };
-  const pglite = target.dataDir ? new PGlite(`${target.dataDir}/pglite`, options) : new PGlite(options);
+  if (!target.directory) {
+    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: new PGlite(options) }) });
+    return { db, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
+  }
+  // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
+  mkdirSync(dirname(target.directory), { recursive: true, mode: 0o700 });
+  const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: new PGlite(target.directory, options) }) });
   return {
-    db: new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) }),
-    description: target.dataDir ? `embedded PGlite in ${target.dataDir}/pglite` : "embedded PGlite in memory",
+    db,
+    description: `embedded PGlite in ${target.directory}`,
     embedded: true,
+    async close() {
+      await db.destroy();
+      lock.release();
+    },
   };
 }

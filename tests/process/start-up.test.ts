@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { outcome, processes, waitForStart } from "../support/processes.ts";
+
+// Decisions §10, start-up: each refusal is one line and exit code 1, with nothing half-started.
+
+const children = processes();
+const dirs: string[] = [];
+afterAll(async () => {
+  await children.stopAll();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function aDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "storefront-start-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const server = (env: Record<string, string>) => children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: "", ...env });
+const cli = (env: Record<string, string>, ...args: string[]) => children.spawn([process.execPath, "src/cli/main.ts", ...args], { DATABASE_URL: "", ...env });
+
+/** Every file under a directory with its size and modification time: what "untouched" means. */
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const path = join(entry.parentPath, entry.name);
+      const { size, mtimeMs } = statSync(path);
+      return `${path} ${size} ${mtimeMs}`;
+    })
+    .sort();
+}
+
+describe("start-up refusals", () => {
+  test("a port already in use: one error line naming the port, exit 1, and the first server keeps serving", async () => {
+    const first = await waitForStart(server({ DATA_DIR: aDir() }));
+    const second = await outcome(server({ DATA_DIR: aDir(), PORT: String(first.port) }));
+    expect(second.code).toBe(1);
+    const errors = second.output.split("\n").filter((line) => line.includes('"level":"error"'));
+    expect(errors.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event: "server.start_failed", error: `Port ${first.port} is already in use` })]);
+    expect((await fetch(`http://127.0.0.1:${first.port}/api/health`)).status).toBe(200);
+  }, 30_000);
+
+  test("NODE_ENV=production without DATABASE_URL: exit 1 naming it, and no embedded database made", async () => {
+    const dir = aDir();
+    const { code, output } = await outcome(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), DATA_DIR: dir }));
+    expect(code).toBe(1);
+    expect(output.trim().split("\n")).toHaveLength(1);
+    expect(output).toContain("DATABASE_URL: is required when NODE_ENV=production");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("an embedded DATA_DIR held by a live server: a second server and the CLI exit 1 naming it and the holder, touching nothing", async () => {
+    const dir = aDir();
+    const holder = server({ DATA_DIR: dir });
+    await waitForStart(holder);
+    const before = snapshot(dir);
+    for (const second of [server({ DATA_DIR: dir }), cli({ DATA_DIR: dir }, "db:migrate")]) {
+      const { code, output } = await outcome(second);
+      expect(code).toBe(1);
+      expect(output.trim().split("\n")).toHaveLength(1);
+      expect(output).toContain(`DATA_DIR ${dir} is in use by process ${holder.pid}`);
+    }
+    expect(snapshot(dir)).toEqual(before);
+  }, 30_000);
+
+  test("a lock left by a process that died is taken over", async () => {
+    const dir = aDir();
+    mkdirSync(dir, { recursive: true });
+    const dead = Bun.spawnSync(["true"]).pid;
+    writeFileSync(join(dir, "pglite.lock"), JSON.stringify({ pid: dead, command: "crashed", since: "2026-01-01T00:00:00Z" }));
+    const { port } = await waitForStart(server({ DATA_DIR: dir }));
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+  }, 30_000);
+
+  test("DATA_DIR is made 0700 and the generated auth-secret 0600", async () => {
+    const dir = join(aDir(), "fresh");
+    await waitForStart(server({ DATA_DIR: dir }));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "auth-secret")).mode & 0o777).toBe(0o600);
+  }, 30_000);
+
+  test.each([
+    ["shorter than 32 characters", "x", 0o600, "holds a secret of 1 characters; it needs at least 32"],
+    ["readable by others", "s".repeat(48), 0o644, "is readable by others (mode 644)"],
+  ])("an auth-secret file %s stops the start, naming the file", async (_, secret, mode, message) => {
+    const dir = aDir();
+    writeFileSync(join(dir, "auth-secret"), secret);
+    chmodSync(join(dir, "auth-secret"), mode);
+    const { code, output } = await outcome(server({ DATA_DIR: dir }));
+    expect(code).toBe(1);
+    const failure = JSON.parse(output.split("\n").find((line) => line.includes("server.start_failed")) ?? "{}");
+    expect(failure.error).toContain(`${join(dir, "auth-secret")} ${message}`);
+  }, 30_000);
+});

@@ -1,0 +1,40 @@
+import type { Subprocess } from "bun";
+
+export type Server = Subprocess<"ignore", "pipe", "pipe">;
+
+/** Every process a test file started; `stopAll` ends them (SIGTERM) and waits, so none outlives the file. */
+export function processes() {
+  const started: Server[] = [];
+  return {
+    spawn(command: string[], env: Record<string, string | undefined>): Server {
+      const child = Bun.spawn(command, { env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", ...env }, stdout: "pipe", stderr: "pipe" });
+      started.push(child);
+      return child;
+    },
+    async stopAll() {
+      for (const child of started) child.kill();
+      await Promise.all(started.map((child) => child.exited));
+    },
+  };
+}
+
+/** Reads the server's JSON log until it says where it listens. */
+export async function waitForStart(server: Server): Promise<{ port: number; adapters: Record<string, string> }> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for await (const chunk of server.stdout) {
+    buffered += decoder.decode(chunk);
+    for (const line of buffered.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      const entry = JSON.parse(line);
+      if (entry.event === "server.started") return entry;
+    }
+  }
+  throw new Error(`server exited before it started: ${buffered}${await new Response(server.stderr).text()}`);
+}
+
+/** Waits for a process that is expected to stop by itself, and returns its code and all it printed. */
+export async function outcome(child: Server): Promise<{ code: number; output: string }> {
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  return { code, output: stdout + stderr };
+}
