@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
 import type { AuthSettings } from "./auth.ts";
-import { apiDocs } from "./docs.ts";
+import { apiDocs } from "./docs/index.ts";
 import { bodyReading } from "./plumbing/body.ts";
 import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";

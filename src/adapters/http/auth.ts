@@ -22,6 +22,9 @@ export interface AuthSettings {
 export type AuthRule = "required" | "admin" | "staff" | AccessRule;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+// How the OpenAPI document states it (decisions §10): the cookie or the same token as Bearer; `{}` is "or none".
+const SESSION_REQUIRED: Record<string, string[]>[] = [{ session: [] }, { bearer: [] }];
+const SESSION_OPTIONAL: Record<string, string[]>[] = [{}, ...SESSION_REQUIRED];
 const unauthorized = () => new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
 
 type CookieJar = Record<string, { value?: unknown; set(options: Record<string, unknown>): unknown }>;
@@ -72,6 +75,7 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
       // Authentication runs in `transform`, before validation: a caller without a session learns
       // nothing about the request's shape. `resolve` then hands the handler what it found.
       auth: (rule: AuthRule) => ({
+        detail: { security: SESSION_REQUIRED },
         async transform({ request, cookie }) {
           const principal = (await authenticate(request, cookie as unknown as CookieJar))?.principal;
           if (!principal) throw unauthorized();
@@ -84,6 +88,7 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
         resolve: ({ request }) => ({ principal: found.get(request)!.principal as Principal }),
       }),
       optionalAuth: {
+        detail: { security: SESSION_OPTIONAL },
         async transform({ request, cookie }) {
           found.set(request, (await authenticate(request, cookie as unknown as CookieJar)) ?? { principal: null, expires: null });
         },

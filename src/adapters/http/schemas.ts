@@ -21,12 +21,17 @@ export const dollarsInCents = z
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
+/** Query numbers arrive as text but are documented as the numbers they are (decisions §10), so generated clients type them as numbers. */
+export const documentedAs = new WeakMap<z.ZodType, z.ZodType>();
+
 /**
  * A number in the query string. Plain decimals only: unlike Number() (and z.coerce), an empty
  * value, hex, exponents and "Infinity" are refused instead of quietly becoming some number.
  */
 export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T) {
-  return z.string().regex(DECIMAL, "must be a decimal number").transform(Number).pipe(schema);
+  const text = z.string().regex(DECIMAL, "must be a decimal number").transform(Number).pipe(schema);
+  documentedAs.set(text, schema);
+  return text;
 }
 
 export const pageQuery = {
@@ -53,14 +58,18 @@ export function pagedEnvelope<T extends z.ZodType>(item: T) {
   return z.object({ success: z.literal(true), data: z.array(item), error: z.null(), meta: pageMeta });
 }
 
-export const errorBody = z.object({
-  error: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+export const errorBody = z
+  .object({
+    error: z.string(),
+    details: z.record(z.string(), z.unknown()).optional().describe("for invalid input: { issues: [{ path, message }] }, at most 20"),
+  })
+  .meta({ id: "Error" });
 
-export const envelopeError = z.object({
-  success: z.literal(false),
-  data: z.null(),
-  error: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+export const envelopeError = z
+  .object({
+    success: z.literal(false),
+    data: z.null(),
+    error: z.string(),
+    details: z.record(z.string(), z.unknown()).optional().describe("for invalid input: { issues: [{ path, message }] }, at most 20"),
+  })
+  .meta({ id: "EnvelopeError" });

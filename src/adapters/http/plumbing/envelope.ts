@@ -7,6 +7,8 @@ import { Elysia } from "elysia";
  */
 export const envelopeMacro = new Elysia({ name: "plumbing.envelope" }).macro({
   envelope: {
+    // A vendor extension Elysia's types do not list: tells the OpenAPI document which error shape to name.
+    detail: { "x-envelope": true } as object,
     mapResponse({ responseValue, set }) {
       const status = typeof set.status === "number" ? set.status : 200;
       if (status < 400 || responseValue === null || typeof responseValue !== "object" || responseValue instanceof Response) return;

@@ -20,13 +20,15 @@ const fullProduct = shortProduct.extend({
 const line = <P extends z.ZodType>(product: P) =>
   z.object({ id: z.string(), productId: z.string(), quantity: z.int().min(1), product });
 
-const cartSchema = z.object({
-  items: z.array(line(fullProduct)),
-  itemCount: z.int().describe("distinct items"),
-  totalQuantity: z.int(),
-  subtotal: money,
-});
-const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct) });
+const cartSchema = z
+  .object({
+    items: z.array(line(fullProduct).meta({ id: "CartItem" })),
+    itemCount: z.int().describe("distinct items"),
+    totalQuantity: z.int(),
+    subtotal: money,
+  })
+  .meta({ id: "Cart" });
+const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct).meta({ id: "CartItemChanged" }) });
 
 /** The spec's short form of a cart line, as add and update return it. */
 function presentChanged({ id, productId, quantity, product }: CartLine): z.infer<typeof changedLine> {

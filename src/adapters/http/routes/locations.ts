@@ -20,7 +20,7 @@ export const locationSchema = z.object({
   website: z.string().nullable(),
 });
 
-const nearbySchema = locationSchema.extend({ distanceMiles: z.number().describe("rounded to 0.01 mile") });
+const nearbySchema = locationSchema.extend({ distanceMiles: z.number().describe("rounded to 0.01 mile") }).meta({ id: "NearbyLocation" });
 
 const present = (l: Location): z.infer<typeof locationSchema> => ({
   id: l.id,
@@ -71,7 +71,7 @@ export function locationRoutes(useCases: UseCases) {
       {
         envelope: true,
         query: listQuery,
-        response: { 200: pagedEnvelope(locationSchema), 400: envelopeError },
+        response: { 200: pagedEnvelope(locationSchema.meta({ id: "Location" })), 400: envelopeError },
         detail: { summary: "List retail locations", description: "q matches name, city or the start of the postal code." },
       },
     )

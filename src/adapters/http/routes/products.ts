@@ -24,7 +24,7 @@ export const productSchema = z.object({
   isFeatured: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
-});
+}).meta({ id: "Product" });
 
 export function presentProduct(p: Product): z.infer<typeof productSchema> {
   return {

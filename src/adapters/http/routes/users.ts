@@ -16,7 +16,7 @@ const profileSchema = z.object({
   hasPassword: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
-});
+}).meta({ id: "Profile" });
 
 const present = (u: User): z.infer<typeof profileSchema> => ({
   id: u.id,

@@ -1,0 +1,105 @@
+import { envelopeError, errorBody } from "../schemas.ts";
+import { toJsonSchema } from "./json-schema.ts";
+
+type Json = Record<string, unknown>;
+type Operation = Json & { security?: Json[]; parameters?: Array<{ in: string }>; requestBody?: unknown; responses?: Record<string, unknown> };
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components?: Json;
+}
+
+/** The answers that can happen across routes, named once (decisions §10). */
+const ERROR_RESPONSES = {
+  BadRequest: [400, "Invalid input: `details.issues` names each field (at most 20)"],
+  Unauthorized: [401, "No valid session: `Unauthorized - authentication required`"],
+  Forbidden: [403, "Signed in, but not allowed; or a cookie-authenticated change from a foreign origin"],
+  NotFound: [404, "No such resource"],
+  Conflict: [409, "Conflicts with what exists"],
+  PayloadTooLarge: [413, "Body over 1 MB"],
+  UnsupportedMediaType: [415, "A body in a media type the route does not read"],
+  TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
+  InternalError: [500, "Something failed on the shop's side; the answer never says what (it is logged with the request id)"],
+} as const;
+type ErrorResponse = keyof typeof ERROR_RESPONSES;
+const NAME_OF_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, [status]]) => [String(status), name as ErrorResponse]));
+
+/** Moves every `$defs` entry into components.schemas (named by its id), points refs there, and drops `$schema`. */
+function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown {
+  if (Array.isArray(value)) return value.map((item) => liftDefinitions(item, schemas));
+  if (value === null || typeof value !== "object") return value;
+  const result: Json = {};
+  for (const [key, inner] of Object.entries(value as Json)) {
+    if (key === "$schema") continue;
+    if (key === "$defs") {
+      for (const [name, definition] of Object.entries(inner as Json)) schemas[name] = liftDefinitions(definition, schemas) as Json;
+      continue;
+    }
+    result[key] = key === "$ref" && typeof inner === "string" ? inner.replace("#/$defs/", "#/components/schemas/") : liftDefinitions(inner, schemas);
+  }
+  return result;
+}
+
+function responsesFor(prefix: "" | "Envelope") {
+  const schema = `#/components/schemas/${prefix ? "EnvelopeError" : "Error"}`;
+  return Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => [
+      `${prefix}${name}`,
+      { description, content: { "application/json": { schema: { $ref: schema } } } },
+    ]),
+  );
+}
+
+/**
+ * What the generator does not know, added to every operation from its own shape: its security
+ * (routes that need a session say so through the auth macros; the rest are public), and the error
+ * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
+ * 415 with a body, 500 always), in the envelope where the route uses it. Error answers a route
+ * declares itself point to the named responses too.
+ */
+function finishOperation(operation: Operation): void {
+  const envelope = operation["x-envelope"] === true;
+  delete operation["x-envelope"];
+  operation.security ??= [];
+  const responses = (operation.responses ??= {});
+  const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
+  for (const status of Object.keys(responses)) {
+    const name = NAME_OF_STATUS.get(status);
+    if (name) responses[status] = refer(name);
+  }
+  const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
+  if (operation.parameters?.length || operation.requestBody) add("BadRequest");
+  if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
+  if (operation.parameters?.some((parameter) => parameter.in === "path")) add("NotFound");
+  if (operation.requestBody) {
+    add("PayloadTooLarge");
+    add("UnsupportedMediaType");
+  }
+  add("InternalError");
+}
+
+export function finishDocument(generated: OpenApiDocument, info: { publicUrl: string; cookieName: string; version: string }) {
+  const schemas: Record<string, Json> = {};
+  liftDefinitions(toJsonSchema(errorBody), schemas);
+  liftDefinitions(toJsonSchema(envelopeError), schemas);
+  const paths = liftDefinitions(generated.paths, schemas) as OpenApiDocument["paths"];
+  for (const operations of Object.values(paths)) for (const operation of Object.values(operations)) finishOperation(operation);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Storefront API",
+      version: info.version,
+      description: "Catalog, cart, orders and payments for the Storefront shop.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: info.publicUrl, description: "This shop (PUBLIC_URL)" }],
+    paths,
+    components: {
+      securitySchemes: {
+        session: { type: "apiKey", in: "cookie", name: info.cookieName, description: "The session cookie set by sign-in" },
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The same session token, as Authorization: Bearer" },
+      },
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
+      responses: { ...responsesFor(""), ...responsesFor("Envelope") },
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { toOpenAPISchema } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
+import { API_VERSION } from "../plumbing/request-context.ts";
+import { type OpenApiDocument, finishDocument } from "./finish-document.ts";
+import { toJsonSchema } from "./json-schema.ts";
+
+/** Swagger UI's files, served by the shop itself from the pinned swagger-ui-dist package: the docs page works offline (decisions §10). */
+const ASSETS: Record<string, { type: string; path: string }> = Object.fromEntries(
+  [
+    ["swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
+    ["swagger-ui.css", "text/css; charset=utf-8"],
+  ].map(([name, type]) => [name, { type: type!, path: Bun.resolveSync(`swagger-ui-dist/${name}`, import.meta.dir) }]),
+);
+// The path names the package version, so a browser may keep the files as long as it likes.
+const ASSETS_PATH = `/docs/assets/${swaggerUiVersion}`;
+
+const page = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Storefront API</title>
+  <link rel="stylesheet" href="/api${ASSETS_PATH}/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/api${ASSETS_PATH}/swagger-ui-bundle.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
+  </script>
+</body>
+</html>`;
+
+/** The OpenAPI 3.1 document at /api/openapi.json, and a page to read it at /api/docs. */
+export function apiDocs({ publicUrl, cookieName }: { publicUrl: string; cookieName: string }) {
+  let document: ReturnType<typeof finishDocument> | undefined;
+  const docs = new Elysia({ name: "docs" })
+    .get(
+      "/openapi.json",
+      () => {
+        // Built on first request, when every route is registered; routes never change after start.
+        document ??= finishDocument(toOpenAPISchema(docs, undefined, undefined, { zod: toJsonSchema }) as unknown as OpenApiDocument, {
+          publicUrl,
+          cookieName,
+          version: API_VERSION,
+        });
+        return document;
+      },
+      { detail: { hide: true } },
+    )
+    .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
+    .get(
+      `${ASSETS_PATH}/:file`,
+      ({ params, status }) => {
+        const asset = ASSETS[params.file];
+        if (!asset) return status(404, { error: "Not found" });
+        return new Response(Bun.file(asset.path), { headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" } });
+      },
+      { detail: { hide: true } },
+    );
+  return docs;
+}

@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { createTestApp } from "../support/http.ts";
+
+const SHOP = "https://shop.example.com";
+let doc: any;
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod as Record<string, any>).map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, operation })),
+  );
+
+beforeAll(async () => {
+  doc = (await createTestApp(createMemoryDeps(), { publicUrl: SHOP }).call("GET", "/api/openapi.json")).body;
+});
+
+describe("the OpenAPI document (decisions §10)", () => {
+  test("redocly lint with its recommended rules reports no error", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${SHOP}/api/openapi.json`, config });
+    const errors = problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(errors).toEqual([]);
+  });
+
+  test("servers is PUBLIC_URL; named schemas sit in components.schemas", () => {
+    expect(doc.servers).toEqual([{ url: SHOP, description: "This shop (PUBLIC_URL)" }]);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Product", "Location", "NearbyLocation", "Cart", "CartItem", "Profile", "SessionUser", "Error", "EnvelopeError"]));
+    const cart = doc.paths["/api/cart"].get.responses["200"].content["application/json"].schema;
+    expect(cart).toEqual({ $ref: "#/components/schemas/Cart" });
+  });
+
+  test("every operation states its security: the cookie or Bearer where a session is needed, optional where it may be, none on public reads", () => {
+    const security = (route: string) => operations().find((o) => o.route === route)?.operation.security;
+    const required = [{ session: [] }, { bearer: [] }];
+    expect(operations().every(({ operation }) => Array.isArray(operation.security))).toBe(true);
+    expect(security("GET /api/cart")).toEqual(required);
+    expect(security("POST /api/products")).toEqual(required);
+    expect(security("GET /api/auth/session")).toEqual([{}, ...required]);
+    expect(security("GET /api/products")).toEqual([]);
+    expect(security("GET /api/locations/nearby")).toEqual([]);
+    expect(doc.components.securitySchemes).toMatchObject({ session: { type: "apiKey", in: "cookie" }, bearer: { type: "http", scheme: "bearer" } });
+  });
+
+  test("the error answers are documented where they can happen: 400 with input, 401 with a session, 413 and 415 with a body, 500 everywhere", () => {
+    for (const { route, operation } of operations()) {
+      const statuses = Object.keys(operation.responses);
+      const expected = ["500"];
+      if (operation.parameters?.length || operation.requestBody) expected.push("400");
+      if (operation.security.length && operation.security.every((r: object) => Object.keys(r).length)) expected.push("401");
+      if (operation.requestBody) expected.push("413", "415");
+      expect({ route, missing: expected.filter((s) => !statuses.includes(s)) }).toEqual({ route, missing: [] });
+    }
+    expect(doc.paths["/api/products"].post.responses["413"]).toEqual({ $ref: "#/components/responses/EnvelopePayloadTooLarge" });
+    expect(doc.paths["/api/cart"].post.responses["415"]).toEqual({ $ref: "#/components/responses/UnsupportedMediaType" });
+    expect(doc.components.responses.TooManyRequests.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+  });
+
+  test("numeric query parameters are numbers with their limits, not patterned strings", () => {
+    const parameter = (path: string, name: string) => doc.paths[path].get.parameters.find((p: any) => p.name === name)?.schema;
+    expect(parameter("/api/products", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100 });
+    expect(parameter("/api/products", "page")).toEqual({ type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+    expect(parameter("/api/products", "heatLevel")).toEqual({ type: "integer", minimum: 0, maximum: 5 });
+    expect(parameter("/api/products", "minPrice")).toMatchObject({ type: "number", minimum: 0 });
+    expect(parameter("/api/locations/nearby", "lat")).toEqual({ type: "number", minimum: -90, maximum: 90 });
+    expect(parameter("/api/locations/nearby", "radius")).toMatchObject({ type: "number", maximum: 500 });
+    for (const { operation } of operations()) {
+      for (const p of operation.parameters ?? []) expect({ name: p.name, pattern: p.schema.pattern === "^-?\\d+(\\.\\d+)?$" }).toEqual({ name: p.name, pattern: false });
+    }
+  });
+});
