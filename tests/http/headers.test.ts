@@ -38,10 +38,10 @@ describe("headers on every answer (decisions §10)", () => {
 
 describe("a known path asked with another method (decisions §10)", () => {
   test.each([
-    ["DELETE", "/api/products", "GET, POST, OPTIONS"],
+    ["DELETE", "/api/products", "GET, HEAD, POST, OPTIONS"],
     ["PATCH", "/api/cart/z12345678901234567890123", "PUT, DELETE, OPTIONS"],
     ["GET", "/api/auth/signout", "POST, OPTIONS"],
-    ["PUT", "/api/health", "GET, OPTIONS"],
+    ["PUT", "/api/health", "GET, HEAD, OPTIONS"],
   ])("%s %s is 405 with Allow: %s", async (method, path, allow) => {
     const res = await createTestApp().call(method, path);
     expect(res.status).toBe(405);
@@ -69,7 +69,7 @@ describe("CORS for the origins in CORS_ORIGINS (decisions §10)", () => {
     expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith("access-control-") || k === "vary"))).toEqual({
       "access-control-allow-origin": WEB,
       "access-control-allow-credentials": "true",
-      "access-control-allow-methods": "GET, POST",
+      "access-control-allow-methods": "GET, HEAD, POST",
       "access-control-allow-headers": "content-type, authorization, idempotency-key",
       "access-control-max-age": "600",
       "access-control-expose-headers": "X-Request-Id, X-Total-Count, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",

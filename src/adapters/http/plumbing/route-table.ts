@@ -11,7 +11,7 @@ function patternOf(path: string): RegExp {
 }
 
 /**
- * Which methods the app serves at a concrete path, from its route table: what a 405's Allow header
+ * Which methods the app serves at a concrete path, from its route table (HEAD with GET): what a 405's Allow header
  * and an OPTIONS answer name. The table is read on first use, when every route is registered.
  */
 export function methodsServing(routes: () => readonly Route[]): (path: string) => string[] {
@@ -20,6 +20,8 @@ export function methodsServing(routes: () => readonly Route[]): (path: string) =
     table ??= routes()
       .filter((r) => r.method !== "OPTIONS" && r.method !== "ALL")
       .map((r) => ({ pattern: patternOf(r.path), method: r.method }));
-    return [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    const methods = [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    // Elysia answers HEAD wherever it serves GET.
+    return methods.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]));
   };
 }
