@@ -11,7 +11,8 @@ import { createIdentityProviders } from "./adapters/identity/index.ts";
 import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
 import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts";
-import { cuid2Ids, systemClock } from "./adapters/system.ts";
+import { createFakeProcessor } from "./adapters/payments/fake-processor.ts";
+import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
 
 export interface Runtime {
   deps: Deps;
@@ -36,14 +37,18 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
   // Leave one core to the requests that need no hashing.
   const hashingThreads = Math.max(1, availableParallelism() - 1);
+  const processor = createFakeProcessor(cuid2Ids.next);
   const deps: Deps = {
     uow: createPgUnitOfWork(db),
     clock: systemClock,
     ids: cuid2Ids,
+    random: cryptoRandom,
     database: createPgProbe(db),
     hasher: createBcryptHasher(hashingThreads),
     commonPasswords,
     mailer,
+    payments: processor,
+    tax: processor,
     loginAttempts: createMemoryRateLimitStore(),
     identityProviders,
     logger,
@@ -55,6 +60,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     adapters: {
       database: description,
       mail,
+      payments: "built-in fake processor (Stripe's test payment methods, state tax table; in memory)",
       passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time`,
       signInThrottle: "in memory",
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",

@@ -1,5 +1,6 @@
+import { randomInt } from "node:crypto";
 import { customAlphabet } from "nanoid";
-import type { Clock, Ids } from "../application/ports/system.ts";
+import type { Clock, Ids, Random } from "../application/ports/system.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -13,3 +14,6 @@ const rest = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 23);
  * the cart's write rate; nanoid takes ~1 µs.
  */
 export const cuid2Ids: Ids = { next: () => firstCharacter() + rest() };
+
+/** Uniform whole numbers from the operating system's CSPRNG. */
+export const cryptoRandom: Random = { below: (below) => randomInt(below) };

@@ -16,7 +16,12 @@ export type ErrorCode =
   | "cart.item_not_found"
   | "cart.quantity_limit"
   | "cart.too_many_lines"
-  | "inventory.insufficient";
+  | "inventory.insufficient"
+  | "order.invalid_transition"
+  | "payment.invalid_transition"
+  | "payment.invalid_method"
+  | "payment.processor_failed"
+  | "tax.unavailable";
 
 export class DomainError extends Error {
   constructor(

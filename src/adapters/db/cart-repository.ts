@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import type { CartItem } from "../../domain/cart.ts";
+import { type CartItem, type CartLine, MAX_LINE_QUANTITY } from "../../domain/cart.ts";
 import type { CartRepository } from "../../application/ports/cart.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
@@ -34,7 +34,8 @@ const summarize = compileOnce((db, userId: string, productId: string) =>
     .where("user_id", "=", userId),
 );
 
-const linesOf = compileOnce((db, userId: string) =>
+/** A user's lines with what the cart shows of their products, oldest first. */
+const userLines = (db: Db, userId: string) =>
   db
     .selectFrom("cart_items")
     .innerJoin("products", "products.id", "cart_items.product_id")
@@ -56,8 +57,32 @@ const linesOf = compileOnce((db, userId: string) =>
     ])
     .where("cart_items.user_id", "=", userId)
     .orderBy("cart_items.created_at")
-    .orderBy("cart_items.id"),
+    .orderBy("cart_items.id");
+
+const linesOf = compileOnce((db, userId: string) => userLines(db, userId));
+
+// Checkout locks the lines it orders until its transaction ends (not their products: stock is taken by a conditional update).
+const lockedLines = compileOnce((db, userId: string, ids: string[]) =>
+  userLines(db, userId).where("cart_items.id", "=", sql<string>`any(${ids}::text[])`).forUpdate("cart_items"),
 );
+const allLockedLines = compileOnce((db, userId: string) => userLines(db, userId).forUpdate("cart_items"));
+
+type LineRow = Awaited<ReturnType<typeof linesOf>>[number];
+
+const toLine = (row: LineRow): CartLine => ({
+  ...toCartItem(row),
+  product: {
+    id: row.product_id,
+    name: row.name,
+    slug: row.slug,
+    price: row.price_cents,
+    compareAtPrice: row.compare_at_price_cents,
+    featuredImage: row.featured_image,
+    heatLevel: row.heat_level,
+    inventory: row.inventory,
+    isActive: row.is_active,
+  },
+});
 
 const itemById = compileOnce((db, id: string) => db.selectFrom("cart_items").selectAll().where("id", "=", id));
 
@@ -79,6 +104,7 @@ const setQuantity = compileOnce((db, id: string, quantity: number, at: Date) =>
 );
 
 const removeItem = compileOnce((db, id: string) => db.deleteFrom("cart_items").where("id", "=", id).returning("id"));
+const removeItems = compileOnce((db, ids: string[]) => db.deleteFrom("cart_items").where("id", "=", sql<string>`any(${ids}::text[])`));
 
 export function createPgCartRepository(db: Db): CartRepository {
   return {
@@ -94,21 +120,7 @@ export function createPgCartRepository(db: Db): CartRepository {
     },
 
     async lines(userId) {
-      const rows = await linesOf(db, userId);
-      return rows.map((row) => ({
-        ...toCartItem(row),
-        product: {
-          id: row.product_id,
-          name: row.name,
-          slug: row.slug,
-          price: row.price_cents,
-          compareAtPrice: row.compare_at_price_cents,
-          featuredImage: row.featured_image,
-          heatLevel: row.heat_level,
-          inventory: row.inventory,
-          isActive: row.is_active,
-        },
-      }));
+      return (await linesOf(db, userId)).map(toLine);
     },
 
     async findById(id) {
@@ -129,6 +141,28 @@ export function createPgCartRepository(db: Db): CartRepository {
 
     async remove(id) {
       return (await removeItem(db, id)).length > 0;
+    },
+
+    async lockLines(userId, ids) {
+      // A line deleted while we waited for its lock (another checkout took it) is simply not returned.
+      return (ids === null ? await allLockedLines(db, userId) : await lockedLines(db, userId, [...ids])).map(toLine);
+    },
+
+    async removeLines(ids) {
+      await removeItems(db, [...ids]);
+    },
+
+    async restoreLines(lines) {
+      if (lines.length === 0) return;
+      await db
+        .insertInto("cart_items")
+        .values(lines.map((l) => ({ id: l.id, user_id: l.userId, product_id: l.productId, quantity: l.quantity, created_at: l.createdAt, updated_at: l.updatedAt })))
+        .onConflict((oc) =>
+          oc.columns(["user_id", "product_id"]).doUpdateSet((eb) => ({
+            quantity: sql<number>`least(${MAX_LINE_QUANTITY}, ${eb.ref("cart_items.quantity")} + ${eb.ref("excluded.quantity")})`,
+          })),
+        )
+        .execute();
     },
   };
 }

@@ -46,6 +46,42 @@ const byIdOrSlug = compileOnce((db, id: string, slug: string) =>
 );
 const byId = compileOnce((db, id: string) => db.selectFrom("products").selectAll().where("id", "=", id));
 
+/** (product id, quantity) pairs as rows: PostgreSQL zips set-returning functions side by side in a select list. */
+const pairs = (db: Db, ids: string[], quantities: number[]) =>
+  db.selectNoFrom([sql<string>`unnest(${ids}::text[])`.as("id"), sql<number>`unnest(${quantities}::int[])`.as("quantity")]);
+
+/**
+ * Takes stock for a checkout: each product only if it is on sale and has the quantity, so stock
+ * never goes below zero. The rows are locked in id order first, so two checkouts of the same
+ * products queue instead of deadlocking.
+ */
+const takeStock = compileOnce((db, ids: string[], quantities: number[], at: Date) =>
+  db
+    .with("wanted", () => pairs(db, ids, quantities))
+    .with("locked", (qb) => qb.selectFrom("products").select("products.id").where("products.id", "in", (eb) => eb.selectFrom("wanted").select("wanted.id")).orderBy("products.id").forUpdate())
+    .updateTable("products")
+    .from("wanted")
+    .set((eb) => ({ inventory: eb("products.inventory", "-", eb.ref("wanted.quantity")), updated_at: at }))
+    .whereRef("products.id", "=", "wanted.id")
+    .where("products.id", "in", (eb) => eb.selectFrom("locked").select("locked.id"))
+    .where("products.is_active", "=", true)
+    .whereRef("products.inventory", ">=", "wanted.quantity")
+    .returning("products.id"),
+);
+
+const returnStock = compileOnce((db, ids: string[], quantities: number[], at: Date) =>
+  db
+    .with("back", () => pairs(db, ids, quantities))
+    .updateTable("products")
+    .from("back")
+    .set((eb) => ({ inventory: eb("products.inventory", "+", eb.ref("back.quantity")), updated_at: at }))
+    .whereRef("products.id", "=", "back.id"),
+);
+
+const stockOf = compileOnce((db, ids: string[]) =>
+  db.selectFrom("products").select(["id", "name", "inventory", "is_active"]).where("id", "=", sql<string>`any(${ids}::text[])`),
+);
+
 export function createPgProductRepository(db: Db): ProductRepository {
   return {
     async list(query) {
@@ -131,6 +167,21 @@ export function createPgProductRepository(db: Db): ProductRepository {
           .executeTakeFirst(),
       );
       return row ? toProduct(row) : null;
+    },
+
+    async takeStock(lines, at) {
+      const taken = new Set((await takeStock(db, lines.map((l) => l.productId), lines.map((l) => l.quantity), at)).map((r) => r.id));
+      const short = lines.filter((l) => !taken.has(l.productId));
+      if (short.length === 0) return [];
+      const current = new Map((await stockOf(db, short.map((l) => l.productId))).map((p) => [p.id, p]));
+      return short.map((l) => {
+        const product = current.get(l.productId);
+        return { productId: l.productId, productName: product?.name ?? "", requested: l.quantity, available: product?.is_active ? product.inventory : 0 };
+      });
+    },
+
+    async returnStock(lines, at) {
+      if (lines.length > 0) await returnStock(db, lines.map((l) => l.productId), lines.map((l) => l.quantity), at);
     },
   };
 }

@@ -9,6 +9,7 @@ import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
 import { createPgLocationRepository } from "./location-repository.ts";
 import { createPgMailOutbox } from "./mail-outbox-repository.ts";
+import { createPgOrderRepository } from "./order-repository.ts";
 import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
@@ -19,6 +20,7 @@ export function createPgRepositories(db: Db): Repositories {
   return {
     products: createPgProductRepository(db),
     carts: createPgCartRepository(db),
+    orders: createPgOrderRepository(db),
     locations: createPgLocationRepository(db),
     users: createPgUserRepository(db),
     sessions: createPgSessionRepository(db),

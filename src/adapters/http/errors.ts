@@ -20,6 +20,11 @@ export const statusOf = {
   "cart.quantity_limit": 400,
   "cart.too_many_lines": 400,
   "inventory.insufficient": 400,
+  "order.invalid_transition": 400,
+  "payment.invalid_transition": 400,
+  "payment.invalid_method": 400,
+  "payment.processor_failed": 500,
+  "tax.unavailable": 500,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */

@@ -1,4 +1,4 @@
-import { CART_PRODUCT_FIELDS, type CartItem, type CartProduct } from "../../domain/cart.ts";
+import { CART_PRODUCT_FIELDS, type CartItem, type CartProduct, MAX_LINE_QUANTITY } from "../../domain/cart.ts";
 import type { Product } from "../../domain/product.ts";
 import type { CartRepository } from "../../application/ports/cart.ts";
 
@@ -7,6 +7,15 @@ const byAge = (a: CartItem, b: CartItem) => a.createdAt.getTime() - b.createdAt.
 export function createMemoryCartRepository(items: Map<string, CartItem>, products: Map<string, Product>): CartRepository {
   const ofUser = (userId: string) => [...items.values()].filter((i) => i.userId === userId);
   const copy = (item: CartItem | undefined) => (item ? structuredClone(item) : null);
+  const linesOf = (userId: string) =>
+    ofUser(userId)
+      .sort(byAge)
+      .flatMap((item) => {
+        const product = products.get(item.productId);
+        if (!product) return [];
+        const picked = Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, product[f]])) as CartProduct;
+        return [structuredClone({ ...item, product: picked })];
+      });
   return {
     // Memory transactions already run one at a time, so there is nothing to hold.
     async lockForChange(userId, productId) {
@@ -14,14 +23,7 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
       return { lineCount: lines.length, quantityInCart: lines.find((i) => i.productId === productId)?.quantity ?? 0 };
     },
     async lines(userId) {
-      return ofUser(userId)
-        .sort(byAge)
-        .flatMap((item) => {
-          const product = products.get(item.productId);
-          if (!product) return [];
-          const picked = Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, product[f]])) as CartProduct;
-          return [structuredClone({ ...item, product: picked })];
-        });
+      return linesOf(userId);
     },
     async findById(id) {
       return copy(items.get(id));
@@ -43,6 +45,19 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
     },
     async remove(id) {
       return items.delete(id);
+    },
+    async lockLines(userId, ids) {
+      const wanted = ids ? new Set(ids) : null;
+      return linesOf(userId).filter((line) => !wanted || wanted.has(line.id));
+    },
+    async removeLines(ids) {
+      for (const id of ids) items.delete(id);
+    },
+    async restoreLines(lines) {
+      for (const line of lines) {
+        const current = ofUser(line.userId).find((i) => i.productId === line.productId);
+        items.set(current?.id ?? line.id, current ? { ...current, quantity: Math.min(MAX_LINE_QUANTITY, current.quantity + line.quantity) } : structuredClone(line));
+      }
     },
   };
 }

@@ -4,7 +4,8 @@ import type { Clock } from "../../application/ports/system.ts";
 import { commonPasswords } from "../crypto/common-passwords.ts";
 import { silentLogger } from "../log.ts";
 import { createMemoryRateLimitStore } from "../ratelimit/memory-store.ts";
-import { cuid2Ids } from "../system.ts";
+import { createFakeProcessor } from "../payments/fake-processor.ts";
+import { cryptoRandom, cuid2Ids } from "../system.ts";
 import { plainHasher } from "./plain-hasher.ts";
 import { type MemoryState, createMemoryRepositories, createMemoryUnitOfWork, emptyMemoryState } from "./store.ts";
 
@@ -30,8 +31,12 @@ export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
   return { sent, send: async (mail) => void sent.push(structuredClone(mail)) };
 }
 
+export type FakeProcessor = ReturnType<typeof createFakeProcessor>;
+
 export type MemoryDeps = Deps & {
   clock: FixedClock;
+  /** The same fake as `payments` and `tax`, with its test hooks. */
+  processor: FakeProcessor;
   /** The tables, for tests to arrange and inspect. */
   state: MemoryState;
   /** The repositories outside any transaction, for tests to arrange and inspect through. */
@@ -42,14 +47,19 @@ export type MemoryDeps = Deps & {
 export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
   const state = emptyMemoryState();
   const repos = createMemoryRepositories(state);
+  const processor = createFakeProcessor(cuid2Ids.next);
   return {
     uow: createMemoryUnitOfWork(state, repos),
     clock: createFixedClock(),
     ids: cuid2Ids,
+    random: cryptoRandom,
     database: { ping: async () => undefined },
     hasher: plainHasher,
     commonPasswords,
     mailer: createRecordingMailer(),
+    payments: processor,
+    tax: processor,
+    processor,
     loginAttempts: createMemoryRateLimitStore(),
     identityProviders: new Map(),
     logger: silentLogger,

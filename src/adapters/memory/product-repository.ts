@@ -44,5 +44,25 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       products.set(id, structuredClone(next));
       return structuredClone(next);
     },
+    async takeStock(lines, at) {
+      const shortfalls = lines.flatMap((line) => {
+        const product = products.get(line.productId);
+        const available = product?.isActive ? product.inventory : 0;
+        return available >= line.quantity ? [] : [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available }];
+      });
+      if (shortfalls.length === 0) {
+        for (const line of lines) {
+          const product = products.get(line.productId)!;
+          products.set(line.productId, { ...product, inventory: product.inventory - line.quantity, updatedAt: at });
+        }
+      }
+      return shortfalls;
+    },
+    async returnStock(lines, at) {
+      for (const line of lines) {
+        const product = products.get(line.productId);
+        if (product) products.set(line.productId, { ...product, inventory: product.inventory + line.quantity, updatedAt: at });
+      }
+    },
   };
 }

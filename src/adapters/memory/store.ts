@@ -1,6 +1,7 @@
 import type { AuditEntry } from "../../domain/audit.ts";
 import type { CartItem } from "../../domain/cart.ts";
 import type { Location } from "../../domain/location.ts";
+import type { Order } from "../../domain/order.ts";
 import type { Product } from "../../domain/product.ts";
 import type { Session } from "../../domain/session.ts";
 import type { User } from "../../domain/user.ts";
@@ -12,6 +13,7 @@ import { createMemoryAuditLog } from "./audit-log.ts";
 import { createMemoryCartRepository } from "./cart-repository.ts";
 import { createMemoryLocationRepository } from "./location-repository.ts";
 import { createMemoryMailOutbox } from "./mail-outbox.ts";
+import { createMemoryOrderRepository } from "./order-repository.ts";
 import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
 import { createMemorySessionRepository } from "./session-repository.ts";
@@ -21,6 +23,7 @@ import { createMemoryUserRepository } from "./user-repository.ts";
 export interface MemoryState {
   products: Map<string, Product>;
   cartItems: Map<string, CartItem>;
+  orders: Map<string, Order>;
   locations: Map<string, Location>;
   users: Map<string, User>;
   identities: Map<string, string>;
@@ -35,6 +38,7 @@ export function emptyMemoryState(): MemoryState {
   return {
     products: new Map(),
     cartItems: new Map(),
+    orders: new Map(),
     locations: new Map(),
     users: new Map(),
     identities: new Map(),
@@ -50,6 +54,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
   return {
     products: createMemoryProductRepository(state.products),
     carts: createMemoryCartRepository(state.cartItems, state.products),
+    orders: createMemoryOrderRepository(state.orders, state.products),
     locations: createMemoryLocationRepository(state.locations),
     users: createMemoryUserRepository(state),
     sessions: createMemorySessionRepository(state.sessions),

@@ -31,4 +31,13 @@ export interface CartRepository extends CartReader {
   add(addition: CartAddition): Promise<CartItem>;
   setQuantity(id: string, quantity: number, at: Date): Promise<CartItem | null>;
   remove(id: string): Promise<boolean>;
+  /**
+   * Locks the user's lines with these ids (every line of the user's when null) until the
+   * transaction ends, and returns them with their products, oldest first. Lines of other users,
+   * and lines gone meanwhile, are not returned.
+   */
+  lockLines(userId: string, ids: readonly string[] | null): Promise<CartLine[]>;
+  removeLines(ids: readonly string[]): Promise<void>;
+  /** Puts lines back as they were (an order that could not go ahead); one the user has added to since gains their quantity, up to 99. */
+  restoreLines(lines: readonly CartItem[]): Promise<void>;
 }

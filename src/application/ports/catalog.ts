@@ -10,6 +10,19 @@ export interface ProductReader {
   findById(id: string): Promise<Product | null>;
 }
 
+export interface StockLine {
+  productId: string;
+  quantity: number;
+}
+
+/** A line stock could not cover: the product, and what it has. */
+export interface StockShortfall {
+  productId: string;
+  productName: string;
+  requested: number;
+  available: number;
+}
+
 export type ProductChanges = Partial<Omit<Product, "id" | "createdAt" | "updatedAt">> & { updatedAt: Date };
 
 export interface ProductRepository extends ProductReader {
@@ -17,6 +30,13 @@ export interface ProductRepository extends ProductReader {
   create(product: Product): Promise<void>;
   /** Throws DomainError "product.conflict" when the new sku or slug is taken. Null when there is no such product. */
   update(id: string, changes: ProductChanges): Promise<Product | null>;
+  /**
+   * Takes the quantities from stock, each only if the product is on sale and has it: stock never
+   * goes below zero. Returns the lines that could not be taken (none: all were). The caller's
+   * transaction must be given up when any could not, as the others were taken.
+   */
+  takeStock(lines: readonly StockLine[], at: Date): Promise<StockShortfall[]>;
+  returnStock(lines: readonly StockLine[], at: Date): Promise<void>;
 }
 
 export type LocationWithDistance = Location & { distanceMiles: number };

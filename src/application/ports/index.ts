@@ -14,12 +14,15 @@ import type {
   UserRepository,
 } from "./identity.ts";
 import type { MailOutbox, Mailer, OutboxReader } from "./mail.ts";
-import type { Clock, DatabaseProbe, Ids, Logger, RateLimitStore } from "./system.ts";
+import type { OrderReader, OrderRepository } from "./orders.ts";
+import type { PaymentGateway, TaxCalculator } from "./payments.ts";
+import type { Clock, DatabaseProbe, Ids, Logger, Random, RateLimitStore } from "./system.ts";
 
 /** What may be read outside a transaction: single statements, no writes. */
 export interface Readers {
   products: ProductReader;
   carts: CartReader;
+  orders: OrderReader;
   locations: LocationReader;
   users: UserReader;
   sessions: SessionReader;
@@ -32,6 +35,7 @@ export interface Readers {
 export interface Repositories extends Readers {
   products: ProductRepository;
   carts: CartRepository;
+  orders: OrderRepository;
   locations: LocationRepository;
   users: UserRepository;
   sessions: SessionRepository;
@@ -55,10 +59,13 @@ export interface Deps {
   uow: UnitOfWork;
   clock: Clock;
   ids: Ids;
+  random: Random;
   database: DatabaseProbe;
   hasher: PasswordHasher;
   commonPasswords: CommonPasswords;
   mailer: Mailer;
+  payments: PaymentGateway;
+  tax: TaxCalculator;
   /** Failed sign-ins per e-mail. */
   loginAttempts: RateLimitStore;
   identityProviders: ReadonlyMap<ProviderId, IdentityProvider>;

@@ -26,3 +26,9 @@ export interface RateLimitStore {
   peek(key: string, now: Date): Promise<WindowCount | null>;
   reset(key: string): Promise<void>;
 }
+
+/** Randomness for what must be unpredictable but is not an id (order-number suffixes). */
+export interface Random {
+  /** A uniform whole number in [0, below). */
+  below(below: number): number;
+}

@@ -1,0 +1,168 @@
+import { type Selectable, sql } from "kysely";
+import type { Address } from "../../domain/address.ts";
+import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
+import type { OrderRepository } from "../../application/ports/orders.ts";
+import { compileOnce } from "./compile-once.ts";
+import type { Db } from "./database.ts";
+import type { OrdersTable } from "./tables.ts";
+
+type OrderRow = Selectable<OrdersTable>;
+
+function toOrder(row: OrderRow, items: OrderItem[]): Order {
+  return {
+    id: row.id,
+    orderNumber: row.order_number,
+    userId: row.user_id,
+    status: row.status as OrderStatus,
+    paymentStatus: row.payment_status as PaymentStatus,
+    subtotal: row.subtotal_cents,
+    shippingCost: row.shipping_cents,
+    tax: row.tax_cents,
+    discountAmount: row.discount_cents,
+    total: row.total_cents,
+    shippingMethod: row.shipping_method,
+    shippingAddress: row.shipping_address as Address,
+    billingAddress: row.billing_address as Address,
+    trackingNumber: row.tracking_number,
+    customerNotes: row.customer_notes,
+    stripePaymentIntentId: row.stripe_payment_intent_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    items,
+  };
+}
+
+/**
+ * The order and its items land in one statement: the items are inserted from what the order's
+ * insert returns, so an order number already taken (ON CONFLICT DO NOTHING) writes neither.
+ */
+function insertOrder(db: Db, o: Order) {
+  const column = <T>(pick: (item: OrderItem) => T) => o.items.map(pick);
+  return sql<{ order_id: string }>`
+    with created as (
+      insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents,
+        discount_cents, total_cents, shipping_method, shipping_address, billing_address, customer_notes,
+        stripe_payment_intent_id, created_at, updated_at)
+      values (${o.id}, ${o.orderNumber}, ${o.userId}, ${o.status}, ${o.paymentStatus}, ${o.subtotal}, ${o.shippingCost}, ${o.tax},
+        ${o.discountAmount}, ${o.total}, ${o.shippingMethod}, ${JSON.stringify(o.shippingAddress)}, ${JSON.stringify(o.billingAddress)},
+        ${o.customerNotes}, ${o.stripePaymentIntentId}, ${o.createdAt}, ${o.createdAt})
+      on conflict (order_number) do nothing
+      returning id
+    )
+    insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents)
+    select i.id, created.id, i.product_id, i.name, i.sku, i.image, i.quantity, i.unit_price, i.total_price
+    from created, unnest(${column((i) => i.id)}::text[], ${column((i) => i.productId)}::text[], ${column((i) => i.productName)}::text[],
+      ${column((i) => i.productSku)}::text[], ${column((i) => i.productImage)}::text[], ${column((i) => i.quantity)}::int[],
+      ${column((i) => i.unitPrice)}::int[], ${column((i) => i.totalPrice)}::int[])
+      as i(id, product_id, name, sku, image, quantity, unit_price, total_price)
+    returning order_id`.execute(db);
+}
+
+const itemsOf = compileOnce((db, orderIds: string[]) =>
+  db
+    .selectFrom("order_items")
+    .innerJoin("products", "products.id", "order_items.product_id")
+    .select([
+      "order_items.id", "order_items.order_id", "order_items.product_id", "order_items.product_name", "order_items.product_sku",
+      "order_items.product_image", "order_items.quantity", "order_items.unit_price_cents", "order_items.total_price_cents",
+      "products.name", "products.slug", "products.featured_image", "products.heat_level",
+    ])
+    .where("order_items.order_id", "=", sql<string>`any(${orderIds}::text[])`)
+    .orderBy("order_items.order_id")
+    .orderBy("order_items.id"),
+);
+
+const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));
+const byIdLocked = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id).forUpdate());
+const byIdLockedOrSkipped = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id).forUpdate().skipLocked());
+
+export function createPgOrderRepository(db: Db): OrderRepository {
+  async function withItems(rows: OrderRow[]): Promise<OrderView[]> {
+    if (rows.length === 0) return [];
+    const items = await itemsOf(db, rows.map((r) => r.id));
+    const byOrder = Map.groupBy(items, (item) => item.order_id);
+    return rows.map((row) => ({
+      ...toOrder(row, []),
+      items: (byOrder.get(row.id) ?? []).map((i) => ({
+        id: i.id,
+        productId: i.product_id,
+        productName: i.product_name,
+        productSku: i.product_sku,
+        productImage: i.product_image,
+        quantity: i.quantity,
+        unitPrice: i.unit_price_cents,
+        totalPrice: i.total_price_cents,
+        product: { id: i.product_id, name: i.name, slug: i.slug, featuredImage: i.featured_image, heatLevel: i.heat_level },
+      })),
+    }));
+  }
+
+  return {
+    async create(order) {
+      return (await insertOrder(db, order)).rows.length > 0;
+    },
+
+    async findById(id) {
+      return (await withItems(await byId(db, id)))[0] ?? null;
+    },
+
+    async findByNumber(orderNumber) {
+      return (await withItems(await db.selectFrom("orders").selectAll().where("order_number", "=", orderNumber).execute()))[0] ?? null;
+    },
+
+    async list(filter) {
+      let matching = db.selectFrom("orders");
+      if (filter.userId) matching = matching.where("user_id", "=", filter.userId);
+      if (filter.status) matching = matching.where("status", "=", filter.status);
+      if (filter.paymentStatus) matching = matching.where("payment_status", "=", filter.paymentStatus);
+      let page = matching
+        .selectAll()
+        .select((eb) => eb.fn.countAll<string>().over().as("total"))
+        .orderBy("created_at", filter.sortOrder)
+        .orderBy("id", filter.sortOrder)
+        .offset(filter.skip);
+      if (filter.take !== null) page = page.limit(filter.take);
+      const rows = await page.execute();
+      const total = rows[0]
+        ? Number(rows[0].total)
+        : filter.skip === 0
+          ? 0
+          : Number((await matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow()).total);
+      return { orders: await withItems(rows), total };
+    },
+
+    async findUnpaidBefore(before, limit) {
+      const rows = await db
+        .selectFrom("orders")
+        .select(["id", "order_number", "stripe_payment_intent_id"])
+        .where("status", "=", "PENDING")
+        .where("payment_status", "in", ["PENDING", "FAILED"])
+        .where("created_at", "<", before)
+        .orderBy("created_at")
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, stripePaymentIntentId: r.stripe_payment_intent_id }));
+    },
+
+    async lock(id, options = {}) {
+      const [row] = options.skipLocked ? await byIdLockedOrSkipped(db, id) : await byIdLocked(db, id);
+      if (!row) return null;
+      const [view] = await withItems([row]);
+      return view ? { ...view, items: view.items.map(({ product: _, ...item }) => item) } : null;
+    },
+
+    async update(id, c) {
+      await db
+        .updateTable("orders")
+        .set({
+          status: c.status,
+          payment_status: c.paymentStatus,
+          tracking_number: c.trackingNumber,
+          stripe_payment_intent_id: c.stripePaymentIntentId,
+          updated_at: c.updatedAt,
+        })
+        .where("id", "=", id)
+        .execute();
+    },
+  };
+}

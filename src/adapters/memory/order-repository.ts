@@ -1,0 +1,57 @@
+import type { Order, OrderView } from "../../domain/order.ts";
+import type { Product } from "../../domain/product.ts";
+import type { OrderRepository } from "../../application/ports/orders.ts";
+
+const byCreation = (a: Order, b: Order) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>): OrderRepository {
+  function view(order: Order): OrderView {
+    return structuredClone({
+      ...order,
+      items: order.items.map((item) => {
+        const p = products.get(item.productId);
+        return { ...item, product: { id: item.productId, name: p?.name ?? item.productName, slug: p?.slug ?? "", featuredImage: p?.featuredImage ?? item.productImage, heatLevel: p?.heatLevel ?? 0 } };
+      }),
+    });
+  }
+  return {
+    async create(order) {
+      if ([...orders.values()].some((o) => o.orderNumber === order.orderNumber)) return false;
+      orders.set(order.id, structuredClone(order));
+      return true;
+    },
+    async findById(id) {
+      const order = orders.get(id);
+      return order ? view(order) : null;
+    },
+    async findByNumber(orderNumber) {
+      const order = [...orders.values()].find((o) => o.orderNumber === orderNumber);
+      return order ? view(order) : null;
+    },
+    async list(filter) {
+      const matching = [...orders.values()]
+        .filter((o) => (!filter.userId || o.userId === filter.userId) && (!filter.status || o.status === filter.status) && (!filter.paymentStatus || o.paymentStatus === filter.paymentStatus))
+        .sort((a, b) => (filter.sortOrder === "asc" ? byCreation(a, b) : byCreation(b, a)));
+      const page = matching.slice(filter.skip, filter.take === null ? undefined : filter.skip + filter.take);
+      return { orders: page.map(view), total: matching.length };
+    },
+    async findUnpaidBefore(before, limit) {
+      return [...orders.values()]
+        .filter((o) => o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED") && o.createdAt < before)
+        .sort(byCreation)
+        .slice(0, limit)
+        .map(({ id, orderNumber, stripePaymentIntentId }) => ({ id, orderNumber, stripePaymentIntentId }));
+    },
+    // Memory transactions already run one at a time, so there is nothing to hold (or to skip).
+    async lock(id) {
+      const order = orders.get(id);
+      return order ? structuredClone(order) : null;
+    },
+    async update(id, changes) {
+      const order = orders.get(id);
+      if (!order) return;
+      const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+      orders.set(id, { ...order, ...defined });
+    },
+  };
+}

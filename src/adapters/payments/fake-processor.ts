@@ -1,0 +1,114 @@
+import { DomainError } from "../../domain/errors.ts";
+import type { IntentStatus, PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
+import { STATE_TAX_RATES } from "./state-tax-rates.ts";
+
+type Outcome = { status: IntentStatus; decline?: { code: string; declineCode: string; message: string } };
+
+/** Stripe's test payment methods (decisions §4) and what confirming with each does. */
+export const TEST_PAYMENT_METHODS: Readonly<Record<string, Outcome>> = {
+  pm_card_visa: { status: "succeeded" },
+  pm_card_mastercard: { status: "succeeded" },
+  pm_card_chargeDeclined: { status: "requires_payment_method", decline: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." } },
+  pm_card_chargeDeclinedInsufficientFunds: {
+    status: "requires_payment_method",
+    decline: { code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds." },
+  },
+  pm_card_threeDSecure2Required: { status: "requires_action" },
+};
+
+const unexpectedState = (intent: PaymentIntent, action: string) =>
+  new DomainError("payment.processor_failed", "Payment processing failed", { reason: `cannot ${action} a payment intent that is ${intent.status}` });
+
+/**
+ * The embedded default: a stateful, in-process stand-in for Stripe (payment intents, refunds,
+ * tax calculations) that answers as Stripe does for its test payment methods, replays a repeated
+ * idempotency key, and taxes US addresses at the state rates of state-tax-rates.ts. Nothing leaves
+ * the process; nothing survives a restart.
+ */
+export function createFakeProcessor(randomToken: () => string): PaymentGateway & TaxCalculator & {
+  /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
+  completeAction(intentId: string, approved: boolean): PaymentIntent;
+  intents: ReadonlyMap<string, PaymentIntent>;
+} {
+  const intents = new Map<string, PaymentIntent>();
+  const refunds = new Map<string, Refund>();
+  const replays = new Map<string, unknown>();
+
+  function once<T>(key: string, make: () => T): T {
+    if (!replays.has(key)) replays.set(key, make());
+    return structuredClone(replays.get(key)) as T;
+  }
+
+  function find(id: string): PaymentIntent {
+    const intent = intents.get(id);
+    if (!intent) throw new DomainError("payment.processor_failed", "Payment processing failed", { reason: `no such payment intent: ${id}` });
+    return intent;
+  }
+
+  const refunded = (intentId: string) => [...refunds.values()].filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0);
+
+  return {
+    intents,
+
+    async createIntent({ amount, currency, metadata, idempotencyKey }) {
+      return once(`create:${idempotencyKey}`, () => {
+        const id = `pi_${randomToken()}`;
+        const intent: PaymentIntent = { id, status: "requires_payment_method", clientSecret: `${id}_secret_${randomToken()}`, amount, currency, metadata: { ...metadata }, lastError: null };
+        intents.set(id, intent);
+        return intent;
+      });
+    },
+
+    async confirmIntent(intentId, paymentMethodId, idempotencyKey) {
+      return once(`confirm:${idempotencyKey}`, () => {
+        const intent = find(intentId);
+        if (intent.status === "succeeded") return structuredClone(intent);
+        if (intent.status === "canceled" || intent.status === "processing") throw unexpectedState(intent, "confirm");
+        const outcome = TEST_PAYMENT_METHODS[paymentMethodId];
+        if (!outcome) throw new DomainError("payment.invalid_method", `No such payment method: '${paymentMethodId}'`, { paymentMethodId });
+        intent.status = outcome.status;
+        intent.lastError = outcome.decline ?? null;
+        return structuredClone(intent);
+      });
+    },
+
+    async cancelIntent(intentId) {
+      const intent = find(intentId);
+      if (intent.status !== "succeeded" && intent.status !== "canceled") intent.status = "canceled";
+      return structuredClone(intent);
+    },
+
+    async retrieveIntent(intentId) {
+      return structuredClone(find(intentId));
+    },
+
+    async refund({ intentId, amount, idempotencyKey }) {
+      return once(`refund:${idempotencyKey}`, () => {
+        const intent = find(intentId);
+        if (intent.status !== "succeeded") throw unexpectedState(intent, "refund");
+        const left = intent.amount - refunded(intentId);
+        const value = amount ?? left;
+        if (value <= 0 || value > left) throw new DomainError("payment.processor_failed", "Payment processing failed", { reason: `refund of ${value} exceeds the ${left} left` });
+        const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: value, status: "succeeded" };
+        refunds.set(refund.id, refund);
+        return refund;
+      });
+    },
+
+    async calculate({ lines, shippingAddress }) {
+      const rate = shippingAddress.country === "US" ? STATE_TAX_RATES[shippingAddress.state as keyof typeof STATE_TAX_RATES] : 0;
+      if (rate === undefined) throw new DomainError("tax.unavailable", "Tax could not be calculated", { reason: `no tax rate for ${shippingAddress.state}` });
+      // As Stripe Tax does: each line taxed and rounded on its own.
+      const tax = lines.reduce((sum, line) => sum + Math.round((line.amount * rate) / 100_000), 0);
+      return { tax, calculationId: `taxcalc_${randomToken()}` };
+    },
+
+    completeAction(intentId, approved) {
+      const intent = find(intentId);
+      if (intent.status !== "requires_action") throw unexpectedState(intent, "complete the action of");
+      intent.status = approved ? "succeeded" : "requires_payment_method";
+      intent.lastError = approved ? null : { code: "authentication_required", declineCode: null, message: "The customer did not authenticate." };
+      return structuredClone(intent);
+    },
+  };
+}

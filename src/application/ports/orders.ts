@@ -1,0 +1,35 @@
+import type { Order, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
+
+export interface OrderFilter {
+  /** Only this user's orders; every user's when absent. */
+  userId?: string;
+  status?: OrderStatus;
+  paymentStatus?: PaymentStatus;
+  skip: number;
+  /** Null: every order from `skip` on. */
+  take: number | null;
+  /** By creation time (then id). */
+  sortOrder: "asc" | "desc";
+}
+
+export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId">> & { updatedAt: Date };
+
+export interface OrderReader {
+  findById(id: string): Promise<OrderView | null>;
+  findByNumber(orderNumber: string): Promise<OrderView | null>;
+  /** One page of orders, and how many match in all. */
+  list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
+  /** PENDING orders not paid (payment PENDING or FAILED) created before the cut-off, oldest first. */
+  findUnpaidBefore(before: Date, limit: number): Promise<Array<Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId">>>;
+}
+
+export interface OrderRepository extends OrderReader {
+  /** Writes the order and its items; false, writing nothing, when its order number is taken. */
+  create(order: Order): Promise<boolean>;
+  /**
+   * Locks the order until the transaction ends and returns it as locked. With `skipLocked`, an
+   * order another transaction holds is passed over (null), instead of waited for.
+   */
+  lock(id: string, options?: { skipLocked?: boolean }): Promise<Order | null>;
+  update(id: string, changes: OrderChanges): Promise<void>;
+}

@@ -1,0 +1,55 @@
+import type { Address } from "../../domain/address.ts";
+import type { Cents } from "../../domain/money.ts";
+
+/** Stripe's payment intent statuses (the ones this shop meets). */
+export type IntentStatus = "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "succeeded" | "canceled";
+
+export interface PaymentIntent {
+  id: string;
+  status: IntentStatus;
+  clientSecret: string;
+  amount: Cents;
+  currency: string;
+  metadata: Record<string, string>;
+  /** Why the last attempt failed, when it was declined. */
+  lastError: { code: string; declineCode: string | null; message: string } | null;
+}
+
+export interface Refund {
+  id: string;
+  intentId: string;
+  amount: Cents;
+  status: "pending" | "succeeded" | "failed" | "canceled";
+}
+
+/**
+ * The payment processor (Stripe, or the built-in fake). Every call that creates something takes an
+ * idempotency key, so a retry never charges or refunds twice. A declined card is not an error: the
+ * intent comes back as `requires_payment_method` with `lastError`. A payment method the processor
+ * does not know is DomainError "payment.invalid_method"; a processor that fails or cannot be
+ * reached is DomainError "payment.processor_failed".
+ */
+export interface PaymentGateway {
+  createIntent(input: { amount: Cents; currency: "usd"; metadata: Record<string, string>; idempotencyKey: string }): Promise<PaymentIntent>;
+  confirmIntent(intentId: string, paymentMethodId: string, idempotencyKey: string): Promise<PaymentIntent>;
+  cancelIntent(intentId: string): Promise<PaymentIntent>;
+  retrieveIntent(intentId: string): Promise<PaymentIntent>;
+  /** The whole amount when none is given. */
+  refund(input: { intentId: string; amount?: Cents; idempotencyKey: string }): Promise<Refund>;
+}
+
+export interface TaxLine {
+  /** Identifies the line in the processor's records (the product id). */
+  reference: string;
+  /** The line's amount: unit price × quantity. */
+  amount: Cents;
+  quantity: number;
+}
+
+/**
+ * Sales tax from the processor's tax service (decisions §3): for the lines, at the shipping
+ * address; shipping is not taxed. Never guessed: a failure is DomainError "tax.unavailable".
+ */
+export interface TaxCalculator {
+  calculate(input: { lines: TaxLine[]; shippingAddress: Address; currency: "usd" }): Promise<{ tax: Cents; calculationId: string | null }>;
+}

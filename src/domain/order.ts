@@ -1,0 +1,116 @@
+import type { Address } from "./address.ts";
+import { DomainError } from "./errors.ts";
+import type { Cents } from "./money.ts";
+
+export const ORDER_STATUSES = ["PENDING", "CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const PAYMENT_STATUSES = ["PENDING", "PAID", "FAILED", "REFUNDED"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/**
+ * Where an order may go from each status (decisions §4), as data: side effects (stock, refunds,
+ * audit) are the use cases' business, not the table's. CANCELLED and REFUNDED are final.
+ */
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  PENDING: ["CONFIRMED", "CANCELLED"],
+  CONFIRMED: ["PROCESSING", "CANCELLED", "REFUNDED"],
+  PROCESSING: ["SHIPPED", "CANCELLED", "REFUNDED"],
+  SHIPPED: ["DELIVERED", "REFUNDED"],
+  DELIVERED: ["REFUNDED"],
+  CANCELLED: [],
+  REFUNDED: [],
+};
+
+/**
+ * Where a payment may go: a declined one may be tried again (and decline again), a paid one only
+ * refunded. Nothing ever leads back from PAID to unpaid.
+ */
+export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  PENDING: ["PAID", "FAILED"],
+  FAILED: ["PAID", "FAILED"],
+  PAID: ["REFUNDED"],
+  REFUNDED: [],
+};
+
+export const isOrderStatus = (value: string): value is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(value);
+export const isPaymentStatus = (value: string): value is PaymentStatus => (PAYMENT_STATUSES as readonly string[]).includes(value);
+
+/** The order's next status, or a DomainError naming the moves that are allowed. */
+export function transition(from: OrderStatus, to: OrderStatus): OrderStatus {
+  const allowed = ORDER_TRANSITIONS[from];
+  if (!allowed.includes(to)) {
+    const list = allowed.length ? allowed.join(", ") : "none: it is final";
+    throw new DomainError("order.invalid_transition", `An order cannot move from ${from} to ${to}; allowed: ${list}`, { from, to, allowed });
+  }
+  return to;
+}
+
+export function transitionPayment(from: PaymentStatus, to: PaymentStatus): PaymentStatus {
+  if (!PAYMENT_TRANSITIONS[from].includes(to)) {
+    throw new DomainError("payment.invalid_transition", `A payment cannot move from ${from} to ${to}`, { from, to, allowed: PAYMENT_TRANSITIONS[from] });
+  }
+  return to;
+}
+
+/**
+ * Whether an order can be paid now (decisions §4: status PENDING, payment PENDING or FAILED): null
+ * when it can, else why not, in the order the checks are made (already paid comes first).
+ */
+export function payability(order: { status: OrderStatus; paymentStatus: PaymentStatus }): "order.already_paid" | "order.not_payable" | null {
+  if (order.paymentStatus === "PAID") return "order.already_paid";
+  if (order.status !== "PENDING" || (order.paymentStatus !== "PENDING" && order.paymentStatus !== "FAILED")) return "order.not_payable";
+  return null;
+}
+
+/** Goods that never left come back to stock: an order cancelled or refunded before it shipped. */
+export function restocksOn(from: OrderStatus, to: OrderStatus): boolean {
+  return (to === "CANCELLED" || to === "REFUNDED") && from !== "SHIPPED" && from !== "DELIVERED";
+}
+
+/** A line of an order: the product's name, SKU and image are copied, so it keeps them whatever becomes of the product. */
+export interface OrderItem {
+  id: string;
+  productId: string;
+  productName: string;
+  productSku: string;
+  productImage: string;
+  quantity: number;
+  unitPrice: Cents;
+  totalPrice: Cents;
+}
+
+/** The product as it is now, shown beside an order item. */
+export interface OrderItemProduct {
+  id: string;
+  name: string;
+  slug: string;
+  featuredImage: string;
+  heatLevel: number;
+}
+
+export interface Order {
+  id: string;
+  orderNumber: string;
+  userId: string;
+  status: OrderStatus;
+  paymentStatus: PaymentStatus;
+  subtotal: Cents;
+  shippingCost: Cents;
+  tax: Cents;
+  discountAmount: Cents;
+  total: Cents;
+  /** Decisions §2: the shipping address as text, one line each. */
+  shippingMethod: string;
+  shippingAddress: Address;
+  billingAddress: Address;
+  trackingNumber: string | null;
+  customerNotes: string | null;
+  stripePaymentIntentId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  items: OrderItem[];
+}
+
+/** An order as read back: each item with its product as it is now. */
+export type OrderView = Omit<Order, "items"> & { items: Array<OrderItem & { product: OrderItemProduct }> };

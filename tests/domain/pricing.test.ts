@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import { addressLines, addressProblems, normalizeAddress } from "../../src/domain/address.ts";
+import { orderTotals, shippingCents } from "../../src/domain/pricing.ts";
+
+const us = (state: string) => ({ country: "US", state });
+
+describe("shipping (decisions §3)", () => {
+  test.each([
+    ["TX, $49.99", us("TX"), 4999, 699],
+    ["TX, $50.00", us("TX"), 5000, 0],
+    ["TX, $0.01", us("TX"), 1, 699],
+    ["AK, $49.99: ×1.5, rounded half up", us("AK"), 4999, 1049],
+    ["HI, $10.00", us("HI"), 1000, 1049],
+    ["AK, $50.00: free like anywhere in the US", us("AK"), 5000, 0],
+    ["PR, $49.99: ×2", us("PR"), 4999, 1398],
+    ["PR, $50.00", us("PR"), 5000, 0],
+    ["Canada, $49.99", { country: "CA", state: "ON" }, 4999, 2499],
+    ["Canada, $500.00: never free", { country: "CA", state: "ON" }, 50000, 2499],
+  ])("%s → %p cents", (_, address, subtotal, expected) => {
+    expect(shippingCents(address, subtotal)).toBe(expected);
+  });
+});
+
+describe("order totals", () => {
+  test("total = subtotal + shipping + tax − discount, in integer cents", () => {
+    const lines = [
+      { unitPrice: 1299, quantity: 3 },
+      { unitPrice: 899, quantity: 1 },
+    ];
+    expect(orderTotals(lines, 699, 389)).toEqual({ subtotal: 4796, shippingCost: 699, tax: 389, discountAmount: 0, total: 5884 });
+    expect(orderTotals(lines, 0, 0, 500)).toMatchObject({ total: 4296 });
+  });
+
+  test("cents never drift however many lines: 0.1 + 0.2 is 30 cents", () => {
+    const lines = Array.from({ length: 50 }, (_, i) => ({ unitPrice: i % 2 ? 10 : 20, quantity: 99 }));
+    expect(orderTotals(lines, 0, 0).subtotal).toBe(25 * 99 * 30);
+  });
+});
+
+describe("addresses", () => {
+  test("country defaults to US, codes are upper-cased, an empty second line is dropped, and Puerto Rico ships as the state PR", () => {
+    expect(normalizeAddress({ address1: "1 Main St", address2: "", city: "Austin", state: "tx", postalCode: "78701" })).toEqual({
+      address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US",
+    });
+    expect(normalizeAddress({ address1: "1 Calle Sol", city: "San Juan", state: "San Juan", postalCode: "00901", country: "pr" })).toMatchObject({ country: "US", state: "PR" });
+    expect(normalizeAddress({ address1: "1 Queen St", city: "Toronto", state: "on", postalCode: "M5H 2N2", country: "ca" })).toMatchObject({ country: "CA", state: "on" });
+  });
+
+  test("a US address needs a state code and a ZIP; others are taken as written", () => {
+    const address = (state: string, postalCode: string, country = "US") => normalizeAddress({ address1: "1 Main St", city: "X", state, postalCode, country });
+    expect(addressProblems(address("TX", "78701"))).toEqual([]);
+    expect(addressProblems(address("TX", "78701-1234"))).toEqual([]);
+    expect(addressProblems(address("Texas", "787"))).toEqual([
+      { field: "state", message: "must be a US state code (two letters, e.g. TX)" },
+      { field: "postalCode", message: "must be a ZIP code (12345 or 12345-6789)" },
+    ]);
+    expect(addressProblems(address("Ontario", "M5H 2N2", "CA"))).toEqual([]);
+  });
+
+  test("as text: one line each, the second only when given (decisions §2)", () => {
+    const base = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+    expect(addressLines(normalizeAddress({ ...base, address2: "Apt 4" }))).toBe("1 Main St\nApt 4\nAustin, TX 78701\nUS");
+    expect(addressLines(normalizeAddress(base))).toBe("1 Main St\nAustin, TX 78701\nUS");
+  });
+});
