@@ -57,7 +57,12 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),
     signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin) => signInWithPassword(deps, input, origin),
     beginProviderSignIn: (providerId: string) => beginProviderSignIn(deps, providerId),
-    finishProviderSignIn: (input: Parameters<typeof finishProviderSignIn>[1], origin: RequestOrigin) => finishProviderSignIn(deps, input, origin),
+    async finishProviderSignIn(input: Parameters<typeof finishProviderSignIn>[1], origin: RequestOrigin) {
+      const session = await finishProviderSignIn(deps, input, origin);
+      // A takeover ended the account's other sessions: this instance must stop trusting them now, not in 30 s.
+      access.forgetUser(session.user.id);
+      return session;
+    },
     async signOut(session: { id: string; userId: string }, everywhere: boolean, origin: RequestOrigin) {
       const result = await signOut(deps, session, everywhere, origin);
       if (everywhere) access.forgetUser(session.userId);

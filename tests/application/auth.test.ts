@@ -211,6 +211,39 @@ describe("identity-provider sign-in", () => {
     expect(claimed?.changes).toEqual({ isEmailVerified: true, passwordRemoved: true, sessionsEnded: 1, reason: "verified identity linked" });
   });
 
+  /** A hasher whose password checks finish only when the test says so: a sign-in or change caught mid-check. */
+  function heldHasher(deps: MemoryDeps) {
+    const release = Promise.withResolvers<void>();
+    const checking = Promise.withResolvers<void>();
+    const hasher = { ...deps.hasher, verify: async (password: string, hash: string) => (checking.resolve(), await release.promise, deps.hasher.verify(password, hash)) };
+    return { hasher, checking: checking.promise, release: release.resolve };
+  }
+
+  test("a password sign-in caught mid-check by a takeover starts no session for the squatter", async () => {
+    const deps = createMemoryDeps();
+    await register(deps, { email: "victim@example.com", password: "attacker's password" }, origin, SHOP);
+    const held = heldHasher(deps);
+    const signIn = signInWithPassword({ ...deps, hasher: held.hasher }, { email: "victim@example.com", password: "attacker's password" }, origin);
+    await held.checking;
+    await signInWithProvider(deps, profile({ email: "victim@example.com" }));
+    held.release();
+    await expect(signIn).rejects.toMatchObject({ code: "auth.invalid_credentials" });
+    expect([...deps.state.sessions.values()].filter((s) => s.revokedAt === null)).toHaveLength(1);
+  });
+
+  test("a password change caught mid-check by a takeover does not put a password back", async () => {
+    const deps = createMemoryDeps();
+    const squatted = await register(deps, { email: "victim@example.com", password: "attacker's password" }, origin, SHOP);
+    const held = heldHasher(deps);
+    const change = changePassword({ ...deps, hasher: held.hasher }, squatted.id, { currentPassword: "attacker's password", newPassword: "attacker's new one" }, origin);
+    await held.checking;
+    const { session } = await signInWithProvider(deps, profile({ email: "victim@example.com" }));
+    held.release();
+    await expect(change).rejects.toMatchObject({ code: "auth.wrong_password" });
+    expect((await deps.repos.users.findById(squatted.id))?.passwordHash).toBeNull();
+    expect(await createAccessResolver(deps).resolve({ sub: squatted.id, sid: session.id })).not.toBeNull();
+  });
+
   test("an account whose e-mail is verified keeps its password and sessions when an identity is linked", async () => {
     const deps = createMemoryDeps();
     const owner = await signInWithProvider(deps, profile({ provider: "github", providerAccountId: "gh-1", email: "ada@example.com" }));

@@ -74,6 +74,15 @@ export function userRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findByEmail(user.email)).toEqual({ ...expected, name: null, image: null });
     });
 
+    test("lock, inside a transaction, returns the account as it is; an unknown one is null", async () => {
+      const user = aUser();
+      await repo().create(user);
+      await target().uow.transaction(async (tx) => {
+        expect(await tx.users.lock(user.id)).toEqual(user);
+        expect(await tx.users.lock("no-such-user")).toBeNull();
+      });
+    });
+
     test("update of an unknown user is null", async () => {
       await repo().create(aUser());
       expect(await repo().update("no-such-user", { role: "ADMIN", updatedAt: later })).toBeNull();

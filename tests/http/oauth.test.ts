@@ -146,3 +146,22 @@ describe("OAuth sign-in", () => {
     expect(providers.body.github).toMatchObject({ type: "oauth", signinUrl: `${TEST_PUBLIC_URL}/api/auth/signin/github` });
   });
 });
+
+describe("OAuth pre-hijacking over HTTP (decisions §10)", () => {
+  test("the squatter's session on this very instance is 401 the moment the owner signs in with Google", async () => {
+    const password = "squatter's password";
+    await t.call("POST", "/api/auth/register", { body: { email: "victim@example.com", password } });
+    const squatter = sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: "victim@example.com", password } })).headers) ?? "";
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: squatter } })).status).toBe(200);
+
+    const { state, cookie } = await begin("google");
+    stub = stubProviders({ [GOOGLE_TOKEN]: () => tokenResponse({ sub: "g-victim", email: "victim@example.com", email_verified: true, name: "Victim" }) });
+    const owner = sessionCookieOf((await t.call("GET", `/api/auth/callback/google?code=c&state=${state}`, { headers: { cookie } })).headers) ?? "";
+
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: squatter } })).status).toBe(401);
+    expect((await t.call("PUT", "/api/users/me", { body: { name: "Still here?" }, headers: { cookie: squatter } })).status).toBe(401);
+    expect((await t.call("POST", "/api/auth/callback/credentials", { body: { email: "victim@example.com", password } })).status).toBe(401);
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: owner } })).body.data).toMatchObject({ email: "victim@example.com", hasPassword: false, isEmailVerified: true });
+  });
+});
+

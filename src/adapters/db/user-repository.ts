@@ -26,6 +26,10 @@ export function createPgUserRepository(db: Db): UserRepository {
       const row = await db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
       return row ? toUser(row) : null;
     },
+    async lock(id) {
+      const row = await db.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
     async findByEmail(email) {
       const row = await db.selectFrom("users").selectAll().where("email", "=", normalizeEmail(email)).executeTakeFirst();
       return row ? toUser(row) : null;

@@ -16,6 +16,10 @@ export function createMemoryUserRepository({ users, identities, fundraisers }: M
     async findById(id) {
       return copy(users.get(id));
     },
+    // Memory transactions already run one at a time, so there is nothing to hold.
+    async lock(id) {
+      return copy(users.get(id));
+    },
     async findByEmail(email) {
       const wanted = normalizeEmail(email);
       return copy([...users.values()].find((u) => u.email === wanted));

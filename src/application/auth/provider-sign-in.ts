@@ -74,7 +74,10 @@ async function accountFor(
  * own it, and the provider just did for the person signing in. So that earlier password and every
  * session made with it end here, and the account counts as verified. A verified account is left as is.
  */
-async function claimIfUnverified(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, user: User, origin: RequestOrigin): Promise<User> {
+async function claimIfUnverified(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, found: User, origin: RequestOrigin): Promise<User> {
+  if (found.isEmailVerified) return found;
+  // Waits for a password sign-in or change in progress, which then find the password gone.
+  const user = (await tx.users.lock(found.id)) ?? found;
   if (user.isEmailVerified) return user;
   const now = deps.clock.now();
   const claimed = (await tx.users.update(user.id, { passwordHash: null, isEmailVerified: true, updatedAt: now })) ?? user;

@@ -34,6 +34,9 @@ export async function signInWithPassword(
 
   await attempt.succeeded();
   return deps.uow.transaction(async (tx) => {
+    // The password may have gone while it was checked (a verified identity took the account over,
+    // or it was changed): the session is started only if it is still the one that matched.
+    if ((await tx.users.lock(user.id))?.passwordHash !== user.passwordHash) throw invalid();
     await recordAudit(tx, deps, { userId: user.id, action: "auth.login", entityType: "user", entityId: user.id, changes: { method: "credentials" }, origin });
     return startSession(tx, deps, user);
   });

@@ -15,6 +15,8 @@ export interface UserReader {
 }
 
 export interface UserRepository extends UserReader {
+  /** Locks the account until the transaction ends (password and takeover changes wait for each other), and returns it. */
+  lock(id: string): Promise<User | null>;
   /** Throws DomainError "auth.email_taken" when the e-mail is in use. */
   create(user: User): Promise<void>;
   update(id: string, changes: UserChanges): Promise<User | null>;

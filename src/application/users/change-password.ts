@@ -28,6 +28,8 @@ export async function changePassword(
 
   const passwordHash = await deps.hasher.hash(input.newPassword);
   return deps.uow.transaction(async (tx) => {
+    // Only over the password that was checked: not one removed meanwhile by a takeover, nor another change.
+    if ((await tx.users.lock(userId))?.passwordHash !== user.passwordHash) throw new DomainError("auth.wrong_password", "Current password is incorrect");
     const now = deps.clock.now();
     const updated = (await tx.users.update(userId, { passwordHash, updatedAt: now })) ?? user;
     const sessionsEnded = await tx.sessions.revokeAllOf(userId, now);
