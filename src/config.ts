@@ -142,8 +142,11 @@ function crossFieldProblems(e: Env): string[] {
   if (Boolean(e.BOOTSTRAP_ADMIN_EMAIL) !== Boolean(e.BOOTSTRAP_ADMIN_PASSWORD)) {
     problems.push("BOOTSTRAP_ADMIN_EMAIL: needs BOOTSTRAP_ADMIN_PASSWORD too (set both or neither)");
   }
-  for (const origin of e.CORS_ORIGINS?.split(",") ?? []) {
-    if (!URL.canParse(origin.trim())) problems.push(`CORS_ORIGINS: "${origin.trim()}" is not an origin URL`);
+  for (const origin of e.CORS_ORIGINS?.split(",").map((o) => o.trim()) ?? []) {
+    // "localhost:5173" parses as a URL of scheme "localhost:" whose origin is "null", the one pages
+    // in sandboxes and data: URLs send: trusting it would trust them all.
+    const url = URL.parse(origin);
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) problems.push(`CORS_ORIGINS: "${origin}" is not an http(s) origin such as https://shop.example.com`);
   }
   const groups: Record<string, (keyof Env)[]> = {
     GOOGLE: ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],

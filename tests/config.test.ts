@@ -30,6 +30,10 @@ describe("configuration", () => {
     ["BOOTSTRAP_ADMIN_PASSWORD", "é".repeat(37)],
     ["BOOTSTRAP_ADMIN_PASSWORD", "password1"],
     ["DATABASE_URL", "pglite://relative/path"],
+    ["CORS_ORIGINS", "localhost:5173"],
+    ["CORS_ORIGINS", "https://ok.example.com,foo:bar"],
+    ["CORS_ORIGINS", "null"],
+    ["CORS_ORIGINS", "ftp://files.example.com"],
   ])("a bad %s (%s) is refused with a message naming it", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
   });
@@ -41,6 +45,12 @@ describe("configuration", () => {
     }
     expect(loadConfig({ ...production, DATABASE_URL: "postgres://u@h/db" }).database.kind).toBe("postgres");
     expect(loadConfig({ ...production, DATABASE_URL: "pglite:///srv/shop/db" }).database).toMatchObject({ directory: "/srv/shop/db" });
+  });
+
+  test("CORS_ORIGINS are kept as exact origins, and also allowed to make cookie changes", () => {
+    const config = loadConfig({ CORS_ORIGINS: " https://web.example.com/ , http://localhost:5173" });
+    expect(config.corsOrigins).toEqual(["https://web.example.com", "http://localhost:5173"]);
+    expect(config.allowedOrigins).toEqual(["http://localhost:3000", "https://web.example.com", "http://localhost:5173"]);
   });
 
   test("PUBLIC_URL loses a trailing slash", () => {
