@@ -41,6 +41,17 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(doc.components.securitySchemes).toMatchObject({ session: { type: "apiKey", in: "cookie" }, bearer: { type: "http", scheme: "bearer" } });
   });
 
+  test("what each operation says of its security is what it does: asked without a session, exactly those that require one answer 401", async () => {
+    const t = createTestApp();
+    for (const { route, operation } of operations()) {
+      const [method, path] = route.split(" ") as [string, string];
+      const concrete = path.replace(/\{[^}]+\}/g, "z12345678901234567890123");
+      const res = await t.call(method, concrete, { body: method === "GET" ? undefined : {} });
+      const documentedRequired = operation.security.length > 0 && operation.security.every((r: object) => Object.keys(r).length > 0);
+      expect({ route, requiresSession: res.status === 401 }).toEqual({ route, requiresSession: documentedRequired });
+    }
+  });
+
   test("the error answers are documented where they can happen: 400 with input, 401 with a session, 413 and 415 with a body, 500 everywhere", () => {
     for (const { route, operation } of operations()) {
       const statuses = Object.keys(operation.responses);

@@ -65,19 +65,22 @@ const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
 const addition = z.strictObject({ productId: cuid2("product"), quantity });
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
+// Each route gets options of its own: Elysia rewrites an options object while it applies macros,
+// and a second route given the same object would lose what the macros add (its documented security).
+const add = (summary: string) => ({
+  auth: "required" as const,
+  body: addition,
+  ...JSON_BODY,
+  response: { 200: changedLine, ...errors },
+  detail: { summary },
+});
+const remove = (summary: string) => ({
+  auth: "required" as const,
+  response: { 200: z.object({ success: z.literal(true), message: z.string() }), ...errors },
+  detail: { summary },
+});
+
 export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
-  const add = {
-    auth: "required" as const,
-    body: addition,
-    ...JSON_BODY,
-    response: { 200: changedLine, ...errors },
-    detail: { summary: "Add a product; a product already in the cart has its quantity increased" },
-  };
-  const remove = {
-    auth: "required" as const,
-    response: { 200: z.object({ success: z.literal(true), message: z.string() }), ...errors },
-    detail: { summary: "Remove a line from the cart" },
-  };
   return new Elysia({ name: "routes.cart", prefix: "/cart", detail: { tags: ["Cart"] } })
     .use(authPlugin(useCases, settings))
     .get("", async ({ principal }) => presentCart(await useCases.getCart(principal.user.id)), {
@@ -85,11 +88,12 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
       response: { 200: cartSchema, 401: errorBody },
       detail: { summary: "The signed-in user's cart, with totals computed in cents" },
     })
-    .post("", async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)), add)
-    .post("/items", async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)), {
-      ...add,
-      detail: { summary: "Alias of POST /api/cart" },
-    })
+    .post(
+      "",
+      async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)),
+      add("Add a product; a product already in the cart has its quantity increased"),
+    )
+    .post("/items", async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)), add("Alias of POST /api/cart"))
     .put(
       "/:id",
       async ({ principal, params, body, origin }) =>
@@ -109,7 +113,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         await useCases.removeCartItem(principal.user.id, params.id, origin);
         return { success: true as const, message: "Item removed from cart" };
       },
-      { ...remove, params: z.object({ id: cuid2("cart item") }) },
+      { ...remove("Remove a line from the cart"), params: z.object({ id: cuid2("cart item") }) },
     )
     .delete(
       "/items/:itemId",
@@ -117,6 +121,6 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         await useCases.removeCartItem(principal.user.id, params.itemId, origin);
         return { success: true as const, message: "Item removed from cart" };
       },
-      { ...remove, params: z.object({ itemId: cuid2("cart item") }), detail: { summary: "Alias of DELETE /api/cart/{id}" } },
+      { ...remove("Alias of DELETE /api/cart/{id}"), params: z.object({ itemId: cuid2("cart item") }) },
     );
 }
