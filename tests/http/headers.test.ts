@@ -8,7 +8,7 @@ import { createTestApp } from "../support/http.ts";
 const SHOP = "https://shop.example.com";
 
 describe("headers on every answer (decisions §10)", () => {
-  test("nosniff on successes, errors, redirects and the docs alike", async () => {
+  test("nosniff on successes, errors and the docs alike", async () => {
     const t = createTestApp();
     for (const [method, path] of [["GET", "/api/products"], ["GET", "/api/nowhere"], ["GET", "/api/cart"], ["POST", "/api/cart"], ["GET", "/api/docs"]]) {
       const res = await t.call(method!, path!);
@@ -51,7 +51,9 @@ describe("a known path asked with another method (decisions §10)", () => {
 
   test("an envelope route says so in the envelope; an unknown path stays a 404", async () => {
     const t = createTestApp();
-    expect((await t.call("DELETE", "/api/locations")).status).toBe(405);
+    const wrong = await t.call("DELETE", "/api/locations");
+    expect(wrong.status).toBe(405);
+    expect(wrong.body).toEqual({ success: false, data: null, error: "Method not allowed", details: { allow: "GET, HEAD, OPTIONS" } });
     const missing = await t.call("DELETE", "/api/no/such/thing");
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: "Not found" });

@@ -74,6 +74,18 @@ describe("unknown fields (decisions §10)", () => {
     expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.totalQuantity).toBe(1);
   });
 
+  test("are refused on routes that take no body at all, which then change nothing", async () => {
+    const sauce = aProduct({ inventory: 5 });
+    await t.deps.repos.products.create(sauce);
+    const line = (await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1 }, headers: me.headers })).body.cartItem;
+    for (const path of [`/api/cart/${line.id}`, `/api/cart/items/${line.id}`]) {
+      const res = await t.call("DELETE", path, { body: { userId: "someone-else" }, headers: me.headers });
+      expect(res.status).toBe(400);
+      expect(res.body.details.issues).toEqual([{ path: "userId", message: "is not a known field" }]);
+    }
+    expect((await t.call("DELETE", `/api/cart/${line.id}`, { body: {}, headers: me.headers })).status).toBe(200);
+  });
+
   test("are ignored by the two sign-in forms, as NextAuth-style clients send extras", async () => {
     const res = await t.call("POST", "/api/auth/callback/credentials", {
       body: { email: me.email, password: me.password, csrfToken: "x", callbackUrl: "/", json: "true" },
@@ -98,3 +110,23 @@ describe("common passwords (decisions §10)", () => {
     expect((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).status).toBe(200);
   });
 });
+
+describe("media types", () => {
+  test("a JSON route refuses a form or text body with 415 naming JSON, so a page elsewhere cannot post one without a preflight", async () => {
+    for (const [type, body] of [["application/x-www-form-urlencoded", "currentPassword=x&newPassword=y"], ["text/plain", '{"name":"x"}']] as const) {
+      const path = type === "text/plain" ? "/api/users/me" : "/api/users/password";
+      const res = await t.call(type === "text/plain" ? "PUT" : "POST", path, { body, headers: { ...me.headers, "content-type": type } });
+      expect({ type, status: res.status, accepted: res.body.details?.accepted }).toEqual({ type, status: 415, accepted: ["application/json"] });
+    }
+  });
+
+  test("sign-in reads JSON and both kinds of form, as it declares", async () => {
+    const form = new URLSearchParams({ email: me.email, password: me.password }).toString();
+    const res = await t.call("POST", "/api/auth/callback/credentials", { body: form, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(200);
+    const text = await t.call("POST", "/api/auth/callback/credentials", { body: form, headers: { "content-type": "text/plain" } });
+    expect(text.status).toBe(415);
+    expect(text.body.details.accepted).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]);
+  });
+});
+

@@ -8,7 +8,7 @@ import { envelopeMacro } from "../../src/adapters/http/plumbing/envelope.ts";
 import { errorMapper } from "../../src/adapters/http/plumbing/error-mapper.ts";
 import { requestContext } from "../../src/adapters/http/plumbing/request-context.ts";
 import { requestLog } from "../../src/adapters/http/plumbing/request-log.ts";
-import { methodsServing } from "../../src/adapters/http/plumbing/route-table.ts";
+import { routeTable } from "../../src/adapters/http/plumbing/route-table.ts";
 import { eventually } from "../support/eventually.ts";
 import { call, createTestApp } from "../support/http.ts";
 
@@ -16,15 +16,15 @@ import { call, createTestApp } from "../support/http.ts";
 function probeApp() {
   const lines: any[] = [];
   const logger = createJsonLogger("debug", (line) => lines.push(JSON.parse(line)));
-  const methodsFor = methodsServing(() => app.routes);
+  const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy: false, https: false, sessionCookieName: "session" }))
-    .use(bodyReading())
-    .use(errorMapper(logger, methodsFor))
+    .use(bodyReading(routes))
+    .use(errorMapper(logger, routes))
     .use(requestLog(logger))
     .use(envelopeMacro)
     .post("/echo", ({ body }) => body, { body: z.strictObject({ n: z.number().int(), tags: z.array(z.string()).optional() }) })
-    .post("/form", ({ body }) => body, { body: z.object({ email: z.string(), password: z.string() }) })
+    .post("/form", ({ body }) => body, { body: z.object({ email: z.string(), password: z.string() }), parse: ["urlencoded", "formdata"] })
     .get("/moved", ({ redirect }) => redirect("/api/elsewhere", 302))
     .get("/boom", () => {
       throw new Error("connection string postgres://secret@db leaked?");
@@ -84,10 +84,14 @@ describe("HTTP plumbing", () => {
     expect(res.status).toBe(413);
   });
 
-  test("an unsupported content type is a 415 naming the types accepted", async () => {
-    const res = await call(probeApp().app, "POST", "/api/echo", { body: "<n>1</n>", headers: { "content-type": "application/xml" } });
-    expect(res.status).toBe(415);
-    expect(res.body.details.accepted).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]);
+  test("a body in a media type its route does not declare is a 415 naming the ones it does (JSON unless it says otherwise)", async () => {
+    const { app } = probeApp();
+    for (const type of ["application/xml", "text/plain", "application/x-www-form-urlencoded"]) {
+      const res = await call(app, "POST", "/api/echo", { body: "n=1", headers: { "content-type": type } });
+      expect({ type, status: res.status, accepted: res.body.details?.accepted }).toEqual({ type, status: 415, accepted: ["application/json"] });
+    }
+    const json = await call(app, "POST", "/api/form", { body: { email: "a", password: "b" } });
+    expect(json.body.details.accepted).toEqual(["application/x-www-form-urlencoded", "multipart/form-data"]);
   });
 
   test("form bodies are read, URL-encoded or multipart", async () => {

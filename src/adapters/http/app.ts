@@ -8,7 +8,7 @@ import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
-import { methodsServing } from "./plumbing/route-table.ts";
+import { routeTable } from "./plumbing/route-table.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -31,12 +31,12 @@ export interface AppOptions {
 
 export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session }: AppOptions) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
-  const methodsFor = methodsServing(() => app.routes);
+  const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
-    .use(cors(corsOrigins, methodsFor))
-    .use(bodyReading())
-    .use(errorMapper(logger, methodsFor))
+    .use(cors(corsOrigins, routes.methodsAt))
+    .use(bodyReading(routes))
+    .use(errorMapper(logger, routes))
     .use(requestLog(logger))
     .use(apiDocs({ publicUrl, cookieName: session.cookieName }))
     .use(healthRoutes(useCases, logger))

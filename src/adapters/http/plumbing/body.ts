@@ -1,15 +1,15 @@
 import { Elysia } from "elysia";
 import { HttpError, invalidRequest } from "../errors.ts";
-import { inputProblems } from "./input-checks.ts";
+import { inputProblems, issue } from "./input-checks.ts";
+import type { RouteTable } from "./route-table.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-const ACCEPTED_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data", "text/plain"];
 
 const tooLarge = () => new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads the body, giving up as soon as it passes the limit (a chunked body declares no length). */
-async function readBody(request: Request): Promise<Uint8Array> {
+/** Reads a body, giving up as soon as it passes the limit (a chunked body declares no length). */
+export async function readBody(request: Request): Promise<Uint8Array> {
   if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
@@ -30,39 +30,62 @@ function text(bytes: Uint8Array): string {
   }
 }
 
-async function parseBody(request: Request, contentType: string): Promise<unknown> {
-  const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
-  const bytes = await readBody(request);
-  // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
-  if (bytes.byteLength === 0) return null;
-  if (type === "application/json" || type.endsWith("+json")) {
-    try {
-      return JSON.parse(text(bytes));
-    } catch (error) {
-      if (error instanceof HttpError) throw error;
-      throw new HttpError(400, "Malformed JSON in request body");
-    }
+function json(bytes: Uint8Array): unknown {
+  const source = text(bytes);
+  try {
+    return JSON.parse(source);
+  } catch {
+    throw new HttpError(400, "Malformed JSON in request body");
   }
+}
+
+async function decode(bytes: Uint8Array, type: string, contentType: string): Promise<unknown> {
+  if (isJson(type)) return json(bytes);
   if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text(bytes)));
   if (type === "multipart/form-data") {
     // Elysia hands over the media type alone; the boundary is in the header.
-    const headers = { "content-type": request.headers.get("content-type") ?? contentType };
-    const form = await new Response(bytes, { headers }).formData().catch(() => {
+    const form = await new Response(bytes, { headers: { "content-type": contentType } }).formData().catch(() => {
       throw new HttpError(400, "Malformed multipart body");
     });
     return Object.fromEntries([...form].filter((entry): entry is [string, string] => typeof entry[1] === "string"));
   }
-  if (type === "text/plain") return text(bytes);
-  throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: ACCEPTED_TYPES });
+  return text(bytes);
+}
+
+const mediaType = (contentType: string) => contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+const isJson = (type: string) => type === "application/json" || type.endsWith("+json");
+
+/** A JSON body sent to a route that takes none: every field of it is unknown (decisions §10); `{}` says nothing. */
+function refuseUnexpected(body: unknown): null {
+  const isObject = body !== null && typeof body === "object" && !Array.isArray(body);
+  if (isObject && Object.keys(body).length === 0) return null;
+  const issues = isObject ? Object.keys(body).map((key) => issue(key, "is not a known field")) : [issue("", "this route takes no body")];
+  const { error, details } = invalidRequest(issues);
+  throw new HttpError(400, error, details);
 }
 
 /**
- * Reads every body within the size limit, and refuses input no route could want (decisions §10)
- * before validation, so it is one clear 400 instead of a database error later.
+ * Reads every body within the size limit, in a media type its route declares (JSON unless it says
+ * otherwise; a route that takes no body reads none), and refuses input no route could want
+ * (decisions §10) before validation, so it is one clear 400 instead of a database error later. A
+ * route that takes its body raw (a webhook's, for its signature) is left alone.
  */
-export function bodyReading() {
+export function bodyReading(routes: RouteTable) {
   return new Elysia({ name: "plumbing.body" })
-    .onParse({ as: "global" }, ({ request, contentType }) => parseBody(request, contentType))
+    .onParse({ as: "global" }, async ({ request, contentType, route }) => {
+      const facts = routes.facts(request.method, route);
+      if (facts?.raw) return null;
+      const bytes = await readBody(request);
+      // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
+      if (bytes.byteLength === 0) return null;
+      const type = mediaType(contentType);
+      const accepts = facts?.accepts ?? [];
+      if (accepts.length === 0 && isJson(type)) return refuseUnexpected(json(bytes));
+      if (!accepts.some((accepted) => accepted === type || (accepted === "application/json" && isJson(type)))) {
+        throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: accepts });
+      }
+      return decode(bytes, type, request.headers.get("content-type") ?? type);
+    })
     .onTransform({ as: "global" }, ({ query, params, body }) => {
       const issues = [...inputProblems(query), ...inputProblems(params), ...inputProblems(body)];
       if (issues.length > 0) {

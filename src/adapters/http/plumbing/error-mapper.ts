@@ -4,6 +4,7 @@ import type { Logger } from "../../../application/ports/system.ts";
 import { type ErrorBody, HttpError, type ValidationIssue, invalidRequest, statusOf } from "../errors.ts";
 import { MAX_ISSUES, issue } from "./input-checks.ts";
 import { requestInfo } from "./request-context.ts";
+import type { RouteTable } from "./route-table.ts";
 
 type StandardIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; keys?: unknown };
 type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } };
@@ -48,12 +49,12 @@ function classify(code: string | number, error: unknown, allowed: string[]): { s
 /**
  * The one error mapper: every failure becomes `{ error, details? }` with its status (a 500 never
  * shows its cause; it is logged with the request id). A known path asked with a method it does not
- * serve is a 405 naming the methods it does (`methodsFor`).
+ * serve is a 405 naming the methods it does, in the envelope where the path's routes use it.
  */
-export function errorMapper(logger: Logger, methodsFor: (path: string) => string[]) {
+export function errorMapper(logger: Logger, routes: RouteTable) {
   return new Elysia({ name: "plumbing.errors" })
     .onError({ as: "global" }, ({ code, error, request, path, set }) => {
-      const { status, body } = classify(code, error, code === "NOT_FOUND" ? methodsFor(path) : []);
+      const { status, body } = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
       if (status >= 500) {
         logger.error("request.failed", {
           requestId: requestInfo(request)?.id,
@@ -64,7 +65,11 @@ export function errorMapper(logger: Logger, methodsFor: (path: string) => string
       set.status = status;
       const retryAfter = body.details?.retryAfterSeconds;
       if (status === 429 && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
-      if (status === 405) set.headers.allow = String(body.details?.allow);
+      if (status === 405) {
+        set.headers.allow = String(body.details?.allow);
+        // No route matched, so no route's envelope macro runs: the path's routes say whether they use it.
+        if (routes.envelopeAt(path)) return { success: false, data: null, ...body };
+      }
       return body;
     });
 }
