@@ -90,7 +90,7 @@ describe("OAuth sign-in", () => {
     const form = (state: string) => new URLSearchParams({ code: "c", state }).toString();
     const posted = await t.call("POST", "/api/auth/callback/github", { body: form(github.state), headers: { cookie: github.cookie, "content-type": "application/x-www-form-urlencoded" } });
     expect(posted.status).toBe(405);
-    expect(posted.headers.get("allow")).toBe("GET");
+    expect(posted.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect(posted.body.error).toBe("Sign-in with github returns with GET");
     githubAnswers("ada@example.com", true);
     const fetched = await t.call("GET", `/api/auth/callback/github?code=c&state=${github.state}`, { headers: { cookie: github.cookie } });
@@ -99,7 +99,7 @@ describe("OAuth sign-in", () => {
     const apple = await begin("apple");
     const res = await t.call("GET", `/api/auth/callback/apple?code=c&state=${apple.state}`, { headers: { cookie: apple.cookie } });
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("POST");
+    expect(res.headers.get("allow")).toBe("POST, OPTIONS");
     expect(stub?.to(APPLE_TOKEN)).toHaveLength(0);
   });
 

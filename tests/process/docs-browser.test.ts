@@ -56,7 +56,12 @@ test("the page's script and styles come from the shop itself", async () => {
     expect(asset.headers.get("cache-control")).toContain("immutable");
     expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
   }
-  // Only the two files are served, not the rest of the package.
-  const other = sources[0]!.replace(/[^/]+$/, "index.html");
-  expect((await t.app.handle(new Request(`http://localhost${other}`))).status).toBe(404);
+  // Only the two files are served: not the rest of the package, nor what every object inherits.
+  for (const name of ["index.html", "__proto__", "constructor", "toString"]) {
+    const other = await t.app.handle(new Request(`http://localhost${sources[0]!.replace(/[^/]+$/, name)}`));
+    expect({ name, status: other.status }).toEqual({ name, status: 404 });
+  }
+  // Public files, but an answer to a request with a session is never stored (decisions §10).
+  const signedIn = await t.app.handle(new Request(`http://localhost${sources[0]}`, { headers: { authorization: "Bearer anything" } }));
+  expect(signedIn.headers.get("cache-control")).toBe("no-store");
 });

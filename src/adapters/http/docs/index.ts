@@ -1,16 +1,16 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
-import { API_VERSION } from "../plumbing/request-context.ts";
+import { API_VERSION, carriesCredentials } from "../plumbing/request-context.ts";
 import { type OpenApiDocument, finishDocument } from "./finish-document.ts";
 import { toJsonSchema } from "./json-schema.ts";
 
 /** Swagger UI's files, served by the shop itself from the pinned swagger-ui-dist package: the docs page works offline (decisions §10). */
-const ASSETS: Record<string, { type: string; path: string }> = Object.fromEntries(
-  [
-    ["swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
-    ["swagger-ui.css", "text/css; charset=utf-8"],
-  ].map(([name, type]) => [name, { type: type!, path: Bun.resolveSync(`swagger-ui-dist/${name}`, import.meta.dir) }]),
+const ASSETS = new Map(
+  Object.entries({ "swagger-ui-bundle.js": "text/javascript; charset=utf-8", "swagger-ui.css": "text/css; charset=utf-8" }).map(([name, type]) => [
+    name,
+    { type, path: Bun.resolveSync(`swagger-ui-dist/${name}`, import.meta.dir) },
+  ]),
 );
 // The path names the package version, so a browser may keep the files as long as it likes.
 const ASSETS_PATH = `/docs/assets/${swaggerUiVersion}`;
@@ -52,10 +52,12 @@ export function apiDocs({ publicUrl, cookieName }: { publicUrl: string; cookieNa
     .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
     .get(
       `${ASSETS_PATH}/:file`,
-      ({ params, status }) => {
-        const asset = ASSETS[params.file];
+      ({ params, request, status }) => {
+        const asset = ASSETS.get(params.file);
         if (!asset) return status(404, { error: "Not found" });
-        return new Response(Bun.file(asset.path), { headers: { "content-type": asset.type, "cache-control": "public, max-age=31536000, immutable" } });
+        // No answer to a request with a session is stored (decisions §10), not even a public file.
+        const caching = carriesCredentials(request, cookieName) ? "no-store" : "public, max-age=31536000, immutable";
+        return new Response(Bun.file(asset.path), { headers: { "content-type": asset.type, "cache-control": caching } });
       },
       { detail: { hide: true } },
     );

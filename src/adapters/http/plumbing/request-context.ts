@@ -19,6 +19,11 @@ export function requestInfo(request: Request): RequestInfo | undefined {
   return infos.get(request);
 }
 
+/** Whether a request carries a session (cookie or Bearer), valid or not: its answer is never to be stored. */
+export function carriesCredentials(request: Request, sessionCookieName: string): boolean {
+  return request.headers.has("authorization") || (request.headers.get("cookie")?.includes(`${sessionCookieName}=`) ?? false);
+}
+
 export interface RequestContextOptions {
   trustProxy: boolean;
   /** PUBLIC_URL is https: browsers are told to keep to it (HSTS). */
@@ -32,7 +37,6 @@ export interface RequestContextOptions {
  * /api/auth, must never be stored by a cache.
  */
 export function requestContext({ trustProxy, https, sessionCookieName }: RequestContextOptions) {
-  const cookiePrefix = `${sessionCookieName}=`;
   return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
     const incoming = request.headers.get("x-request-id");
     const forwarded = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
@@ -46,7 +50,6 @@ export function requestContext({ trustProxy, https, sessionCookieName }: Request
     set.headers["x-api-version"] = API_VERSION;
     set.headers["x-content-type-options"] = "nosniff";
     if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
-    const credentials = request.headers.has("authorization") || request.headers.get("cookie")?.includes(cookiePrefix);
-    if (credentials || new URL(request.url).pathname.startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
+    if (carriesCredentials(request, sessionCookieName) || new URL(request.url).pathname.startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
   });
 }

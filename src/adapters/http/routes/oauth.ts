@@ -27,7 +27,7 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
   function savedState(providerId: string, method: "GET" | "POST", cookie: Cookies, returned: string) {
     const { callbackMethod } = useCases.identityProvider(providerId);
     if (callbackMethod !== method) {
-      throw new HttpError(405, `Sign-in with ${providerId} returns with ${callbackMethod}`, { allow: callbackMethod });
+      throw new HttpError(405, `Sign-in with ${providerId} returns with ${callbackMethod}`, { allow: `${callbackMethod === "GET" ? "GET, HEAD" : "POST"}, OPTIONS` });
     }
     const raw = cookie[STATE_COOKIE]?.value;
     cookie[STATE_COOKIE]?.remove();
