@@ -106,17 +106,21 @@ describe("CORS for the origins in CORS_ORIGINS (decisions §10)", () => {
 });
 
 describe("the request log (decisions §10)", () => {
-  test("each line names the client IP, and the user when signed in", async () => {
+  test("each line names the client IP, and the user whenever signed in: on public routes and refused requests too", async () => {
     const lines: Record<string, unknown>[] = [];
     const t = createTestApp(createMemoryDeps(), { logger: createJsonLogger("info", (line) => lines.push(JSON.parse(line))) });
     const me = await signedInAs(t);
     await t.call("GET", "/api/cart", { headers: { ...me.headers, "x-forwarded-for": "198.51.100.23" } });
     await t.call("GET", "/api/products", { headers: { "x-forwarded-for": "198.51.100.24" } });
+    await t.call("GET", "/api/products", { headers: { ...me.headers, "x-forwarded-for": "198.51.100.25" } });
+    await t.call("PUT", "/api/users/me", { body: "{", headers: { ...me.headers, "x-forwarded-for": "198.51.100.26" } });
     await eventually(() => {
-      const requests = lines.filter((l) => l.event === "request" && String(l.ip).startsWith("198.51.100."));
-      expect(requests.map((l) => [l.path, l.ip, l.userId])).toEqual([
-        ["/api/cart", "198.51.100.23", me.id],
-        ["/api/products", "198.51.100.24", undefined],
+      const requests = lines.filter((l) => l.event === "request" && String(l.ip).startsWith("198.51.100.")).sort((a, b) => String(a.ip).localeCompare(String(b.ip)));
+      expect(requests.map((l) => [l.path, l.status, l.ip, l.userId])).toEqual([
+        ["/api/cart", 200, "198.51.100.23", me.id],
+        ["/api/products", 200, "198.51.100.24", undefined],
+        ["/api/products", 200, "198.51.100.25", me.id],
+        ["/api/users/me", 400, "198.51.100.26", me.id],
       ]);
     });
   });

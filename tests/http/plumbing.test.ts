@@ -21,7 +21,7 @@ function probeApp() {
     .use(requestContext({ trustProxy: false, https: false, sessionCookieName: "session" }))
     .use(bodyReading(routes))
     .use(errorMapper(logger, routes))
-    .use(requestLog(logger))
+    .use(requestLog(logger, async () => undefined))
     .use(envelopeMacro)
     .post("/echo", ({ body }) => body, { body: z.strictObject({ n: z.number().int(), tags: z.array(z.string()).optional() }) })
     .post("/form", ({ body }) => body, { body: z.object({ email: z.string(), password: z.string() }), parse: ["urlencoded", "formdata"] })

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
-import type { AuthSettings } from "./auth.ts";
+import { type AuthSettings, tokenSubject } from "./auth.ts";
 import { apiDocs } from "./docs/index.ts";
 import { bodyReading } from "./plumbing/body.ts";
 import { cors } from "./plumbing/cors.ts";
@@ -37,7 +37,7 @@ export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustP
     .use(cors(corsOrigins, routes.methodsAt))
     .use(bodyReading(routes))
     .use(errorMapper(logger, routes))
-    .use(requestLog(logger))
+    .use(requestLog(logger, tokenSubject(auth)))
     .use(apiDocs({ publicUrl, cookieName: session.cookieName }))
     .use(healthRoutes(useCases, logger))
     .use(authRoutes(useCases, { ...auth, publicUrl }))

@@ -29,6 +29,22 @@ const unauthorized = () => new DomainError("auth.unauthenticated", "Unauthorized
 
 type CookieJar = Record<string, { value?: unknown; set(options: Record<string, unknown>): unknown }>;
 
+/** The session token a request carries, as Bearer or in the session cookie; Bearer wins. */
+function tokenOf(request: Request, cookieName: string): { token: string; bearer: boolean } | null {
+  const bearer = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (bearer) return { token: bearer, bearer: true };
+  const cookie = new Bun.CookieMap(request.headers.get("cookie") ?? "").get(cookieName);
+  return cookie ? { token: cookie, bearer: false } : null;
+}
+
+/** Who a request's token says it is (a valid signature, whatever became of the session): for the request log of routes that do not check sessions. */
+export function tokenSubject(settings: Pick<AuthSettings, "tokens" | "cookieName">) {
+  return async (request: Request): Promise<string | undefined> => {
+    const carried = tokenOf(request, settings.cookieName);
+    return carried ? (await settings.tokens.verify(carried.token))?.sub : undefined;
+  };
+}
+
 export function authPlugin(useCases: UseCases, settings: AuthSettings) {
   const { tokens, cookieName } = settings;
   const found = new WeakMap<Request, { principal: Principal | null; expires: Date | null }>();
@@ -40,15 +56,12 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
     }
   }
 
-  async function authenticate(request: Request, cookie: CookieJar): Promise<{ principal: Principal; expires: Date } | null> {
-    const header = request.headers.get("authorization");
-    const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
-    const fromCookie = cookie[cookieName]?.value;
-    const token = bearer ?? (typeof fromCookie === "string" && fromCookie ? fromCookie : undefined);
-    if (!token) return null;
+  async function authenticate(request: Request): Promise<{ principal: Principal; expires: Date } | null> {
+    const carried = tokenOf(request, cookieName);
+    if (!carried) return null;
     // Decisions §5: a state change made with the session cookie must come from one of our own pages, or say no Origin.
-    if (!bearer && !SAFE_METHODS.has(request.method)) refuseForeignOrigin(request);
-    const claims = await tokens.verify(token);
+    if (!carried.bearer && !SAFE_METHODS.has(request.method)) refuseForeignOrigin(request);
+    const claims = await tokens.verify(carried.token);
     const principal = claims ? await useCases.resolveSession(claims) : null;
     if (!claims || !principal) return null;
     const info = requestInfo(request);
@@ -76,8 +89,8 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
       // nothing about the request's shape. `resolve` then hands the handler what it found.
       auth: (rule: AuthRule) => ({
         detail: { security: SESSION_REQUIRED },
-        async transform({ request, cookie }) {
-          const principal = (await authenticate(request, cookie as unknown as CookieJar))?.principal;
+        async transform({ request }) {
+          const principal = (await authenticate(request))?.principal;
           if (!principal) throw unauthorized();
           const access = typeof rule === "string" ? PRESET_RULES[rule] : rule;
           if (!allows(access, principal.actor)) {
@@ -89,8 +102,8 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
       }),
       optionalAuth: {
         detail: { security: SESSION_OPTIONAL },
-        async transform({ request, cookie }) {
-          found.set(request, (await authenticate(request, cookie as unknown as CookieJar)) ?? { principal: null, expires: null });
+        async transform({ request }) {
+          found.set(request, (await authenticate(request)) ?? { principal: null, expires: null });
         },
         resolve({ request }) {
           const session = found.get(request);

@@ -2,10 +2,15 @@ import { Elysia } from "elysia";
 import type { Logger } from "../../../application/ports/system.ts";
 import { requestInfo } from "./request-context.ts";
 
-/** One structured line per request: id, method, path, status, duration, client IP and, when signed in, the user. */
-export function requestLog(logger: Logger) {
-  return new Elysia({ name: "plumbing.request-log" }).onAfterResponse({ as: "global" }, ({ request, set, path, responseValue }) => {
+/**
+ * One structured line per request: id, method, path, status, duration, client IP and, when signed
+ * in, the user: as the auth plugin recognized them, or else (a public route, a request refused
+ * before its session was looked at) as the session token says, read after the answer has gone.
+ */
+export function requestLog(logger: Logger, tokenSubject: (request: Request) => Promise<string | undefined>) {
+  return new Elysia({ name: "plumbing.request-log" }).onAfterResponse({ as: "global" }, async ({ request, set, path, responseValue }) => {
     const info = requestInfo(request);
+    const userId = info?.userId ?? (await tokenSubject(request));
     // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
     const status = responseValue instanceof Response ? responseValue.status : set.status;
     logger.info("request", {
@@ -15,7 +20,7 @@ export function requestLog(logger: Logger) {
       status: typeof status === "number" ? status : 200,
       durationMs: info ? Math.round((performance.now() - info.startedAt) * 100) / 100 : undefined,
       ip: info?.ip ?? undefined,
-      userId: info?.userId,
+      userId,
     });
   });
 }
