@@ -53,6 +53,38 @@ describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
     expect(res.size).toBeLessThan(1_000);
   });
 
+  test("forms are held to UTF-8 too: a stray byte in a multipart part, or %FF and an encoded surrogate in a URL-encoded one", async () => {
+    const multipart = Buffer.concat([Buffer.from('--XX\r\nContent-Disposition: form-data; name="email"\r\n\r\na'), Buffer.from([0xff]), Buffer.from("b\r\n--XX--\r\n")]);
+    const refused = await raw("POST", "/api/auth/callback/credentials", multipart, { "content-type": "multipart/form-data; boundary=XX" });
+    expect(refused.status).toBe(400);
+    for (const form of [`email=a%FFb&password=x`, `email=${encodeURIComponent(me.email)}&password=%ED%A0%80`]) {
+      const res = await raw("POST", "/api/auth/callback/credentials", form, { "content-type": "application/x-www-form-urlencoded" });
+      expect({ form, status: res.status, error: res.body.error }).toEqual({ form, status: 400, error: "Request body is not valid UTF-8" });
+    }
+  });
+
+  test("control characters are refused (tab and line breaks aside), in any field", async () => {
+    for (const name of ["Bell\u0007", "Esc\u001b[31m", "Del\u007f"]) {
+      const res = await t.call("PUT", "/api/users/me", { body: { name }, headers: me.headers });
+      expect({ name, status: res.status, issues: res.body.details?.issues }).toEqual({ name, status: 400, issues: [{ path: "name", message: "must not contain control characters" }] });
+    }
+  });
+
+  test("a field name cut short in the answer is never cut inside a character", async () => {
+    const res = await raw("PUT", "/api/users/me", JSON.stringify({ ["😀".repeat(300)]: 1 }), me.headers);
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues[0].path.isWellFormed()).toBe(true);
+  });
+
+  test("a GET or HEAD that says it has a body is a 400: nothing would read it", async () => {
+    // The fetch API will not build a GET with a body; the header is what a raw client sends with one.
+    for (const method of ["GET", "HEAD"]) {
+      const withBody = await t.app.handle(new Request("http://localhost/api/products", { method, headers: { "content-length": "7", "content-type": "application/json" } }));
+      expect({ method, status: withBody.status }).toEqual({ method, status: 400 });
+    }
+    expect((await t.app.handle(new Request("http://localhost/api/products", { headers: { "content-length": "0" } }))).status).toBe(200);
+  });
+
   test("bytes that are not UTF-8 are a 400", async () => {
     const res = await raw("PUT", "/api/users/me", new Uint8Array([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), me.headers);
     expect(res.status).toBe(400);

@@ -39,10 +39,27 @@ function json(bytes: Uint8Array): unknown {
   }
 }
 
+/** A URL-encoded form, decoded strictly: URLSearchParams turns %FF or an encoded lone surrogate into U+FFFD without a word. */
+function urlEncoded(bytes: Uint8Array): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const pair of text(bytes).split("&")) {
+    if (pair === "") continue;
+    const [name = "", value = ""] = pair.split(/=(.*)/s);
+    try {
+      fields[decodeURIComponent(name.replaceAll("+", " "))] = decodeURIComponent(value.replaceAll("+", " "));
+    } catch {
+      throw new HttpError(400, "Request body is not valid UTF-8");
+    }
+  }
+  return fields;
+}
+
 async function decode(bytes: Uint8Array, type: string, contentType: string): Promise<unknown> {
   if (isJson(type)) return json(bytes);
-  if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text(bytes)));
+  if (type === "application/x-www-form-urlencoded") return urlEncoded(bytes);
   if (type === "multipart/form-data") {
+    // The parts are read as text, and FormData would replace bytes that are not UTF-8: the whole body must be.
+    text(bytes);
     // Elysia hands over the media type alone; the boundary is in the header.
     const form = await new Response(bytes, { headers: { "content-type": contentType } }).formData().catch(() => {
       throw new HttpError(400, "Malformed multipart body");

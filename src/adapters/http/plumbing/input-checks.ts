@@ -7,7 +7,16 @@ export const MAX_ISSUES = 20;
 const MAX_PATH_LENGTH = 200;
 const MAX_MESSAGE_LENGTH = 300;
 
-const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
+/** Cut to at most `length` characters, never between the two halves of a surrogate pair. */
+function clip(text: string, length: number): string {
+  if (text.length <= length) return text;
+  let end = length - 1;
+  if (/[\uD800-\uDBFF]/.test(text[end - 1] ?? "")) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+// C0 control characters and DEL, but tab and line breaks, which descriptions may hold.
+const CONTROL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /** An issue as answered: path and message cut to a fixed size, whatever the request held. */
 export function issue(path: string, message: string): ValidationIssue {
@@ -17,13 +26,14 @@ export function issue(path: string, message: string): ValidationIssue {
 function stringProblem(text: string): string | null {
   if (text.includes("\u0000")) return "must not contain a NUL character";
   if (!text.isWellFormed()) return "must not contain a lone UTF-16 surrogate";
+  if (CONTROL.test(text)) return "must not contain control characters";
   return null;
 }
 
 /**
  * What no input may hold, anywhere in it: nesting deeper than 32 levels, NUL characters (PostgreSQL
- * text cannot store them) and lone UTF-16 surrogates (not text at all; PostgreSQL refuses them in
- * JSON), in keys as in values. Walks with an explicit stack, so no depth of input can overflow it,
+ * text cannot store them), lone UTF-16 surrogates (not text at all; PostgreSQL refuses them in
+ * JSON) and other control characters (tab and line breaks aside), in keys as in values. Walks with an explicit stack, so no depth of input can overflow it,
  * and stops at MAX_ISSUES.
  */
 export function inputProblems(value: unknown, at = ""): ValidationIssue[] {
