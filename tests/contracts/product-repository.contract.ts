@@ -11,6 +11,15 @@ export function productRepositoryContract(target: () => ContractTarget) {
   describe("ProductRepository", () => {
     const repo = () => target().repos.products;
 
+    test("findByIdOrSlug answers with the product whose id it is, even if another's slug were the same text", async () => {
+      const owner = aProduct();
+      const impostor = aProduct({ slug: owner.id });
+      await repo().create(impostor);
+      await repo().create(owner);
+      expect((await repo().findByIdOrSlug(owner.id))?.id).toBe(owner.id);
+      expect((await repo().findByIdOrSlug(impostor.id))?.id).toBe(impostor.id);
+    });
+
     test("a created product reads back whole, by id and by slug", async () => {
       const product = aProduct({ compareAtPrice: 1499, images: ["https://a.example/1.jpg", "https://a.example/2.jpg"] });
       await repo().create(product);

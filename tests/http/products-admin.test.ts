@@ -51,6 +51,7 @@ describe("product writes (products:write)", () => {
     [{ ...sauce, inventory: -1 }, "inventory"],
     [{ ...sauce, slug: "Not A Slug" }, "slug"],
     [{ ...sauce, secret: true }, "secret"],
+    [{ ...sauce, slug: "abcdefghijklmnopqrstuvwx" }, "slug"],
     [{ ...sauce, name: "🌶️🔥" }, "slug"],
     [{ ...sauce, description: "nul\u0000byte" }, "description"],
   ])("invalid product %j is 400 naming %s", async (body, field) => {

@@ -57,6 +57,8 @@ describe("GET /api/products", () => {
     ["limit=1e1", "limit"],
     ["maxPrice=Infinity", "maxPrice"],
     ["minPrice=1.005", "minPrice"],
+    ["minPrice=0.30000000000000004", "minPrice"],
+    ["maxPrice=2.000000000000000000001", "maxPrice"],
   ])("bad query %s is a 400 naming %s", async (query, field) => {
     const res = await t.call("GET", `/api/products?${query}`);
     expect(res.status).toBe(400);

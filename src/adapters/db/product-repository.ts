@@ -41,8 +41,14 @@ export function toProduct(row: ProductRow): Product {
 }
 
 // Product pages and every cart change read one product, so these are compiled once (see compile-once.ts).
-const byIdOrSlug = compileOnce((db, id: string, slug: string) =>
-  db.selectFrom("products").selectAll().where((eb) => eb.or([eb("id", "=", id), eb("slug", "=", slug)])),
+// The id first, should a slug ever equal another product's id.
+const byIdOrSlug = compileOnce((db, id: string, slug: string, sameId: string) =>
+  db
+    .selectFrom("products")
+    .selectAll()
+    .where((eb) => eb.or([eb("id", "=", id), eb("slug", "=", slug)]))
+    .orderBy(sql`id = ${sameId}`, "desc")
+    .limit(1),
 );
 const byId = compileOnce((db, id: string) => db.selectFrom("products").selectAll().where("id", "=", id));
 
@@ -111,7 +117,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
     },
 
     async findByIdOrSlug(key) {
-      const [row] = await byIdOrSlug(db, key, key);
+      const [row] = await byIdOrSlug(db, key, key, key);
       return row ? toProduct(row) : null;
     },
 

@@ -28,11 +28,14 @@ export const documentedAs = new WeakMap<z.ZodType, z.ZodType>();
  * A number in the query string. Plain decimals only: unlike Number() (and z.coerce), an empty
  * value, hex, exponents and "Infinity" are refused instead of quietly becoming some number.
  */
-export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T) {
-  const text = z.string().regex(DECIMAL, "must be a decimal number").transform(Number).pipe(schema);
+export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T, shape = { pattern: DECIMAL, message: "must be a decimal number" }) {
+  const text = z.string().regex(shape.pattern, shape.message).transform(Number).pipe(schema);
   documentedAs.set(text, schema);
   return text;
 }
+
+/** Dollars in the query string: read as text, so at most two decimals means what it says (0.30000000000000004 is not 0.30). */
+export const queryDollars = queryNumber(dollarsInCents, { pattern: /^\d+(\.\d{1,2})?$/, message: "must have at most 2 decimals" });
 
 export const pageQuery = {
   page: queryNumber(z.number().int().min(1)).default(1),

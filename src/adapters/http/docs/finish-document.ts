@@ -53,10 +53,10 @@ function responsesFor(prefix: "" | "Envelope") {
  * What the generator does not know, added to every operation from its own shape: its security
  * (routes that need a session say so through the auth macros; the rest are public), and the error
  * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
- * 415 with a body, 500 always), in the envelope where the route uses it. Error answers a route
+ * 415 for any method that may carry a body, 500 always), in the envelope where the route uses it. Error answers a route
  * declares itself point to the named responses too.
  */
-function finishOperation(operation: Operation): void {
+function finishOperation(method: string, operation: Operation): void {
   const envelope = operation["x-envelope"] === true;
   delete operation["x-envelope"];
   operation.security ??= [];
@@ -70,7 +70,7 @@ function finishOperation(operation: Operation): void {
   if (operation.parameters?.length || operation.requestBody) add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
   if (operation.parameters?.some((parameter) => parameter.in === "path")) add("NotFound");
-  if (operation.requestBody) {
+  if (method !== "get" && method !== "head") {
     add("PayloadTooLarge");
     add("UnsupportedMediaType");
   }
@@ -82,7 +82,7 @@ export function finishDocument(generated: OpenApiDocument, info: { publicUrl: st
   liftDefinitions(toJsonSchema(errorBody), schemas);
   liftDefinitions(toJsonSchema(envelopeError), schemas);
   const paths = liftDefinitions(generated.paths, schemas) as OpenApiDocument["paths"];
-  for (const operations of Object.values(paths)) for (const operation of Object.values(operations)) finishOperation(operation);
+  for (const operations of Object.values(paths)) for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation);
   return {
     openapi: "3.1.0",
     info: {

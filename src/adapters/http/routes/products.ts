@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { CUID2_PATTERN, SLUG_PATTERN } from "../../../domain/ids.ts";
+import { CUID2_PATTERN, SLUG_PATTERN, isCuid2 } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, dollarsInCents, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryNumber, timestamp } from "../schemas.ts";
+import { JSON_BODY, dollarsInCents, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
 export const productSchema = z.object({
@@ -46,14 +46,13 @@ export function presentProduct(p: Product): z.infer<typeof productSchema> {
   };
 }
 
-const price = queryNumber(dollarsInCents);
 
 const listQuery = z
   .object({
     search: z.string().trim().min(1).max(100).optional(),
     heatLevel: queryNumber(z.number().int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL)).optional(),
-    minPrice: price.optional().describe("US dollars"),
-    maxPrice: price.optional().describe("US dollars"),
+    minPrice: queryDollars.optional().describe("US dollars"),
+    maxPrice: queryDollars.optional().describe("US dollars"),
     sort: z.enum(PRODUCT_SORTS).default("newest"),
     ...pageQuery,
   })
@@ -66,7 +65,12 @@ const errors = { 400: envelopeError, 404: envelopeError };
 
 const productFields = {
   name: z.string().trim().min(1).max(200),
-  slug: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be lowercase words joined by hyphens"),
+  slug: z
+    .string()
+    .max(200)
+    .regex(new RegExp(SLUG_PATTERN), "must be lowercase words joined by hyphens")
+    // Products are found by id or slug: a slug shaped like an id could answer for another product.
+    .refine((slug) => !isCuid2(slug), "must not have the shape of a product id"),
   description: z.string().max(5000),
   price: dollarsInCents,
   compareAtPrice: dollarsInCents.nullable(),
