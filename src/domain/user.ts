@@ -50,7 +50,9 @@ const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 /** The shape every account's e-mail must have (the HTTP edge checks the same with zod's stricter rule). */
 export function emailProblem(email: string): string | null {
   const normalized = normalizeEmail(email);
-  return normalized.length <= 320 && EMAIL_SHAPE.test(normalized) ? null : "Invalid email address";
+  // RFC 5321: at most 64 characters before the @, 254 in all.
+  const local = normalized.slice(0, normalized.lastIndexOf("@"));
+  return normalized.length <= 254 && local.length <= 64 && EMAIL_SHAPE.test(normalized) ? null : "Invalid email address";
 }
 
 export function normalizeEmail(email: string): string {
@@ -68,6 +70,7 @@ export const PASSWORD_MAX_BYTES = 72;
 export function passwordProblem(password: string, isCommon: (lowercased: string) => boolean): string | null {
   if ([...password].length < PASSWORD_MIN_CHARACTERS) return `Password must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
   if (new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES) return `Password must be at most ${PASSWORD_MAX_BYTES} bytes`;
+  if (password.trim() === "") return "Password must not be only spaces";
   if (isCommon(password.toLowerCase())) return "Password is too common; choose one that is harder to guess";
   return null;
 }

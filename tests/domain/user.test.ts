@@ -14,6 +14,8 @@ describe("passwordProblem", () => {
     ["🌶🌶🌶🌶🌶🌶🌶", "Password must be at least 8 characters"],
     ["é".repeat(37), "Password must be at most 72 bytes"],
     ["x".repeat(73), "Password must be at most 72 bytes"],
+    ["        ", "Password must not be only spaces"],
+    [" \t \t  \u00a0 ", "Password must not be only spaces"],
     ["password1", "Password is too common; choose one that is harder to guess"],
     ["ILoveYou", "Password is too common; choose one that is harder to guess"],
   ])("%p → %p", (password, problem) => {
@@ -33,7 +35,7 @@ describe("e-mail addresses", () => {
     expect(newUser({ id: "u", email: " Ada@Example.COM", passwordHash: null, role: "CUSTOMER", isEmailVerified: false, at: new Date(0) }).email).toBe("ada@example.com");
   });
 
-  test.each([["ada@example.com", null], [" Ada@Example.co.uk ", null], ["not-an-email", "Invalid email address"], ["a@b", "Invalid email address"], ["a b@c.de", "Invalid email address"]])(
+  test.each([["ada@example.com", null], [" Ada@Example.co.uk ", null], ["not-an-email", "Invalid email address"], ["a@b", "Invalid email address"], ["a b@c.de", "Invalid email address"], [`${"a".repeat(64)}@example.com`, null], [`${"a".repeat(65)}@example.com`, "Invalid email address"]])(
     "emailProblem(%p) → %p",
     (email, problem) => expect(emailProblem(email)).toBe(problem),
   );

@@ -30,6 +30,8 @@ describe("POST /api/auth/register", () => {
     [{ email: "a@example.com", password: "short" }, "password"],
     [{ password: "longenough" }, "email"],
     [{ email: "a@example.com", password: "é".repeat(37) }, "password"],
+    [{ email: `${"a".repeat(250)}@example.com`, password: "longenough" }, "email"],
+    [{ email: "a@example.com", password: "        " }, "password"],
   ])("invalid body %j is 400 naming %s", async (body, field) => {
     const res = await t.call("POST", "/api/auth/register", { body });
     expect(res.status).toBe(400);

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { DomainError } from "../../../domain/errors.ts";
+import { emailProblem } from "../../../domain/user.ts";
 import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports/identity.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
@@ -21,7 +22,11 @@ export const sessionUserSchema = z.object({
 const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
 
 const registration = z.object({
-  email: z.string().trim().pipe(z.email().max(320)),
+  email: z
+    .string()
+    .trim()
+    .pipe(z.email().max(254))
+    .refine((email) => emailProblem(email) === null, "Invalid email address"),
   password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
   name: z.string().trim().min(1).max(100).optional(),
 });
