@@ -67,11 +67,25 @@ describe("start-up refusals", () => {
     expect(snapshot(dir)).toEqual(before);
   }, 30_000);
 
-  test("a lock left by a process that died is taken over", async () => {
+  test("a lock file left behind, even naming a process that lives on, holds nothing: only a live holder's lock counts", async () => {
     const dir = aDir();
-    mkdirSync(dir, { recursive: true });
-    const dead = Bun.spawnSync(["true"]).pid;
-    writeFileSync(join(dir, "pglite.lock"), JSON.stringify({ pid: dead, command: "crashed", since: "2026-01-01T00:00:00Z" }));
+    // A process that died, and one alive but not ours (this test runner): neither holds the flock.
+    for (const pid of [Bun.spawnSync(["true"]).pid, process.pid]) {
+      writeFileSync(join(dir, "pglite.lock"), JSON.stringify({ pid, command: "gone", since: "2026-01-01T00:00:00Z" }));
+      const holder = server({ DATA_DIR: dir });
+      const { port } = await waitForStart(holder);
+      expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+      holder.kill();
+      await holder.exited;
+    }
+  }, 30_000);
+
+  test("a server killed without a chance to clean up leaves the database free for the next", async () => {
+    const dir = aDir();
+    const first = server({ DATA_DIR: dir });
+    await waitForStart(first);
+    first.kill("SIGKILL");
+    await first.exited;
     const { port } = await waitForStart(server({ DATA_DIR: dir }));
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
   }, 30_000);
