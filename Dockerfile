@@ -13,7 +13,7 @@ ENV NODE_ENV=production PORT=3000 DATA_DIR=/app/data
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
-RUN mkdir -p /app/data && chown bun:bun /app/data
+RUN mkdir -p /app/data && chown bun:bun /app/data && chmod 700 /app/data
 USER bun
 EXPOSE 3000
 CMD ["bun", "src/main.ts"]

@@ -68,8 +68,11 @@ export interface OAuthConfig {
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
-  /** `directory` null: in memory. `label` names it for people (DATA_DIR, or the URL). */
-  | { kind: "pglite"; directory: string | null; label: string };
+  /**
+   * `directory` null: in memory. `label` names it for people (DATA_DIR, or the URL). `privateDir`:
+   * DATA_DIR, when the database lives in it (kept 0700); null for a directory named by the URL.
+   */
+  | { kind: "pglite"; directory: string | null; label: string; privateDir: string | null };
 
 export interface Config {
   env: "development" | "production" | "test";
@@ -165,9 +168,9 @@ function crossFieldProblems(e: Env): string[] {
 
 function databaseTarget(e: Env): DatabaseTarget {
   const url = e.DATABASE_URL;
-  if (!url) return { kind: "pglite", directory: join(e.DATA_DIR, "pglite"), label: `DATA_DIR ${e.DATA_DIR}` };
-  if (url === "pglite://memory") return { kind: "pglite", directory: null, label: url };
-  if (url.startsWith("pglite://")) return { kind: "pglite", directory: decodeURIComponent(new URL(url).pathname), label: url };
+  if (!url) return { kind: "pglite", directory: join(e.DATA_DIR, "pglite"), label: `DATA_DIR ${e.DATA_DIR}`, privateDir: e.DATA_DIR };
+  if (url === "pglite://memory") return { kind: "pglite", directory: null, label: url, privateDir: null };
+  if (url.startsWith("pglite://")) return { kind: "pglite", directory: decodeURIComponent(new URL(url).pathname), label: url, privateDir: null };
   return { kind: "postgres", url, poolMax: e.DATABASE_POOL_MAX };
 }
 

@@ -77,7 +77,7 @@ function listen(secret: string) {
 }
 
 const { app, secretSource } = await (async () => {
-  const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir);
+  const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir, logger);
   await prepareDatabase();
   return { app: listen(secret), secretSource: source };
 })().catch((error: unknown) => failStart(error, runtime));

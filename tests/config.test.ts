@@ -6,16 +6,16 @@ describe("configuration", () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.publicUrl).toBe("http://localhost:3000");
-    expect(config.database).toEqual({ kind: "pglite", directory: "data/pglite", label: "DATA_DIR ./data" });
+    expect(config.database).toEqual({ kind: "pglite", directory: "data/pglite", label: "DATA_DIR ./data", privateDir: "./data" });
     expect(config.trustProxy).toBe(false);
   });
 
   test("DATABASE_URL picks PostgreSQL or an in-memory embedded database; empty means unset", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolMax: 10 });
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", DATABASE_POOL_MAX: "4" }).database).toMatchObject({ poolMax: 4 });
-    expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", directory: null, label: "pglite://memory" });
-    expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({ kind: "pglite", directory: "/tmp/x/pglite", label: "DATA_DIR /tmp/x" });
-    expect(loadConfig({ DATABASE_URL: "pglite:///srv/shop/db" }).database).toEqual({ kind: "pglite", directory: "/srv/shop/db", label: "pglite:///srv/shop/db" });
+    expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
+    expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({ kind: "pglite", directory: "/tmp/x/pglite", label: "DATA_DIR /tmp/x", privateDir: "/tmp/x" });
+    expect(loadConfig({ DATABASE_URL: "pglite:///srv/shop/db" }).database).toEqual({ kind: "pglite", directory: "/srv/shop/db", label: "pglite:///srv/shop/db", privateDir: null });
   });
 
   test.each([

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { compileOnce } from "../../src/adapters/db/compile-once.ts";
 import { openDatabase } from "../../src/adapters/db/database.ts";
 
-const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory" });
+const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
 afterAll(() => db.destroy());
 
 test("a query compiled once answers each call with that call's arguments", async () => {

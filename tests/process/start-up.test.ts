@@ -90,11 +90,23 @@ describe("start-up refusals", () => {
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
   }, 30_000);
 
-  test("DATA_DIR is made 0700 and the generated auth-secret 0600", async () => {
+  test("DATA_DIR is made 0700 and the generated auth-secret 0600; one that exists open to others is closed, and the log says so", async () => {
     const dir = join(aDir(), "fresh");
     await waitForStart(server({ DATA_DIR: dir }));
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, "auth-secret")).mode & 0o777).toBe(0o600);
+
+    const open = aDir();
+    chmodSync(open, 0o755);
+    const { log } = await waitForStart(server({ DATA_DIR: open }));
+    expect(statSync(open).mode & 0o777).toBe(0o700);
+    expect(log).toContainEqual(expect.objectContaining({ event: "data_dir.tightened", dir: open, was: "755", now: "700" }));
+  }, 30_000);
+
+  test("NODE_ENV=production on a deliberate embedded database starts empty: the demo catalog is never seeded in production", async () => {
+    const db = join(aDir(), "db");
+    const { port } = await waitForStart(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }));
+    expect(((await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as { meta: { total: number } }).meta.total).toBe(0);
   }, 30_000);
 
   test.each([

@@ -50,7 +50,7 @@ export async function truncateAll(db: Db): Promise<void> {
 
 /** An embedded in-memory PGlite database with the schema applied. */
 export async function createPgliteDatabase(): Promise<{ db: Db; truncate(): Promise<void>; close(): Promise<void> }> {
-  const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory" });
+  const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
   await migrateToLatest(db);
   return { db, truncate: () => truncateAll(db), close: () => db.destroy() };
 }

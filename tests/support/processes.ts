@@ -18,17 +18,16 @@ export function processes() {
   };
 }
 
-/** Reads the server's JSON log until it says where it listens. */
-export async function waitForStart(server: Server): Promise<{ port: number; adapters: Record<string, string> }> {
+/** Reads the server's JSON log until it says where it listens; `log` is every line up to then. */
+export async function waitForStart(server: Server): Promise<{ port: number; adapters: Record<string, string>; log: Record<string, unknown>[] }> {
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of server.stdout) {
     buffered += decoder.decode(chunk);
-    for (const line of buffered.split("\n")) {
-      if (!line.startsWith("{")) continue;
-      const entry = JSON.parse(line);
-      if (entry.event === "server.started") return entry;
-    }
+    // The last piece may be a line still on its way.
+    const log = buffered.split("\n").slice(0, -1).filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const started = log.find((entry) => entry.event === "server.started");
+    if (started) return { ...started, log };
   }
   throw new Error(`server exited before it started: ${buffered}${await new Response(server.stderr).text()}`);
 }

@@ -1,5 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import type { Logger } from "../../application/ports/system.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 
 /** A generated secret that cannot be used as it is: the start stops with this message. */
 export class AuthSecretFileError extends Error {
@@ -14,10 +16,10 @@ const MIN_LENGTH = 32;
  * survive restarts. Decisions §10: a kept secret shorter than 32 characters, or readable by
  * anyone but its owner, stops the start instead of signing sessions with it.
  */
-export function resolveAuthSecret(configured: string | null, dataDir: string): { secret: string; source: string } {
+export function resolveAuthSecret(configured: string | null, dataDir: string, logger: Logger): { secret: string; source: string } {
   if (configured) return { secret: configured, source: "AUTH_SECRET" };
   const file = join(dataDir, "auth-secret");
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dataDir, logger);
   try {
     const fd = openSync(file, "wx", 0o600);
     writeSync(fd, Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url"));

@@ -7,6 +7,7 @@ import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
 import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";
@@ -45,7 +46,8 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     return { db, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
-  mkdirSync(dirname(target.directory), { recursive: true, mode: 0o700 });
+  if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
+  else mkdirSync(dirname(target.directory), { recursive: true });
   const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: new PGlite(target.directory, options) }) });
   return {
