@@ -1,5 +1,6 @@
 import { demoCatalog } from "./demo-catalog.ts";
 import { createOutboxWorker } from "./application/mail/outbox-worker.ts";
+import { createHousekeeping } from "./application/system/housekeeping.ts";
 import { makeUseCases } from "./application/use-cases.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
@@ -84,6 +85,8 @@ const { app, secretSource } = await (async () => {
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
 mailWorker.start();
+const housekeeping = createHousekeeping(runtime.deps, { intervalMs: 60_000 });
+housekeeping.start();
 logger.info("server.started", {
   url: `${config.publicUrl}/api`,
   port: app.server?.port,
@@ -94,6 +97,7 @@ async function shutdown(signal: string) {
   logger.info("server.stopping", { signal });
   await app.stop();
   await mailWorker.stop();
+  await housekeeping.stop();
   await runtime.close();
   process.exit(0);
 }

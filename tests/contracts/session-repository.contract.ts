@@ -40,6 +40,16 @@ export function sessionRepositoryContract(target: () => ContractTarget) {
       expect((await repo().findById(two!.id))?.revokedAt).toBeNull();
     });
 
+    test("purgeEnded deletes expired and revoked sessions, and only those", async () => {
+      const { sessions: [live, revoked, expiring] } = await sessionsOf(3);
+      await repo().revoke(revoked!.id, later);
+      expect(await repo().purgeEnded(later)).toBe(1);
+      expect(await repo().findById(revoked!.id)).toBeNull();
+      expect(await repo().findById(live!.id)).not.toBeNull();
+      expect(await repo().purgeEnded(expiring!.expiresAt)).toBe(2);
+      expect(await repo().findById(live!.id)).toBeNull();
+    });
+
     test("revokeAllOf ends every live session of that user only, and counts them", async () => {
       const mine = await sessionsOf(3);
       const theirs = await sessionsOf(1);

@@ -32,6 +32,13 @@ export function createPgSessionRepository(db: Db): SessionRepository {
       const result = await db.updateTable("sessions").set({ revoked_at: at }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
+    async purgeEnded(now) {
+      const result = await db
+        .deleteFrom("sessions")
+        .where((eb) => eb.or([eb("expires_at", "<=", now), eb("revoked_at", "is not", null)]))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
     async revokeAllOf(userId, at) {
       const result = await db
         .updateTable("sessions")

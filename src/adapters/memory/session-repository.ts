@@ -16,6 +16,15 @@ export function createMemorySessionRepository(sessions: Map<string, Session>): S
       session.revokedAt = new Date(at);
       return true;
     },
+    async purgeEnded(now) {
+      let purged = 0;
+      for (const [id, session] of sessions) {
+        if (session.revokedAt === null && session.expiresAt > now) continue;
+        sessions.delete(id);
+        purged++;
+      }
+      return purged;
+    },
     async revokeAllOf(userId, at) {
       let revoked = 0;
       for (const session of sessions.values()) {

@@ -42,6 +42,7 @@ export interface SessionClaims {
 }
 
 export const ACCESS_CACHE_MS = 30_000;
+const PRUNE_EVERY = 1_000;
 
 interface Cached<T> {
   value: T;
@@ -62,11 +63,17 @@ export function createAccessResolver(deps: Pick<Deps, "uow" | "clock" | "logger"
   const now = () => deps.clock.now().getTime();
   const fresh = <T>(entry: Cached<T> | null | undefined): entry is Cached<T> => entry != null && entry.until > now();
 
+  let setsSincePrune = 0;
   async function cached<T>(cache: Map<string, Cached<T>>, key: string, load: () => Promise<T>): Promise<T> {
     const entry = cache.get(key);
     if (fresh(entry)) return entry.value;
     const value = await load();
     cache.set(key, { value, until: now() + ttlMs });
+    // Every so often drop what has gone stale, so the caches hold about the last 30 seconds' callers.
+    if (++setsSincePrune >= PRUNE_EVERY) {
+      setsSincePrune = 0;
+      for (const map of [sessions, users] as Map<string, Cached<unknown>>[]) for (const [k, e] of map) if (!fresh(e)) map.delete(k);
+    }
     return value;
   }
 
@@ -115,6 +122,8 @@ export function createAccessResolver(deps: Pick<Deps, "uow" | "clock" | "logger"
     forgetPermissions() {
       rolePermissions = null;
     },
+    /** How many sessions and accounts this instance holds in its cache. */
+    stats: () => ({ sessions: sessions.size, users: users.size }),
   };
 }
 

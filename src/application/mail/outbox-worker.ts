@@ -1,5 +1,6 @@
 import type { Deps } from "../ports/index.ts";
 import type { OutboxMessage } from "../ports/mail.ts";
+import { periodic } from "../system/periodic.ts";
 
 export interface OutboxWorkerOptions {
   batchSize: number;
@@ -64,51 +65,7 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     return totals;
   }
 
-  let active = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let inFlight: Promise<void> | null = null;
-  let runAgain = false;
-
-  /** One run at a time; a request during a run gets a run of its own right after, for mail enqueued meanwhile. */
-  function runExclusively(): Promise<void> {
-    if (inFlight) {
-      runAgain = true;
-      return inFlight;
-    }
-    inFlight = (async () => {
-      do {
-        runAgain = false;
-        await runOnce().catch((error) => logger.error("mail.worker_failed", { error: messageOf(error) }));
-      } while (runAgain && active);
-    })().finally(() => {
-      inFlight = null;
-    });
-    return inFlight;
-  }
-
-  function schedule(delayMs: number) {
-    clearTimeout(timer);
-    timer = setTimeout(async () => {
-      await runExclusively();
-      if (active) schedule(pollIntervalMs);
-    }, delayMs);
-    // Pending mail is safe in the outbox; it must not keep a finished process alive.
-    timer.unref();
-  }
-
-  return {
-    runOnce,
-    start() {
-      active = true;
-      schedule(0);
-    },
-    notify() {
-      if (active) schedule(0);
-    },
-    async stop() {
-      active = false;
-      clearTimeout(timer);
-      await inFlight;
-    },
-  };
+  // Pending mail is safe in the outbox: a stopped process just leaves it for the next.
+  const schedule = periodic(runOnce, { intervalMs: pollIntervalMs, logger, event: "mail.worker_failed" });
+  return { runOnce, start: schedule.start, notify: schedule.notify, stop: schedule.stop };
 }
