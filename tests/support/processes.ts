@@ -1,19 +1,29 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Subprocess } from "bun";
 
 export type Server = Subprocess<"ignore", "pipe", "pipe">;
 
-/** Every process a test file started; `stopAll` ends them (SIGTERM) and waits, so none outlives the file. */
+/**
+ * Every process a test file started; `stopAll` ends them (SIGTERM) and waits, so none outlives the
+ * file. Each gets a DATA_DIR of its own in the temporary directory unless the test names one, so
+ * no test writes into the checkout.
+ */
 export function processes() {
   const started: Server[] = [];
+  const dataDirs: string[] = [];
   return {
     spawn(command: string[], env: Record<string, string | undefined>): Server {
-      const child = Bun.spawn(command, { env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", ...env }, stdout: "pipe", stderr: "pipe" });
+      const dataDir = env.DATA_DIR ?? dataDirs[dataDirs.push(mkdtempSync(join(tmpdir(), "storefront-data-"))) - 1];
+      const child = Bun.spawn(command, { env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", ...env, DATA_DIR: dataDir }, stdout: "pipe", stderr: "pipe" });
       started.push(child);
       return child;
     },
     async stopAll() {
       for (const child of started) child.kill();
       await Promise.all(started.map((child) => child.exited));
+      for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -3,11 +3,6 @@ import { join } from "node:path";
 import type { Logger } from "../../application/ports/system.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
 
-/** A generated secret that cannot be used as it is: the start stops with this message. */
-export class AuthSecretFileError extends Error {
-  override name = "AuthSecretFileError";
-}
-
 const MIN_LENGTH = 32;
 
 /**
@@ -29,10 +24,10 @@ export function resolveAuthSecret(configured: string | null, dataDir: string, lo
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   const mode = statSync(file).mode & 0o777;
-  if (mode & 0o044) throw new AuthSecretFileError(`${file} is readable by others (mode ${mode.toString(8)}); make it the owner's alone: chmod 600 ${file}`);
+  if (mode & 0o044) throw new Error(`${file} is readable by others (mode ${mode.toString(8)}); make it the owner's alone: chmod 600 ${file}`);
   const secret = readFileSync(file, "utf8").trim();
   if (secret.length < MIN_LENGTH) {
-    throw new AuthSecretFileError(`${file} holds a secret of ${secret.length} characters; it needs at least ${MIN_LENGTH} (delete the file to have a new one generated)`);
+    throw new Error(`${file} holds a secret of ${secret.length} characters; it needs at least ${MIN_LENGTH} (delete the file to have a new one generated)`);
   }
   return { secret, source: `generated, kept in ${file}` };
 }

@@ -6,9 +6,6 @@ import type { CommonPasswords } from "../../application/ports/identity.ts";
  * MIT; ranked from leaked-password frequency lists), all lowercase: well past the 10,000 decisions
  * §10 asks for. Decoded once (~6 ms) and kept as a set.
  */
-export function createCommonPasswordList(): CommonPasswords {
-  const passwords = new Set(dictionary["passwords-common"]);
-  return { includes: (lowercased) => passwords.has(lowercased) };
-}
+const passwords = new Set(dictionary["passwords-common"]);
 
-export const commonPasswords: CommonPasswords = createCommonPasswordList();
+export const commonPasswords: CommonPasswords = { includes: (lowercased) => passwords.has(lowercased) };
