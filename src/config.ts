@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { z } from "zod";
+import { ORDER_PREFIX_PATTERN } from "./domain/order-number.ts";
 import { passwordProblem } from "./domain/user.ts";
+import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders/settings.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -24,6 +26,8 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
+  ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
+  ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   BOOTSTRAP_ADMIN_PASSWORD: z
     .string()
@@ -92,6 +96,7 @@ export interface Config {
   /** CORS_ORIGINS: other origins whose pages may call the API with credentials. */
   corsOrigins: string[];
   mail: { smtpUrl: string | null; from: string };
+  orders: OrderSettings;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
 }
@@ -128,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedOrigins: [new URL(publicUrl).origin, ...corsOrigins],
     corsOrigins,
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
+    orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },
     bootstrapAdmin:
       e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD
         ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD }

@@ -34,7 +34,7 @@ async function failStart(error: unknown, runtime?: Runtime): Promise<never> {
 const runtime = await Promise.resolve()
   .then(() => buildRuntime(config, logger))
   .catch((error: unknown) => failStart(error));
-const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
+const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders });
 
 async function prepareDatabase() {
   const applied = await migrateToLatest(runtime.db);
@@ -85,7 +85,7 @@ const { app, secretSource } = await (async () => {
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
 mailWorker.start();
-const housekeeping = createHousekeeping(runtime.deps, { intervalMs: 60_000 });
+const housekeeping = createHousekeeping(runtime.deps, { intervalMs: 60_000, orderPaymentTtlMinutes: config.orders.paymentTtlMinutes });
 housekeeping.start();
 logger.info("server.started", {
   url: `${config.publicUrl}/api`,

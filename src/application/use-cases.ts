@@ -1,6 +1,7 @@
 import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
+import type { OrderStatus } from "../domain/order.ts";
 import type { ProductQuery } from "../domain/product.ts";
 import type { UserRole } from "../domain/user.ts";
 import { createAccessResolver } from "./auth/access.ts";
@@ -16,6 +17,12 @@ import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
+import { type OrderRef, changeOrderStatus } from "./orders/change-order-status.ts";
+import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
+import { type OrderRequest, placeOrder } from "./orders/place-order.ts";
+import { getOrder, listOrders } from "./orders/read-orders.ts";
+import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./orders/settings.ts";
+import type { OrderFilter } from "./ports/orders.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
 import type { Deps } from "./ports/index.ts";
@@ -28,11 +35,13 @@ import { type ProfileChanges, updateProfile } from "./users/update-profile.ts";
 export interface UseCaseOptions {
   /** The shop's public address, for links in mail. */
   publicUrl: string;
+  orders?: OrderSettings;
 }
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
 export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps);
+  const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
   return {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
@@ -48,6 +57,13 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) =>
       updateCartItem(deps, userId, itemId, quantity, origin),
     removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
+
+    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders.numberPrefix, userId, request, origin),
+    listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
+    getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
+    changeOrderStatus: (actor: Actor, ref: OrderRef, change: { status: OrderStatus; trackingNumber?: string }, origin: RequestOrigin) =>
+      changeOrderStatus(deps, actor, ref, change, origin),
+    expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
 
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),

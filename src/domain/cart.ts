@@ -14,13 +14,13 @@ export interface CartItem {
   updatedAt: Date;
 }
 
-/** What a cart needs of a product: enough to show the line, price it and check its stock. */
+/** What a cart needs of a product: enough to show the line, price it, check its stock and order it. */
 export type CartProduct = Pick<
   Product,
-  "id" | "name" | "slug" | "price" | "compareAtPrice" | "featuredImage" | "heatLevel" | "inventory" | "isActive"
+  "id" | "name" | "slug" | "sku" | "price" | "compareAtPrice" | "featuredImage" | "heatLevel" | "inventory" | "isActive"
 >;
 export const CART_PRODUCT_FIELDS = [
-  "id", "name", "slug", "price", "compareAtPrice", "featuredImage", "heatLevel", "inventory", "isActive",
+  "id", "name", "slug", "sku", "price", "compareAtPrice", "featuredImage", "heatLevel", "inventory", "isActive",
 ] as const satisfies readonly (keyof CartProduct)[];
 
 export interface CartLine extends CartItem {

@@ -21,7 +21,13 @@ export type ErrorCode =
   | "payment.invalid_transition"
   | "payment.invalid_method"
   | "payment.processor_failed"
-  | "tax.unavailable";
+  | "tax.unavailable"
+  | "cart.empty"
+  | "cart.items_not_found"
+  | "cart.changed"
+  | "order.not_found"
+  | "order.creation_failed"
+  | "order.tracking_required";
 
 export class DomainError extends Error {
   constructor(

@@ -1,6 +1,7 @@
-import type { Address } from "./address.ts";
+import { type Address, addressLines } from "./address.ts";
 import { DomainError } from "./errors.ts";
-import type { Cents } from "./money.ts";
+import { type Cents, lineTotal } from "./money.ts";
+import { orderTotals, shippingCents, subtotalOf } from "./pricing.ts";
 
 export const ORDER_STATUSES = ["PENDING", "CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -114,3 +115,60 @@ export interface Order {
 
 /** An order as read back: each item with its product as it is now. */
 export type OrderView = Omit<Order, "items"> & { items: Array<OrderItem & { product: OrderItemProduct }> };
+
+/** A cart line as an order takes it: the product as it is at checkout. */
+export interface OrderedLine {
+  productId: string;
+  quantity: number;
+  product: { name: string; sku: string; featuredImage: string; price: Cents };
+}
+
+export interface NewOrderFields {
+  id: string;
+  orderNumber: string;
+  userId: string;
+  /** One id per line, for the order items. */
+  itemIds: readonly string[];
+  lines: readonly OrderedLine[];
+  shippingAddress: Address;
+  billingAddress: Address;
+  tax: Cents;
+  notes: string | null;
+  at: Date;
+}
+
+/**
+ * A new order (decisions §4: PENDING, payment PENDING): the lines' name, SKU, image and price
+ * copied onto its items, shipping by the rules of §3 and the totals in cents.
+ */
+export function newOrder(fields: NewOrderFields): Order {
+  const items = fields.lines.map((line, i): OrderItem => ({
+    id: fields.itemIds[i]!,
+    productId: line.productId,
+    productName: line.product.name,
+    productSku: line.product.sku,
+    productImage: line.product.featuredImage,
+    quantity: line.quantity,
+    unitPrice: line.product.price,
+    totalPrice: lineTotal(line.product.price, line.quantity),
+  }));
+  const priced = items.map((item) => ({ unitPrice: item.unitPrice, quantity: item.quantity }));
+  const totals = orderTotals(priced, shippingCents(fields.shippingAddress, subtotalOf(priced)), fields.tax);
+  return {
+    id: fields.id,
+    orderNumber: fields.orderNumber,
+    userId: fields.userId,
+    status: "PENDING",
+    paymentStatus: "PENDING",
+    ...totals,
+    shippingMethod: addressLines(fields.shippingAddress),
+    shippingAddress: fields.shippingAddress,
+    billingAddress: fields.billingAddress,
+    trackingNumber: null,
+    customerNotes: fields.notes,
+    stripePaymentIntentId: null,
+    createdAt: fields.at,
+    updatedAt: fields.at,
+    items,
+  };
+}

@@ -16,8 +16,8 @@ test("housekeeping deletes the sessions that have ended, signed out or expired, 
   deps.clock.advance(29 * 24 * 3600 * 1000);
   const live = await signIn();
   deps.clock.advance(2 * 24 * 3600 * 1000);
-  const housekeeping = createHousekeeping(deps, { intervalMs: 60_000 });
-  expect(await housekeeping.runOnce()).toEqual({ sessionsPurged: 2 });
+  const housekeeping = createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
+  expect(await housekeeping.runOnce()).toEqual({ ordersExpired: 0, sessionsPurged: 2 });
   expect([...deps.state.sessions.keys()]).toEqual([live.id]);
   expect(await createAccessResolver(deps).resolve({ sub: user.id, sid: live.id })).not.toBeNull();
   expect(await createAccessResolver(deps).resolve({ sub: user.id, sid: old.id })).toBeNull();

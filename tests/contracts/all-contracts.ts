@@ -2,6 +2,7 @@ import { auditLogContract } from "./audit-log.contract.ts";
 import { cartRepositoryContract } from "./cart-repository.contract.ts";
 import { locationRepositoryContract } from "./location-repository.contract.ts";
 import { mailOutboxContract } from "./mail-outbox.contract.ts";
+import { orderRepositoryContract } from "./order-repository.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
 import { sessionRepositoryContract } from "./session-repository.contract.ts";
@@ -19,5 +20,6 @@ export function allContracts(target: () => ContractTarget) {
   auditLogContract(target);
   mailOutboxContract(target);
   cartRepositoryContract(target);
+  orderRepositoryContract(target);
   unitOfWorkContract(target);
 }

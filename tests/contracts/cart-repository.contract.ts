@@ -150,5 +150,33 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       });
       expect(await repo().findById(line.id)).toEqual(line);
     });
+
+    test("lockLines returns the user's lines asked for, with their products, oldest first; others' and unknown ids are left out", async () => {
+      const user = await aStoredUser();
+      const other = await aStoredUser();
+      const [p1, p2, p3] = [await aStoredProduct(), await aStoredProduct(), await aStoredProduct()];
+      const l1 = await repo().add({ id: createId(), userId: user.id, productId: p1.id, quantity: 1, at: t1 });
+      const l2 = await repo().add({ id: createId(), userId: user.id, productId: p2.id, quantity: 2, at: t2 });
+      const theirs = await repo().add({ id: createId(), userId: other.id, productId: p3.id, quantity: 1, at: t1 });
+      await target().uow.transaction(async (tx) => {
+        const asked = await tx.carts.lockLines(user.id, [l2.id, l1.id, theirs.id, "z12345678901234567890123"]);
+        expect(asked.map((l) => [l.id, l.quantity, l.product.sku])).toEqual([[l1.id, 1, p1.sku], [l2.id, 2, p2.sku]]);
+        expect((await tx.carts.lockLines(user.id, null)).map((l) => l.id)).toEqual([l1.id, l2.id]);
+      });
+    });
+
+    test("removeLines deletes them; restoreLines puts them back as they were, or adds to a line the user made since (up to 99)", async () => {
+      const user = await aStoredUser();
+      const [p1, p2] = [await aStoredProduct(), await aStoredProduct()];
+      const l1 = await repo().add({ id: createId(), userId: user.id, productId: p1.id, quantity: 3, at: t1 });
+      const l2 = await repo().add({ id: createId(), userId: user.id, productId: p2.id, quantity: 98, at: t2 });
+      await repo().removeLines([l1.id, l2.id]);
+      expect(await repo().lines(user.id)).toEqual([]);
+      const since = await repo().add({ id: createId(), userId: user.id, productId: p2.id, quantity: 5, at: t3 });
+      await repo().restoreLines([l1, l2]);
+      expect(await repo().findById(l1.id)).toEqual(l1);
+      expect((await repo().findById(since.id))?.quantity).toBe(99);
+    });
   });
 }
+

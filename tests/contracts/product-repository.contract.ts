@@ -175,5 +175,48 @@ export function productRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findByIdOrSlug(product.id)).toEqual(product);
       expect(await repo().findByIdOrSlug(taken.id)).toEqual(taken);
     });
+
+    test("takeStock takes each line's quantity, down to exactly zero, and reports none short", async () => {
+      const a = aProduct({ inventory: 5 });
+      const b = aProduct({ inventory: 2 });
+      for (const p of [a, b]) await repo().create(p);
+      const at = new Date("2026-11-23T09:00:00Z");
+      expect(await repo().takeStock([{ productId: a.id, quantity: 3 }, { productId: b.id, quantity: 2 }], at)).toEqual([]);
+      expect(await repo().findById(a.id)).toMatchObject({ inventory: 2, updatedAt: at });
+      expect((await repo().findById(b.id))?.inventory).toBe(0);
+    });
+
+    test("takeStock names every line stock cannot cover, with what is there (0 for a product off sale), and takes nothing from those", async () => {
+      const enough = aProduct({ inventory: 5 });
+      const short = aProduct({ name: "Scarce", inventory: 1 });
+      const offSale = aProduct({ name: "Retired", inventory: 9, isActive: false });
+      for (const p of [enough, short, offSale]) await repo().create(p);
+      const shortfalls = await target().uow
+        .transaction(async (tx) => {
+          const found = await tx.products.takeStock(
+            [{ productId: enough.id, quantity: 1 }, { productId: short.id, quantity: 2 }, { productId: offSale.id, quantity: 1 }],
+            new Date(),
+          );
+          // A caller gives the transaction up when any line is short: the others were taken.
+          throw Object.assign(new Error("short"), { found });
+        })
+        .catch((error: { found: unknown }) => error.found);
+      expect(shortfalls).toEqual(
+        expect.arrayContaining([
+          { productId: short.id, productName: "Scarce", requested: 2, available: 1 },
+          { productId: offSale.id, productName: "Retired", requested: 1, available: 0 },
+        ]),
+      );
+      expect((shortfalls as unknown[]).length).toBe(2);
+      expect((await repo().findById(short.id))?.inventory).toBe(1);
+      expect((await repo().findById(enough.id))?.inventory).toBe(5);
+    });
+
+    test("returnStock puts quantities back", async () => {
+      const p = aProduct({ inventory: 0 });
+      await repo().create(p);
+      await repo().returnStock([{ productId: p.id, quantity: 4 }], new Date());
+      expect((await repo().findById(p.id))?.inventory).toBe(4);
+    });
   });
 }

@@ -7,10 +7,13 @@ import { createTestApp } from "../support/http.ts";
 type Caller = "anonymous" | UserRole;
 const CALLERS: Caller[] = ["anonymous", "CUSTOMER", "WHOLESALE", "FUNDRAISER", "STAFF", "ADMIN", "DEVELOPER"];
 
-/** What a route's path may name: the product set up for the test, and a cart line of the caller's own. */
+/** What a route's path may name: the product set up for the test, a cart line and an order of the caller's own, another user's orders. */
 interface Fixture {
   productId: string;
   lineId: string;
+  ownOrderId: string;
+  othersOrderId: string;
+  paidOrderId: string;
 }
 
 interface Route {
@@ -24,6 +27,9 @@ interface Route {
 
 const signedIn = { anonymous: 401, otherwise: 200 };
 const productWriters = (success: number) => ({ anonymous: 401, STAFF: success, ADMIN: success, DEVELOPER: success, otherwise: 403 });
+const staffOnly = productWriters(200);
+const refunders = { anonymous: 401, ADMIN: 200, DEVELOPER: 200, otherwise: 403 };
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
 const ROUTES: Route[] = [
   { name: "read own profile", method: "GET", path: () => "/api/users/me", expect: signedIn },
@@ -50,7 +56,27 @@ const ROUTES: Route[] = [
   { name: "change own cart line", method: "PUT", path: ({ lineId }) => `/api/cart/${lineId}`, body: { quantity: 3 }, expect: signedIn },
   { name: "remove own cart line", method: "DELETE", path: ({ lineId }) => `/api/cart/${lineId}`, expect: signedIn },
   { name: "remove own cart line (alias)", method: "DELETE", path: ({ lineId }) => `/api/cart/items/${lineId}`, expect: signedIn },
+  { name: "place an order", method: "POST", path: () => "/api/orders", body: (f: Fixture) => ({ cartItemIds: [f.lineId], shippingAddress: texas }), expect: signedIn },
+  { name: "check out the cart", method: "POST", path: () => "/api/cart/checkout", body: { shippingAddress: texas }, expect: signedIn },
+  { name: "list own orders", method: "GET", path: () => "/api/orders", expect: signedIn },
+  { name: "read own order", method: "GET", path: ({ ownOrderId }) => `/api/orders/${ownOrderId}`, expect: signedIn },
+  { name: "read another user's order (orders:read)", method: "GET", path: ({ othersOrderId }) => `/api/orders/${othersOrderId}`, expect: staffOnly },
+  { name: "move an order (orders:write)", method: "PUT", path: ({ othersOrderId }) => `/api/orders/${othersOrderId}/status`, body: { status: "CONFIRMED" }, expect: staffOnly },
+  { name: "cancel a paid order (+ financials:refunds)", method: "PUT", path: ({ paidOrderId }) => `/api/orders/${paidOrderId}/status`, body: { status: "CANCELLED" }, expect: refunders },
 ];
+
+/** An order of the user's, for one unit of the product; paid when asked. */
+async function anOrder(t: ReturnType<typeof createTestApp>, userId: string, productId: string, paid = false) {
+  const origin = { ipAddress: null, userAgent: null };
+  const line = await t.useCases.addToCart(userId, { productId, quantity: 1 }, origin);
+  const { orderId } = await t.useCases.placeOrder(userId, { cartItemIds: [line.id], shippingAddress: texas }, origin);
+  if (paid) {
+    const intent = (await t.deps.repos.orders.findById(orderId))!.stripePaymentIntentId!;
+    await t.deps.payments.confirmIntent(intent, "pm_card_visa", `pay-${orderId}`);
+    await t.deps.repos.orders.update(orderId, { status: "CONFIRMED", paymentStatus: "PAID", updatedAt: new Date() });
+  }
+  return orderId;
+}
 
 describe("authorization matrix: every protected route × every kind of caller", () => {
   for (const route of ROUTES) {
@@ -60,8 +86,14 @@ describe("authorization matrix: every protected route × every kind of caller", 
       await t.deps.repos.products.create(product);
       const account = await signedInAs(t, caller === "anonymous" ? "CUSTOMER" : caller);
       const headers = caller === "anonymous" ? {} : account.headers;
-      const line = await t.useCases.addToCart(account.id, { productId: product.id, quantity: 1 }, { ipAddress: null, userAgent: null });
-      const fixture = { productId: product.id, lineId: line.id };
+      const other = await signedInAs(t);
+      const fixture = {
+        productId: product.id,
+        ownOrderId: await anOrder(t, account.id, product.id),
+        othersOrderId: await anOrder(t, other.id, product.id),
+        paidOrderId: await anOrder(t, other.id, product.id, true),
+        lineId: (await t.useCases.addToCart(account.id, { productId: product.id, quantity: 1 }, { ipAddress: null, userAgent: null })).id,
+      };
       const body = typeof route.body === "function" ? route.body(fixture) : route.body;
       const res = await t.call(route.method, route.path(fixture), { body, headers });
       expect(res.status).toBe(route.expect[caller] ?? route.expect.otherwise);

@@ -49,12 +49,12 @@ function insertOrder(db: Db, o: Order) {
       on conflict (order_number) do nothing
       returning id
     )
-    insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents)
-    select i.id, created.id, i.product_id, i.name, i.sku, i.image, i.quantity, i.unit_price, i.total_price
+    insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
+    select i.id, created.id, i.product_id, i.name, i.sku, i.image, i.quantity, i.unit_price, i.total_price, i.position - 1
     from created, unnest(${column((i) => i.id)}::text[], ${column((i) => i.productId)}::text[], ${column((i) => i.productName)}::text[],
       ${column((i) => i.productSku)}::text[], ${column((i) => i.productImage)}::text[], ${column((i) => i.quantity)}::int[],
-      ${column((i) => i.unitPrice)}::int[], ${column((i) => i.totalPrice)}::int[])
-      as i(id, product_id, name, sku, image, quantity, unit_price, total_price)
+      ${column((i) => i.unitPrice)}::int[], ${column((i) => i.totalPrice)}::int[]) with ordinality
+      as i(id, product_id, name, sku, image, quantity, unit_price, total_price, position)
     returning order_id`.execute(db);
 }
 
@@ -69,7 +69,7 @@ const itemsOf = compileOnce((db, orderIds: string[]) =>
     ])
     .where("order_items.order_id", "=", sql<string>`any(${orderIds}::text[])`)
     .orderBy("order_items.order_id")
-    .orderBy("order_items.id"),
+    .orderBy("order_items.position"),
 );
 
 const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));

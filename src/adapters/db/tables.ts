@@ -110,6 +110,7 @@ export interface OrderItemsTable {
   quantity: number;
   unit_price_cents: number;
   total_price_cents: number;
+  position: Generated<number>;
 }
 
 export interface AuditLogTable {

@@ -13,6 +13,7 @@ import { authRoutes } from "./routes/auth.ts";
 import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { locationRoutes } from "./routes/locations.ts";
+import { orderRoutes } from "./routes/orders.ts";
 import { productRoutes } from "./routes/products.ts";
 import { userRoutes } from "./routes/users.ts";
 import { createSessionTokens } from "./session.ts";
@@ -44,6 +45,7 @@ export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustP
     .use(userRoutes(useCases, auth))
     .use(productRoutes(useCases, auth))
     .use(cartRoutes(useCases, auth))
+    .use(orderRoutes(useCases, auth))
     .use(locationRoutes(useCases));
   return app;
 }

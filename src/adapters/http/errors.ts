@@ -25,6 +25,12 @@ export const statusOf = {
   "payment.invalid_method": 400,
   "payment.processor_failed": 500,
   "tax.unavailable": 500,
+  "cart.empty": 400,
+  "cart.items_not_found": 400,
+  "cart.changed": 409,
+  "order.not_found": 404,
+  "order.creation_failed": 500,
+  "order.tracking_required": 400,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */

@@ -3,6 +3,7 @@ import * as m0001 from "./0001_initial.ts";
 import * as m0002 from "./0002_default_role_permissions.ts";
 import * as m0003 from "./0003_search_indexes.ts";
 import * as m0004 from "./0004_sessions.ts";
+import * as m0005 from "./0005_order_item_positions.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   "0002_default_role_permissions": m0002,
   "0003_search_indexes": m0003,
   "0004_sessions": m0004,
+  "0005_order_item_positions": m0005,
 };
 
 export const migrationProvider: MigrationProvider = {

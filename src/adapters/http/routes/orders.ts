@@ -1,0 +1,175 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { Address } from "../../../domain/address.ts";
+import { MAX_CART_LINES } from "../../../domain/cart.ts";
+import { CUID2_PATTERN } from "../../../domain/ids.ts";
+import { toDollars } from "../../../domain/money.ts";
+import { ORDER_STATUSES, type OrderView, PAYMENT_STATUSES } from "../../../domain/order.ts";
+import { MAX_PAGE_SIZE } from "../../../domain/paging.ts";
+import type { UseCases } from "../../../application/use-cases.ts";
+import { type AuthSettings, authPlugin } from "../auth.ts";
+import { JSON_BODY, errorBody, money, queryNumber, timestamp } from "../schemas.ts";
+
+const cuid2 = (what: string) => z.string().regex(new RegExp(CUID2_PATTERN), `must be a ${what} id`);
+
+const addressInput = z.strictObject({
+  address1: z.string().trim().min(1).max(200),
+  address2: z.string().trim().max(200).nullable().optional(),
+  city: z.string().trim().min(1).max(100),
+  state: z.string().trim().min(1).max(100).describe("state or province; for the US its two-letter code"),
+  postalCode: z.string().trim().min(1).max(20).describe("for the US a ZIP code"),
+  country: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code").optional().describe("ISO 3166-1 alpha-2; US when absent"),
+});
+
+const orderFields = {
+  shippingAddress: addressInput,
+  billingAddress: addressInput.optional().describe("the shipping address when absent"),
+  notes: z.string().max(1000).optional(),
+};
+const cartItemIds = z.array(cuid2("cart item")).min(1).max(MAX_CART_LINES);
+
+const placedSchema = z.object({ clientSecret: z.string(), orderId: z.string(), orderNumber: z.string(), amount: money }).meta({ id: "PlacedOrder" });
+
+const addressSchema = z.object({
+  address1: z.string(),
+  address2: z.string().nullable(),
+  city: z.string(),
+  state: z.string(),
+  postalCode: z.string(),
+  country: z.string(),
+});
+
+const orderSchema = z
+  .object({
+    id: z.string(),
+    orderNumber: z.string().describe("<PREFIX>-YYYYMMDD-XXXX"),
+    status: z.enum(ORDER_STATUSES),
+    paymentStatus: z.enum(PAYMENT_STATUSES),
+    subtotal: money,
+    shippingCost: money,
+    tax: money,
+    discountAmount: money,
+    total: money,
+    shippingMethod: z.string().describe("the shipping address as text, one line each"),
+    trackingNumber: z.string().nullable(),
+    customerNotes: z.string().nullable(),
+    stripePaymentIntentId: z.string().nullable(),
+    shippingAddress: addressSchema,
+    billingAddress: addressSchema,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    items: z.array(
+      z.object({
+        id: z.string(),
+        productId: z.string(),
+        productName: z.string(),
+        productSku: z.string(),
+        productImage: z.string(),
+        quantity: z.int(),
+        unitPrice: money,
+        totalPrice: money,
+        product: z.object({ id: z.string(), name: z.string(), slug: z.string(), featuredImage: z.string(), heatLevel: z.int() }),
+      }),
+    ),
+  })
+  .meta({ id: "Order" });
+
+const presentAddress = (a: Address) => ({ ...a });
+
+export function presentOrder(o: OrderView): z.infer<typeof orderSchema> {
+  return {
+    id: o.id,
+    orderNumber: o.orderNumber,
+    status: o.status,
+    paymentStatus: o.paymentStatus,
+    subtotal: toDollars(o.subtotal),
+    shippingCost: toDollars(o.shippingCost),
+    tax: toDollars(o.tax),
+    discountAmount: toDollars(o.discountAmount),
+    total: toDollars(o.total),
+    shippingMethod: o.shippingMethod,
+    trackingNumber: o.trackingNumber,
+    customerNotes: o.customerNotes,
+    stripePaymentIntentId: o.stripePaymentIntentId,
+    shippingAddress: presentAddress(o.shippingAddress),
+    billingAddress: presentAddress(o.billingAddress),
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+    items: o.items.map((i) => ({ ...i, unitPrice: toDollars(i.unitPrice), totalPrice: toDollars(i.totalPrice) })),
+  };
+}
+
+const withAll = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum([...values, "all"] as [string, ...string[]]).optional().transform((v) => (v === "all" ? undefined : (v as T[number] | undefined)));
+
+const listQuery = z.object({
+  status: withAll(ORDER_STATUSES).describe("or all"),
+  paymentStatus: withAll(PAYMENT_STATUSES).describe("or all"),
+  skip: queryNumber(z.number().int().min(0)).default(0),
+  take: queryNumber(z.number().int().min(1).max(MAX_PAGE_SIZE)).optional().describe("every order from skip on when absent"),
+  sortOrder: z.enum(["asc", "desc"]).default("desc").describe("by creation time"),
+});
+
+const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
+
+export function orderRoutes(useCases: UseCases, settings: AuthSettings) {
+  const place = <Ids extends z.ZodType<string[] | undefined>>(summary: string, ids: Ids) => ({
+    auth: "required" as const,
+    body: z.strictObject({ cartItemIds: ids, ...orderFields }),
+    ...JSON_BODY,
+    response: { 200: placedSchema, ...errors, 409: errorBody },
+    detail: { tags: ["Orders"], summary },
+  });
+
+  return new Elysia({ name: "routes.orders" })
+    .use(authPlugin(useCases, settings))
+    .post(
+      "/orders",
+      async ({ principal, body, origin }) => presentPlaced(await useCases.placeOrder(principal.user.id, body, origin)),
+      place("Turn cart lines into an order: stock is taken, and a payment intent made for the total", cartItemIds),
+    )
+    .post(
+      "/cart/checkout",
+      async ({ principal, body, origin }) => presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin)),
+      place("POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
+    )
+    .get(
+      "/orders",
+      async ({ principal, query, set }) => {
+        const { orders, total } = await useCases.listOrders(principal.actor, { ...query, take: query.take ?? null });
+        set.headers["x-total-count"] = String(total);
+        return orders.map(presentOrder);
+      },
+      {
+        auth: "required",
+        query: listQuery,
+        response: { 200: z.array(orderSchema), 400: errorBody, 401: errorBody },
+        detail: { tags: ["Orders"], summary: "The signed-in user's orders, a bare array; the total before paging is in X-Total-Count" },
+      },
+    )
+    .get("/orders/:id", async ({ principal, params }) => presentOrder(await useCases.getOrder(principal.actor, params.id)), {
+      auth: "required",
+      params: z.object({ id: cuid2("order") }),
+      response: { 200: orderSchema, ...errors },
+      detail: { tags: ["Orders"], summary: "One order: its owner's, or anyone's with orders:read" },
+    })
+    .put(
+      "/orders/:id/status",
+      async ({ principal, params, body, origin }) => presentOrder(await useCases.changeOrderStatus(principal.actor, { id: params.id }, body, origin)),
+      {
+        auth: { permission: "orders:write" },
+        params: z.object({ id: cuid2("order") }),
+        body: z.strictObject({ status: z.enum(ORDER_STATUSES), trackingNumber: z.string().trim().min(1).max(100).optional().describe("needed for SHIPPED") }),
+        ...JSON_BODY,
+        response: { 200: orderSchema, ...errors, 500: errorBody },
+        detail: {
+          tags: ["Orders"],
+          summary: "Move an order (orders:write): by the status table; a paid order cancelled or refunded is refunded (also needs financials:refunds)",
+        },
+      },
+    );
+}
+
+function presentPlaced(placed: { orderId: string; orderNumber: string; clientSecret: string; amount: number }) {
+  return { clientSecret: placed.clientSecret, orderId: placed.orderId, orderNumber: placed.orderNumber, amount: toDollars(placed.amount) };
+}

@@ -1,0 +1,299 @@
+import { describe, expect, test } from "bun:test";
+import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
+import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
+import { type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
+import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
+import { DomainError } from "../../src/domain/errors.ts";
+import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
+import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import { domainErrorOf } from "../support/errors.ts";
+
+const origin = { ipAddress: "203.0.113.4", userAgent: "orders-test" };
+const texas = { address1: "1 Main St", city: "Austin", state: "tx", postalCode: "78701" };
+const staff: Actor = { userId: "staff-1", role: "STAFF", permissions: new Set(DEFAULT_ROLE_PERMISSIONS.STAFF) };
+const admin: Actor = { userId: "admin-1", role: "ADMIN", permissions: new Set(DEFAULT_ROLE_PERMISSIONS.ADMIN) };
+
+async function shop() {
+  const deps = createMemoryDeps();
+  const ada = aUser();
+  const habanero = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
+  const verde = aProduct({ name: "Verde", price: 899, inventory: 3 });
+  await deps.repos.users.create(ada);
+  for (const p of [habanero, verde]) await deps.repos.products.create(p);
+  // A second apart, as a shopper's adds are, so lines keep the order they were added in.
+  const add = (productId: string, quantity: number, userId = ada.id) => {
+    deps.clock.advance(1_000);
+    return addToCart(deps, userId, { productId, quantity }, origin);
+  };
+  const customer: Actor = { userId: ada.id, role: "CUSTOMER", permissions: new Set() };
+  return { deps, ada, habanero, verde, add, customer };
+}
+
+const order = (deps: MemoryDeps, userId: string, request: Partial<OrderRequest> & Pick<OrderRequest, "cartItemIds">) =>
+  placeOrder(deps, "SF", userId, { shippingAddress: texas, ...request }, origin);
+
+const stockOf = async (deps: MemoryDeps, id: string) => (await deps.repos.products.findById(id))?.inventory;
+
+describe("placing an order", () => {
+  test("takes the stock, writes the order with copied items, removes the lines, audits, and creates the payment intent", async () => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    const lines = [await add(habanero.id, 2), await add(verde.id, 1)];
+    const placed = await order(deps, ada.id, { cartItemIds: lines.map((l) => l.id), notes: " ring twice " });
+
+    // 2 × 12.99 + 8.99 = 34.97, shipping 6.99, Texas 6.25 % per line: 1.62 + 0.56.
+    expect(placed).toEqual({ orderId: expect.any(String), orderNumber: expect.stringMatching(/^SF-20261122-[A-Z0-9]{4}$/), clientSecret: expect.stringMatching(/^pi_.+_secret_/), amount: 4414 });
+    const stored = await deps.repos.orders.findById(placed.orderId);
+    expect(stored).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", subtotal: 3497, shippingCost: 699, tax: 218, total: 4414, customerNotes: "ring twice", userId: ada.id });
+    expect(stored?.items.map((i) => [i.productName, i.productSku, i.quantity, i.unitPrice, i.totalPrice])).toEqual([
+      ["Habanero", habanero.sku, 2, 1299, 2598],
+      ["Verde", verde.sku, 1, 899, 899],
+    ]);
+    expect([await stockOf(deps, habanero.id), await stockOf(deps, verde.id)]).toEqual([8, 2]);
+    expect(await deps.repos.carts.lines(ada.id)).toEqual([]);
+
+    const intent = deps.processor.intents.get(stored!.stripePaymentIntentId!);
+    expect(intent).toMatchObject({ amount: 4414, currency: "usd", metadata: { orderId: placed.orderId, orderNumber: placed.orderNumber }, status: "requires_payment_method" });
+    const [audit] = await deps.repos.audit.list({ action: "order.create" });
+    expect(audit).toMatchObject({ userId: ada.id, entityId: placed.orderId, ipAddress: "203.0.113.4", changes: { orderNumber: placed.orderNumber, total: 4414 } });
+  });
+
+  test("orders only the lines asked for; the rest stay in the cart", async () => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    const kept = await add(habanero.id, 1);
+    const ordered = await add(verde.id, 1);
+    await order(deps, ada.id, { cartItemIds: [ordered.id] });
+    expect((await deps.repos.carts.lines(ada.id)).map((l) => l.id)).toEqual([kept.id]);
+  });
+
+  test("checkout without ids orders every line the shopper sees, not one taken off sale; an empty cart is refused", async () => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    await add(habanero.id, 1);
+    const hidden = await add(verde.id, 1);
+    await deps.repos.products.update(verde.id, { isActive: false, updatedAt: new Date() });
+    const placed = await order(deps, ada.id, { cartItemIds: null });
+    expect((await deps.repos.orders.findById(placed.orderId))?.items.map((i) => i.productId)).toEqual([habanero.id]);
+    expect((await deps.repos.carts.lines(ada.id)).map((l) => l.id)).toEqual([hidden.id]);
+    expect((await domainErrorOf(order(deps, ada.id, { cartItemIds: null }))).code).toBe("cart.empty");
+  });
+
+  test.each([
+    ["another user's line", "other"],
+    ["an unknown line", "unknown"],
+    ["a line whose product is off sale", "off sale"],
+  ])("%s is 400 Cart items not found, and nothing changes", async (_, kind) => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    const mine = await add(habanero.id, 1);
+    const bob = aUser();
+    await deps.repos.users.create(bob);
+    const theirs = await add(verde.id, 1, bob.id);
+    const offSale = await add(verde.id, 1);
+    if (kind === "off sale") await deps.repos.products.update(verde.id, { isActive: false, updatedAt: new Date() });
+    const other = { other: theirs.id, unknown: "z12345678901234567890123", "off sale": offSale.id }[kind]!;
+    const error = await domainErrorOf(order(deps, ada.id, { cartItemIds: [mine.id, other] }));
+    expect(error).toMatchObject({ code: "cart.items_not_found", message: "Cart items not found", details: { cartItemIds: [other] } });
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    expect(deps.state.orders.size).toBe(0);
+    expect((await deps.repos.carts.lines(ada.id)).length).toBe(2);
+  });
+
+  test("too little stock is 400 naming the product and what is left; nothing is taken, the cart stays", async () => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    const lines = [await add(habanero.id, 2), await add(verde.id, 3)];
+    await deps.repos.products.update(verde.id, { inventory: 2, updatedAt: new Date() });
+    const error = await domainErrorOf(order(deps, ada.id, { cartItemIds: lines.map((l) => l.id) }));
+    expect(error).toMatchObject({ code: "inventory.insufficient", message: "Insufficient inventory", details: { productId: verde.id, productName: "Verde", requested: 3, available: 2 } });
+    expect([await stockOf(deps, habanero.id), await stockOf(deps, verde.id)]).toEqual([10, 2]);
+    expect(Object.fromEntries((await deps.repos.carts.lines(ada.id)).map((l) => [l.productId, l.quantity]))).toEqual({ [habanero.id]: 2, [verde.id]: 3 });
+    expect(deps.state.orders.size).toBe(0);
+  });
+
+  test("a US address needs a state code and a ZIP; the answer names the field", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 1);
+    const error = await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id], shippingAddress: { ...texas, state: "Texas" } }));
+    expect(error).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "shippingAddress.state", message: "must be a US state code (two letters, e.g. TX)" }] } });
+  });
+
+  test("abroad: $24.99 shipping and no US sales tax; billing defaults to shipping", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 5);
+    const toronto = { address1: "1 Queen St W", city: "Toronto", state: "ON", postalCode: "M5H 2N2", country: "ca" };
+    const placed = await order(deps, ada.id, { cartItemIds: [line.id], shippingAddress: toronto });
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({
+      subtotal: 6495,
+      shippingCost: 2499,
+      tax: 0,
+      total: 8994,
+      shippingAddress: { country: "CA", state: "ON" },
+      billingAddress: { country: "CA", state: "ON" },
+      shippingMethod: "1 Queen St W\nToronto, ON M5H 2N2\nCA",
+    });
+  });
+
+  test("when tax cannot be calculated there is no order, nothing is taken, and no $0 is guessed", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 1);
+    const broken = { ...deps, tax: { calculate: () => Promise.reject(new Error("Stripe Tax is down")) } };
+    expect((await domainErrorOf(order(broken, ada.id, { cartItemIds: [line.id] }))).code).toBe("tax.unavailable");
+    expect(deps.state.orders.size).toBe(0);
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    expect(await deps.repos.carts.lines(ada.id)).toHaveLength(1);
+  });
+
+  test("when the payment intent cannot be created the order is undone: cancelled, stock back, lines back, and the caller gets order.creation_failed", async () => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    const lines = [await add(habanero.id, 2), await add(verde.id, 1)];
+    const before = await deps.repos.carts.lines(ada.id);
+    const broken = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("card network down")) } };
+    const error = await domainErrorOf(order(broken, ada.id, { cartItemIds: lines.map((l) => l.id) }));
+    expect(error).toMatchObject({ code: "order.creation_failed", message: "Order creation failed" });
+    expect([await stockOf(deps, habanero.id), await stockOf(deps, verde.id)]).toEqual([10, 3]);
+    expect(await deps.repos.carts.lines(ada.id)).toEqual(before);
+    const [cancelled] = [...deps.state.orders.values()];
+    expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING" });
+    expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({ to: "CANCELLED", reason: "the payment intent could not be created" });
+  });
+
+  test("an order number already taken is drawn again", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const draws = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1];
+    const scripted = { ...deps, random: { below: () => draws.shift() ?? 2 } };
+    const first = await order(scripted, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    const second = await order(scripted, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    expect([first.orderNumber.slice(-4), second.orderNumber.slice(-4)]).toEqual(["AAAA", "BBBB"]);
+  });
+});
+
+describe("reading orders", () => {
+  test("a shopper lists their own orders, newest first by default, filtered and paged, with the total", async () => {
+    const { deps, ada, habanero, add, customer } = await shop();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] })).orderId);
+      deps.clock.advance(1_000);
+    }
+    const bob = aUser();
+    await deps.repos.users.create(bob);
+    await order(deps, bob.id, { cartItemIds: [(await addToCart(deps, bob.id, { productId: habanero.id, quantity: 1 }, origin)).id] });
+
+    const all = await listOrders(deps, customer, { skip: 0, take: null, sortOrder: "desc" });
+    expect(all.total).toBe(3);
+    expect(all.orders.map((o) => o.id)).toEqual([...ids].reverse());
+    const page = await listOrders(deps, customer, { skip: 1, take: 1, sortOrder: "asc" });
+    expect([page.total, page.orders.map((o) => o.id)]).toEqual([3, [ids[1]!]]);
+    expect((await listOrders(deps, customer, { status: "CANCELLED", skip: 0, take: null, sortOrder: "desc" })).total).toBe(0);
+    expect((await listOrders(deps, staff, { skip: 0, take: null, sortOrder: "desc" }, true)).total).toBe(4);
+    expect((await domainErrorOf(listOrders(deps, customer, { skip: 0, take: null, sortOrder: "desc" }, true))).code).toBe("forbidden");
+  });
+
+  test("one order: its owner's, or anyone's for orders:read; 404 when unknown", async () => {
+    const { deps, ada, habanero, add, customer } = await shop();
+    const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    expect((await getOrder(deps, customer, placed.orderId)).items[0]?.product).toMatchObject({ id: habanero.id, slug: habanero.slug, heatLevel: habanero.heatLevel });
+    expect((await getOrder(deps, staff, placed.orderId)).id).toBe(placed.orderId);
+    const bob: Actor = { userId: "bob", role: "CUSTOMER", permissions: new Set() };
+    expect((await domainErrorOf(getOrder(deps, bob, placed.orderId))).code).toBe("forbidden");
+    expect((await domainErrorOf(getOrder(deps, customer, "z12345678901234567890123"))).code).toBe("order.not_found");
+  });
+});
+
+describe("changing an order's status", () => {
+  async function placed() {
+    const s = await shop();
+    const line = await s.add(s.habanero.id, 2);
+    const { orderId } = await order(s.deps, s.ada.id, { cartItemIds: [line.id] });
+    const move = (status: Parameters<typeof changeOrderStatus>[3]["status"], actor: Actor = staff, trackingNumber?: string) => {
+      s.deps.clock.advance(1_000);
+      return changeOrderStatus(s.deps, actor, { id: orderId }, { status, trackingNumber }, origin);
+    };
+    /** As a successful payment leaves it (the payment route arrives with the payments issue). */
+    const pay = async () => {
+      const stored = (await s.deps.repos.orders.findById(orderId))!;
+      await s.deps.payments.confirmIntent(stored.stripePaymentIntentId!, "pm_card_visa", "pay-once");
+      await s.deps.repos.orders.update(orderId, { status: "CONFIRMED", paymentStatus: "PAID", updatedAt: new Date() });
+    };
+    return { ...s, orderId, move, pay };
+  }
+
+  test("follows the table: through to DELIVERED, with a tracking number to ship; the audit says who moved it", async () => {
+    const { deps, orderId, move, pay, habanero } = await placed();
+    await pay();
+    await move("PROCESSING");
+    expect(await domainErrorOf(move("SHIPPED"))).toMatchObject({ code: "order.tracking_required", details: { field: "trackingNumber" } });
+    expect(await move("SHIPPED", staff, "1Z999AA10123456784")).toMatchObject({ status: "SHIPPED", trackingNumber: "1Z999AA10123456784" });
+    expect(await domainErrorOf(move("PROCESSING"))).toMatchObject({ code: "order.invalid_transition", message: "An order cannot move from SHIPPED to PROCESSING; allowed: DELIVERED, REFUNDED" });
+    await move("DELIVERED");
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+    const audits = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    expect(audits.map((a) => [a.changes.from, a.changes.to, a.userId])).toEqual([
+      ["SHIPPED", "DELIVERED", "staff-1"],
+      ["PROCESSING", "SHIPPED", "staff-1"],
+      ["CONFIRMED", "PROCESSING", "staff-1"],
+    ]);
+  });
+
+  test("cancelling an unpaid order puts the stock back and cancels its payment intent, so it cannot be paid later", async () => {
+    const { deps, orderId, move, habanero } = await placed();
+    expect(await move("CANCELLED")).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING" });
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    const intentId = (await deps.repos.orders.findById(orderId))!.stripePaymentIntentId!;
+    expect(deps.processor.intents.get(intentId)?.status).toBe("canceled");
+  });
+
+  test("a paid order is refunded through the processor when cancelled, which needs financials:refunds too", async () => {
+    const { deps, orderId, move, pay, habanero } = await placed();
+    await pay();
+    expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
+    expect((await deps.repos.orders.findById(orderId))?.status).toBe("CONFIRMED");
+    const cancelled = await move("CANCELLED", admin);
+    expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    const [audit] = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    expect(audit?.changes).toMatchObject({ from: "CONFIRMED", to: "CANCELLED", refunded: cancelled.total, by: "ADMIN" });
+  });
+
+  test("a refund after shipping gives the money back but not the stock; a failed refund changes nothing", async () => {
+    const { deps, orderId, move, pay, habanero } = await placed();
+    await pay();
+    await move("PROCESSING");
+    await move("SHIPPED", staff, "TRACK-1");
+    const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed")) } };
+    expect((await domainErrorOf(changeOrderStatus(refusing, admin, { id: orderId }, { status: "REFUNDED" }, origin))).code).toBe("payment.processor_failed");
+    expect((await deps.repos.orders.findById(orderId))?.status).toBe("SHIPPED");
+    expect(await move("REFUNDED", admin)).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+  });
+
+  test("needs orders:write, and finds an order by its number too (the CLI)", async () => {
+    const { deps, orderId, customer } = await placed();
+    const number = (await deps.repos.orders.findById(orderId))!.orderNumber;
+    expect((await domainErrorOf(changeOrderStatus(deps, customer, { id: orderId }, { status: "CANCELLED" }, origin))).code).toBe("forbidden");
+    expect(await changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: number }, { status: "CONFIRMED" }, origin)).toMatchObject({ status: "CONFIRMED" });
+    expect((await domainErrorOf(changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: "SF-20200101-ZZZZ" }, { status: "CONFIRMED" }, origin))).code).toBe("order.not_found");
+  });
+});
+
+describe("unpaid orders running out of time", () => {
+  test("are cancelled after the payment time, stock released, intent cancelled; younger and paid ones are left alone", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const old = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 2)).id] });
+    const paidLate = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    const paidIntent = (await deps.repos.orders.findById(paidLate.orderId))!.stripePaymentIntentId!;
+    await deps.payments.confirmIntent(paidIntent, "pm_card_visa", "late");
+    deps.clock.advance(59 * 60_000);
+    const young = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    deps.clock.advance(60_001);
+
+    expect(await stockOf(deps, habanero.id)).toBe(6);
+    expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [old.orderNumber], paidMeanwhile: [paidLate.orderNumber] });
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+    expect((await deps.repos.orders.findById(old.orderId))?.status).toBe("CANCELLED");
+    expect((await deps.repos.orders.findById(young.orderId))?.status).toBe("PENDING");
+    expect(deps.processor.intents.get((await deps.repos.orders.findById(old.orderId))!.stripePaymentIntentId!)?.status).toBe("canceled");
+    const [audit] = await deps.repos.audit.list({ action: "order.expire" });
+    expect(audit).toMatchObject({ userId: null, entityId: old.orderId, changes: { orderNumber: old.orderNumber, to: "CANCELLED" } });
+    expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [], paidMeanwhile: [paidLate.orderNumber] });
+  });
+});

@@ -1,0 +1,125 @@
+import { describe, expect, test } from "bun:test";
+import { cuid2Ids } from "../../src/adapters/system.ts";
+import type { Address } from "../../src/domain/address.ts";
+import { type Order, newOrder } from "../../src/domain/order.ts";
+import type { Product } from "../../src/domain/product.ts";
+import type { User } from "../../src/domain/user.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import type { ContractTarget } from "./targets.ts";
+
+const address: Address = { address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US" };
+const billing: Address = { ...address, address1: "9 Bill Rd", address2: "Suite 2" };
+let sequence = 0;
+
+export function orderRepositoryContract(target: () => ContractTarget) {
+  describe("OrderRepository", () => {
+    const repo = () => target().repos.orders;
+
+    async function stored(user: User, products: Product[], overrides: Partial<Order> = {}): Promise<Order> {
+      const at = new Date(Date.UTC(2026, 10, 23, 12, 0, ++sequence));
+      const order = {
+        ...newOrder({
+          id: cuid2Ids.next(),
+          orderNumber: `SF-20261123-${String(sequence).padStart(4, "0")}`,
+          userId: user.id,
+          itemIds: products.map(() => cuid2Ids.next()),
+          lines: products.map((p, i) => ({ productId: p.id, quantity: i + 1, product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price } })),
+          shippingAddress: address,
+          billingAddress: billing,
+          tax: 123,
+          notes: "Leave at the door",
+          at,
+        }),
+        ...overrides,
+      };
+      expect(await repo().create(order)).toBe(true);
+      return order;
+    }
+
+    async function aShopper() {
+      const user = aUser();
+      const products = [aProduct({ name: "Ghost Pepper" }), aProduct({ name: "Verde" })];
+      await target().repos.users.create(user);
+      for (const p of products) await target().repos.products.create(p);
+      return { user, products };
+    }
+
+    test("an order reads back whole, by id and by number, each item with its product as it is now", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products);
+      await target().repos.products.update(products[0]!.id, { name: "Ghost Pepper Reserve", updatedAt: new Date() });
+      const expected = {
+        ...order,
+        items: order.items.map((item, i) => ({
+          ...item,
+          product: { id: products[i]!.id, name: i === 0 ? "Ghost Pepper Reserve" : "Verde", slug: products[i]!.slug, featuredImage: products[i]!.featuredImage, heatLevel: products[i]!.heatLevel },
+        })),
+      };
+      expect(await repo().findById(order.id)).toEqual(expected);
+      expect(await repo().findByNumber(order.orderNumber)).toEqual(expected);
+      expect(expected.items[0]?.productName).toBe("Ghost Pepper");
+      expect(await repo().findById("z12345678901234567890123")).toBeNull();
+    });
+
+    test("a taken order number writes nothing and says so", async () => {
+      const { user, products } = await aShopper();
+      const first = await stored(user, products);
+      const clash = newOrder({
+        id: cuid2Ids.next(),
+        orderNumber: first.orderNumber,
+        userId: user.id,
+        itemIds: [cuid2Ids.next()],
+        lines: [{ productId: products[0]!.id, quantity: 1, product: { name: "x", sku: "x", featuredImage: "https://img.example.com/x.jpg", price: 100 } }],
+        shippingAddress: address,
+        billingAddress: address,
+        tax: 0,
+        notes: null,
+        at: new Date(),
+      });
+      expect(await repo().create(clash)).toBe(false);
+      expect(await repo().findById(clash.id)).toBeNull();
+    });
+
+    test("list: one user's, filtered by status and payment status, paged and sorted by creation, with the total", async () => {
+      const { user, products } = await aShopper();
+      const other = aUser();
+      await target().repos.users.create(other);
+      const [a, b, c] = [await stored(user, products), await stored(user, products, { status: "CANCELLED" }), await stored(user, products, { paymentStatus: "FAILED" })];
+      await stored(other, products);
+      const ids = async (filter: Partial<Parameters<ReturnType<typeof repo>["list"]>[0]>) => {
+        const result = await repo().list({ skip: 0, take: null, sortOrder: "desc", userId: user.id, ...filter });
+        return [result.total, result.orders.map((o) => o.id)];
+      };
+      expect(await ids({})).toEqual([3, [c.id, b.id, a.id]]);
+      expect(await ids({ sortOrder: "asc", skip: 1, take: 1 })).toEqual([3, [b.id]]);
+      expect(await ids({ status: "CANCELLED" })).toEqual([1, [b.id]]);
+      expect(await ids({ paymentStatus: "FAILED" })).toEqual([1, [c.id]]);
+      expect(await ids({ skip: 5 })).toEqual([3, []]);
+      expect((await repo().list({ skip: 0, take: null, sortOrder: "asc" })).total).toBe(4);
+      expect((await repo().list({ skip: 0, take: 2, sortOrder: "asc", userId: user.id })).orders[0]?.items).toHaveLength(2);
+    });
+
+    test("update changes what it is given; lock returns the order with its items", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products);
+      const later = new Date("2026-11-24T08:00:00Z");
+      await repo().update(order.id, { status: "SHIPPED", trackingNumber: "1Z999", stripePaymentIntentId: "pi_123", updatedAt: later });
+      await target().uow.transaction(async (tx) => {
+        expect(await tx.orders.lock(order.id)).toEqual({ ...order, status: "SHIPPED", trackingNumber: "1Z999", stripePaymentIntentId: "pi_123", updatedAt: later });
+        expect(await tx.orders.lock("z12345678901234567890123")).toBeNull();
+      });
+    });
+
+    test("findUnpaidBefore: PENDING orders with payment PENDING or FAILED made before the cut-off, oldest first", async () => {
+      const { user, products } = await aShopper();
+      const pending = await stored(user, products);
+      const failed = await stored(user, products, { paymentStatus: "FAILED" });
+      await stored(user, products, { paymentStatus: "PAID", status: "CONFIRMED" });
+      await stored(user, products, { status: "CANCELLED" });
+      const recent = await stored(user, products);
+      const found = await repo().findUnpaidBefore(recent.createdAt, 10);
+      expect(found).toEqual([pending, failed].map((o) => ({ id: o.id, orderNumber: o.orderNumber, stripePaymentIntentId: null })));
+      expect(await repo().findUnpaidBefore(recent.createdAt, 1)).toHaveLength(1);
+    });
+  });
+}

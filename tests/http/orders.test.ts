@@ -1,0 +1,186 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { type TestApp, createTestApp } from "../support/http.ts";
+
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+
+let t: TestApp;
+let me: Awaited<ReturnType<typeof signedInAs>>;
+const habanero = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
+const verde = aProduct({ name: "Verde", price: 899, inventory: 3 });
+
+beforeEach(async () => {
+  t = createTestApp();
+  for (const p of [habanero, verde]) await t.deps.repos.products.create(structuredClone(p));
+  me = await signedInAs(t);
+});
+
+const add = async (productId: string, quantity: number, headers = me.headers) =>
+  (await t.call("POST", "/api/cart", { body: { productId, quantity }, headers })).body.cartItem.id as string;
+const placeOrder = (body: unknown, headers: Record<string, string> = me.headers) => t.call("POST", "/api/orders", { body, headers });
+
+describe("POST /api/orders", () => {
+  test("200 { clientSecret, orderId, orderNumber, amount } with the amount in dollars; the lines leave the cart", async () => {
+    const lines = [await add(habanero.id, 2), await add(verde.id, 1)];
+    const res = await placeOrder({ cartItemIds: lines, shippingAddress: texas, notes: "Gate code 1234" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/), orderId: expect.any(String), orderNumber: expect.stringMatching(/^SF-\d{8}-[A-Z0-9]{4}$/), amount: 44.14 });
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount).toBe(0);
+  });
+
+  test.each([
+    [{ cartItemIds: [], shippingAddress: texas }, "cartItemIds"],
+    [{ cartItemIds: ["not-an-id"], shippingAddress: texas }, "cartItemIds.0"],
+    [{ cartItemIds: ["z12345678901234567890123"] }, "shippingAddress"],
+    [{ cartItemIds: ["z12345678901234567890123"], shippingAddress: { ...texas, city: "" } }, "shippingAddress.city"],
+    [{ cartItemIds: ["z12345678901234567890123"], shippingAddress: { ...texas, country: "USA" } }, "shippingAddress.country"],
+    [{ cartItemIds: ["z12345678901234567890123"], shippingAddress: { ...texas, county: "Travis" } }, "shippingAddress.county"],
+    [{ cartItemIds: ["z12345678901234567890123"], shippingAddress: texas, coupon: "FREE" }, "coupon"],
+  ])("%j is 400 naming %s", async (body, path) => {
+    const res = await placeOrder(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Invalid request");
+    expect(res.body.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+  });
+
+  test("a US address with a state that is no state code is 400 naming it", async () => {
+    const res = await placeOrder({ cartItemIds: [await add(habanero.id, 1)], shippingAddress: { ...texas, state: "Texas" } });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([{ path: "shippingAddress.state", message: "must be a US state code (two letters, e.g. TX)" }]);
+  });
+
+  test("lines not in the caller's cart are 400 Cart items not found; too little stock is 400 naming the product", async () => {
+    const other = await signedInAs(t);
+    const theirs = await add(habanero.id, 1, other.headers);
+    const notFound = await placeOrder({ cartItemIds: [theirs], shippingAddress: texas });
+    expect(notFound.status).toBe(400);
+    expect(notFound.body).toEqual({ error: "Cart items not found", details: { cartItemIds: [theirs] } });
+
+    const line = await add(verde.id, 3);
+    await t.deps.repos.products.update(verde.id, { inventory: 1, updatedAt: new Date() });
+    const short = await placeOrder({ cartItemIds: [line], shippingAddress: texas });
+    expect(short.status).toBe(400);
+    expect(short.body).toMatchObject({ error: "Insufficient inventory", details: { productId: verde.id, productName: "Verde", requested: 3, available: 1 } });
+  });
+
+  test("without a session it is 401", async () => {
+    expect((await placeOrder({ cartItemIds: ["z12345678901234567890123"], shippingAddress: texas }, {})).status).toBe(401);
+  });
+
+  test("a tax service that fails is a 500 with nothing changed; a payment intent that cannot be made is 500 Order creation failed, the order undone", async () => {
+    const deps = createMemoryDeps();
+    const failing = createTestApp({ ...deps, tax: { calculate: () => Promise.reject(new Error("down")) } });
+    await failing.deps.repos.products.create(structuredClone(habanero));
+    const shopper = await signedInAs(failing);
+    const line = (await failing.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 1 }, headers: shopper.headers })).body.cartItem.id;
+    const taxed = await failing.call("POST", "/api/orders", { body: { cartItemIds: [line], shippingAddress: texas }, headers: shopper.headers });
+    expect(taxed.status).toBe(500);
+    expect(taxed.body).toEqual({ error: "Tax could not be calculated; no order was made" });
+    expect(deps.state.orders.size).toBe(0);
+
+    const noIntent = createTestApp({ ...createMemoryDeps(), payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("down")) } });
+    await noIntent.deps.repos.products.create(structuredClone(habanero));
+    const buyer = await signedInAs(noIntent);
+    const cartLine = (await noIntent.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 2 }, headers: buyer.headers })).body.cartItem.id;
+    const res = await noIntent.call("POST", "/api/orders", { body: { cartItemIds: [cartLine], shippingAddress: texas }, headers: buyer.headers });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: "Order creation failed" });
+    expect((await noIntent.call("GET", "/api/cart", { headers: buyer.headers })).body.totalQuantity).toBe(2);
+    expect((await noIntent.call("GET", `/api/products/${habanero.id}`)).body.data.inventory).toBe(10);
+  });
+});
+
+describe("POST /api/cart/checkout", () => {
+  test("without ids orders the whole visible cart; with ids, those lines", async () => {
+    await add(habanero.id, 1);
+    const kept = await add(verde.id, 1);
+    const some = await t.call("POST", "/api/cart/checkout", { body: { cartItemIds: [kept], shippingAddress: texas }, headers: me.headers });
+    expect(some.status).toBe(200);
+    const all = await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: me.headers });
+    expect(all.status).toBe(200);
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount).toBe(0);
+    const empty = await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: me.headers });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toBe("Your cart is empty");
+  });
+});
+
+describe("reading orders", () => {
+  async function threeOrders() {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await placeOrder({ cartItemIds: [await add(habanero.id, 1)], shippingAddress: texas })).body.orderId);
+      t.deps.clock.advance(1_000);
+    }
+    return ids;
+  }
+
+  test("GET /api/orders is a bare array of the caller's orders, newest first, with the total in X-Total-Count", async () => {
+    const ids = await threeOrders();
+    const other = await signedInAs(t);
+    await placeOrder({ cartItemIds: [await add(verde.id, 1, other.headers)], shippingAddress: texas }, other.headers);
+    const res = await t.call("GET", "/api/orders", { headers: me.headers });
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body)).toBe(true);
+    expect(res.body.map((o: { id: string }) => o.id)).toEqual([...ids].reverse());
+    expect(res.headers.get("x-total-count")).toBe("3");
+    expect(res.body[0]).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", subtotal: 12.99, shippingCost: 6.99, tax: 0.81, discountAmount: 0, total: 20.79 });
+  });
+
+  test("skip and take page, sortOrder turns it round, status and paymentStatus filter (all means no filter)", async () => {
+    const ids = await threeOrders();
+    const page = await t.call("GET", "/api/orders?skip=1&take=1&sortOrder=asc", { headers: me.headers });
+    expect([page.body.map((o: { id: string }) => o.id), page.headers.get("x-total-count")]).toEqual([[ids[1]], "3"]);
+    expect((await t.call("GET", "/api/orders?status=CANCELLED", { headers: me.headers })).body).toEqual([]);
+    expect((await t.call("GET", "/api/orders?status=all&paymentStatus=PENDING", { headers: me.headers })).body).toHaveLength(3);
+  });
+
+  test.each(["take=0", "take=101", "skip=-1", "status=LOST", "paymentStatus=paid", "sortOrder=up", "take=1e1"])("GET /api/orders?%s is 400", async (query) => {
+    expect((await t.call("GET", `/api/orders?${query}`, { headers: me.headers })).status).toBe(400);
+  });
+
+  test("GET /api/orders/:id: the owner sees every field, items with their product; another user gets 403; unknown 404; malformed 400", async () => {
+    const [id] = await threeOrders();
+    const res = await t.call("GET", `/api/orders/${id}`, { headers: me.headers });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id,
+      shippingMethod: "1 Main St\nAustin, TX 78701\nUS",
+      shippingAddress: { ...texas, address2: null, country: "US" },
+      billingAddress: { ...texas, address2: null, country: "US" },
+      stripePaymentIntentId: expect.stringMatching(/^pi_/),
+      trackingNumber: null,
+      items: [{ productId: habanero.id, productName: "Habanero", productSku: habanero.sku, quantity: 1, unitPrice: 12.99, totalPrice: 12.99, product: { id: habanero.id, slug: habanero.slug, heatLevel: habanero.heatLevel } }],
+    });
+    const other = await signedInAs(t);
+    expect((await t.call("GET", `/api/orders/${id}`, { headers: other.headers })).status).toBe(403);
+    expect((await t.call("GET", "/api/orders/z12345678901234567890123", { headers: me.headers })).status).toBe(404);
+    expect((await t.call("GET", "/api/orders/nope", { headers: me.headers })).status).toBe(400);
+  });
+});
+
+describe("PUT /api/orders/:id/status", () => {
+  test("staff move orders by the table; the answer is the order; a bad move names the allowed ones; SHIPPED needs a tracking number", async () => {
+    const id = (await placeOrder({ cartItemIds: [await add(habanero.id, 2)], shippingAddress: texas })).body.orderId;
+    const staff = await signedInAs(t, "STAFF");
+    const move = (body: unknown) => t.call("PUT", `/api/orders/${id}/status`, { body, headers: staff.headers });
+    expect((await move({ status: "SHIPPED", trackingNumber: "1Z" })).body).toEqual({ error: "An order cannot move from PENDING to SHIPPED; allowed: CONFIRMED, CANCELLED", details: { from: "PENDING", to: "SHIPPED", allowed: ["CONFIRMED", "CANCELLED"] } });
+    expect((await move({ status: "CONFIRMED" })).body).toMatchObject({ id, status: "CONFIRMED" });
+    expect((await move({ status: "PROCESSING" })).status).toBe(200);
+    const untracked = await move({ status: "SHIPPED" });
+    expect([untracked.status, untracked.body.error]).toEqual([400, "A tracking number is needed to ship an order"]);
+    expect((await move({ status: "SHIPPED", trackingNumber: " 1Z999AA10123456784 " })).body).toMatchObject({ status: "SHIPPED", trackingNumber: "1Z999AA10123456784" });
+    expect((await move({ status: "DELIVERED", carrier: "UPS" })).status).toBe(400);
+    expect((await move({ status: "ARRIVED" })).status).toBe(400);
+  });
+
+  test("cancelling restores stock; a customer may not move orders, not even their own", async () => {
+    const id = (await placeOrder({ cartItemIds: [await add(habanero.id, 2)], shippingAddress: texas })).body.orderId;
+    expect((await t.call("PUT", `/api/orders/${id}/status`, { body: { status: "CANCELLED" }, headers: me.headers })).status).toBe(403);
+    const staff = await signedInAs(t, "STAFF");
+    expect((await t.call("PUT", `/api/orders/${id}/status`, { body: { status: "CANCELLED" }, headers: staff.headers })).body.status).toBe("CANCELLED");
+    expect((await t.call("GET", `/api/products/${habanero.id}`)).body.data.inventory).toBe(10);
+  });
+});
