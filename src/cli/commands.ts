@@ -1,7 +1,11 @@
 import { parseArgs } from "node:util";
 import { demoCatalog } from "../demo-catalog.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
+import { NO_ORIGIN } from "../domain/audit.ts";
+import { toDollars } from "../domain/money.ts";
+import { ORDER_STATUSES, type OrderStatus, isOrderStatus } from "../domain/order.ts";
 import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
+import { presentOrder } from "../adapters/http/routes/orders.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { migrateToLatest } from "../adapters/db/migrate.ts";
 import { createJsonLogger } from "../adapters/log.ts";
@@ -21,6 +25,14 @@ function positionals(name: string, args: string[], count: number): string[] {
   if (args.length !== count) throw misuse(`${name} takes ${count === 0 ? "no" : count} argument${count === 1 ? "" : "s"}`);
   return args;
 }
+
+function orderStatus(value: string): OrderStatus {
+  const upper = value.toUpperCase();
+  if (!isOrderStatus(upper)) throw misuse(`Unknown order status "${value}"; statuses: ${ORDER_STATUSES.join(", ")}`);
+  return upper;
+}
+
+const formatDollars = (cents: number) => `$${toDollars(cents).toFixed(2)}`;
 
 function role(value: string | undefined): UserRole {
   const upper = value?.toUpperCase() ?? "";
@@ -88,6 +100,47 @@ export const commands: Record<string, Command> = {
       return withUseCases(config, async (useCases) => {
         const user = await useCases.setUserRole(SYSTEM_ACTOR, email, wanted);
         console.log(`${user.email} is now ${user.role}`);
+      });
+    },
+  },
+  "orders:list": {
+    usage: "orders:list [--status S] [--json]",
+    summary: "every user's orders, newest first (as JSON lines with --json)",
+    run: (args, config) => {
+      const { values, positionals: extra } = parseArgs({ args, options: { status: { type: "string" }, json: { type: "boolean" } }, strict: true, allowPositionals: true });
+      if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
+      const status = values.status === undefined ? undefined : orderStatus(values.status);
+      return withUseCases(config, async (useCases) => {
+        const { orders } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: 0, take: null, sortOrder: "desc" }, true);
+        for (const o of orders) {
+          console.log(values.json ? JSON.stringify(presentOrder(o)) : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`);
+        }
+        if (!values.json) console.log(`${orders.length} order${orders.length === 1 ? "" : "s"}`);
+      });
+    },
+  },
+  "order:set-status": {
+    usage: "order:set-status ORDER_NUMBER STATUS [--tracking T]",
+    summary: "move an order, as PUT /api/orders/:id/status does (refunds a paid order that is cancelled or refunded)",
+    run: (args, config) => {
+      const { values, positionals: given } = parseArgs({ args, options: { tracking: { type: "string" } }, strict: true, allowPositionals: true });
+      const [orderNumber, wanted] = positionals("order:set-status", given, 2) as [string, string];
+      const status = orderStatus(wanted);
+      return withUseCases(config, async (useCases) => {
+        const order = await useCases.changeOrderStatus(SYSTEM_ACTOR, { orderNumber }, { status, trackingNumber: values.tracking }, NO_ORIGIN);
+        console.log(`${order.orderNumber} is now ${order.status} (payment ${order.paymentStatus})`);
+      });
+    },
+  },
+  "orders:expire": {
+    usage: "orders:expire",
+    summary: "cancel unpaid orders older than ORDER_PAYMENT_TTL_MINUTES and release their stock",
+    run: (args, config) => {
+      positionals("orders:expire", args, 0);
+      return withUseCases(config, async (useCases) => {
+        const { expired, paidMeanwhile } = await useCases.expireUnpaidOrders();
+        console.log(expired.length ? `Cancelled ${expired.length}: ${expired.join(", ")}` : "No unpaid order has run out of time");
+        if (paidMeanwhile.length) console.log(`Paid meanwhile, left to settle: ${paidMeanwhile.join(", ")}`);
       });
     },
   },

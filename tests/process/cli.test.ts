@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { NO_ORIGIN } from "../../src/domain/audit.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 // Runs the real CLI (src/cli/main.ts) as a child process against one fresh PostgreSQL database.
@@ -210,6 +215,66 @@ describe("permissions", () => {
     expectUsage(result);
     expect(result.stderr).toContain('Unknown permission "not:a-permission"');
     expect(await hasPermission("CUSTOMER", "not:a-permission")).toBe(false);
+  }, TIMEOUT);
+});
+
+describe("orders commands", () => {
+  const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+
+  /** Orders placed through the use cases, as the server would place them, on the CLI's database. */
+  async function placeOrders(count: number) {
+    const deps = createPgDeps(database.db);
+    const user = aUser();
+    const sauce = aProduct({ inventory: 20 });
+    await deps.repos.users.create(user);
+    await deps.repos.products.create(sauce);
+    const numbers: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const line = await addToCart(deps, user.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
+      numbers.push((await placeOrder(deps, "SF", user.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN)).orderNumber);
+    }
+    const stock = async () => (await deps.repos.products.findById(sauce.id))!.inventory;
+    return { numbers, stock };
+  }
+
+  test("orders:list shows every order, by status with --status, as JSON lines with --json", async () => {
+    const { numbers } = await placeOrders(2);
+    const text = await cli("orders:list", "--status", "pending");
+    expect(text.code).toBe(0);
+    for (const number of numbers) expect(text.stdout).toMatch(new RegExp(`${number}  PENDING +PENDING +\\$\\d+\\.\\d{2}`));
+    const json = await cli("orders:list", "--json");
+    const listed = json.stdout.trim().split("\n").map((line) => JSON.parse(line));
+    expect(listed.map((o) => o.orderNumber)).toEqual(expect.arrayContaining(numbers));
+    expect(listed[0]).toMatchObject({ status: "PENDING", items: [expect.objectContaining({ quantity: 2 })] });
+    expectUsage(await cli("orders:list", "--status", "LOST"));
+  }, TIMEOUT);
+
+  test("order:set-status moves an order by its number through the same rules as the API", async () => {
+    const { numbers: [number], stock } = await placeOrders(1);
+    const before = await stock();
+    expect((await cli("order:set-status", number!, "confirmed")).stdout.trim()).toBe(`${number} is now CONFIRMED (payment PENDING)`);
+    const untracked = await cli("order:set-status", number!, "SHIPPED");
+    expect(untracked.code).toBe(1);
+    expectOneLineError(untracked);
+    expect(untracked.stderr).toContain("An order cannot move from CONFIRMED to SHIPPED; allowed: PROCESSING, CANCELLED, REFUNDED");
+    expect((await cli("order:set-status", number!, "CANCELLED")).code).toBe(0);
+    expect(await stock()).toBe(before + 2);
+    const unknown = await cli("order:set-status", "SF-20200101-ZZZZ", "CONFIRMED");
+    expect([unknown.code, unknown.stderr.trim()]).toEqual([1, "Error: Order not found"]);
+    const audit = await database.db.selectFrom("audit_log").select(["user_id", "changes"]).where("action", "=", "order.status_update").orderBy("created_at", "desc").executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ user_id: null, changes: { from: "CONFIRMED", to: "CANCELLED", by: "SYSTEM" } });
+  }, TIMEOUT);
+
+  test("orders:expire cancels unpaid orders past their payment time and releases their stock", async () => {
+    const { numbers: [old, young], stock } = await placeOrders(2);
+    await database.db.updateTable("orders").set({ created_at: new Date(Date.now() - 2 * 3_600_000) }).where("order_number", "=", old!).execute();
+    const before = await stock();
+    const result = await cli("orders:expire");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(old!);
+    expect(result.stdout).not.toContain(young!);
+    expect(await stock()).toBe(before + 2);
+    expect((await cli("orders:expire")).stdout.trim()).toBe("No unpaid order has run out of time");
   }, TIMEOUT);
 });
 

@@ -57,31 +57,34 @@ const pairs = (db: Db, ids: string[], quantities: number[]) =>
   db.selectNoFrom([sql<string>`unnest(${ids}::text[])`.as("id"), sql<number>`unnest(${quantities}::int[])`.as("quantity")]);
 
 /**
- * Takes stock for a checkout: each product only if it is on sale and has the quantity, so stock
- * never goes below zero. The rows are locked in id order first, so two checkouts of the same
- * products queue instead of deadlocking.
+ * Every statement that changes several products' stock locks their rows in id order first: two of
+ * them touching the same products then queue instead of deadlocking.
  */
-const takeStock = compileOnce((db, ids: string[], quantities: number[], at: Date) =>
+const lockedInOrder = (db: Db, ids: string[], quantities: number[]) =>
   db
-    .with("wanted", () => pairs(db, ids, quantities))
-    .with("locked", (qb) => qb.selectFrom("products").select("products.id").where("products.id", "in", (eb) => eb.selectFrom("wanted").select("wanted.id")).orderBy("products.id").forUpdate())
+    .with("lines", () => pairs(db, ids, quantities))
+    .with("locked", (qb) => qb.selectFrom("products").select("products.id").where("products.id", "in", (eb) => eb.selectFrom("lines").select("lines.id")).orderBy("products.id").forUpdate());
+
+/** Takes stock for a checkout: each product only if it is on sale and has the quantity, so stock never goes below zero. */
+const takeStock = compileOnce((db, ids: string[], quantities: number[], at: Date) =>
+  lockedInOrder(db, ids, quantities)
     .updateTable("products")
-    .from("wanted")
-    .set((eb) => ({ inventory: eb("products.inventory", "-", eb.ref("wanted.quantity")), updated_at: at }))
-    .whereRef("products.id", "=", "wanted.id")
+    .from("lines")
+    .set((eb) => ({ inventory: eb("products.inventory", "-", eb.ref("lines.quantity")), updated_at: at }))
+    .whereRef("products.id", "=", "lines.id")
     .where("products.id", "in", (eb) => eb.selectFrom("locked").select("locked.id"))
     .where("products.is_active", "=", true)
-    .whereRef("products.inventory", ">=", "wanted.quantity")
+    .whereRef("products.inventory", ">=", "lines.quantity")
     .returning("products.id"),
 );
 
 const returnStock = compileOnce((db, ids: string[], quantities: number[], at: Date) =>
-  db
-    .with("back", () => pairs(db, ids, quantities))
+  lockedInOrder(db, ids, quantities)
     .updateTable("products")
-    .from("back")
-    .set((eb) => ({ inventory: eb("products.inventory", "+", eb.ref("back.quantity")), updated_at: at }))
-    .whereRef("products.id", "=", "back.id"),
+    .from("lines")
+    .set((eb) => ({ inventory: eb("products.inventory", "+", eb.ref("lines.quantity")), updated_at: at }))
+    .whereRef("products.id", "=", "lines.id")
+    .where("products.id", "in", (eb) => eb.selectFrom("locked").select("locked.id")),
 );
 
 const stockOf = compileOnce((db, ids: string[]) =>

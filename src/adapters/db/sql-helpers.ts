@@ -20,6 +20,11 @@ export async function totalOf(rows: Counted[], offset: number, count: () => Prom
   return offset === 0 ? 0 : Number((await count()).total);
 }
 
+/** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */
+export function isDeadlock(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "40P01";
+}
+
 /** Whether the error is a foreign-key violation (SQLSTATE 23503) of a reference to users. */
 export function referencesMissingUser(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;

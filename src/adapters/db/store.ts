@@ -3,7 +3,9 @@ import type { Repositories, UnitOfWork } from "../../application/ports/index.ts"
 import type { DatabaseProbe } from "../../application/ports/system.ts";
 import { accountGone } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
-import { referencesMissingUser } from "./sql-helpers.ts";
+import { isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
+
+const DEADLOCK_ATTEMPTS = 3;
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -35,13 +37,18 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
   return {
     async transaction(work) {
       refuseInsideTransaction("transaction");
-      try {
-        return await db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
-      } catch (error) {
-        // The caller's account was deleted after its session was checked (the check is cached for
-        // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.
-        if (referencesMissingUser(error)) throw accountGone();
-        throw error;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
+        } catch (error) {
+          // PostgreSQL gave this transaction up to break a deadlock: nothing of it landed, so it is run
+          // again. Work is only database writes and calls made with idempotency keys, so a rerun is safe.
+          if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+          // The caller's account was deleted after its session was checked (the check is cached for
+          // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.
+          if (referencesMissingUser(error)) throw accountGone();
+          throw error;
+        }
       }
     },
     async read(work) {

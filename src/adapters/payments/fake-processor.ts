@@ -23,7 +23,7 @@ const unexpectedState = (intent: PaymentIntent, action: string) =>
  * The embedded default: a stateful, in-process stand-in for Stripe (payment intents, refunds,
  * tax calculations) that answers as Stripe does for its test payment methods, replays a repeated
  * idempotency key, and taxes US addresses at the state rates of state-tax-rates.ts. Nothing leaves
- * the process; nothing survives a restart.
+ * the process; nothing survives a restart (an intent it no longer knows counts as cancelled).
  */
 export function createFakeProcessor(randomToken: () => string): PaymentGateway & TaxCalculator & {
   /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
@@ -73,6 +73,10 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
     },
 
     async cancelIntent(intentId) {
+      // This fake keeps its intents in memory: one made before a restart, or by another process
+      // (the server, when the CLI expires orders), is gone and can never be paid, which is what
+      // cancelling it would make sure of.
+      if (!intents.has(intentId)) return { id: intentId, status: "canceled", clientSecret: "", amount: 0, currency: "usd", metadata: {}, lastError: null };
       const intent = find(intentId);
       if (intent.status !== "succeeded" && intent.status !== "canceled") intent.status = "canceled";
       return structuredClone(intent);
