@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
@@ -267,7 +268,7 @@ describe("orders commands", () => {
 
   test("orders:expire cancels unpaid orders past their payment time and releases their stock", async () => {
     const { numbers: [old, young], stock } = await placeOrders(2);
-    await database.db.updateTable("orders").set({ created_at: new Date(Date.now() - 2 * 3_600_000) }).where("order_number", "=", old!).execute();
+    await sql`update orders set created_at = now() - interval '2 hours' where order_number = ${old!}`.execute(database.db);
     const before = await stock();
     const result = await cli("orders:expire");
     expect(result.code).toBe(0);

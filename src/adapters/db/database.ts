@@ -37,7 +37,8 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     });
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
+    const lost = (error: Error) => logger.warn("database.connection_lost", { message: error.message });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }) });
     return { db, description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`, embedded: false, close: () => db.destroy() };
   }
   const options = { extensions: { pg_trgm } };

@@ -11,7 +11,7 @@ const MAX_STATEMENTS = 2_000;
  * (as postgres.js does by default). Kysely builds SQL from a fixed set of shapes, with values
  * always sent as parameters, so the number of distinct texts stays small.
  */
-export function withPreparedStatements(pool: Pool): PostgresPool {
+export function withPreparedStatements(pool: Pool, onClientError: (error: Error) => void): PostgresPool {
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
     let name = names.get(text);
@@ -24,6 +24,10 @@ export function withPreparedStatements(pool: Pool): PostgresPool {
 
   function prepare(client: PoolClient & { [PREPARED]?: true }): PoolClient {
     if (client[PREPARED]) return client;
+    // A connection lost while checked out (a database restart, a terminated backend) emits "error"
+    // on its client, where the pool does not listen: unheard, it would take the process down. The
+    // query in flight fails on its own, and the pool drops the client when it is released.
+    client.on("error", onClientError);
     const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => Promise<unknown>;
     client.query = ((config: QueryConfig | string, values?: unknown[]) => {
       const name = typeof config === "string" && Array.isArray(values) && values.length > 0 ? nameOf(config) : undefined;

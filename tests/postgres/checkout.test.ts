@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
+import { Client } from "pg";
+import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { NO_ORIGIN } from "../../src/domain/audit.ts";
+import type { Product } from "../../src/domain/product.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import { uowWith } from "../support/faults.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+let database: TestDatabase;
+let deps: ReturnType<typeof createPgDeps>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  deps = createPgDeps(database.db);
+});
+beforeEach(() => database.truncate());
+afterAll(() => database.drop());
+
+/** A shopper with a cart line for the product. */
+async function shopperWith(product: Product, quantity = 1) {
+  const user = aUser();
+  await deps.repos.users.create(user);
+  const line = await addToCart(deps, user.id, { productId: product.id, quantity }, NO_ORIGIN);
+  return { user, line };
+}
+
+const checkout = (d: typeof deps, userId: string, lineIds: string[]) => placeOrder(d, "SF", userId, { cartItemIds: lineIds, shippingAddress: texas }, NO_ORIGIN);
+const stockOf = async (id: string) => (await deps.repos.products.findById(id))!.inventory;
+const orderCount = async () => Number((await sql<{ n: string }>`select count(*) as n from orders`.execute(database.db)).rows[0]!.n);
+
+/** Everything a failed checkout must leave as it was: stock, cart lines, orders. */
+async function snapshot(product: Product, userId: string) {
+  return { stock: await stockOf(product.id), cart: await deps.repos.carts.lines(userId), orders: await orderCount() };
+}
+
+describe("checkout under concurrency (PostgreSQL)", () => {
+  test("40 shoppers check out the last 5 units at once: exactly 5 orders, stock 0 and never below, 35 clean refusals with their carts intact", async () => {
+    const sauce = aProduct({ inventory: 5 });
+    await deps.repos.products.create(sauce);
+    const shoppers = await Promise.all(Array.from({ length: 40 }, () => shopperWith(sauce)));
+    const results = await Promise.allSettled(shoppers.map(({ user, line }) => checkout(deps, user.id, [line.id])));
+
+    const placed = results.filter((r) => r.status === "fulfilled");
+    const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+    expect(placed).toHaveLength(5);
+    expect(refused).toHaveLength(35);
+    for (const error of refused) expect(error).toMatchObject({ code: "inventory.insufficient", details: { productId: sauce.id, requested: 1, available: 0 } });
+    expect(await stockOf(sauce.id)).toBe(0);
+    expect(await orderCount()).toBe(5);
+    const refusedShoppers = shoppers.filter((_, i) => results[i]!.status === "rejected");
+    for (const { user, line } of refusedShoppers) expect((await deps.repos.carts.lines(user.id)).map((l) => [l.id, l.quantity])).toEqual([[line.id, 1]]);
+  });
+
+  test("the same cart line checked out twice at once makes one order, and takes the stock once", async () => {
+    const sauce = aProduct({ inventory: 10 });
+    await deps.repos.products.create(sauce);
+    const { user, line } = await shopperWith(sauce, 3);
+    const results = await Promise.allSettled([checkout(deps, user.id, [line.id]), checkout(deps, user.id, [line.id])]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(results.flatMap((r) => (r.status === "rejected" ? [r.reason.code] : []))).toEqual(["cart.items_not_found"]);
+    expect(await stockOf(sauce.id)).toBe(7);
+    expect(await orderCount()).toBe(1);
+  });
+});
+
+describe("a checkout that fails part-way leaves nothing behind (PostgreSQL)", () => {
+  test("when the payment intent cannot be created: stock and cart exactly as before, the order cancelled", async () => {
+    const sauce = aProduct({ inventory: 10 });
+    await deps.repos.products.create(sauce);
+    const { user, line } = await shopperWith(sauce, 4);
+    const before = await snapshot(sauce, user.id);
+    const failing = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("processor unreachable")) } };
+    await expect(checkout(failing, user.id, [line.id])).rejects.toMatchObject({ code: "order.creation_failed" });
+    expect(await snapshot(sauce, user.id)).toEqual({ ...before, orders: 1 });
+    const [order] = (await deps.repos.orders.list({ skip: 0, take: null, sortOrder: "desc" })).orders;
+    expect(order).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING" });
+  });
+
+  test("when the connection is killed mid-transaction, after the stock was taken: stock, cart and orders exactly as before, and the shop goes on", async () => {
+    const sauce = aProduct({ inventory: 10 });
+    await deps.repos.products.create(sauce);
+    const { user, line } = await shopperWith(sauce, 2);
+    const before = await snapshot(sauce, user.id);
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      // Between taking the stock and writing the order, the transaction's own connection is terminated.
+      const killing = uowWith(deps, (tx) => ({
+        orders: {
+          ...tx.orders,
+          async create(order) {
+            await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and state = 'idle in transaction'");
+            return tx.orders.create(order);
+          },
+        },
+      }));
+      await expect(checkout({ ...deps, uow: killing }, user.id, [line.id])).rejects.toThrow();
+    } finally {
+      await admin.end();
+    }
+    expect(await snapshot(sauce, user.id)).toEqual(before);
+    await checkout(deps, user.id, [line.id]);
+    expect(await stockOf(sauce.id)).toBe(8);
+  });
+});
