@@ -1,7 +1,5 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { DatabaseTarget } from "../../config.ts";
@@ -24,6 +22,13 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/** PGlite is loaded only for an embedded database (some 10 MB a process on PostgreSQL would carry for nothing). */
+async function embedded(directory: string | null) {
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite/contrib/pg_trgm")]);
+  const options = { extensions: { pg_trgm } };
+  return directory ? new PGlite(directory, options) : new PGlite(options);
+}
+
 export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger): OpenDatabase {
   if (target.kind === "postgres") {
     const url = new URL(target.url);
@@ -41,16 +46,16 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }) });
     return { db, description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`, embedded: false, close: () => db.destroy() };
   }
-  const options = { extensions: { pg_trgm } };
   if (!target.directory) {
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: new PGlite(options) }) });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: () => embedded(null) }) });
     return { db, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
   if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
   else mkdirSync(dirname(target.directory), { recursive: true });
   const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: new PGlite(target.directory, options) }) });
+  const directory = target.directory;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: () => embedded(directory) }) });
   return {
     db,
     description: `embedded PGlite in ${target.directory}`,

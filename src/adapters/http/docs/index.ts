@@ -1,4 +1,3 @@
-import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { version as swaggerUiVersion } from "swagger-ui-dist/package.json";
 import { API_VERSION, carriesCredentials } from "../plumbing/request-context.ts";
@@ -34,17 +33,16 @@ const page = `<!doctype html>
 
 /** The OpenAPI 3.1 document at /api/openapi.json, and a page to read it at /api/docs. */
 export function apiDocs({ publicUrl, cookieName }: { publicUrl: string; cookieName: string }) {
-  let document: ReturnType<typeof finishDocument> | undefined;
+  let document: Promise<ReturnType<typeof finishDocument>> | undefined;
   const docs = new Elysia({ name: "docs" })
     .get(
       "/openapi.json",
-      () => {
-        // Built on first request, when every route is registered; routes never change after start.
-        document ??= finishDocument(toOpenAPISchema(docs, undefined, undefined, { zod: toJsonSchema }) as unknown as OpenApiDocument, {
-          publicUrl,
-          cookieName,
-          version: API_VERSION,
-        });
+      (): Promise<ReturnType<typeof finishDocument>> => {
+        // Built on first request, when every route is registered (routes never change after start);
+        // the generator is loaded then too, not by every process at start.
+        document ??= import("@elysiajs/openapi").then(({ toOpenAPISchema }) =>
+          finishDocument(toOpenAPISchema(docs, undefined, undefined, { zod: toJsonSchema }) as unknown as OpenApiDocument, { publicUrl, cookieName, version: API_VERSION }),
+        );
         return document;
       },
       { detail: { hide: true } },
