@@ -56,6 +56,8 @@ describe("OAuth sign-in", () => {
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`${TEST_PUBLIC_URL}/`);
     const session = sessionCookieOf(res.headers);
+    // The state cookie is spent: cleared in the same answer that sets the session cookie.
+    expect(res.headers.getSetCookie().find((c) => c.startsWith("storefront.oauth-state="))).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/);
     const me = await t.call("GET", "/api/auth/session", { headers: { cookie: session ?? "" } });
     expect(me.body.user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", image: "https://avatars.example.com/ada.png" });
     expect(stub?.to(GITHUB_TOKEN)[0]?.form?.get("code")).toBe("the-code");
