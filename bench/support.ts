@@ -33,14 +33,15 @@ export async function prepareDatabase(): Promise<string> {
 
 /** Starts the real server in its own process, logging as in production (to /dev/null here). */
 export async function startServer(env: Record<string, string>, entry = "src/main.ts", ready = "/api/health", port = BENCH_PORT) {
-  const server = Bun.spawn([process.execPath, entry], {
-    env: { ...process.env, PORT: String(port), NODE_ENV: "development", ...env },
+  const server = Bun.spawn([process.execPath, ...(process.env.BENCH_BUN_FLAGS ? process.env.BENCH_BUN_FLAGS.split(" ") : []), entry], {
+    // The heap setting `npm start` and the Dockerfile run with (see the Dockerfile).
+    env: { ...process.env, PORT: String(port), NODE_ENV: "development", BUN_JSC_forceRAMSize: "536870912", ...env },
     stdout: "ignore",
     stderr: "inherit",
   });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, stop: () => server.kill() };
+    if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, pid: server.pid, stop: () => server.kill() };
     await Bun.sleep(100);
   }
   server.kill();
@@ -104,4 +105,39 @@ export function printTable(results: LoadResult[]) {
   for (const r of results) {
     console.log(`| ${r.name} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
   }
+}
+
+/** Samples a process's resident memory (Linux /proc) until stopped; returns the peak in MB. */
+export function watchMemory(pid: number) {
+  let peakKb = 0;
+  const samples: number[] = [];
+  const timer = setInterval(async () => {
+    const status = await Bun.file(`/proc/${pid}/status`).text().catch(() => "");
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    peakKb = Math.max(peakKb, kb);
+    if (process.env.BENCH_RSS_TRACE) samples.push(Math.round(kb / 1024));
+  }, 250);
+  return {
+    stop(): number {
+      clearInterval(timer);
+      if (samples.length) console.log(`RSS MB every 250 ms: ${samples.join(" ")}`);
+      return Math.round(peakKb / 1024);
+    },
+  };
+}
+
+/** Runs bench/shopper-load.mjs in its own Node.js process and returns its summary. */
+export async function shopperLoad(config: Record<string, unknown>) {
+  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-shoppers-${process.pid}.json`;
+  await Bun.write(file, JSON.stringify(config));
+  const child = Bun.spawn(["node", "bench/shopper-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
+  return JSON.parse(await new Response(child.stdout).text()) as {
+    ordersPerSecond: number;
+    paidPerSecond: number;
+    add: { count: number; p50: number; p99: number };
+    checkout: { count: number; p50: number; p99: number };
+    payment: { count: number; p50: number | null; p99: number | null };
+    failures: number;
+    failureSamples: Record<string, string>;
+  };
 }
