@@ -1,5 +1,6 @@
 import { DomainError } from "../../domain/errors.ts";
-import type { IntentStatus, PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
+import type { IntentStatus } from "../../domain/payment.ts";
+import type { PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
 import { STATE_TAX_RATES } from "./state-tax-rates.ts";
 
 type Outcome = { status: IntentStatus; decline?: { code: string; declineCode: string; message: string } };

@@ -1,8 +1,6 @@
 import type { Address } from "../../domain/address.ts";
 import type { Cents } from "../../domain/money.ts";
-
-/** Stripe's payment intent statuses (the ones this shop meets). */
-export type IntentStatus = "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "succeeded" | "canceled";
+import type { Decline, IntentStatus } from "../../domain/payment.ts";
 
 export interface PaymentIntent {
   id: string;
@@ -12,7 +10,7 @@ export interface PaymentIntent {
   currency: string;
   metadata: Record<string, string>;
   /** Why the last attempt failed, when it was declined. */
-  lastError: { code: string; declineCode: string | null; message: string } | null;
+  lastError: (Decline & { message: string }) | null;
 }
 
 export interface Refund {
