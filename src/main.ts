@@ -10,6 +10,7 @@ import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { messageOf } from "./domain/errors.ts";
 
 function readConfig() {
   try {
@@ -26,7 +27,7 @@ const logger = createJsonLogger(config.logLevel);
 
 /** Whatever stops the start (database unreachable or held by another process, port taken, a bad secret file) is one log line and exit code 1. */
 async function failStart(error: unknown, runtime?: Runtime): Promise<never> {
-  logger.error("server.start_failed", { error: error instanceof Error ? error.message : String(error) });
+  logger.error("server.start_failed", { error: messageOf(error) });
   await runtime?.close().catch(() => undefined);
   process.exit(1);
 }

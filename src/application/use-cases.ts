@@ -17,7 +17,7 @@ import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
-import { type OrderRef, changeOrderStatus } from "./orders/change-order-status.ts";
+import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
 import { type OrderRequest, placeOrder } from "./orders/place-order.ts";
 import { getOrder, listOrders } from "./orders/read-orders.ts";
@@ -61,7 +61,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders.numberPrefix, userId, request, origin),
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
-    changeOrderStatus: (actor: Actor, ref: OrderRef, change: { status: OrderStatus; trackingNumber?: string }, origin: RequestOrigin) =>
+    changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) =>
       changeOrderStatus(deps, actor, ref, change, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
 

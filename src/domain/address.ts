@@ -36,12 +36,28 @@ export function normalizeAddress(address: Omit<Address, "address2" | "country"> 
   };
 }
 
-/** What is wrong with a (normalized) address, by field: a US address needs a US state code and a ZIP code. */
+const LINE_FIELDS = ["address1", "address2", "city", "state", "postalCode"] as const;
+// Line breaks and tabs would forge extra lines on the label (decisions §2 joins the lines with "\n").
+const BREAKS = /[\t\n\r\u0085\u2028\u2029]/;
+// A field of nothing but spaces, zero-width characters or punctuation names no place.
+const VISIBLE = /[\p{L}\p{N}]/u;
+
+/**
+ * What is wrong with a (normalized) address, by field: every field one line that names something
+ * (a letter or a digit in it); a US address also needs a US state code and a ZIP code.
+ */
 export function addressProblems(address: Address): Array<{ field: keyof Address; message: string }> {
-  if (address.country !== "US") return [];
   const problems: Array<{ field: keyof Address; message: string }> = [];
-  if (!(US_STATES as readonly string[]).includes(address.state)) problems.push({ field: "state", message: "must be a US state code (two letters, e.g. TX)" });
-  if (!US_ZIP.test(address.postalCode)) problems.push({ field: "postalCode", message: "must be a ZIP code (12345 or 12345-6789)" });
+  for (const field of LINE_FIELDS) {
+    const value = address[field];
+    if (value === null) continue;
+    if (BREAKS.test(value)) problems.push({ field, message: "must be one line" });
+    else if (!VISIBLE.test(value)) problems.push({ field, message: "must contain a letter or a digit" });
+  }
+  if (address.country !== "US") return problems;
+  const fine = (field: keyof Address) => !problems.some((p) => p.field === field);
+  if (fine("state") && !(US_STATES as readonly string[]).includes(address.state)) problems.push({ field: "state", message: "must be a US state code (two letters, e.g. TX)" });
+  if (fine("postalCode") && !US_ZIP.test(address.postalCode)) problems.push({ field: "postalCode", message: "must be a ZIP code (12345 or 12345-6789)" });
   return problems;
 }
 

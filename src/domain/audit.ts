@@ -2,7 +2,7 @@
 export const AUDIT_ACTIONS = [
   "cart.add", "cart.update", "cart.remove",
   "order.create", "order.status_update", "order.expire",
-  "payment.succeeded", "payment.failed", "payment.requires_action",
+  "payment.succeeded", "payment.failed", "payment.requires_action", "payment.processing",
   "auth.register", "auth.login", "auth.login_failed", "auth.logout",
   "user.update", "user.password_change", "user.role_change",
   "permission.grant", "permission.revoke",

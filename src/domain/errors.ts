@@ -27,7 +27,11 @@ export type ErrorCode =
   | "cart.changed"
   | "order.not_found"
   | "order.creation_failed"
-  | "order.tracking_required";
+  | "order.tracking_required"
+  | "order.tracking_not_allowed"
+  | "order.not_paid"
+  | "order.too_large"
+  | "payment.in_progress";
 
 export class DomainError extends Error {
   constructor(
@@ -43,4 +47,9 @@ export class DomainError extends Error {
 /** The caller's session names an account that no longer exists: for the caller, that is no session at all. */
 export function accountGone(): DomainError {
   return new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
+}
+
+/** What went wrong, for a log line: an Error's message, or whatever was thrown as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

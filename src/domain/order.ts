@@ -64,9 +64,36 @@ export function payability(order: { status: OrderStatus; paymentStatus: PaymentS
   return null;
 }
 
+/** The most an order may total: Stripe's largest charge in US dollars, $999,999.99. */
+export const MAX_ORDER_TOTAL: Cents = 99_999_999;
+
+const TRACKING_NUMBER = /^[^\p{Cc}]{1,100}$/u;
+
+/**
+ * The tracking number a move sets: SHIPPED needs one (trimmed, 1 to 100 printable characters) and
+ * no other move takes one, so the number given when the order shipped is never overwritten.
+ */
+export function trackingNumberFor(to: OrderStatus, given: string | null | undefined): string | null {
+  const value = given?.trim() || null;
+  if (to !== "SHIPPED") {
+    if (value) throw new DomainError("order.tracking_not_allowed", "A tracking number is set only when an order ships", { field: "trackingNumber" });
+    return null;
+  }
+  if (!value) throw new DomainError("order.tracking_required", "A tracking number is needed to ship an order", { field: "trackingNumber" });
+  if (!TRACKING_NUMBER.test(value)) {
+    throw new DomainError("invalid_input", "Invalid request", { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] });
+  }
+  return value;
+}
+
 /** Goods that never left come back to stock: an order cancelled or refunded before it shipped. */
 export function restocksOn(from: OrderStatus, to: OrderStatus): boolean {
   return (to === "CANCELLED" || to === "REFUNDED") && from !== "SHIPPED" && from !== "DELIVERED";
+}
+
+/** The goods an order holds, product by product: what its stock moves are made of. */
+export function itemQuantities(order: { items: ReadonlyArray<{ productId: string; quantity: number }> }): Array<{ productId: string; quantity: number }> {
+  return order.items.map(({ productId, quantity }) => ({ productId, quantity }));
 }
 
 /** A line of an order: the product's name, SKU and image are copied, so it keeps them whatever becomes of the product. */

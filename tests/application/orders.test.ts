@@ -6,6 +6,7 @@ import { type OrderRequest, placeOrder } from "../../src/application/orders/plac
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { DomainError } from "../../src/domain/errors.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
+import type { Repositories } from "../../src/application/ports/index.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
@@ -166,6 +167,94 @@ describe("placing an order", () => {
   });
 });
 
+describe("placing an order while things change", () => {
+  test("a cart changed between pricing and locking is priced again (tax included); changed every time, it is 400", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    let line = await add(habanero.id, 1);
+    let changes = 1;
+    let quantity = 2;
+    const fickle = {
+      ...deps,
+      tax: {
+        calculate: async (input: Parameters<typeof deps.tax.calculate>[0]) => {
+          if (changes-- > 0) await deps.repos.carts.setQuantity(line.id, ++quantity, new Date());
+          return deps.tax.calculate(input);
+        },
+      },
+    };
+    const placed = await order(fickle, ada.id, { cartItemIds: [line.id] });
+    // 3 × 12.99 = 38.97, shipping 6.99, tax 6.25 %: 2.44.
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ subtotal: 3897, tax: 244, total: 4840, items: [expect.objectContaining({ quantity: 3 })] });
+
+    line = await add(habanero.id, 1);
+    changes = Infinity;
+    expect(await domainErrorOf(order(fickle, ada.id, { cartItemIds: [line.id] }))).toMatchObject({ code: "cart.changed", message: "Your cart changed while the order was being placed; please try again" });
+  });
+
+  test("a product taken off sale after its line was locked is, as decisions §4 says, not in the cart", async () => {
+    const { deps, ada, habanero, verde, add } = await shop();
+    const lines = [await add(habanero.id, 1), await add(verde.id, 1)];
+    const racing = {
+      ...deps,
+      uow: {
+        ...deps.uow,
+        transaction: <T>(work: (tx: Repositories) => Promise<T>) =>
+          deps.uow.transaction((tx) =>
+            work({
+              ...tx,
+              products: {
+                ...tx.products,
+                takeStock: async (stock, at) => {
+                  await tx.products.update(verde.id, { isActive: false, updatedAt: at });
+                  return tx.products.takeStock(stock, at);
+                },
+              },
+            }),
+          ),
+      },
+    };
+    expect(await domainErrorOf(order(racing, ada.id, { cartItemIds: lines.map((l) => l.id) }))).toMatchObject({ code: "cart.items_not_found", details: { cartItemIds: [lines[1]!.id] } });
+  });
+
+  test("an order over $999,999.99, the most a processor charges, is refused before tax is asked", async () => {
+    const { deps, ada, add } = await shop();
+    const gold = aProduct({ name: "Gold Sauce", price: 10_000_000, inventory: 500 });
+    await deps.repos.products.create(gold);
+    const line = await add(gold.id, 99);
+    let asked = 0;
+    const counting = { ...deps, tax: { calculate: (input: Parameters<typeof deps.tax.calculate>[0]) => (asked++, deps.tax.calculate(input)) } };
+    expect(await domainErrorOf(order(counting, ada.id, { cartItemIds: [line.id] }))).toMatchObject({ code: "order.too_large", message: "An order may total at most $999,999.99", details: { total: 9_900_000, maximum: 999_999.99 } });
+    expect([asked, deps.state.orders.size, await stockOf(deps, gold.id)]).toEqual([0, 0, 500]);
+  });
+
+  test("staff cancelling the order while its payment intent is being made: the stock comes back once, the lines back, the caller gets 500", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 2);
+    for (const intentOutcome of ["fails", "succeeds"] as const) {
+      let made: string | undefined;
+      const slow = {
+        ...deps,
+        payments: {
+          ...deps.payments,
+          createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
+            await changeOrderStatus(deps, staff, { id: input.metadata.orderId! }, { status: "CANCELLED" }, origin);
+            if (intentOutcome === "fails") throw new Error("card network down");
+            const intent = await deps.payments.createIntent(input);
+            made = intent.id;
+            return intent;
+          },
+        },
+      };
+      expect((await domainErrorOf(order(slow, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.creation_failed");
+      expect(await stockOf(deps, habanero.id)).toBe(10);
+      expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.id, l.quantity])).toEqual([[line.id, 2]]);
+      const ended = [...deps.state.orders.values()].at(-1)!;
+      expect(ended).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: null });
+      if (made) expect(deps.processor.intents.get(made)?.status).toBe("canceled");
+    }
+  });
+});
+
 describe("reading orders", () => {
   test("a shopper lists their own orders, newest first by default, filtered and paged, with the total", async () => {
     const { deps, ada, habanero, add, customer } = await shop();
@@ -249,6 +338,9 @@ describe("changing an order's status", () => {
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("CONFIRMED");
     const cancelled = await move("CANCELLED", admin);
     expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect([...deps.processor.refunds.values()]).toEqual([{ id: expect.any(String), intentId: cancelled.stripePaymentIntentId!, amount: cancelled.total, status: "succeeded" }]);
+    expect(await move("CANCELLED", admin).catch((e: DomainError) => e.code)).toBe("order.invalid_transition");
+    expect(deps.processor.refunds.size).toBe(1);
     expect(await stockOf(deps, habanero.id)).toBe(10);
     const [audit] = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
     expect(audit?.changes).toMatchObject({ from: "CONFIRMED", to: "CANCELLED", refunded: cancelled.total, by: "ADMIN" });
@@ -264,6 +356,37 @@ describe("changing an order's status", () => {
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("SHIPPED");
     expect(await move("REFUNDED", admin)).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
     expect(await stockOf(deps, habanero.id)).toBe(8);
+  });
+
+  test("cancelling an order whose payment went through meanwhile settles it as paid first: staff may not refund it, an admin refunds it", async () => {
+    const { deps, orderId, move, habanero } = await placed();
+    const intentId = (await deps.repos.orders.findById(orderId))!.stripePaymentIntentId!;
+    await deps.payments.confirmIntent(intentId, "pm_card_visa", "paid-behind-our-back");
+    expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
+    expect(await deps.repos.orders.findById(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: orderId }))[0]?.changes).toMatchObject({ foundWhen: "the order was moved to CANCELLED", intentId });
+    expect(await move("CANCELLED", admin)).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect([...deps.processor.refunds.values()].map((r) => r.intentId)).toEqual([intentId]);
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+  });
+
+  test("only a paid order is refunded: an unpaid one is cancelled instead", async () => {
+    const { move } = await placed();
+    await move("CONFIRMED");
+    expect(await domainErrorOf(move("REFUNDED", admin))).toMatchObject({ code: "order.not_paid", message: "Only a paid order can be refunded; cancel it instead" });
+  });
+
+  test("a tracking number comes with SHIPPED only, 1 to 100 printable characters, and is never overwritten", async () => {
+    const { move, pay } = await placed();
+    await pay();
+    expect(await domainErrorOf(move("PROCESSING", staff, "EARLY-1"))).toMatchObject({ code: "order.tracking_not_allowed", details: { field: "trackingNumber" } });
+    await move("PROCESSING", staff, "  ");
+    for (const bad of ["T".repeat(101), "AB\u0001C", "AB\u001b[31mRED", "A\nB"]) {
+      expect(await domainErrorOf(move("SHIPPED", staff, bad))).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] } });
+    }
+    expect(await move("SHIPPED", staff, " 1Z999 ")).toMatchObject({ trackingNumber: "1Z999" });
+    expect(await domainErrorOf(move("DELIVERED", staff, "CHANGED"))).toMatchObject({ code: "order.tracking_not_allowed" });
+    expect(await move("DELIVERED")).toMatchObject({ status: "DELIVERED", trackingNumber: "1Z999" });
   });
 
   test("needs orders:write, and finds an order by its number too (the CLI)", async () => {
@@ -294,6 +417,26 @@ describe("unpaid orders running out of time", () => {
     expect(deps.processor.intents.get((await deps.repos.orders.findById(old.orderId))!.stripePaymentIntentId!)?.status).toBe("canceled");
     const [audit] = await deps.repos.audit.list({ action: "order.expire" });
     expect(audit).toMatchObject({ userId: null, entityId: old.orderId, changes: { orderNumber: old.orderNumber, to: "CANCELLED" } });
-    expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [], paidMeanwhile: [paidLate.orderNumber] });
+    // The order paid meanwhile is settled as paid, as its webhook would settle it, and leaves the sweep.
+    expect(await deps.repos.orders.findById(paidLate.orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: paidLate.orderId }))[0]?.changes).toMatchObject({ foundWhen: "the order's payment time ran out" });
+    expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [], paidMeanwhile: [] });
+  });
+
+  test("orders the processor cannot answer for are passed over, and the sweep pages on past them", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    await deps.repos.products.update(habanero.id, { inventory: 1_000, updatedAt: new Date() });
+    const stuck: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+      stuck.push((await deps.repos.orders.findById(placed.orderId))!.stripePaymentIntentId!);
+    }
+    const last = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    deps.clock.advance(61 * 60_000);
+    const unreachable = { ...deps, payments: { ...deps.payments, cancelIntent: (id: string) => (stuck.includes(id) ? Promise.reject(new Error("timeout")) : deps.payments.cancelIntent(id)) } };
+    expect(await expireUnpaidOrders(unreachable, 60)).toEqual({ expired: [last.orderNumber], paidMeanwhile: [] });
+    expect((await expireUnpaidOrders(deps, 60)).expired).toHaveLength(120);
+    expect([...deps.state.orders.values()].every((o) => o.status === "CANCELLED")).toBe(true);
+    expect(await stockOf(deps, habanero.id)).toBe(1_000);
   });
 });

@@ -110,6 +110,17 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       });
     });
 
+    test("attachPaymentIntent stores the intent of a PENDING order only", async () => {
+      const { user, products } = await aShopper();
+      const pending = await stored(user, products);
+      const cancelled = await stored(user, products, { status: "CANCELLED" });
+      const at = new Date("2026-11-24T09:00:00Z");
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(pending.id, "pi_attached", at))).toBe(true);
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(cancelled.id, "pi_too_late", at))).toBe(false);
+      expect(await repo().findById(pending.id)).toMatchObject({ stripePaymentIntentId: "pi_attached", updatedAt: at });
+      expect(await repo().findById(cancelled.id)).toMatchObject({ stripePaymentIntentId: null, updatedAt: cancelled.updatedAt });
+    });
+
     test("findUnpaidBefore: PENDING orders with payment PENDING or FAILED made before the cut-off, oldest first", async () => {
       const { user, products } = await aShopper();
       const pending = await stored(user, products);
@@ -118,8 +129,21 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       await stored(user, products, { status: "CANCELLED" });
       const recent = await stored(user, products);
       const found = await repo().findUnpaidBefore(recent.createdAt, 10);
-      expect(found).toEqual([pending, failed].map((o) => ({ id: o.id, orderNumber: o.orderNumber, stripePaymentIntentId: null })));
-      expect(await repo().findUnpaidBefore(recent.createdAt, 1)).toHaveLength(1);
+      expect(found).toEqual([pending, failed].map((o) => ({ id: o.id, orderNumber: o.orderNumber, stripePaymentIntentId: null, createdAt: o.createdAt })));
+      expect(await repo().findUnpaidBefore(recent.createdAt, 1)).toEqual([found[0]!]);
+    });
+
+    test("findUnpaidBefore pages on after a given order, past orders made in the same instant", async () => {
+      const { user, products } = await aShopper();
+      const first = await stored(user, products);
+      const twins = [await stored(user, products, { createdAt: first.createdAt }), await stored(user, products, { createdAt: first.createdAt })];
+      const cutOff = new Date(first.createdAt.getTime() + 1);
+      const all = await repo().findUnpaidBefore(cutOff, 10);
+      expect(all.map((o) => o.id).sort()).toEqual([first, ...twins].map((o) => o.id).sort());
+      const paged = [...(await repo().findUnpaidBefore(cutOff, 2))];
+      paged.push(...(await repo().findUnpaidBefore(cutOff, 2, paged.at(-1))));
+      expect(paged).toEqual(all);
+      expect(await repo().findUnpaidBefore(cutOff, 2, all.at(-1))).toEqual([]);
     });
   });
 }

@@ -203,8 +203,8 @@ export function productRepositoryContract(target: () => ContractTarget) {
         .catch((error: { found: unknown }) => error.found);
       expect(shortfalls).toEqual(
         expect.arrayContaining([
-          { productId: short.id, productName: "Scarce", requested: 2, available: 1 },
-          { productId: offSale.id, productName: "Retired", requested: 1, available: 0 },
+          { productId: short.id, productName: "Scarce", requested: 2, available: 1, onSale: true },
+          { productId: offSale.id, productName: "Retired", requested: 1, available: 0, onSale: false },
         ]),
       );
       expect((shortfalls as unknown[]).length).toBe(2);

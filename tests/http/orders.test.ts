@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, test } from "bun:test";
+import { DomainError } from "../../src/domain/errors.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -49,6 +50,20 @@ describe("POST /api/orders", () => {
     const res = await placeOrder({ cartItemIds: [await add(habanero.id, 1)], shippingAddress: { ...texas, state: "Texas" } });
     expect(res.status).toBe(400);
     expect(res.body.details.issues).toEqual([{ path: "shippingAddress.state", message: "must be a US state code (two letters, e.g. TX)" }]);
+  });
+
+  test("an address line that breaks into several lines, or names nothing, is 400 naming it; the label stays one field a line", async () => {
+    const line = await add(habanero.id, 1);
+    const forged = await placeOrder({ cartItemIds: [line], shippingAddress: { ...texas, address1: "1 Main St\nHouston, TX 77001", city: "\u200b" } });
+    expect(forged.status).toBe(400);
+    expect(forged.body.details.issues).toEqual([
+      { path: "shippingAddress.address1", message: "must be one line" },
+      { path: "shippingAddress.city", message: "must contain a letter or a digit" },
+    ]);
+    const placed = await placeOrder({ cartItemIds: [line], shippingAddress: texas, billingAddress: null, notes: null });
+    expect(placed.status).toBe(200);
+    const order = (await t.call("GET", `/api/orders/${placed.body.orderId}`, { headers: me.headers })).body;
+    expect([order.shippingMethod, order.billingAddress.city, order.customerNotes]).toEqual(["1 Main St\nAustin, TX 78701\nUS", "Austin", null]);
   });
 
   test("lines not in the caller's cart are 400 Cart items not found; too little stock is 400 naming the product", async () => {
@@ -173,7 +188,23 @@ describe("PUT /api/orders/:id/status", () => {
     expect([untracked.status, untracked.body.error]).toEqual([400, "A tracking number is needed to ship an order"]);
     expect((await move({ status: "SHIPPED", trackingNumber: " 1Z999AA10123456784 " })).body).toMatchObject({ status: "SHIPPED", trackingNumber: "1Z999AA10123456784" });
     expect((await move({ status: "DELIVERED", carrier: "UPS" })).status).toBe(400);
+    const overwrite = await move({ status: "DELIVERED", trackingNumber: "CHANGED" });
+    expect([overwrite.status, overwrite.body.error]).toEqual([400, "A tracking number is set only when an order ships"]);
     expect((await move({ status: "ARRIVED" })).status).toBe(400);
+  });
+
+  test("a processor failure is 500 Payment processing failed; what failed inside stays in the log", async () => {
+    const deps = createMemoryDeps();
+    const refusing = createTestApp({ ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", { reason: "no such payment intent: pi_123" })) } });
+    await refusing.deps.repos.products.create(structuredClone(habanero));
+    const shopper = await signedInAs(refusing);
+    const line = (await refusing.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 1 }, headers: shopper.headers })).body.cartItem.id;
+    const { orderId } = (await refusing.call("POST", "/api/orders", { body: { cartItemIds: [line], shippingAddress: texas }, headers: shopper.headers })).body;
+    await deps.repos.orders.update(orderId, { status: "CONFIRMED", paymentStatus: "PAID", updatedAt: new Date() });
+    const admin = await signedInAs(refusing, "ADMIN");
+    const res = await refusing.call("PUT", `/api/orders/${orderId}/status`, { body: { status: "CANCELLED" }, headers: admin.headers });
+    expect([res.status, res.body]).toEqual([500, { error: "Payment processing failed" }]);
+    expect((await deps.repos.orders.findById(orderId))?.status).toBe("CONFIRMED");
   });
 
   test("cancelling restores stock; a customer may not move orders, not even their own", async () => {

@@ -5,6 +5,7 @@ import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
+import { eventually } from "../support/eventually.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { outcome, processes } from "../support/processes.ts";
 
@@ -33,7 +34,17 @@ test("two sweepers at once (two CLI processes) cancel each expired order once an
   expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(40);
 
   const sweep = () => children.spawn([process.execPath, "src/cli/main.ts", "orders:expire"], { DATABASE_URL: database.url, LOG_LEVEL: "silent" });
-  const [first, second] = await Promise.all([outcome(sweep()), outcome(sweep())]);
+  // A barrier: the orders table is held until both sweepers wait on it, so they start the sweep together.
+  const runs = await database.db.transaction().execute(async (trx) => {
+    await sql`lock table orders in access exclusive mode`.execute(trx);
+    const started = [outcome(sweep()), outcome(sweep())] as const;
+    await eventually(async () => {
+      const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      expect(Number(waiting.rows[0]?.n)).toBe(2);
+    }, 20_000);
+    return started;
+  });
+  const [first, second] = await Promise.all(runs);
   expect([first.code, second.code]).toEqual([0, 0]);
   const expiredBy = (output: string) => numbers.filter((n) => output.includes(n));
   const [a, b] = [expiredBy(first.output), expiredBy(second.output)];

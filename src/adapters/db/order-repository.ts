@@ -72,6 +72,10 @@ const itemsOf = compileOnce((db, orderIds: string[]) =>
     .orderBy("order_items.position"),
 );
 
+// On the checkout's path: one statement, whose row lock and re-checked condition keep an order cancelled meanwhile without an intent.
+const attachIntent = compileOnce((db, id: string, intentId: string, at: Date) =>
+  db.updateTable("orders").set({ stripe_payment_intent_id: intentId, updated_at: at }).where("id", "=", id).where("status", "=", "PENDING").returning("id"),
+);
 const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));
 const byIdLocked = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id).forUpdate());
 const byIdLockedOrSkipped = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id).forUpdate().skipLocked());
@@ -131,17 +135,16 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return { orders: await withItems(rows), total };
     },
 
-    async findUnpaidBefore(before, limit) {
-      const rows = await db
+    async findUnpaidBefore(before, limit, after) {
+      let unpaid = db
         .selectFrom("orders")
-        .select(["id", "order_number", "stripe_payment_intent_id"])
+        .select(["id", "order_number", "stripe_payment_intent_id", "created_at"])
         .where("status", "=", "PENDING")
         .where("payment_status", "in", ["PENDING", "FAILED"])
-        .where("created_at", "<", before)
-        .orderBy("created_at")
-        .limit(limit)
-        .execute();
-      return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, stripePaymentIntentId: r.stripe_payment_intent_id }));
+        .where("created_at", "<", before);
+      if (after) unpaid = unpaid.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.createdAt, after.id)));
+      const rows = await unpaid.orderBy("created_at").orderBy("id").limit(limit).execute();
+      return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, stripePaymentIntentId: r.stripe_payment_intent_id, createdAt: r.created_at }));
     },
 
     async lock(id, options = {}) {
@@ -163,6 +166,10 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         })
         .where("id", "=", id)
         .execute();
+    },
+
+    async attachPaymentIntent(id, intentId, at) {
+      return (await attachIntent(db, id, intentId, at)).length > 0;
     },
   };
 }

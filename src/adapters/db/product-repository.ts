@@ -185,7 +185,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
       const current = new Map((await stockOf(db, short.map((l) => l.productId))).map((p) => [p.id, p]));
       return short.map((l) => {
         const product = current.get(l.productId);
-        return { productId: l.productId, productName: product?.name ?? "", requested: l.quantity, available: product?.is_active ? product.inventory : 0 };
+        return { productId: l.productId, productName: product?.name ?? "", requested: l.quantity, available: product?.is_active ? product.inventory : 0, onSale: product?.is_active ?? false };
       });
     },
 

@@ -4,8 +4,6 @@ import type { DatabaseProbe } from "../../application/ports/system.ts";
 import { accountGone } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
-
-const DEADLOCK_ATTEMPTS = 3;
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -16,6 +14,8 @@ import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
 import { createPgUserRepository } from "./user-repository.ts";
+
+const DEADLOCK_ATTEMPTS = 3;
 
 /** Repositories bound to one handle: the pool, or a transaction. */
 export function createPgRepositories(db: Db): Repositories {
@@ -42,7 +42,8 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           return await db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
         } catch (error) {
           // PostgreSQL gave this transaction up to break a deadlock: nothing of it landed, so it is run
-          // again. Work is only database writes and calls made with idempotency keys, so a rerun is safe.
+          // again. Besides database writes, work calls out only to the payment processor (a refund, a
+          // confirmation), always with an idempotency key, so a rerun repeats nothing outside.
           if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
           // The caller's account was deleted after its session was checked (the check is cached for
           // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.

@@ -27,10 +27,14 @@ export const statusOf = {
   "tax.unavailable": 500,
   "cart.empty": 400,
   "cart.items_not_found": 400,
-  "cart.changed": 409,
+  "cart.changed": 400,
   "order.not_found": 404,
   "order.creation_failed": 500,
   "order.tracking_required": 400,
+  "order.tracking_not_allowed": 400,
+  "order.not_paid": 400,
+  "order.too_large": 400,
+  "payment.in_progress": 409,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */

@@ -2,7 +2,7 @@ import type { Order, OrderView } from "../../domain/order.ts";
 import type { Product } from "../../domain/product.ts";
 import type { OrderRepository } from "../../application/ports/orders.ts";
 
-const byCreation = (a: Order, b: Order) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byCreation = (a: Pick<Order, "id" | "createdAt">, b: Pick<Order, "id" | "createdAt">) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>): OrderRepository {
   function view(order: Order): OrderView {
@@ -35,17 +35,24 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       const page = matching.slice(filter.skip, filter.take === null ? undefined : filter.skip + filter.take);
       return { orders: page.map(view), total: matching.length };
     },
-    async findUnpaidBefore(before, limit) {
+    async findUnpaidBefore(before, limit, after) {
       return [...orders.values()]
         .filter((o) => o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED") && o.createdAt < before)
+        .filter((o) => !after || byCreation(o, after) > 0)
         .sort(byCreation)
         .slice(0, limit)
-        .map(({ id, orderNumber, stripePaymentIntentId }) => ({ id, orderNumber, stripePaymentIntentId }));
+        .map(({ id, orderNumber, stripePaymentIntentId, createdAt }) => ({ id, orderNumber, stripePaymentIntentId, createdAt }));
     },
     // Memory transactions already run one at a time, so there is nothing to hold (or to skip).
     async lock(id) {
       const order = orders.get(id);
       return order ? structuredClone(order) : null;
+    },
+    async attachPaymentIntent(id, intentId, at) {
+      const order = orders.get(id);
+      if (order?.status !== "PENDING") return false;
+      orders.set(id, { ...order, stripePaymentIntentId: intentId, updatedAt: at });
+      return true;
     },
     async update(id, changes) {
       const order = orders.get(id);

@@ -48,7 +48,7 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       const shortfalls = lines.flatMap((line) => {
         const product = products.get(line.productId);
         const available = product?.isActive ? product.inventory : 0;
-        return available >= line.quantity ? [] : [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available }];
+        return available >= line.quantity ? [] : [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available, onSale: product?.isActive ?? false }];
       });
       if (shortfalls.length === 0) {
         for (const line of lines) {

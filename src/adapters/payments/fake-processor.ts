@@ -30,6 +30,7 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
   /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
   completeAction(intentId: string, approved: boolean): PaymentIntent;
   intents: ReadonlyMap<string, PaymentIntent>;
+  refunds: ReadonlyMap<string, Refund>;
 } {
   const intents = new Map<string, PaymentIntent>();
   const refunds = new Map<string, Refund>();
@@ -50,6 +51,7 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
 
   return {
     intents,
+    refunds,
 
     async createIntent({ amount, currency, metadata, idempotencyKey }) {
       return once(`create:${idempotencyKey}`, () => {

@@ -1,6 +1,7 @@
 import type { Deps } from "../ports/index.ts";
 import type { OutboxMessage } from "../ports/mail.ts";
 import { periodic } from "../system/periodic.ts";
+import { messageOf } from "../../domain/errors.ts";
 
 export interface OutboxWorkerOptions {
   batchSize: number;
@@ -23,7 +24,6 @@ const defaults: OutboxWorkerOptions = {
 
 type Outcome = "sent" | "retried" | "failed";
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. */
 export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" | "logger">, options: Partial<OutboxWorkerOptions> = {}) {

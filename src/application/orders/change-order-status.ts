@@ -1,66 +1,86 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type OrderStatus, type OrderView, restocksOn, transition } from "../../domain/order.ts";
+import { type Order, type OrderStatus, type OrderView, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
-import type { Deps } from "../ports/index.ts";
+import type { Deps, Repositories } from "../ports/index.ts";
+import { applyToOrder } from "./apply-to-order.ts";
+import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
 export type OrderRef = { id: string } | { orderNumber: string };
+export interface StatusChange {
+  status: OrderStatus;
+  trackingNumber?: string | null;
+}
+type ChangeDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock">;
+
+/** Rounds of "stop the payment, then end the order" before giving up on an order that keeps getting a new payment intent. */
+const ROUNDS = 3;
+
+const paymentInProgress = () => new DomainError("payment.in_progress", "A payment of this order is being processed; try again shortly");
 
 /**
- * An administrator's move of an order (decisions §4), by the status table: SHIPPED needs a
- * tracking number; CANCELLED and REFUNDED put the goods back in stock unless they had shipped;
- * a paid order is refunded through the processor (which also needs financials:refunds), inside
- * the transaction that holds the order, with an idempotency key from the order, so a retry never
- * refunds twice and a failed refund changes nothing. The same use case serves PUT
- * /api/orders/:id/status and `order:set-status`.
+ * A staff move of an order (decisions §4), by the status table. SHIPPED needs a tracking number
+ * and no other move takes one. Ending an unpaid order first stops its payment at the processor
+ * (one found paid is settled, then refunded as any paid order). Ending a paid order refunds it,
+ * which also needs financials:refunds; the refund is made while the order is locked, with a key
+ * from the order, so two staff ending it at once refund once, and a refused refund changes
+ * nothing. Should the database fail after the processor refunded, the same move made again
+ * replays the refund (its key) and lands, and the processor's charge.refunded event settles the
+ * order meanwhile. The same use case serves PUT /api/orders/:id/status and `order:set-status`.
  */
-export async function changeOrderStatus(
-  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
-  actor: Actor,
-  ref: OrderRef,
-  change: { status: OrderStatus; trackingNumber?: string },
-  origin: RequestOrigin,
-): Promise<OrderView> {
+export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin): Promise<OrderView> {
   requirePermission(actor, "orders:write");
   const id = "id" in ref ? ref.id : (await deps.uow.read((db) => db.orders.findByNumber(ref.orderNumber)))?.id;
   if (!id) throw new DomainError("order.not_found", "Order not found");
+  const ending = change.status === "CANCELLED" || change.status === "REFUNDED";
 
-  const before = await deps.uow.transaction(async (tx) => {
-    const order = await tx.orders.lock(id);
-    if (!order) throw new DomainError("order.not_found", "Order not found");
-    const to = transition(order.status, change.status);
-    const trackingNumber = change.trackingNumber?.trim() || null;
-    if (to === "SHIPPED" && !trackingNumber) throw new DomainError("order.tracking_required", "A tracking number is needed to ship an order", { field: "trackingNumber" });
-    const refund = order.paymentStatus === "PAID" && (to === "CANCELLED" || to === "REFUNDED");
-    if (refund) {
-      requirePermission(actor, "financials:refunds");
-      if (!order.stripePaymentIntentId) throw new Error(`paid order ${order.id} has no payment intent`);
-      await deps.payments.refund({ intentId: order.stripePaymentIntentId, idempotencyKey: `refund-${order.id}` });
-    }
-    const now = deps.clock.now();
-    if (restocksOn(order.status, to)) {
-      await tx.products.returnStock(order.items.map((item) => ({ productId: item.productId, quantity: item.quantity })), now);
-    }
-    await tx.orders.update(order.id, { status: to, ...(refund ? { paymentStatus: "REFUNDED" } : {}), ...(trackingNumber ? { trackingNumber } : {}), updatedAt: now });
-    await recordAudit(tx, deps, {
-      userId: actor.userId,
-      action: "order.status_update",
-      entityType: "order",
-      entityId: order.id,
-      changes: { from: order.status, to, ...(trackingNumber ? { trackingNumber } : {}), ...(refund ? { refunded: order.total } : {}), by: actor.role },
-      origin,
-    });
-    return order;
-  });
-
-  // An unpaid order that ends must not be paid later: its payment intent is cancelled too.
-  const ended = change.status === "CANCELLED" || change.status === "REFUNDED";
-  if (ended && before.paymentStatus !== "PAID" && before.stripePaymentIntentId) {
-    await deps.payments.cancelIntent(before.stripePaymentIntentId).catch((error: unknown) =>
-      deps.logger.warn("order.intent_cancel_failed", { orderId: before.id, error: error instanceof Error ? error.message : String(error) }),
-    );
+  for (let round = 1; round <= ROUNDS; round++) {
+    const current = await deps.uow.read((db) => db.orders.findById(id));
+    if (!current) throw new DomainError("order.not_found", "Order not found");
+    transition(current.status, change.status);
+    const trackingNumber = trackingNumberFor(change.status, change.trackingNumber);
+    if (ending && current.paymentStatus === "PAID") requirePermission(actor, "financials:refunds");
+    const stopped = ending && current.paymentStatus !== "PAID" ? await stopPayment(deps, current, origin, `the order was moved to ${change.status}`) : null;
+    if (stopped?.outcome === "processing") throw paymentInProgress();
+    if (stopped?.outcome === "paid") continue;
+    const moved = await deps.uow.transaction((tx) => move(tx, deps, actor, id, { to: change.status, trackingNumber, stopped }, origin));
+    if (moved) return (await deps.uow.read((db) => db.orders.findById(id)))!;
   }
-  return (await deps.uow.read((db) => db.orders.findById(id)))!;
+  throw paymentInProgress();
+}
+
+/** The move itself, under the order's lock; false when a payment intent appeared since the one stopped (the caller goes round again). */
+async function move(
+  tx: Repositories,
+  deps: ChangeDeps,
+  actor: Actor,
+  id: string,
+  wanted: { to: OrderStatus; trackingNumber: string | null; stopped: StoppedPayment | null },
+  origin: RequestOrigin,
+): Promise<boolean> {
+  const order = await tx.orders.lock(id);
+  if (!order) throw new DomainError("order.not_found", "Order not found");
+  const to = transition(order.status, wanted.to);
+  const refund = (to === "CANCELLED" || to === "REFUNDED") && order.paymentStatus === "PAID";
+  if (!refund && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return false;
+  if (to === "REFUNDED" && !refund) throw new DomainError("order.not_paid", "Only a paid order can be refunded; cancel it instead", { paymentStatus: order.paymentStatus });
+  if (refund) await refundOrder(deps, actor, order);
+  await applyToOrder(tx, deps, order, {
+    changes: { status: to, ...(refund ? { paymentStatus: "REFUNDED" } : {}), ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
+    restock: restocksOn(order.status, to),
+    audit: {
+      action: "order.status_update",
+      userId: actor.userId,
+      origin,
+      changes: { from: order.status, to, ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}), ...(refund ? { refunded: order.total } : {}), by: actor.role },
+    },
+  });
+  return true;
+}
+
+async function refundOrder(deps: Pick<Deps, "payments">, actor: Actor, order: Order): Promise<void> {
+  requirePermission(actor, "financials:refunds");
+  if (!order.stripePaymentIntentId) throw new Error(`paid order ${order.id} has no payment intent`);
+  await deps.payments.refund({ intentId: order.stripePaymentIntentId, idempotencyKey: `refund-${order.id}` });
 }

@@ -1,55 +1,63 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { payability } from "../../domain/order.ts";
-import { recordAudit } from "../audit.ts";
+import { messageOf } from "../../domain/errors.ts";
+import { payability, restocksOn } from "../../domain/order.ts";
 import type { Deps } from "../ports/index.ts";
+import type { UnpaidOrder } from "../ports/orders.ts";
+import { applyToOrder } from "./apply-to-order.ts";
+import { stopPayment } from "./stop-payment.ts";
 
-/** How many orders one run looks at; the next run takes the rest. */
+/** How many orders one query brings; a run pages on until none is left. */
 const BATCH = 100;
+
+type SweepDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
 /**
  * Decisions §4: PENDING orders not paid within the payment time are cancelled and their stock
- * released (audit `order.expire`). Each one's payment intent is cancelled first, at the processor,
- * so it cannot be paid afterwards; one that turns out to have succeeded is left for its payment
- * to settle. Any number of sweepers may run at once: an order is locked with SKIP LOCKED and
- * checked again under the lock, so each is cancelled, and restocked, once.
+ * released (audit `order.expire`). Each one's payment intent is stopped first, at the processor, so
+ * it cannot be paid afterwards; one found paid is settled as paid instead. Any number of sweepers
+ * may run at once: an order is locked with SKIP LOCKED and checked again under the lock, so each is
+ * cancelled, and restocked, once. An order the processor cannot answer for is passed over, and
+ * the run pages on past it, so it never holds back the rest.
  */
-export async function expireUnpaidOrders(
-  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
-  paymentTtlMinutes: number,
-): Promise<{ expired: string[]; paidMeanwhile: string[] }> {
+export async function expireUnpaidOrders(deps: SweepDeps, paymentTtlMinutes: number): Promise<{ expired: string[]; paidMeanwhile: string[] }> {
   const cutOff = new Date(deps.clock.now().getTime() - paymentTtlMinutes * 60_000);
-  const candidates = await deps.uow.read((db) => db.orders.findUnpaidBefore(cutOff, BATCH));
   const expired: string[] = [];
   const paidMeanwhile: string[] = [];
-  for (const candidate of candidates) {
-    if (candidate.stripePaymentIntentId) {
-      const intent = await deps.payments.cancelIntent(candidate.stripePaymentIntentId).catch((error: unknown) => {
-        deps.logger.warn("order.expire_intent_failed", { orderNumber: candidate.orderNumber, error: error instanceof Error ? error.message : String(error) });
-        return null;
-      });
-      if (!intent) continue;
-      if (intent.status === "succeeded") {
-        paidMeanwhile.push(candidate.orderNumber);
-        continue;
-      }
+  let after: UnpaidOrder | undefined;
+  for (;;) {
+    const batch = await deps.uow.read((db) => db.orders.findUnpaidBefore(cutOff, BATCH, after));
+    for (const candidate of batch) {
+      const outcome = await expire(deps, candidate, cutOff, paymentTtlMinutes);
+      if (outcome === "expired") expired.push(candidate.orderNumber);
+      if (outcome === "paid") paidMeanwhile.push(candidate.orderNumber);
     }
-    const done = await deps.uow.transaction(async (tx) => {
-      const order = await tx.orders.lock(candidate.id, { skipLocked: true });
-      if (!order || payability(order) !== null || order.createdAt >= cutOff) return false;
-      const now = deps.clock.now();
-      await tx.orders.update(order.id, { status: "CANCELLED", updatedAt: now });
-      await tx.products.returnStock(order.items.map((item) => ({ productId: item.productId, quantity: item.quantity })), now);
-      await recordAudit(tx, deps, {
-        userId: null,
-        action: "order.expire",
-        entityType: "order",
-        entityId: order.id,
-        changes: { orderNumber: order.orderNumber, from: order.status, to: "CANCELLED", paymentStatus: order.paymentStatus, unpaidForMinutes: paymentTtlMinutes },
-        origin: NO_ORIGIN,
-      });
-      return true;
-    });
-    if (done) expired.push(candidate.orderNumber);
+    if (batch.length < BATCH) return { expired, paidMeanwhile };
+    after = batch.at(-1);
   }
-  return { expired, paidMeanwhile };
+}
+
+async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, paymentTtlMinutes: number): Promise<"expired" | "paid" | "passed"> {
+  const stopped = await stopPayment(deps, candidate, NO_ORIGIN, "the order's payment time ran out").catch((error: unknown) => {
+    deps.logger.warn("order.expire_intent_failed", { orderNumber: candidate.orderNumber, error: messageOf(error) });
+    return null;
+  });
+  if (!stopped || stopped.outcome === "processing") return "passed";
+  if (stopped.outcome === "paid") return "paid";
+  const done = await deps.uow.transaction(async (tx) => {
+    const order = await tx.orders.lock(candidate.id, { skipLocked: true });
+    // Gone, paid, ended or given a new payment intent since it was read: not this run's to expire.
+    if (!order || payability(order) !== null || order.createdAt >= cutOff || order.stripePaymentIntentId !== stopped.intentId) return false;
+    await applyToOrder(tx, deps, order, {
+      changes: { status: "CANCELLED" },
+      restock: restocksOn(order.status, "CANCELLED"),
+      audit: {
+        action: "order.expire",
+        userId: null,
+        origin: NO_ORIGIN,
+        changes: { orderNumber: order.orderNumber, from: order.status, to: "CANCELLED", paymentStatus: order.paymentStatus, unpaidForMinutes: paymentTtlMinutes },
+      },
+    });
+    return true;
+  });
+  return done ? "expired" : "passed";
 }

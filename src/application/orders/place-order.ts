@@ -1,12 +1,14 @@
 import { type Address, addressProblems, normalizeAddress } from "../../domain/address.ts";
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError } from "../../domain/errors.ts";
-import type { Cents } from "../../domain/money.ts";
-import { type Order, newOrder } from "../../domain/order.ts";
+import { DomainError, messageOf } from "../../domain/errors.ts";
+import { type Cents, lineTotal, toDollars } from "../../domain/money.ts";
+import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
+import { shippingCents, subtotalOf } from "../../domain/pricing.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
+import { attachPaymentIntent } from "./attach-payment-intent.ts";
 
 export type AddressInput = Omit<Address, "address2" | "country"> & { address2?: string | null; country?: string };
 
@@ -14,8 +16,8 @@ export interface OrderRequest {
   /** The cart lines to order; null: every line the shopper sees (POST /api/cart/checkout). */
   cartItemIds: readonly string[] | null;
   shippingAddress: AddressInput;
-  billingAddress?: AddressInput;
-  notes?: string;
+  billingAddress?: AddressInput | null;
+  notes?: string | null;
 }
 
 export interface PlacedOrder {
@@ -29,6 +31,8 @@ export type CheckoutDeps = Pick<Deps, "uow" | "tax" | "payments" | "ids" | "cloc
 
 /** Attempts at a free order number before giving up (36^4 numbers a day per prefix: a collision is rare, two in a row rarer). */
 const ORDER_NUMBER_ATTEMPTS = 10;
+/** Times the lines are priced again when the cart changed between pricing and locking. */
+const PRICING_ATTEMPTS = 2;
 
 /**
  * Turns cart lines into an order (decisions §4), step by step: the addresses are checked, the
@@ -41,25 +45,38 @@ export async function placeOrder(deps: CheckoutDeps, prefix: string, userId: str
   const shippingAddress = checkedAddress(request.shippingAddress, "shippingAddress");
   const billingAddress = request.billingAddress ? checkedAddress(request.billingAddress, "billingAddress") : shippingAddress;
   const ids = request.cartItemIds ? [...new Set(request.cartItemIds)] : null;
+  const notes = request.notes?.trim() || null;
 
-  const priced = orderable(await deps.uow.read((db) => db.carts.lines(userId)), ids);
-  const tax = await taxFor(deps, priced, shippingAddress);
-  const order = await deps.uow.transaction(async (tx) => {
-    const lines = await lockSameLines(tx, userId, ids, priced);
-    await takeStock(tx, deps, lines);
-    const placed = await writeOrder(tx, deps, prefix, { userId, lines, shippingAddress, billingAddress, tax, notes: request.notes?.trim() || null });
-    await recordAudit(tx, deps, {
-      userId,
-      action: "order.create",
-      entityType: "order",
-      entityId: placed.id,
-      changes: { orderNumber: placed.orderNumber, total: placed.total, items: placed.items.map((i) => ({ productId: i.productId, quantity: i.quantity })) },
-      origin,
-    });
-    await tx.carts.removeLines(lines.map((line) => line.id));
-    return placed;
-  });
-  return attachPaymentIntent(deps, order, priced, origin);
+  for (let attempt = 1; ; attempt++) {
+    const priced = orderable(await deps.uow.read((db) => db.carts.lines(userId)), ids);
+    const subtotal = subtotalOf(priced.map((line) => ({ unitPrice: line.product.price, quantity: line.quantity })));
+    const beforeTax = subtotal + shippingCents(shippingAddress, subtotal);
+    refuseOverLimit(beforeTax);
+    const tax = await taxFor(deps, priced, shippingAddress);
+    refuseOverLimit(beforeTax + tax);
+    try {
+      const order = await deps.uow.transaction(async (tx) => {
+        const lines = await lockSameLines(tx, userId, ids, priced);
+        await takeStock(tx, deps, lines);
+        const placed = await writeOrder(tx, deps, prefix, { userId, lines, shippingAddress, billingAddress, tax, notes });
+        await recordAudit(tx, deps, {
+          userId,
+          action: "order.create",
+          entityType: "order",
+          entityId: placed.id,
+          changes: { orderNumber: placed.orderNumber, total: placed.total, items: placed.items.map((i) => ({ productId: i.productId, quantity: i.quantity })) },
+          origin,
+        });
+        await tx.carts.removeLines(lines.map((line) => line.id));
+        return placed;
+      });
+      return await attachPaymentIntent(deps, order, priced, origin);
+    } catch (error) {
+      // Tax was asked for the lines as they were priced; changed since, they are priced again.
+      if (error instanceof DomainError && error.code === "cart.changed" && attempt < PRICING_ATTEMPTS) continue;
+      throw error;
+    }
+  }
 }
 
 function checkedAddress(input: AddressInput, field: string): Address {
@@ -79,23 +96,31 @@ function orderable(cart: CartLine[], ids: string[] | null): CartLine[] {
     return visible;
   }
   const wanted = visible.filter((line) => ids.includes(line.id));
-  if (wanted.length !== ids.length) {
-    throw new DomainError("cart.items_not_found", "Cart items not found", { cartItemIds: ids.filter((id) => !wanted.some((line) => line.id === id)) });
-  }
+  if (wanted.length !== ids.length) throw itemsNotFound(ids.filter((id) => !wanted.some((line) => line.id === id)));
   return wanted;
+}
+
+const itemsNotFound = (cartItemIds: string[]) => new DomainError("cart.items_not_found", "Cart items not found", { cartItemIds });
+
+/** An order no processor would charge is refused before anything is asked or written. */
+function refuseOverLimit(total: Cents): void {
+  if (total > MAX_ORDER_TOTAL) {
+    const usd = toDollars(MAX_ORDER_TOTAL).toLocaleString("en-US", { style: "currency", currency: "USD" });
+    throw new DomainError("order.too_large", `An order may total at most ${usd}`, { total: toDollars(total), maximum: toDollars(MAX_ORDER_TOTAL) });
+  }
 }
 
 /** Decisions §3: tax from the processor's tax service; a failure stops the order, and no tax is ever guessed. */
 async function taxFor(deps: Pick<Deps, "tax" | "logger">, lines: CartLine[], shippingAddress: Address): Promise<Cents> {
   try {
     const result = await deps.tax.calculate({
-      lines: lines.map((line) => ({ reference: line.productId, amount: line.product.price * line.quantity, quantity: line.quantity })),
+      lines: lines.map((line) => ({ reference: line.productId, amount: lineTotal(line.product.price, line.quantity), quantity: line.quantity })),
       shippingAddress,
       currency: "usd",
     });
     return result.tax;
   } catch (error) {
-    deps.logger.error("order.tax_failed", { error: error instanceof Error ? error.message : String(error) });
+    deps.logger.error("order.tax_failed", { error: messageOf(error) });
     throw new DomainError("tax.unavailable", "Tax could not be calculated; no order was made");
   }
 }
@@ -106,21 +131,23 @@ async function taxFor(deps: Pick<Deps, "tax" | "logger">, lines: CartLine[], shi
  */
 async function lockSameLines(tx: Repositories, userId: string, ids: string[] | null, priced: CartLine[]): Promise<CartLine[]> {
   const locked = (await tx.carts.lockLines(userId, ids ?? priced.map((line) => line.id))).filter((line) => line.product.isActive);
-  if (locked.length !== priced.length) {
-    throw new DomainError("cart.items_not_found", "Cart items not found", { cartItemIds: priced.filter((p) => !locked.some((l) => l.id === p.id)).map((p) => p.id) });
-  }
+  if (locked.length !== priced.length) throw itemsNotFound(priced.filter((p) => !locked.some((l) => l.id === p.id)).map((p) => p.id));
   const same = priced.every((p) => locked.some((l) => l.id === p.id && l.quantity === p.quantity && l.product.price === p.product.price));
   if (!same) throw new DomainError("cart.changed", "Your cart changed while the order was being placed; please try again");
   return locked;
 }
 
+/** Stock never goes below zero; a product taken off sale meanwhile is, as decisions §4 says, no longer in the cart. */
 async function takeStock(tx: Repositories, deps: Pick<Deps, "clock">, lines: CartLine[]): Promise<void> {
   const shortfalls = await tx.products.takeStock(
     lines.map((line) => ({ productId: line.productId, quantity: line.quantity })),
     deps.clock.now(),
   );
-  const [first] = shortfalls;
-  if (first) throw new DomainError("inventory.insufficient", "Insufficient inventory", { ...first, shortfalls });
+  const offSale = shortfalls.filter((s) => !s.onSale).map((s) => s.productId);
+  if (offSale.length) throw itemsNotFound(lines.filter((line) => offSale.includes(line.productId)).map((line) => line.id));
+  const short = shortfalls.map(({ onSale: _, ...shortfall }) => shortfall);
+  const [first] = short;
+  if (first) throw new DomainError("inventory.insufficient", "Insufficient inventory", { ...first, shortfalls: short });
 }
 
 async function writeOrder(
@@ -137,49 +164,4 @@ async function writeOrder(
     if (await tx.orders.create(order)) return order;
   }
   throw new Error(`no free order number after ${ORDER_NUMBER_ATTEMPTS} attempts`);
-}
-
-/**
- * Decisions §4: the payment intent is created after commit (amount in cents, the order in its
- * metadata, an idempotency key from the order id), and its id stored. If that fails, the order is
- * undone and the caller gets a 500.
- */
-async function attachPaymentIntent(deps: CheckoutDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<PlacedOrder> {
-  try {
-    const intent = await deps.payments.createIntent({
-      amount: order.total,
-      currency: "usd",
-      metadata: { orderId: order.id, orderNumber: order.orderNumber },
-      idempotencyKey: `order-${order.id}`,
-    });
-    await deps.uow.transaction((tx) => tx.orders.update(order.id, { stripePaymentIntentId: intent.id, updatedAt: deps.clock.now() }));
-    return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
-  } catch (error) {
-    deps.logger.error("order.payment_intent_failed", { orderId: order.id, error: error instanceof Error ? error.message : String(error) });
-    await undoOrder(deps, order, lines, origin);
-    throw new DomainError("order.creation_failed", "Order creation failed");
-  }
-}
-
-/** The order as if it had not been placed: cancelled, its stock back, its lines back in the cart. */
-async function undoOrder(deps: CheckoutDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<void> {
-  try {
-    await deps.uow.transaction(async (tx) => {
-      const now = deps.clock.now();
-      await tx.orders.update(order.id, { status: "CANCELLED", updatedAt: now });
-      await tx.products.returnStock(order.items.map((item) => ({ productId: item.productId, quantity: item.quantity })), now);
-      await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));
-      await recordAudit(tx, deps, {
-        userId: order.userId,
-        action: "order.status_update",
-        entityType: "order",
-        entityId: order.id,
-        changes: { from: "PENDING", to: "CANCELLED", reason: "the payment intent could not be created" },
-        origin,
-      });
-    });
-  } catch (error) {
-    // The sweeper still cancels the order and releases its stock when its payment time runs out.
-    deps.logger.error("order.undo_failed", { orderId: order.id, error: error instanceof Error ? error.message : String(error) });
-  }
 }

@@ -21,6 +21,8 @@ export interface StockShortfall {
   productName: string;
   requested: number;
   available: number;
+  /** False when the product was taken off sale (then nothing of it is available). */
+  onSale: boolean;
 }
 
 export type ProductChanges = Partial<Omit<Product, "id" | "createdAt" | "updatedAt">> & { updatedAt: Date };

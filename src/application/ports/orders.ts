@@ -14,13 +14,18 @@ export interface OrderFilter {
 
 export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId">> & { updatedAt: Date };
 
+export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
+
 export interface OrderReader {
   findById(id: string): Promise<OrderView | null>;
   findByNumber(orderNumber: string): Promise<OrderView | null>;
   /** One page of orders, and how many match in all. */
   list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
-  /** PENDING orders not paid (payment PENDING or FAILED) created before the cut-off, oldest first. */
-  findUnpaidBefore(before: Date, limit: number): Promise<Array<Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId">>>;
+  /**
+   * PENDING orders not paid (payment PENDING or FAILED) created before the cut-off, oldest first
+   * (then by id), starting after the given one when one is given.
+   */
+  findUnpaidBefore(before: Date, limit: number, after?: Pick<UnpaidOrder, "id" | "createdAt">): Promise<UnpaidOrder[]>;
 }
 
 export interface OrderRepository extends OrderReader {
@@ -32,4 +37,6 @@ export interface OrderRepository extends OrderReader {
    */
   lock(id: string, options?: { skipLocked?: boolean }): Promise<Order | null>;
   update(id: string, changes: OrderChanges): Promise<void>;
+  /** Stores the payment intent of an order that is still PENDING; false, changing nothing, when it no longer is. */
+  attachPaymentIntent(id: string, intentId: string, at: Date): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import type { Deps } from "../ports/index.ts";
+import { messageOf } from "../../domain/errors.ts";
 
 export type Health = { status: "ok" } | { status: "unavailable"; reason: string };
 
@@ -7,6 +8,6 @@ export async function checkHealth(deps: Pick<Deps, "database">): Promise<Health>
     await deps.database.ping();
     return { status: "ok" };
   } catch (error) {
-    return { status: "unavailable", reason: error instanceof Error ? error.message : String(error) };
+    return { status: "unavailable", reason: messageOf(error) };
   }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "../ports/system.ts";
+import { messageOf } from "../../domain/errors.ts";
 
 /**
  * Runs `work` every `intervalMs` while started: one run at a time, a failure logged (as `event`)
@@ -20,7 +21,7 @@ export function periodic(work: () => Promise<unknown>, options: { intervalMs: nu
     inFlight = (async () => {
       do {
         runAgain = false;
-        await work().catch((error) => options.logger.error(options.event, { error: error instanceof Error ? error.message : String(error) }));
+        await work().catch((error) => options.logger.error(options.event, { error: messageOf(error) }));
       } while (runAgain && active);
     })().finally(() => {
       inFlight = null;

@@ -54,13 +54,18 @@ function classify(code: string | number, error: unknown, allowed: string[]): { s
 export function errorMapper(logger: Logger, routes: RouteTable) {
   return new Elysia({ name: "plumbing.errors" })
     .onError({ as: "global" }, ({ code, error, request, path, set }) => {
-      const { status, body } = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
+      const classified = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
+      const { status } = classified;
+      let { body } = classified;
       if (status >= 500) {
         logger.error("request.failed", {
           requestId: requestInfo(request)?.id,
           path,
           error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+          details: body.details,
         });
+        // What failed inside (a processor's reason, say) is for the log, not the caller.
+        body = { error: body.error };
       }
       set.status = status;
       const retryAfter = body.details?.retryAfterSeconds;

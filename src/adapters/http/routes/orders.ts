@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { Address } from "../../../domain/address.ts";
 import { MAX_CART_LINES } from "../../../domain/cart.ts";
 import { CUID2_PATTERN } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
-import { ORDER_STATUSES, type OrderView, PAYMENT_STATUSES } from "../../../domain/order.ts";
+import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
 import { MAX_PAGE_SIZE } from "../../../domain/paging.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, errorBody, money, queryNumber, timestamp } from "../schemas.ts";
+import { JSON_BODY, errorBody, money, queryNumber } from "../schemas.ts";
+import { orderSchema, presentOrder } from "../order-presenter.ts";
 
 const cuid2 = (what: string) => z.string().regex(new RegExp(CUID2_PATTERN), `must be a ${what} id`);
 
@@ -23,81 +23,12 @@ const addressInput = z.strictObject({
 
 const orderFields = {
   shippingAddress: addressInput,
-  billingAddress: addressInput.optional().describe("the shipping address when absent"),
-  notes: z.string().max(1000).optional(),
+  billingAddress: addressInput.nullable().optional().describe("the shipping address when absent or null"),
+  notes: z.string().max(1000).nullable().optional(),
 };
 const cartItemIds = z.array(cuid2("cart item")).min(1).max(MAX_CART_LINES);
 
 const placedSchema = z.object({ clientSecret: z.string(), orderId: z.string(), orderNumber: z.string(), amount: money }).meta({ id: "PlacedOrder" });
-
-const addressSchema = z.object({
-  address1: z.string(),
-  address2: z.string().nullable(),
-  city: z.string(),
-  state: z.string(),
-  postalCode: z.string(),
-  country: z.string(),
-});
-
-const orderSchema = z
-  .object({
-    id: z.string(),
-    orderNumber: z.string().describe("<PREFIX>-YYYYMMDD-XXXX"),
-    status: z.enum(ORDER_STATUSES),
-    paymentStatus: z.enum(PAYMENT_STATUSES),
-    subtotal: money,
-    shippingCost: money,
-    tax: money,
-    discountAmount: money,
-    total: money,
-    shippingMethod: z.string().describe("the shipping address as text, one line each"),
-    trackingNumber: z.string().nullable(),
-    customerNotes: z.string().nullable(),
-    stripePaymentIntentId: z.string().nullable(),
-    shippingAddress: addressSchema,
-    billingAddress: addressSchema,
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    items: z.array(
-      z.object({
-        id: z.string(),
-        productId: z.string(),
-        productName: z.string(),
-        productSku: z.string(),
-        productImage: z.string(),
-        quantity: z.int(),
-        unitPrice: money,
-        totalPrice: money,
-        product: z.object({ id: z.string(), name: z.string(), slug: z.string(), featuredImage: z.string(), heatLevel: z.int() }),
-      }),
-    ),
-  })
-  .meta({ id: "Order" });
-
-const presentAddress = (a: Address) => ({ ...a });
-
-export function presentOrder(o: OrderView): z.infer<typeof orderSchema> {
-  return {
-    id: o.id,
-    orderNumber: o.orderNumber,
-    status: o.status,
-    paymentStatus: o.paymentStatus,
-    subtotal: toDollars(o.subtotal),
-    shippingCost: toDollars(o.shippingCost),
-    tax: toDollars(o.tax),
-    discountAmount: toDollars(o.discountAmount),
-    total: toDollars(o.total),
-    shippingMethod: o.shippingMethod,
-    trackingNumber: o.trackingNumber,
-    customerNotes: o.customerNotes,
-    stripePaymentIntentId: o.stripePaymentIntentId,
-    shippingAddress: presentAddress(o.shippingAddress),
-    billingAddress: presentAddress(o.billingAddress),
-    createdAt: o.createdAt.toISOString(),
-    updatedAt: o.updatedAt.toISOString(),
-    items: o.items.map((i) => ({ ...i, unitPrice: toDollars(i.unitPrice), totalPrice: toDollars(i.totalPrice) })),
-  };
-}
 
 const withAll = <T extends readonly [string, ...string[]]>(values: T) =>
   z.enum([...values, "all"] as [string, ...string[]]).optional().transform((v) => (v === "all" ? undefined : (v as T[number] | undefined)));
@@ -159,7 +90,10 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         auth: { permission: "orders:write" },
         params: z.object({ id: cuid2("order") }),
-        body: z.strictObject({ status: z.enum(ORDER_STATUSES), trackingNumber: z.string().trim().min(1).max(100).optional().describe("needed for SHIPPED") }),
+        body: z.strictObject({
+          status: z.enum(ORDER_STATUSES),
+          trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
+        }),
         ...JSON_BODY,
         response: { 200: orderSchema, ...errors, 500: errorBody },
         detail: {

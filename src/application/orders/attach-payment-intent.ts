@@ -1,0 +1,65 @@
+import type { RequestOrigin } from "../../domain/audit.ts";
+import type { CartLine } from "../../domain/cart.ts";
+import { DomainError, messageOf } from "../../domain/errors.ts";
+import { type Order, payability, restocksOn } from "../../domain/order.ts";
+import type { Deps } from "../ports/index.ts";
+import { applyToOrder } from "./apply-to-order.ts";
+import type { PlacedOrder } from "./place-order.ts";
+
+type AttachDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+
+/** Attempts at undoing an order whose payment intent failed, before it is left to the sweeper (and the log). */
+const UNDO_ATTEMPTS = 3;
+
+/**
+ * Decisions §4: the payment intent is created after commit (amount in cents, the order in its
+ * metadata, an idempotency key from the order id) and its id stored, but only on an order still
+ * PENDING: one cancelled meanwhile (by staff, or the sweeper) must not be payable, so its new
+ * intent is cancelled again. If anything fails, the order is undone and the caller gets a 500.
+ */
+export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<PlacedOrder> {
+  let intentId: string | null = null;
+  try {
+    const intent = await deps.payments.createIntent({
+      amount: order.total,
+      currency: "usd",
+      metadata: { orderId: order.id, orderNumber: order.orderNumber },
+      idempotencyKey: `order-${order.id}`,
+    });
+    intentId = intent.id;
+    const attached = await deps.uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now()));
+    if (!attached) throw new Error("the order ended before its payment intent was stored");
+    return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
+  } catch (error) {
+    deps.logger.error("order.payment_intent_failed", { orderId: order.id, error: messageOf(error) });
+    if (intentId) await deps.payments.cancelIntent(intentId).catch((e: unknown) => deps.logger.error("order.intent_cancel_failed", { orderId: order.id, error: messageOf(e) }));
+    await undoOrder(deps, order, lines, origin);
+    throw new DomainError("order.creation_failed", "Order creation failed");
+  }
+}
+
+/**
+ * The order as if it had not been placed: its lines back in the cart, and, unless staff or the
+ * sweeper ended it meanwhile (and released its stock then), cancelled with its stock back.
+ */
+async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<void> {
+  for (let attempt = 1; attempt <= UNDO_ATTEMPTS; attempt++) {
+    try {
+      await deps.uow.transaction(async (tx) => {
+        const current = await tx.orders.lock(order.id);
+        if (current && payability(current) === null) {
+          await applyToOrder(tx, deps, current, {
+            changes: { status: "CANCELLED" },
+            restock: restocksOn(current.status, "CANCELLED"),
+            audit: { action: "order.status_update", userId: order.userId, origin, changes: { from: current.status, to: "CANCELLED", reason: "the payment intent could not be created" } },
+          });
+        }
+        await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));
+      });
+      return;
+    } catch (error) {
+      // Given up, the order is still cancelled, and its stock released, by the sweeper when its payment time runs out; the lines stay lost.
+      deps.logger.error("order.undo_failed", { orderId: order.id, attempt, error: messageOf(error) });
+    }
+  }
+}

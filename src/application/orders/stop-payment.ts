@@ -1,0 +1,30 @@
+import type { RequestOrigin } from "../../domain/audit.ts";
+import type { Order } from "../../domain/order.ts";
+import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
+import type { Deps } from "../ports/index.ts";
+
+export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "paid" | "processing" };
+
+/**
+ * Before an unpaid order ends, its payment intent is cancelled at the processor, so it can never
+ * be paid afterwards. An intent that had already succeeded cannot be: the order is settled as paid
+ * right here (as the processor's webhook would settle it), so the caller goes on with a paid order.
+ * One still processing is left alone. A processor that cannot be reached stops the caller.
+ */
+export async function stopPayment(
+  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock">,
+  order: Pick<Order, "id" | "stripePaymentIntentId">,
+  origin: RequestOrigin,
+  why: string,
+): Promise<StoppedPayment> {
+  const intentId = order.stripePaymentIntentId;
+  if (!intentId) return { intentId, outcome: "stopped" };
+  const intent = await deps.payments.cancelIntent(intentId);
+  if (intent.status === "processing") return { intentId, outcome: "processing" };
+  if (intent.status !== "succeeded") return { intentId, outcome: "stopped" };
+  await deps.uow.transaction(async (tx) => {
+    const locked = await tx.orders.lock(order.id);
+    if (locked) await applyProcessorEvent(tx, deps, locked, { kind: "succeeded", intentId }, { action: "payment.succeeded", origin, changes: { foundWhen: why } });
+  });
+  return { intentId, outcome: "paid" };
+}
