@@ -135,6 +135,8 @@ export interface Order {
   trackingNumber: string | null;
   customerNotes: string | null;
   stripePaymentIntentId: string | null;
+  /** Attempts at paying it so far: each gets its own idempotency keys at the processor. */
+  paymentAttempts: number;
   createdAt: Date;
   updatedAt: Date;
   items: OrderItem[];
@@ -194,6 +196,7 @@ export function newOrder(fields: NewOrderFields): Order {
     trackingNumber: null,
     customerNotes: fields.notes,
     stripePaymentIntentId: null,
+    paymentAttempts: 0,
     createdAt: fields.at,
     updatedAt: fields.at,
     items,

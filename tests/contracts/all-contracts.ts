@@ -1,5 +1,6 @@
 import { auditLogContract } from "./audit-log.contract.ts";
 import { cartRepositoryContract } from "./cart-repository.contract.ts";
+import { idempotencyKeysContract } from "./idempotency-keys.contract.ts";
 import { locationRepositoryContract } from "./location-repository.contract.ts";
 import { mailOutboxContract } from "./mail-outbox.contract.ts";
 import { orderRepositoryContract } from "./order-repository.contract.ts";
@@ -9,6 +10,7 @@ import { sessionRepositoryContract } from "./session-repository.contract.ts";
 import type { ContractTarget } from "./targets.ts";
 import { unitOfWorkContract } from "./unit-of-work.contract.ts";
 import { userRepositoryContract } from "./user-repository.contract.ts";
+import { webhookEventLogContract } from "./webhook-event-log.contract.ts";
 
 /** Every repository contract and the unit of work's; each adapter family runs all of them (memory.test.ts, postgres.test.ts, pglite.test.ts). */
 export function allContracts(target: () => ContractTarget) {
@@ -21,5 +23,7 @@ export function allContracts(target: () => ContractTarget) {
   mailOutboxContract(target);
   cartRepositoryContract(target);
   orderRepositoryContract(target);
+  webhookEventLogContract(target);
+  idempotencyKeysContract(target);
   unitOfWorkContract(target);
 }

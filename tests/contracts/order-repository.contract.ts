@@ -110,6 +110,13 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       });
     });
 
+    test("idOfPaymentIntent finds the order whose current intent it is", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products, { stripePaymentIntentId: "pi_current" });
+      expect(await repo().idOfPaymentIntent("pi_current")).toBe(order.id);
+      expect(await repo().idOfPaymentIntent("pi_unknown")).toBeNull();
+    });
+
     test("attachPaymentIntent stores the intent of a PENDING order only", async () => {
       const { user, products } = await aShopper();
       const pending = await stored(user, products);

@@ -26,6 +26,7 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
     trackingNumber: row.tracking_number,
     customerNotes: row.customer_notes,
     stripePaymentIntentId: row.stripe_payment_intent_id,
+    paymentAttempts: row.payment_attempts,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items,
@@ -114,6 +115,11 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return (await withItems(await db.selectFrom("orders").selectAll().where("order_number", "=", orderNumber).execute()))[0] ?? null;
     },
 
+    async idOfPaymentIntent(intentId) {
+      const row = await db.selectFrom("orders").select("id").where("stripe_payment_intent_id", "=", intentId).executeTakeFirst();
+      return row?.id ?? null;
+    },
+
     async list(filter) {
       let matching = db.selectFrom("orders");
       if (filter.userId) matching = matching.where("user_id", "=", filter.userId);
@@ -162,6 +168,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
           payment_status: c.paymentStatus,
           tracking_number: c.trackingNumber,
           stripe_payment_intent_id: c.stripePaymentIntentId,
+          payment_attempts: c.paymentAttempts,
           updated_at: c.updatedAt,
         })
         .where("id", "=", id)

@@ -7,6 +7,7 @@ import { isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
+import { createPgIdempotencyKeys } from "./idempotency-keys.ts";
 import { createPgLocationRepository } from "./location-repository.ts";
 import { createPgMailOutbox } from "./mail-outbox-repository.ts";
 import { createPgOrderRepository } from "./order-repository.ts";
@@ -14,6 +15,7 @@ import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
 import { createPgUserRepository } from "./user-repository.ts";
+import { createPgWebhookEventLog } from "./webhook-event-log.ts";
 
 const DEADLOCK_ATTEMPTS = 3;
 
@@ -29,6 +31,8 @@ export function createPgRepositories(db: Db): Repositories {
     permissions: createPgPermissionRepository(db),
     audit: createPgAuditLog(db),
     outbox: createPgMailOutbox(db),
+    webhookEvents: createPgWebhookEventLog(db),
+    idempotency: createPgIdempotencyKeys(db),
   };
 }
 

@@ -96,6 +96,7 @@ export interface OrdersTable {
   tracking_number: string | null;
   customer_notes: string | null;
   stripe_payment_intent_id: string | null;
+  payment_attempts: Generated<number>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -130,6 +131,16 @@ export interface WebhookEventsTable {
   event_id: string;
   type: string;
   received_at: CreatedAt;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  key: string;
+  fingerprint: string;
+  response_status: number | null;
+  response_body: Json<unknown> | null;
+  created_at: Date;
+  expires_at: Date;
 }
 
 export interface MailOutboxTable {
@@ -174,6 +185,7 @@ export interface Database {
   order_items: OrderItemsTable;
   audit_log: AuditLogTable;
   webhook_events: WebhookEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
   mail_outbox: MailOutboxTable;
   locations: LocationsTable;
 }

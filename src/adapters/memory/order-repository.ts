@@ -28,6 +28,9 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       const order = [...orders.values()].find((o) => o.orderNumber === orderNumber);
       return order ? view(order) : null;
     },
+    async idOfPaymentIntent(intentId) {
+      return [...orders.values()].find((o) => o.stripePaymentIntentId === intentId)?.id ?? null;
+    },
     async list(filter) {
       const matching = [...orders.values()]
         .filter((o) => (!filter.userId || o.userId === filter.userId) && (!filter.status || o.status === filter.status) && (!filter.paymentStatus || o.paymentStatus === filter.paymentStatus))

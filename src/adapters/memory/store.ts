@@ -7,10 +7,12 @@ import type { Session } from "../../domain/session.ts";
 import type { User } from "../../domain/user.ts";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { RolePermission } from "../../application/ports/identity.ts";
+import type { ReceivedEvent } from "../../application/ports/events.ts";
 import type { OutboxMessage } from "../../application/ports/mail.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { createMemoryAuditLog } from "./audit-log.ts";
 import { createMemoryCartRepository } from "./cart-repository.ts";
+import { type StoredKey, createMemoryIdempotencyKeys } from "./idempotency-keys.ts";
 import { createMemoryLocationRepository } from "./location-repository.ts";
 import { createMemoryMailOutbox } from "./mail-outbox.ts";
 import { createMemoryOrderRepository } from "./order-repository.ts";
@@ -18,6 +20,7 @@ import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
 import { createMemorySessionRepository } from "./session-repository.ts";
 import { createMemoryUserRepository } from "./user-repository.ts";
+import { createMemoryWebhookEventLog } from "./webhook-event-log.ts";
 
 /** Every in-memory table; each one a Map, so a transaction can snapshot and restore them alike. */
 export interface MemoryState {
@@ -32,6 +35,8 @@ export interface MemoryState {
   permissions: Map<string, RolePermission>;
   audit: Map<string, AuditEntry>;
   outbox: Map<string, OutboxMessage>;
+  webhookEvents: Map<string, ReceivedEvent>;
+  idempotencyKeys: Map<string, StoredKey>;
 }
 
 export function emptyMemoryState(): MemoryState {
@@ -47,6 +52,8 @@ export function emptyMemoryState(): MemoryState {
     permissions: new Map(),
     audit: new Map(),
     outbox: new Map(),
+    webhookEvents: new Map(),
+    idempotencyKeys: new Map(),
   };
 }
 
@@ -61,6 +68,8 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
     permissions: createMemoryPermissionRepository(state.permissions),
     audit: createMemoryAuditLog(state.audit),
     outbox: createMemoryMailOutbox(state.outbox),
+    webhookEvents: createMemoryWebhookEventLog(state.webhookEvents),
+    idempotency: createMemoryIdempotencyKeys(state.idempotencyKeys),
   };
 }
 

@@ -1,4 +1,6 @@
 import type { AuditLog, AuditReader } from "./audit.ts";
+import type { WebhookEventLog } from "./events.ts";
+import type { IdempotencyKeys } from "./idempotency.ts";
 import type { CartReader, CartRepository } from "./cart.ts";
 import type { LocationReader, LocationRepository, ProductReader, ProductRepository } from "./catalog.ts";
 import type {
@@ -42,6 +44,8 @@ export interface Repositories extends Readers {
   permissions: PermissionRepository;
   audit: AuditLog;
   outbox: MailOutbox;
+  webhookEvents: WebhookEventLog;
+  idempotency: IdempotencyKeys;
 }
 
 /**

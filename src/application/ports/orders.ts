@@ -12,13 +12,15 @@ export interface OrderFilter {
   sortOrder: "asc" | "desc";
 }
 
-export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId">> & { updatedAt: Date };
+export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts">> & { updatedAt: Date };
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 
 export interface OrderReader {
   findById(id: string): Promise<OrderView | null>;
   findByNumber(orderNumber: string): Promise<OrderView | null>;
+  /** The order whose current payment intent this is. */
+  idOfPaymentIntent(intentId: string): Promise<string | null>;
   /** One page of orders, and how many match in all. */
   list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
   /**

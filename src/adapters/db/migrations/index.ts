@@ -4,6 +4,7 @@ import * as m0002 from "./0002_default_role_permissions.ts";
 import * as m0003 from "./0003_search_indexes.ts";
 import * as m0004 from "./0004_sessions.ts";
 import * as m0005 from "./0005_order_item_positions.ts";
+import * as m0006 from "./0006_payments.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "0003_search_indexes": m0003,
   "0004_sessions": m0004,
   "0005_order_item_positions": m0005,
+  "0006_payments": m0006,
 };
 
 export const migrationProvider: MigrationProvider = {

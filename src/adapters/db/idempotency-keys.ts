@@ -1,0 +1,57 @@
+import type { IdempotencyKeys } from "../../application/ports/idempotency.ts";
+import type { Db } from "./database.ts";
+
+export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
+  return {
+    async claim({ userId, key, fingerprint, now, expiresAt, staleBefore }) {
+      // New, expired, or left running by a request that never finished: the key is this request's.
+      const claimed = await db
+        .insertInto("idempotency_keys")
+        .values({ user_id: userId, key, fingerprint, response_status: null, response_body: null, created_at: now, expires_at: expiresAt })
+        .onConflict((oc) =>
+          oc
+            .columns(["user_id", "key"])
+            .doUpdateSet((eb) => ({
+              fingerprint: eb.ref("excluded.fingerprint"),
+              response_status: null,
+              response_body: null,
+              created_at: eb.ref("excluded.created_at"),
+              expires_at: eb.ref("excluded.expires_at"),
+            }))
+            .where((eb) => eb.or([eb("idempotency_keys.expires_at", "<=", now), eb.and([eb("idempotency_keys.response_status", "is", null), eb("idempotency_keys.created_at", "<", staleBefore)])])),
+        )
+        .returning("key")
+        .execute();
+      if (claimed.length > 0) return { kind: "claimed" };
+      const held = await db
+        .selectFrom("idempotency_keys")
+        .select(["fingerprint", "response_status", "response_body"])
+        .where("user_id", "=", userId)
+        .where("key", "=", key)
+        .executeTakeFirst();
+      // Released between the two statements: its request failed, and a retry will find the key free.
+      if (!held) return { kind: "in_flight" };
+      if (held.fingerprint !== fingerprint) return { kind: "mismatch" };
+      if (held.response_status === null) return { kind: "in_flight" };
+      return { kind: "replay", response: { status: held.response_status, body: held.response_body } };
+    },
+
+    async keep(userId, key, response) {
+      await db
+        .updateTable("idempotency_keys")
+        .set({ response_status: response.status, response_body: JSON.stringify(response.body) })
+        .where("user_id", "=", userId)
+        .where("key", "=", key)
+        .execute();
+    },
+
+    async release(userId, key) {
+      await db.deleteFrom("idempotency_keys").where("user_id", "=", userId).where("key", "=", key).where("response_status", "is", null).execute();
+    },
+
+    async purgeExpired(now) {
+      const result = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import { aUser } from "../support/builders.ts";
+import type { ContractTarget } from "./targets.ts";
+
+const start = new Date("2026-11-23T10:00:00Z").getTime();
+const at = (minutes: number) => new Date(start + minutes * 60_000);
+const DAY = 24 * 60;
+
+export function idempotencyKeysContract(target: () => ContractTarget) {
+  describe("IdempotencyKeys", () => {
+    const keys = () => target().repos.idempotency;
+    async function aUserId() {
+      const user = aUser();
+      await target().repos.users.create(user);
+      return user.id;
+    }
+    const claim = (userId: string, key: string, fingerprint: string, now = 0) =>
+      target().uow.transaction((tx) => tx.idempotency.claim({ userId, key, fingerprint, now: at(now), expiresAt: at(now + DAY), staleBefore: at(now - 5) }));
+
+    test("a new key is claimed; while its request runs the same request is in flight, another is a mismatch", async () => {
+      const user = await aUserId();
+      expect(await claim(user, "k1", "A")).toEqual({ kind: "claimed" });
+      expect(await claim(user, "k1", "A", 1)).toEqual({ kind: "in_flight" });
+      expect(await claim(user, "k1", "B", 1)).toEqual({ kind: "mismatch" });
+    });
+
+    test("a kept response is replayed whole to the same request for a day, and then the key is free again", async () => {
+      const user = await aUserId();
+      await claim(user, "k1", "A");
+      const response = { status: 402, body: { error: "Your card was declined.", details: { code: "card_declined", declineCode: null } } };
+      await keys().keep(user, "k1", response);
+      expect(await claim(user, "k1", "A", 60)).toEqual({ kind: "replay", response });
+      expect(await claim(user, "k1", "B", 60)).toEqual({ kind: "mismatch" });
+      expect(await claim(user, "k1", "B", DAY)).toEqual({ kind: "claimed" });
+    });
+
+    test("keys are each user's own", async () => {
+      const [ada, bob] = [await aUserId(), await aUserId()];
+      expect(await claim(ada, "shared", "A")).toEqual({ kind: "claimed" });
+      expect(await claim(bob, "shared", "B")).toEqual({ kind: "claimed" });
+    });
+
+    test("a released key (its request failed and changed nothing) is free at once; a kept one is not released", async () => {
+      const user = await aUserId();
+      await claim(user, "k1", "A");
+      await keys().release(user, "k1");
+      expect(await claim(user, "k1", "B")).toEqual({ kind: "claimed" });
+      await keys().keep(user, "k1", { status: 200, body: { ok: true } });
+      await keys().release(user, "k1");
+      expect(await claim(user, "k1", "B", 1)).toEqual({ kind: "replay", response: { status: 200, body: { ok: true } } });
+    });
+
+    test("a claim whose request never finished may be taken over once it is stale", async () => {
+      const user = await aUserId();
+      await claim(user, "k1", "A");
+      expect(await claim(user, "k1", "A", 4)).toEqual({ kind: "in_flight" });
+      expect(await claim(user, "k1", "A", 6)).toEqual({ kind: "claimed" });
+    });
+
+    test("purgeExpired deletes the keys past their day and says how many", async () => {
+      const user = await aUserId();
+      await claim(user, "old", "A");
+      await claim(user, "new", "A", 60);
+      await keys().keep(user, "new", { status: 200, body: {} });
+      expect(await keys().purgeExpired(at(DAY + 1))).toBe(1);
+      expect(await claim(user, "new", "B", DAY + 1)).toEqual({ kind: "mismatch" });
+    });
+  });
+}
