@@ -31,7 +31,10 @@ export type ErrorCode =
   | "order.tracking_not_allowed"
   | "order.not_paid"
   | "order.too_large"
-  | "payment.in_progress";
+  | "payment.in_progress"
+  | "payment.declined"
+  | "order.already_paid"
+  | "order.not_payable";
 
 export class DomainError extends Error {
   constructor(

@@ -35,6 +35,9 @@ export const statusOf = {
   "order.not_paid": 400,
   "order.too_large": 400,
   "payment.in_progress": 409,
+  "payment.declined": 402,
+  "order.already_paid": 400,
+  "order.not_payable": 400,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */

@@ -29,7 +29,9 @@ export interface Refund {
  */
 export interface PaymentGateway {
   createIntent(input: { amount: Cents; currency: "usd"; metadata: Record<string, string>; idempotencyKey: string }): Promise<PaymentIntent>;
+  /** An intent past confirming (succeeded, canceled, processing) is answered as it is, not as an error. */
   confirmIntent(intentId: string, paymentMethodId: string, idempotencyKey: string): Promise<PaymentIntent>;
+  /** An intent that can no longer be cancelled (succeeded, processing) is answered as it is. */
   cancelIntent(intentId: string): Promise<PaymentIntent>;
   retrieveIntent(intentId: string): Promise<PaymentIntent>;
   /** The whole amount when none is given. */

@@ -1,0 +1,117 @@
+import Stripe from "stripe";
+import { DomainError, messageOf } from "../../domain/errors.ts";
+import type { IntentStatus } from "../../domain/payment.ts";
+import type { PaymentGateway, PaymentIntent, TaxCalculator } from "../../application/ports/payments.ts";
+import type { Logger } from "../../application/ports/system.ts";
+
+export interface StripeSettings {
+  secretKey: string;
+  /** Another host for the SDK to call (a test server); Stripe's own when null. */
+  apiBase: string | null;
+}
+
+/** The SDK retries a connection error, a 409 or a 5xx with the same idempotency key: twice, then the call fails. */
+const NETWORK_RETRIES = 2;
+const TIMEOUT_MS = 20_000;
+
+export function createStripeClient({ secretKey, apiBase }: StripeSettings): Stripe {
+  const base = apiBase ? new URL(apiBase) : null;
+  return new Stripe(secretKey, {
+    maxNetworkRetries: NETWORK_RETRIES,
+    timeout: TIMEOUT_MS,
+    appInfo: { name: "storefront" },
+    ...(base ? { host: base.hostname, port: base.port || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" } : {}),
+  });
+}
+
+function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
+  const error = pi.last_payment_error;
+  return {
+    id: pi.id,
+    status: pi.status as IntentStatus,
+    clientSecret: pi.client_secret ?? "",
+    amount: pi.amount,
+    currency: pi.currency,
+    metadata: { ...pi.metadata },
+    lastError: error ? { code: error.code ?? "payment_failed", declineCode: error.decline_code ?? null, message: error.message ?? "" } : null,
+  };
+}
+
+/** The intent a Stripe error carries (a decline, or an intent past the step asked for), if it carries one. */
+function intentOf(error: unknown): Stripe.PaymentIntent | null {
+  if (!(error instanceof Stripe.errors.StripeError)) return null;
+  const intent = (error.raw as { payment_intent?: Stripe.PaymentIntent } | undefined)?.payment_intent;
+  return intent && (error.type === "StripeCardError" || error.code === "payment_intent_unexpected_state") ? intent : null;
+}
+
+/**
+ * Payments and tax through Stripe (the official SDK): payment intents in cents, USD, whose payment
+ * methods never redirect (so confirming on the server needs no return URL, and 3-D Secure comes
+ * back as requires_action for Stripe.js to finish), every creating call with its idempotency key; a decline and an intent past the step asked for
+ * come back as the intent, as the PaymentGateway port says; an unknown payment method is the
+ * caller's mistake (400); anything else (after the SDK's retries) is "Payment processing failed".
+ */
+export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGateway & TaxCalculator {
+  async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeError && error.code === "resource_missing" && error.param === "payment_method") {
+        throw new DomainError("payment.invalid_method", error.message, { paymentMethodId: null });
+      }
+      logger.error("stripe.failed", { operation, error: messageOf(error), type: (error as { type?: string }).type, requestId: (error as { requestId?: string }).requestId });
+      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation });
+    }
+  }
+
+  /** Confirm and cancel answer an intent Stripe refused to move with the intent as it is. */
+  async function orIntentAsItIs(operation: string, run: () => Promise<Stripe.PaymentIntent>): Promise<PaymentIntent> {
+    return call(operation, async () => {
+      try {
+        return toIntent(await run());
+      } catch (error) {
+        const intent = intentOf(error);
+        if (intent) return toIntent(intent);
+        throw error;
+      }
+    });
+  }
+
+  return {
+    createIntent: ({ amount, currency, metadata, idempotencyKey }) =>
+      call("createIntent", async () => toIntent(await stripe.paymentIntents.create({ amount, currency, metadata, automatic_payment_methods: { enabled: true, allow_redirects: "never" } }, { idempotencyKey }))),
+
+    confirmIntent: (intentId, paymentMethodId, idempotencyKey) =>
+      orIntentAsItIs("confirmIntent", () => stripe.paymentIntents.confirm(intentId, { payment_method: paymentMethodId }, { idempotencyKey })),
+
+    cancelIntent: (intentId) => orIntentAsItIs("cancelIntent", () => stripe.paymentIntents.cancel(intentId)),
+
+    retrieveIntent: (intentId) => call("retrieveIntent", async () => toIntent(await stripe.paymentIntents.retrieve(intentId))),
+
+    refund: ({ intentId, amount, idempotencyKey }) =>
+      call("refund", async () => {
+        const refund = await stripe.refunds.create({ payment_intent: intentId, ...(amount === undefined ? {} : { amount }) }, { idempotencyKey });
+        return { id: refund.id, intentId, amount: refund.amount, status: (refund.status ?? "pending") as "pending" | "succeeded" | "failed" | "canceled" };
+      }),
+
+    calculate: ({ lines, shippingAddress, currency }) =>
+      call("calculateTax", async () => {
+        const calculation = await stripe.tax.calculations.create({
+          currency,
+          line_items: lines.map((line) => ({ amount: line.amount, quantity: line.quantity, reference: line.reference, tax_behavior: "exclusive" })),
+          customer_details: {
+            address: {
+              line1: shippingAddress.address1,
+              line2: shippingAddress.address2 ?? undefined,
+              city: shippingAddress.city,
+              state: shippingAddress.state,
+              postal_code: shippingAddress.postalCode,
+              country: shippingAddress.country,
+            },
+            address_source: "shipping",
+          },
+        });
+        return { tax: calculation.tax_amount_exclusive, calculationId: calculation.id };
+      }),
+  };
+}

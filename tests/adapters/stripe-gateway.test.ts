@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { silentLogger } from "../../src/adapters/log.ts";
+import { createStripeClient, createStripeGateway } from "../../src/adapters/payments/stripe-gateway.ts";
+import { domainErrorOf } from "../support/errors.ts";
+import { type StripeTestServer, startStripeTestServer } from "../support/stripe-server.ts";
+
+let server: StripeTestServer;
+let gateway: ReturnType<typeof createStripeGateway>;
+beforeAll(async () => {
+  server = await startStripeTestServer();
+  gateway = createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: server.url }), silentLogger);
+});
+afterAll(() => server.close());
+
+const intentInput = (idempotencyKey: string) => ({ amount: 2079, currency: "usd" as const, metadata: { orderId: "ord_1", orderNumber: "SF-20261123-AB12" }, idempotencyKey });
+
+describe("Stripe adapter (STRIPE_API_BASE pointing the SDK at the test server)", () => {
+  test("sends Stripe's form encoding: the metadata arrives as Stripe reads it, the idempotency key as its header", async () => {
+    const intent = await gateway.createIntent(intentInput("order-ord_1"));
+    expect(server.intents.get(intent.id)).toMatchObject({ amount: 2079, currency: "usd", metadata: { orderId: "ord_1", orderNumber: "SF-20261123-AB12" }, automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+    expect(server.calls.at(-1)).toMatchObject({ method: "POST", path: "/v1/payment_intents", idempotencyKey: "order-ord_1" });
+  });
+
+  test("a Stripe 5xx is retried by the SDK with the same idempotency key, and the call succeeds", async () => {
+    const before = server.calls.length;
+    server.failNext(2, 500);
+    const intent = await gateway.createIntent(intentInput("retried-key"));
+    const attempts = server.calls.slice(before);
+    expect(attempts.map((c) => c.idempotencyKey)).toEqual(["retried-key", "retried-key", "retried-key"]);
+    expect(server.intents.has(intent.id)).toBe(true);
+  });
+
+  test("a processor still failing after the retries is payment.processor_failed (500 Payment processing failed)", async () => {
+    server.failNext(3, 503);
+    expect(await domainErrorOf(gateway.createIntent(intentInput("never-made")))).toMatchObject({ code: "payment.processor_failed", message: "Payment processing failed" });
+  });
+
+  test("a processor that cannot be reached, or refuses the key, is payment.processor_failed", async () => {
+    const unreachable = createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: "http://127.0.0.1:9" }), silentLogger);
+    expect((await domainErrorOf(unreachable.retrieveIntent("pi_1"))).code).toBe("payment.processor_failed");
+    const wrongKey = createStripeGateway(createStripeClient({ secretKey: "sk_test_wrong", apiBase: server.url }), silentLogger);
+    expect((await domainErrorOf(wrongKey.createIntent(intentInput("wrong-key")))).code).toBe("payment.processor_failed");
+  });
+});

@@ -1,0 +1,243 @@
+import { parse } from "qs";
+import { STATE_TAX_RATES } from "../../src/adapters/payments/state-tax-rates.ts";
+import fixtures from "./stripe-fixtures.json";
+
+/**
+ * A small Stripe-shaped server for tests (there is no stripe-mock here): the endpoints the shop's
+ * Stripe adapter calls, taking form-encoded bodies as Stripe does and answering with Stripe's
+ * published example objects (stripe-fixtures.json, from stripe/openapi) filled in. It knows the
+ * test payment methods of decisions §4, replays an idempotency key's first answer (a key reused
+ * with other parameters is an idempotency_error), and errors as Stripe does: a decline is a 402
+ * card_error carrying the intent; an intent past the step asked for is a 400
+ * payment_intent_unexpected_state carrying it.
+ */
+
+type Intent = Record<string, any> & { id: string; status: string; amount: number; metadata: Record<string, string> };
+type Json = Record<string, any>;
+type Answer = { status: number; body: Json };
+
+const API_VERSION = "2026-10-28.endive";
+export const STRIPE_TEST_KEY = "sk_test_storefront_0123456789";
+
+const DECLINES: Record<string, { decline_code: string; message: string }> = {
+  pm_card_chargeDeclined: { decline_code: "generic_decline", message: "Your card was declined." },
+  pm_card_chargeDeclinedInsufficientFunds: { decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
+};
+const SUCCEEDS = new Set(["pm_card_visa", "pm_card_mastercard"]);
+const THREE_D_SECURE = "pm_card_threeDSecure2Required";
+// Where an intent can still be confirmed (again, with another method) or cancelled.
+const CANCELABLE = new Set(["requires_payment_method", "requires_confirmation", "requires_action"]);
+
+let sequence = 0;
+const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(++sequence).toString(36).padStart(6, "0")}TEST`;
+const now = () => Math.floor(Date.now() / 1000);
+
+const error = (status: number, fields: Json): Answer => ({ status, body: { error: { doc_url: `https://docs.stripe.com/error-codes/${fields.code ?? ""}`, ...fields } } });
+const missing = (param: string, id: string) => error(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${param === "intent" ? "payment_intent" : param}: '${id}'` });
+const unexpectedState = (intent: Intent, action: string) =>
+  error(400, {
+    type: "invalid_request_error",
+    code: "payment_intent_unexpected_state",
+    message: `You cannot ${action} this PaymentIntent because it has a status of ${intent.status}.`,
+    payment_intent: structuredClone(intent),
+  });
+
+export async function startStripeTestServer() {
+  const intents = new Map<string, Intent>();
+  const charges = new Map<string, Json>();
+  const replays = new Map<string, { fingerprint: string; answer: Answer }>();
+  const calls: Array<{ method: string; path: string; idempotencyKey: string | null; replayed: boolean }> = [];
+  let failures: { remaining: number; status: number } = { remaining: 0, status: 500 };
+
+  function createIntent(p: Json): Answer {
+    const amount = Number(p.amount);
+    if (!Number.isInteger(amount) || amount < 50) return error(400, { type: "invalid_request_error", code: "amount_too_small", param: "amount", message: "Amount must be at least $0.50 usd" });
+    if (amount > 99_999_999) return error(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: "Amount must be no more than $999,999.99" });
+    const id = newId("pi");
+    const intent: Intent = {
+      ...structuredClone(fixtures.payment_intent),
+      id,
+      amount,
+      amount_received: 0,
+      currency: p.currency,
+      metadata: p.metadata ?? {},
+      client_secret: `${id}_secret_${newId("s")}`,
+      status: "requires_payment_method",
+      automatic_payment_methods: { enabled: p.automatic_payment_methods?.enabled === "true", allow_redirects: p.automatic_payment_methods?.allow_redirects ?? "always" },
+      created: now(),
+      canceled_at: null,
+      cancellation_reason: null,
+      last_payment_error: null,
+      latest_charge: null,
+      next_action: null,
+      payment_method: null,
+      processing: null,
+      transfer_data: null,
+      shipping: null,
+    };
+    intents.set(id, intent);
+    return { status: 200, body: structuredClone(intent) };
+  }
+
+  function charge(intent: Intent, paymentMethod: string, paid: boolean): string {
+    const id = newId("ch");
+    charges.set(id, {
+      ...structuredClone(fixtures.charge),
+      id,
+      amount: intent.amount,
+      amount_captured: paid ? intent.amount : 0,
+      amount_refunded: 0,
+      captured: paid,
+      paid,
+      refunded: false,
+      status: paid ? "succeeded" : "failed",
+      payment_intent: intent.id,
+      payment_method: paymentMethod,
+      metadata: { ...intent.metadata },
+      created: now(),
+    });
+    return id;
+  }
+
+  function confirm(intent: Intent | undefined, id: string, p: Json): Answer {
+    if (!intent) return missing("intent", id);
+    if (!CANCELABLE.has(intent.status)) return unexpectedState(intent, "confirm");
+    const method = String(p.payment_method ?? "");
+    if (!SUCCEEDS.has(method) && !DECLINES[method] && method !== THREE_D_SECURE) {
+      return error(400, { type: "invalid_request_error", code: "resource_missing", param: "payment_method", message: `No such PaymentMethod: '${method}'` });
+    }
+    intent.payment_method = newId("pm");
+    if (method === THREE_D_SECURE) {
+      Object.assign(intent, { status: "requires_action", next_action: { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } } });
+      return { status: 200, body: structuredClone(intent) };
+    }
+    const decline = DECLINES[method];
+    if (decline) {
+      const chargeId = charge(intent, intent.payment_method, false);
+      const lastError = { type: "card_error", code: "card_declined", ...decline, charge: chargeId };
+      Object.assign(intent, { status: "requires_payment_method", last_payment_error: lastError, latest_charge: chargeId, payment_method: null });
+      return error(402, { ...lastError, payment_intent: structuredClone(intent) });
+    }
+    Object.assign(intent, { status: "succeeded", amount_received: intent.amount, last_payment_error: null, next_action: null, latest_charge: charge(intent, intent.payment_method, true) });
+    return { status: 200, body: structuredClone(intent) };
+  }
+
+  function cancel(intent: Intent | undefined, id: string): Answer {
+    if (!intent) return missing("intent", id);
+    if (!CANCELABLE.has(intent.status)) return unexpectedState(intent, "cancel");
+    Object.assign(intent, { status: "canceled", canceled_at: now(), next_action: null });
+    return { status: 200, body: structuredClone(intent) };
+  }
+
+  function refund(p: Json): Answer {
+    const intent = intents.get(String(p.payment_intent));
+    if (!intent) return missing("payment_intent", String(p.payment_intent));
+    const paid = intent.latest_charge ? charges.get(intent.latest_charge) : undefined;
+    if (intent.status !== "succeeded" || !paid) return error(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
+    const left = paid.amount - paid.amount_refunded;
+    const amount = p.amount === undefined ? left : Number(p.amount);
+    if (left === 0) return error(400, { type: "invalid_request_error", code: "charge_already_refunded", message: `Charge ${paid.id} has already been refunded.` });
+    if (amount > left) return error(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Refund amount ($${amount / 100}) is greater than unrefunded amount on charge ($${left / 100})` });
+    Object.assign(paid, { amount_refunded: paid.amount_refunded + amount, refunded: paid.amount_refunded + amount === paid.amount });
+    const body = { ...structuredClone(fixtures.refund), id: newId("re"), amount, charge: paid.id, payment_intent: intent.id, currency: intent.currency, status: "succeeded", created: now() };
+    return { status: 200, body };
+  }
+
+  function calculateTax(p: Json): Answer {
+    const address = p.customer_details?.address ?? {};
+    const rate = address.country === "US" ? STATE_TAX_RATES[address.state as keyof typeof STATE_TAX_RATES] : 0;
+    if (rate === undefined) return error(400, { type: "invalid_request_error", code: "customer_tax_location_invalid", message: "We could not determine the customer's tax location based on the provided customer address." });
+    const lines = (p.line_items ?? []) as Json[];
+    const taxes = lines.map((line) => Math.round((Number(line.amount) * rate) / 100_000));
+    const subtotal = lines.reduce((sum, line) => sum + Number(line.amount), 0);
+    const tax = taxes.reduce((sum, t) => sum + t, 0);
+    return {
+      status: 200,
+      body: {
+        ...structuredClone(fixtures["tax.calculation"]),
+        id: newId("taxcalc"),
+        amount_total: subtotal + tax,
+        currency: p.currency,
+        customer_details: { ...fixtures["tax.calculation"].customer_details, address: { line2: "", ...address }, address_source: p.customer_details?.address_source },
+        shipping_cost: null,
+        tax_amount_exclusive: tax,
+        tax_amount_inclusive: 0,
+        tax_breakdown: [{ ...fixtures["tax.calculation"].tax_breakdown[0], amount: tax, taxable_amount: subtotal, tax_rate_details: { country: address.country, state: address.state, percentage_decimal: String(rate / 1000), tax_type: "sales_tax", flat_amount: null, rate_type: "percentage" } }],
+        tax_date: now(),
+      },
+    };
+  }
+
+  function route(method: string, path: string, p: Json): Answer {
+    const [, , resource, id, action] = path.split("/");
+    if (resource === "payment_intents" && method === "POST" && !id) return createIntent(p);
+    if (resource === "payment_intents" && method === "POST" && action === "confirm") return confirm(intents.get(id!), id!, p);
+    if (resource === "payment_intents" && method === "POST" && action === "cancel") return cancel(intents.get(id!), id!);
+    if (resource === "payment_intents" && method === "GET" && id && !action) return intents.has(id) ? { status: 200, body: structuredClone(intents.get(id)!) } : missing("intent", id);
+    if (resource === "refunds" && method === "POST" && !id) return refund(p);
+    if (path === "/v1/tax/calculations" && method === "POST") return calculateTax(p);
+    return error(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` });
+  }
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url);
+      const respond = ({ status, body }: Answer, headers: Record<string, string> = {}) =>
+        Response.json(body, { status, headers: { "request-id": newId("req"), "stripe-version": API_VERSION, ...headers } });
+      if (request.headers.get("authorization") !== `Bearer ${STRIPE_TEST_KEY}`) {
+        return respond(error(401, { type: "invalid_request_error", message: "Invalid API Key provided" }));
+      }
+      const text = await request.text();
+      const params = parse(request.method === "GET" ? url.search.slice(1) : text, { depth: 10, arrayLimit: 100 }) as Json;
+      const key = request.headers.get("idempotency-key");
+      const fingerprint = `${request.method} ${url.pathname} ${text}`;
+      const kept = key ? replays.get(key) : undefined;
+      calls.push({ method: request.method, path: url.pathname, idempotencyKey: key, replayed: Boolean(kept && kept.fingerprint === fingerprint) });
+      if (kept) {
+        if (kept.fingerprint !== fingerprint) {
+          return respond(error(400, { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` }));
+        }
+        return respond(kept.answer, { "idempotent-replayed": "true" });
+      }
+      // An injected outage answers before anything runs, so nothing of it is kept for the key.
+      if (failures.remaining > 0) {
+        failures.remaining--;
+        return respond(error(failures.status, { type: "api_error", message: "An unknown error occurred" }));
+      }
+      const answer = route(request.method, url.pathname, params);
+      if (key && request.method === "POST") replays.set(key, { fingerprint, answer });
+      return respond(answer);
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    secretKey: STRIPE_TEST_KEY,
+    intents: intents as ReadonlyMap<string, Intent>,
+    charges: charges as ReadonlyMap<string, Json>,
+    calls,
+    /** The calls that ran (a replayed key did not), to `path` ending so, e.g. "/confirm". */
+    ran: (pathEnd: string) => calls.filter((c) => !c.replayed && c.path.endsWith(pathEnd)).length,
+    /** The next `count` requests fail with `status` before anything runs. */
+    failNext(count: number, status = 500) {
+      failures = { remaining: count, status };
+    },
+    /** What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method. */
+    completeAction(intentId: string, approved: boolean): Intent {
+      const intent = intents.get(intentId);
+      if (!intent || intent.status !== "requires_action") throw new Error(`intent ${intentId} is not waiting for an action`);
+      if (approved) Object.assign(intent, { status: "succeeded", amount_received: intent.amount, next_action: null, latest_charge: charge(intent, intent.payment_method, true) });
+      else Object.assign(intent, { status: "requires_payment_method", next_action: null, last_payment_error: { type: "card_error", code: "payment_intent_authentication_failure", message: "The customer did not authenticate." } });
+      return structuredClone(intent);
+    },
+    /** A Stripe event about `object`, as a webhook delivers it (sign it with the SDK's test header helper). */
+    event(type: string, object: Json, id = newId("evt")): Json {
+      return { ...structuredClone(fixtures.event), id, type, api_version: API_VERSION, created: now(), livemode: false, pending_webhooks: 1, data: { object: structuredClone(object) } };
+    },
+    close: () => server.stop(true),
+  };
+}
+
+export type StripeTestServer = Awaited<ReturnType<typeof startStripeTestServer>>;
