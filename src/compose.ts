@@ -12,6 +12,7 @@ import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
 import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts";
 import { createFakeProcessor } from "./adapters/payments/fake-processor.ts";
+import { createStripeClient, createStripeGateway } from "./adapters/payments/stripe-gateway.ts";
 import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
 
 export interface Runtime {
@@ -30,6 +31,15 @@ function chooseMailer(config: Config, logger: Logger): { mailer: Mailer & { clos
   return { mailer: createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from }), description: `SMTP via ${host}` };
 }
 
+function chooseProcessor(config: Config, logger: Logger): { processor: Deps["payments"] & Deps["tax"]; description: string } {
+  if (!config.stripe) {
+    return { processor: createFakeProcessor(cuid2Ids.next), description: "built-in fake processor (Stripe's test payment methods, state tax table; in memory)" };
+  }
+  const mode = config.stripe.secretKey.includes("_live_") ? "live" : "test";
+  const host = config.stripe.apiBase ? new URL(config.stripe.apiBase).host : "api.stripe.com";
+  return { processor: createStripeGateway(createStripeClient(config.stripe), logger), description: `Stripe (${mode} mode) at ${host}, with Stripe Tax` };
+}
+
 /** Picks an adapter for every port from the configuration. */
 export function buildRuntime(config: Config, logger: Logger): Runtime {
   const { db, description, embedded, close: closeDatabase } = openDatabase(config.database, logger);
@@ -37,7 +47,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
   // Leave one core to the requests that need no hashing.
   const hashingThreads = Math.max(1, availableParallelism() - 1);
-  const processor = createFakeProcessor(cuid2Ids.next);
+  const { processor, description: payments } = chooseProcessor(config, logger);
   const deps: Deps = {
     uow: createPgUnitOfWork(db),
     clock: systemClock,
@@ -60,7 +70,8 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     adapters: {
       database: description,
       mail,
-      payments: "built-in fake processor (Stripe's test payment methods, state tax table; in memory)",
+      payments,
+      stripeWebhooks: config.stripeWebhookSecret ? "verified with STRIPE_WEBHOOK_SECRET" : "off (no STRIPE_WEBHOOK_SECRET: 503)",
       passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time`,
       signInThrottle: "in memory",
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",

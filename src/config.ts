@@ -26,6 +26,9 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
+  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)").optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
   ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
@@ -96,6 +99,10 @@ export interface Config {
   /** CORS_ORIGINS: other origins whose pages may call the API with credentials. */
   corsOrigins: string[];
   mail: { smtpUrl: string | null; from: string };
+  /** Null: the built-in fake processor takes payments and tax. */
+  stripe: { secretKey: string; apiBase: string | null } | null;
+  /** Null: POST /api/webhooks/stripe answers 503. */
+  stripeWebhookSecret: string | null;
   orders: OrderSettings;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
@@ -133,6 +140,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowedOrigins: [new URL(publicUrl).origin, ...corsOrigins],
     corsOrigins,
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
+    stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
+    stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
     orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },
     bootstrapAdmin:
       e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD
@@ -148,6 +157,10 @@ function crossFieldProblems(e: Env): string[] {
   if (e.NODE_ENV === "production" && (!e.DATABASE_URL || e.DATABASE_URL === "pglite://memory")) {
     problems.push("DATABASE_URL: is required when NODE_ENV=production (postgres://…, or pglite:///absolute/path for a deliberate single-process embedded shop)");
   }
+  if (e.STRIPE_API_BASE && !e.STRIPE_SECRET_KEY) problems.push("STRIPE_API_BASE: needs STRIPE_SECRET_KEY (without it the built-in fake processor is used)");
+  if (e.STRIPE_API_BASE && e.STRIPE_SECRET_KEY?.includes("_live_")) problems.push("STRIPE_API_BASE: a live key is never sent to another host");
+  // The fake processor takes Stripe's test cards as payment: a production shop would give its goods away.
+  if (e.NODE_ENV === "production" && !e.STRIPE_SECRET_KEY) problems.push("STRIPE_SECRET_KEY: is required when NODE_ENV=production (the built-in fake processor accepts test cards)");
   if (Boolean(e.BOOTSTRAP_ADMIN_EMAIL) !== Boolean(e.BOOTSTRAP_ADMIN_PASSWORD)) {
     problems.push("BOOTSTRAP_ADMIN_EMAIL: needs BOOTSTRAP_ADMIN_PASSWORD too (set both or neither)");
   }

@@ -39,12 +39,24 @@ describe("configuration", () => {
   });
 
   test("production needs DATABASE_URL set explicitly: PostgreSQL or a deliberate embedded directory, never the default or memory", () => {
-    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32) };
+    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), STRIPE_SECRET_KEY: "sk_live_abc123" };
     for (const env of [production, { ...production, DATABASE_URL: "pglite://memory" }]) {
       expect(() => loadConfig(env)).toThrow(/DATABASE_URL: is required when NODE_ENV=production/);
     }
     expect(loadConfig({ ...production, DATABASE_URL: "postgres://u@h/db" }).database.kind).toBe("postgres");
     expect(loadConfig({ ...production, DATABASE_URL: "pglite:///srv/shop/db" }).database).toMatchObject({ directory: "/srv/shop/db" });
+  });
+
+  test("Stripe: a secret key selects it (with STRIPE_API_BASE another host, never for a live key); production needs one", () => {
+    expect(loadConfig({}).stripe).toBeNull();
+    expect(loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc", STRIPE_API_BASE: "http://127.0.0.1:12111", STRIPE_WEBHOOK_SECRET: "whsec_xyz" })).toMatchObject({
+      stripe: { secretKey: "sk_test_abc", apiBase: "http://127.0.0.1:12111" },
+      stripeWebhookSecret: "whsec_xyz",
+    });
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(/STRIPE_API_BASE: a live key is never sent to another host/);
+    expect(() => loadConfig({ STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(/STRIPE_API_BASE: needs STRIPE_SECRET_KEY/);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "pk_test_abc" })).toThrow(/^Invalid configuration: STRIPE_SECRET_KEY: must be a Stripe secret key/);
+    expect(() => loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), DATABASE_URL: "postgres://u@h/db" })).toThrow(/STRIPE_SECRET_KEY: is required when NODE_ENV=production/);
   });
 
   test("CORS_ORIGINS are kept as exact origins, and also allowed to make cookie changes", () => {

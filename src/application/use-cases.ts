@@ -1,7 +1,6 @@
 import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
-import type { OrderStatus } from "../domain/order.ts";
 import type { ProductQuery } from "../domain/product.ts";
 import type { UserRole } from "../domain/user.ts";
 import { createAccessResolver } from "./auth/access.ts";
@@ -16,9 +15,13 @@ import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
+import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
+import { type PaymentEvent, receivePaymentEvent } from "./payments/receive-payment-event.ts";
+import type { KeptResponse } from "./ports/idempotency.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
+import { type PaymentRequest, payOrder } from "./orders/pay-order.ts";
 import { type OrderRequest, placeOrder } from "./orders/place-order.ts";
 import { getOrder, listOrders } from "./orders/read-orders.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./orders/settings.ts";
@@ -64,6 +67,12 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) =>
       changeOrderStatus(deps, actor, ref, change, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
+    payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin),
+    receivePaymentEvent: (event: PaymentEvent) => receivePaymentEvent(deps, event),
+
+    claimIdempotencyKey: (userId: string, key: string, fingerprint: string) => claimIdempotencyKey(deps, userId, key, fingerprint),
+    keepIdempotentResponse: (userId: string, key: string, response: KeptResponse) => keepIdempotentResponse(deps, userId, key, response),
+    releaseIdempotencyKey: (userId: string, key: string) => releaseIdempotencyKey(deps, userId, key),
 
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),

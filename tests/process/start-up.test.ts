@@ -46,7 +46,7 @@ describe("start-up refusals", () => {
 
   test("NODE_ENV=production without DATABASE_URL: exit 1 naming it, and no embedded database made", async () => {
     const dir = aDir();
-    const { code, output } = await outcome(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), DATA_DIR: dir }));
+    const { code, output } = await outcome(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: dir }));
     expect(code).toBe(1);
     expect(output.trim().split("\n")).toHaveLength(1);
     expect(output).toContain("DATABASE_URL: is required when NODE_ENV=production");
@@ -105,7 +105,7 @@ describe("start-up refusals", () => {
 
   test("NODE_ENV=production on a deliberate embedded database starts empty: the demo catalog is never seeded in production", async () => {
     const db = join(aDir(), "db");
-    const { port } = await waitForStart(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }));
+    const { port } = await waitForStart(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }));
     expect(((await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as { meta: { total: number } }).meta.total).toBe(0);
   }, 30_000);
 

@@ -4,7 +4,8 @@ import { periodic } from "./periodic.ts";
 
 /**
  * What the server tidies up now and then: orders not paid in time (cancelled, their stock
- * released) and sessions that have ended (a token naming one is refused either way). Every
+ * released), sessions that have ended (a token naming one is refused either way) and idempotency
+ * keys past their 24 hours. Every
  * instance may run it; each step is safe to run twice at once.
  */
 export function createHousekeeping(
@@ -14,8 +15,11 @@ export function createHousekeeping(
   async function runOnce() {
     const { expired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
     const sessionsPurged = await deps.uow.transaction((tx) => tx.sessions.purgeEnded(deps.clock.now()));
-    if (expired.length || paidMeanwhile.length || sessionsPurged) deps.logger.info("housekeeping.done", { ordersExpired: expired, paidMeanwhile, sessionsPurged });
-    return { ordersExpired: expired.length, sessionsPurged };
+    const idempotencyKeysPurged = await deps.uow.transaction((tx) => tx.idempotency.purgeExpired(deps.clock.now()));
+    if (expired.length || paidMeanwhile.length || sessionsPurged || idempotencyKeysPurged) {
+      deps.logger.info("housekeeping.done", { ordersExpired: expired, paidMeanwhile, sessionsPurged, idempotencyKeysPurged });
+    }
+    return { ordersExpired: expired.length, sessionsPurged, idempotencyKeysPurged };
   }
   return { runOnce, ...periodic(runOnce, { intervalMs: options.intervalMs, logger: deps.logger, event: "housekeeping.failed" }) };
 }

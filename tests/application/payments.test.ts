@@ -1,0 +1,167 @@
+import { describe, expect, test } from "bun:test";
+import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { type PaymentEvent, receivePaymentEvent } from "../../src/application/payments/receive-payment-event.ts";
+import type { ProcessorEvent } from "../../src/domain/payment.ts";
+import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import { domainErrorOf } from "../support/errors.ts";
+
+const origin = { ipAddress: "203.0.113.9", userAgent: "payments-test" };
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+
+async function anOrder(deps: MemoryDeps = createMemoryDeps(), quantity = 2) {
+  const ada = aUser();
+  const sauce = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
+  await deps.repos.users.create(ada);
+  await deps.repos.products.create(sauce);
+  const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity }, origin);
+  const placed = await placeOrder(deps, "SF", ada.id, { cartItemIds: [line.id], shippingAddress: texas }, origin);
+  const stored = async () => (await deps.repos.orders.findById(placed.orderId))!;
+  const pay = (paymentMethodId: string, userId = ada.id, d: MemoryDeps = deps) => payOrder(d, userId, { orderId: placed.orderId, paymentMethodId }, origin);
+  return { deps, ada, sauce, placed, stored, pay, intentId: (await stored()).stripePaymentIntentId! };
+}
+
+describe("paying an order (decisions §4)", () => {
+  test("a card that pays: CONFIRMED and PAID, success, the intent and order in the answer, audited with the caller's origin", async () => {
+    const { deps, ada, placed, stored, pay, intentId } = await anOrder();
+    const result = await pay("pm_card_visa");
+    expect(result).toEqual({
+      success: true,
+      paymentIntent: { id: intentId, status: "succeeded", clientSecret: expect.stringMatching(new RegExp(`^${intentId}_secret_`)) },
+      order: { id: placed.orderId, orderNumber: placed.orderNumber, paymentStatus: "PAID", status: "CONFIRMED" },
+    });
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1 });
+    expect(deps.processor.intents.get(intentId)?.status).toBe("succeeded");
+    const [audit] = await deps.repos.audit.list({ action: "payment.succeeded" });
+    expect(audit).toMatchObject({ userId: ada.id, entityId: placed.orderId, ipAddress: "203.0.113.9", changes: { intentId, intentStatus: "succeeded", paymentMethodId: "pm_card_visa", attempt: 1 } });
+  });
+
+  test("the checks, in their order: unknown 404, another's 403, already paid, then not payable", async () => {
+    const { deps, pay, placed } = await anOrder();
+    expect((await domainErrorOf(payOrder(deps, "someone", { orderId: "z12345678901234567890123", paymentMethodId: "pm_card_visa" }, origin))).code).toBe("order.not_found");
+    expect(await domainErrorOf(pay("pm_card_visa", "someone-else"))).toMatchObject({ code: "forbidden", message: "This order belongs to another user" });
+    await pay("pm_card_visa");
+    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
+    await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", paymentStatus: "PENDING", updatedAt: new Date() });
+    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.not_payable", message: "Order cannot be paid in its current status" });
+  });
+
+  test("a declined card: payment FAILED, 402 with the processor's code and decline code; the order stays payable and a later card pays it", async () => {
+    const { deps, stored, pay } = await anOrder();
+    expect(await domainErrorOf(pay("pm_card_chargeDeclined"))).toMatchObject({ code: "payment.declined", message: "Your card was declined.", details: { code: "card_declined", declineCode: "generic_decline" } });
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED", paymentAttempts: 1 });
+    expect((await domainErrorOf(pay("pm_card_chargeDeclinedInsufficientFunds"))).details).toEqual({ code: "card_declined", declineCode: "insufficient_funds" });
+    expect((await pay("pm_card_mastercard")).order).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await stored()).toMatchObject({ paymentAttempts: 3 });
+    expect((await deps.repos.audit.list({ action: "payment.failed" })).map((a) => (a.changes.decline as { declineCode: string }).declineCode).sort()).toEqual(["generic_decline", "insufficient_funds"]);
+  });
+
+  test("3-D Secure: requires_action leaves the order PENDING and hands back the client secret; the processor's later success confirms it", async () => {
+    const { deps, placed, stored, pay, intentId } = await anOrder();
+    const result = await pay("pm_card_threeDSecure2Required");
+    expect(result).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "requires_action", clientSecret: expect.stringContaining("_secret_") }, order: { status: "PENDING", paymentStatus: "PENDING" } });
+    expect((await deps.repos.audit.list({ action: "payment.requires_action" }))).toHaveLength(1);
+    deps.processor.completeAction(intentId, true);
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_3ds", "payment_intent.succeeded", { kind: "succeeded", intentId }, placed.orderId))).toBe("applied");
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+  });
+
+  test("a cancelled intent fails the payment and is let go; the next attempt makes a fresh intent and pays", async () => {
+    const { deps, stored, pay, intentId } = await anOrder();
+    await deps.processor.cancelIntent(intentId);
+    expect(await pay("pm_card_visa")).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "canceled" }, order: { paymentStatus: "FAILED", status: "PENDING" } });
+    expect(await stored()).toMatchObject({ stripePaymentIntentId: null, paymentStatus: "FAILED" });
+    const fresh = await pay("pm_card_visa");
+    expect(fresh).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(fresh.paymentIntent.id).not.toBe(intentId);
+    expect(deps.processor.intents.get(fresh.paymentIntent.id)).toMatchObject({ amount: (await stored()).total, metadata: { orderId: (await stored()).id } });
+    expect((await stored()).stripePaymentIntentId).toBe(fresh.paymentIntent.id);
+  });
+
+  test("an unknown payment method or a processor failure changes nothing: not even the attempt count", async () => {
+    const { deps, stored, pay } = await anOrder();
+    expect((await domainErrorOf(pay("pm_card_bogus"))).code).toBe("payment.invalid_method");
+    const down = { ...deps, payments: { ...deps.payments, confirmIntent: () => Promise.reject(new Error("connection reset")) } };
+    expect(await pay("pm_card_visa", undefined, down as MemoryDeps).catch((e: Error) => e.message)).toBe("connection reset");
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 0 });
+    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.failed" })).toEqual([]);
+  });
+
+  test("a crash after the processor confirmed: the retry replays the processor's answer (same key), so the card is charged once", async () => {
+    const { deps, stored, pay, intentId } = await anOrder();
+    const confirmations: string[] = [];
+    let crash = true;
+    const flaky = {
+      ...deps,
+      payments: { ...deps.payments, confirmIntent: (id: string, pm: string, key: string) => (confirmations.push(key), deps.payments.confirmIntent(id, pm, key)) },
+      ids: { next: () => (crash ? ((crash = false), throwing()) : deps.ids.next()) },
+    };
+    expect(await pay("pm_card_visa", undefined, flaky as MemoryDeps).catch((e: Error) => e.message)).toBe("the database went away");
+    expect([deps.processor.intents.get(intentId)?.status, (await stored()).paymentStatus]).toEqual(["succeeded", "PENDING"]);
+    expect((await pay("pm_card_visa", undefined, flaky as MemoryDeps)).success).toBe(true);
+    expect(new Set(confirmations).size).toBe(1);
+  });
+});
+
+function throwing(): never {
+  throw new Error("the database went away");
+}
+
+function stripeEvent(eventId: string, type: string, payment: ProcessorEvent | null, orderId: string | null = null): PaymentEvent {
+  return { provider: "stripe", eventId, type, payment: payment ? { ...payment, orderId } : null };
+}
+
+describe("payment events from the processor (decisions §8)", () => {
+  test("applied once: a redelivery is a duplicate, with one state change and one audit entry", async () => {
+    const { deps, placed, stored, intentId } = await anOrder();
+    await deps.processor.confirmIntent(intentId, "pm_card_visa", "client-side");
+    const event = stripeEvent("evt_1", "payment_intent.succeeded", { kind: "succeeded", intentId }, placed.orderId);
+    expect(await receivePaymentEvent(deps, event)).toBe("applied");
+    expect(await receivePaymentEvent(deps, event)).toBe("duplicate");
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    const audits = await deps.repos.audit.list({ action: "webhook.stripe" });
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ userId: null, entityId: placed.orderId, changes: { eventId: "evt_1", type: "payment_intent.succeeded", from: { status: "PENDING" }, to: { status: "CONFIRMED", paymentStatus: "PAID" } } });
+  });
+
+  test("the order is found by the intent when the metadata names none; an event for no order of ours is kept (never applied twice) and logged", async () => {
+    const { deps, stored, intentId } = await anOrder();
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_2", "payment_intent.payment_failed", { kind: "failed", intentId }))).toBe("applied");
+    expect((await stored()).paymentStatus).toBe("FAILED");
+    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", { kind: "succeeded", intentId: "pi_not_ours" });
+    expect(await receivePaymentEvent(deps, stranger)).toBe("order_not_found");
+    expect(await receivePaymentEvent(deps, stranger)).toBe("duplicate");
+  });
+
+  test("types the shop does not act on are acknowledged and dropped, recording nothing", async () => {
+    const { deps } = await anOrder();
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_4", "customer.created", null))).toBe("ignored");
+    expect(deps.state.webhookEvents.size).toBe(0);
+  });
+
+  test("a full refund ends the order REFUNDED and puts the goods back; a partial one changes nothing but is audited", async () => {
+    const { deps, placed, stored, pay, sauce, intentId } = await anOrder();
+    await pay("pm_card_visa");
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_5", "charge.refunded", { kind: "refunded", intentId, fully: false }))).toBe("unchanged");
+    expect((await stored()).status).toBe("CONFIRMED");
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_6", "charge.refunded", { kind: "refunded", intentId, fully: true }, placed.orderId))).toBe("applied");
+    expect(await stored()).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
+    expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(10);
+    expect((await deps.repos.audit.list({ action: "webhook.stripe" })).map((a) => String(a.changes.ignored ?? "applied")).sort()).toEqual(["a partial refund leaves the order as it is", "applied"]);
+  });
+
+  test("money for an order that had already ended goes back to the customer; if the refund is refused nothing is recorded and the redelivery applies it", async () => {
+    const { deps, placed, stored, intentId } = await anOrder();
+    await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", updatedAt: new Date() });
+    await deps.processor.confirmIntent(intentId, "pm_card_visa", "late");
+    const event = stripeEvent("evt_7", "payment_intent.succeeded", { kind: "succeeded", intentId }, placed.orderId);
+    const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new Error("Stripe is down")) } };
+    expect(await receivePaymentEvent(refusing as MemoryDeps, event).catch((e: Error) => e.message)).toBe("Stripe is down");
+    expect(deps.state.webhookEvents.size).toBe(0);
+    expect(await receivePaymentEvent(deps, event)).toBe("applied");
+    expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId, amount: (await stored()).total })]);
+  });
+});
