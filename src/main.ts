@@ -56,6 +56,7 @@ function listen(secret: string) {
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
+    webhooks: { stripeSecret: config.stripeWebhookSecret },
     session: {
       secret,
       cookieName: config.sessionCookieName,

@@ -33,6 +33,7 @@ export async function call<T = any>(app: Handler, method: string, path: string, 
 
 export const TEST_SECRET = "test-secret-that-is-at-least-32-characters-long";
 export const TEST_PUBLIC_URL = "http://localhost:3000";
+export const TEST_WEBHOOK_SECRET = "whsec_test_storefront_webhooks";
 export const SESSION_COOKIE = "storefront.session-token";
 
 export interface TestAppOptions {
@@ -40,6 +41,7 @@ export interface TestAppOptions {
   corsOrigins?: string[];
   publicUrl?: string;
   logger?: Logger;
+  stripeWebhookSecret?: string | null;
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
@@ -52,6 +54,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     publicUrl,
     trustProxy: options.trustProxy ?? true,
     corsOrigins: options.corsOrigins ?? [],
+    webhooks: { stripeSecret: options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret },
     session: {
       secret: TEST_SECRET,
       cookieName: SESSION_COOKIE,

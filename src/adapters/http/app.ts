@@ -3,6 +3,7 @@ import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
 import { type AuthSettings, tokenSubject } from "./auth.ts";
 import { apiDocs } from "./docs/index.ts";
+import { idempotencyPlugin } from "./idempotency.ts";
 import { bodyReading } from "./plumbing/body.ts";
 import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";
@@ -14,8 +15,10 @@ import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { locationRoutes } from "./routes/locations.ts";
 import { orderRoutes } from "./routes/orders.ts";
+import { paymentRoutes } from "./routes/payment.ts";
 import { productRoutes } from "./routes/products.ts";
 import { userRoutes } from "./routes/users.ts";
+import { type WebhookSettings, webhookRoutes } from "./routes/webhooks.ts";
 import { createSessionTokens } from "./session.ts";
 
 export interface AppOptions {
@@ -28,10 +31,12 @@ export interface AppOptions {
   /** Other origins whose pages may call the API with credentials (CORS_ORIGINS). */
   corsOrigins: readonly string[];
   session: Omit<AuthSettings, "tokens"> & { secret: string };
+  webhooks: WebhookSettings;
 }
 
-export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session }: AppOptions) {
+export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks }: AppOptions) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
+  const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
@@ -45,7 +50,9 @@ export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustP
     .use(userRoutes(useCases, auth))
     .use(productRoutes(useCases, auth))
     .use(cartRoutes(useCases, auth))
-    .use(orderRoutes(useCases, auth))
+    .use(orderRoutes(useCases, auth, idempotency))
+    .use(paymentRoutes(useCases, auth, idempotency))
+    .use(webhookRoutes(useCases, webhooks))
     .use(locationRoutes(useCases));
   return app;
 }

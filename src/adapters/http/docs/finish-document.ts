@@ -53,12 +53,15 @@ function responsesFor(prefix: "" | "Envelope") {
  * What the generator does not know, added to every operation from its own shape: its security
  * (routes that need a session say so through the auth macros; the rest are public), and the error
  * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
- * 415 for any method that may carry a body, 500 always), in the envelope where the route uses it. Error answers a route
+ * 415 for any method that may carry a body (415 not where the body is taken raw), 500 always), in the envelope where the route uses it. Error answers a route
  * declares itself point to the named responses too.
  */
 function finishOperation(method: string, operation: Operation): void {
   const envelope = operation["x-envelope"] === true;
+  // A route that takes its body raw (a webhook's, as signed) reads it whatever its media type.
+  const raw = operation["x-raw-body"] === true;
   delete operation["x-envelope"];
+  delete operation["x-raw-body"];
   operation.security ??= [];
   const responses = (operation.responses ??= {});
   const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
@@ -72,7 +75,7 @@ function finishOperation(method: string, operation: Operation): void {
   if (operation.parameters?.some((parameter) => parameter.in === "path")) add("NotFound");
   if (method !== "get" && method !== "head") {
     add("PayloadTooLarge");
-    add("UnsupportedMediaType");
+    if (!raw) add("UnsupportedMediaType");
   }
   add("InternalError");
 }

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { HttpError, invalidRequest } from "../errors.ts";
 import { inputProblems, issue } from "./input-checks.ts";
+import { requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -93,6 +94,8 @@ export function bodyReading(routes: RouteTable) {
       const facts = routes.facts(request.method, route);
       if (facts?.raw) return null;
       const bytes = await readBody(request);
+      const info = requestInfo(request);
+      if (info && request.headers.has("idempotency-key")) info.bodyDigest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
       // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
       if (bytes.byteLength === 0) return null;
       const type = mediaType(contentType);

@@ -12,6 +12,8 @@ export interface RequestInfo {
   ip: string | null;
   /** Set by the auth plugin once a session is recognized. */
   userId?: string;
+  /** SHA-256 of the body's bytes, taken when the request carries an Idempotency-Key: "the same body" is the same bytes. */
+  bodyDigest?: string;
 }
 
 const infos = new WeakMap<Request, RequestInfo>();

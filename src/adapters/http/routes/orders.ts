@@ -7,6 +7,7 @@ import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
 import { MAX_PAGE_SIZE } from "../../../domain/paging.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
+import type { Idempotency } from "../idempotency.ts";
 import { JSON_BODY, errorBody, money, queryNumber } from "../schemas.ts";
 import { orderSchema, presentOrder } from "../order-presenter.ts";
 
@@ -43,17 +44,19 @@ const listQuery = z.object({
 
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
-export function orderRoutes(useCases: UseCases, settings: AuthSettings) {
+export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
   const place = <Ids extends z.ZodType<string[] | undefined>>(summary: string, ids: Ids) => ({
     auth: "required" as const,
+    idempotent: true,
     body: z.strictObject({ cartItemIds: ids, ...orderFields }),
     ...JSON_BODY,
-    response: { 200: placedSchema, ...errors, 409: errorBody },
+    response: { 200: placedSchema, ...errors, 409: errorBody, 422: errorBody },
     detail: { tags: ["Orders"], summary },
   });
 
   return new Elysia({ name: "routes.orders" })
     .use(authPlugin(useCases, settings))
+    .use(idempotency)
     .post(
       "/orders",
       async ({ principal, body, origin }) => presentPlaced(await useCases.placeOrder(principal.user.id, body, origin)),

@@ -1,0 +1,60 @@
+import { Elysia } from "elysia";
+import { messageOf } from "../../domain/errors.ts";
+import type { Logger } from "../../application/ports/system.ts";
+import type { UseCases } from "../../application/use-cases.ts";
+import { HttpError } from "./errors.ts";
+import { requestInfo } from "./plumbing/request-context.ts";
+
+/** Printable ASCII, as Stripe takes its own keys: a UUID fits, and so does any sane client's scheme. */
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export const IDEMPOTENCY_KEY_HEADER = {
+  in: "header",
+  name: "Idempotency-Key",
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+  description: "Send the same key to retry safely: the first answer is kept 24 hours and given again for the same body; another body is 422, a repeat while the first runs 409.",
+} as const;
+
+/**
+ * Decisions §4: on a route that declares `idempotent: true`, a request with an Idempotency-Key is
+ * run once per (user, key). Its answer (anything below 500) is kept and replayed, status and body,
+ * to a repeat with the same body, marked `Idempotent-Replayed: true`; the key with another body
+ * is 422, and a repeat while the first still runs is 409. A 500 changed nothing, so it frees the
+ * key for a retry. Runs after authentication: keys are the signed-in user's.
+ */
+export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
+  const claimed = new WeakMap<Request, { userId: string; key: string }>();
+  return new Elysia({ name: "idempotency" }).macro({
+    idempotent: {
+      detail: { parameters: [IDEMPOTENCY_KEY_HEADER] } as object,
+      async beforeHandle({ request, route, set }) {
+        const key = request.headers.get("idempotency-key");
+        const info = requestInfo(request);
+        if (key === null || !info?.userId) return;
+        if (!KEY.test(key)) throw new HttpError(400, "Invalid Idempotency-Key", { idempotencyKey: "must be 1 to 255 printable ASCII characters" });
+        const claim = await useCases.claimIdempotencyKey(info.userId, key, `${request.method} ${route} ${info.bodyDigest ?? ""}`);
+        if (claim.kind === "mismatch") throw new HttpError(422, "This Idempotency-Key was used with a different request", { idempotencyKey: key });
+        if (claim.kind === "in_flight") throw new HttpError(409, "A request with this Idempotency-Key is still being processed", { idempotencyKey: key });
+        if (claim.kind === "replay") {
+          set.status = claim.response.status;
+          set.headers["idempotent-replayed"] = "true";
+          return claim.response.body;
+        }
+        claimed.set(request, { userId: info.userId, key });
+      },
+      async mapResponse({ request, responseValue, set }) {
+        const held = claimed.get(request);
+        if (!held) return;
+        claimed.delete(request);
+        const status = typeof set.status === "number" ? set.status : 200;
+        // The work is done either way; a key that cannot be kept lets a repeat run again, which the
+        // routes answer safely (the lines are gone, the order is paid), so the answer still goes out.
+        const settle = status >= 500 ? useCases.releaseIdempotencyKey(held.userId, held.key) : useCases.keepIdempotentResponse(held.userId, held.key, { status, body: responseValue });
+        await settle.catch((error: unknown) => logger.error("idempotency.keep_failed", { key: held.key, error: messageOf(error) }));
+      },
+    },
+  });
+}
+
+export type Idempotency = ReturnType<typeof idempotencyPlugin>;

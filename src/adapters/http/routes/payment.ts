@@ -1,0 +1,43 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { CUID2_PATTERN } from "../../../domain/ids.ts";
+import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
+import type { UseCases } from "../../../application/use-cases.ts";
+import { type AuthSettings, authPlugin } from "../auth.ts";
+import type { Idempotency } from "../idempotency.ts";
+import { JSON_BODY, errorBody } from "../schemas.ts";
+
+const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
+
+const paymentSchema = z
+  .object({
+    success: z.boolean().describe("true when the payment went through"),
+    paymentIntent: z.object({ id: z.string(), status: z.enum(INTENT_STATUSES), clientSecret: z.string().describe("for Stripe.js to finish 3-D Secure") }),
+    order: z.object({ id: z.string(), orderNumber: z.string(), paymentStatus: z.enum(PAYMENT_STATUSES), status: z.enum(ORDER_STATUSES) }),
+  })
+  .meta({ id: "Payment" });
+
+const declineBody = z
+  .object({ error: z.string(), details: z.object({ code: z.string(), declineCode: z.string().nullable() }) })
+  .meta({ id: "PaymentDeclined", description: "The card was declined; the order stays payable with another one" });
+
+/** POST /api/payment (spec: Payment): pays the caller's order with a payment method of the processor's. */
+export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
+  return new Elysia({ name: "routes.payment" })
+    .use(authPlugin(useCases, settings))
+    .use(idempotency)
+    .post("/payment", async ({ principal, body, origin }) => useCases.payOrder(principal.user.id, body, origin), {
+      auth: "required",
+      idempotent: true,
+      body: z.strictObject({
+        orderId: z.string().regex(new RegExp(CUID2_PATTERN), "must be an order id"),
+        paymentMethodId: z.string().regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa").describe("the processor's payment method id"),
+      }),
+      ...JSON_BODY,
+      response: { 200: paymentSchema, 400: errorBody, 401: errorBody, 402: declineBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody, 500: errorBody },
+      detail: {
+        tags: ["Payment"],
+        summary: "Pay an order: the caller's own, while payable; succeeded confirms it, requires_action hands back the client secret, a decline is 402",
+      },
+    });
+}

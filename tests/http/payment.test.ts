@@ -1,0 +1,188 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import Stripe from "stripe";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { TEST_WEBHOOK_SECRET, type TestApp, createTestApp } from "../support/http.ts";
+
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+const sauce = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
+
+let t: TestApp;
+let me: Awaited<ReturnType<typeof signedInAs>>;
+beforeEach(async () => {
+  t = createTestApp();
+  await t.deps.repos.products.create(structuredClone(sauce));
+  me = await signedInAs(t);
+});
+
+async function anOrder(shopper = me, app = t) {
+  const line = (await app.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 2 }, headers: shopper.headers })).body.cartItem.id;
+  return (await app.call("POST", "/api/orders", { body: { cartItemIds: [line], shippingAddress: texas }, headers: shopper.headers })).body as { orderId: string; orderNumber: string };
+}
+const pay = (body: unknown, headers: Record<string, string> = me.headers, app = t) => app.call("POST", "/api/payment", { body, headers });
+
+describe("POST /api/payment", () => {
+  test("200 with success, the intent and the order's new statuses", async () => {
+    const { orderId, orderNumber } = await anOrder();
+    const res = await pay({ orderId, paymentMethodId: "pm_card_visa" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      paymentIntent: { id: expect.stringMatching(/^pi_/), status: "succeeded", clientSecret: expect.stringContaining("_secret_") },
+      order: { id: orderId, orderNumber, paymentStatus: "PAID", status: "CONFIRMED" },
+    });
+    expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: res.body.paymentIntent.id });
+  });
+
+  test("validation comes first, then the session: bad input is 400 naming the field, even for another's order", async () => {
+    const { orderId } = await anOrder();
+    const stranger = await signedInAs(t);
+    for (const [body, path] of [
+      [{ paymentMethodId: "pm_card_visa" }, "orderId"],
+      [{ orderId: "not-a-cuid", paymentMethodId: "pm_card_visa" }, "orderId"],
+      [{ orderId, paymentMethodId: "pm card visa" }, "paymentMethodId"],
+      [{ orderId, paymentMethodId: "pm_card_visa", amount: 1 }, "amount"],
+    ] as const) {
+      const res = await pay(body, stranger.headers);
+      expect([res.status, res.body.error]).toEqual([400, "Invalid request"]);
+      expect(res.body.details.issues.map((i: { path: string }) => i.path)).toContain(path);
+    }
+    expect((await t.call("POST", "/api/payment", { body: { orderId, paymentMethodId: "pm_card_visa" } })).status).toBe(401);
+  });
+
+  test("the checks in decisions §4's order, with their texts: 404, 403, already paid, not payable", async () => {
+    const { orderId } = await anOrder();
+    const stranger = await signedInAs(t);
+    expect((await pay({ orderId: "z12345678901234567890123", paymentMethodId: "pm_card_visa" })).body).toEqual({ error: "Order not found" });
+    expect((await pay({ orderId, paymentMethodId: "pm_card_visa" }, stranger.headers)).status).toBe(403);
+    await pay({ orderId, paymentMethodId: "pm_card_visa" });
+    expect(await pay({ orderId, paymentMethodId: "pm_card_visa" })).toMatchObject({ status: 400, body: { error: "Order has already been paid" } });
+    const other = await anOrder();
+    const staff = await signedInAs(t, "STAFF");
+    await t.call("PUT", `/api/orders/${other.orderId}/status`, { body: { status: "CANCELLED" }, headers: staff.headers });
+    expect(await pay({ orderId: other.orderId, paymentMethodId: "pm_card_visa" })).toMatchObject({ status: 400, body: { error: "Order cannot be paid in its current status" } });
+  });
+
+  test("a decline is 402 with the code and decline code; the order stays payable; an unknown method is 400", async () => {
+    const { orderId } = await anOrder();
+    const declined = await pay({ orderId, paymentMethodId: "pm_card_chargeDeclinedInsufficientFunds" });
+    expect([declined.status, declined.body]).toEqual([402, { error: "Your card was declined.", details: { code: "card_declined", declineCode: "insufficient_funds" } }]);
+    expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
+    expect(await pay({ orderId, paymentMethodId: "pm_card_bogus" })).toMatchObject({ status: 400, body: { error: "No such payment method: 'pm_card_bogus'" } });
+    expect((await pay({ orderId, paymentMethodId: "pm_card_visa" })).body.success).toBe(true);
+  });
+
+  test("3-D Secure: 200 with success false, requires_action and the client secret to finish it", async () => {
+    const { orderId } = await anOrder();
+    const res = await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" });
+    expect(res.body).toMatchObject({ success: false, paymentIntent: { status: "requires_action", clientSecret: expect.stringContaining("_secret_") }, order: { paymentStatus: "PENDING", status: "PENDING" } });
+  });
+});
+
+describe("Idempotency-Key (decisions §4)", () => {
+  const withKey = (key: string, headers = me.headers) => ({ ...headers, "idempotency-key": key });
+
+  test("a repeat with the same body replays the first answer, status and body, without paying again", async () => {
+    const { orderId } = await anOrder();
+    const body = { orderId, paymentMethodId: "pm_card_visa" };
+    const first = await pay(body, withKey("pay-1"));
+    const again = await pay(body, withKey("pay-1"));
+    expect([again.status, again.body]).toEqual([first.status, first.body]);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect((await t.deps.repos.audit.list({ action: "payment.succeeded" }))).toHaveLength(1);
+  });
+
+  test("a decline is kept too: the same key gives the same 402; a new key tries again", async () => {
+    const { orderId } = await anOrder();
+    const declined = { orderId, paymentMethodId: "pm_card_chargeDeclined" };
+    expect((await pay(declined, withKey("k-decline"))).status).toBe(402);
+    const replay = await pay(declined, withKey("k-decline"));
+    expect([replay.status, replay.body.details]).toEqual([402, { code: "card_declined", declineCode: "generic_decline" }]);
+    expect((await t.deps.repos.audit.list({ action: "payment.failed" }))).toHaveLength(1);
+  });
+
+  test("the same key with another body is 422; keys are each user's own", async () => {
+    const { orderId } = await anOrder();
+    await pay({ orderId, paymentMethodId: "pm_card_chargeDeclined" }, withKey("shared"));
+    const other = await pay({ orderId, paymentMethodId: "pm_card_visa" }, withKey("shared"));
+    expect([other.status, other.body.error]).toEqual([422, "This Idempotency-Key was used with a different request"]);
+    const bob = await signedInAs(t);
+    const bobs = await anOrder(bob);
+    expect((await pay({ orderId: bobs.orderId, paymentMethodId: "pm_card_visa" }, withKey("shared", bob.headers))).body.success).toBe(true);
+  });
+
+  test("a 500 changed nothing, so it frees the key: the retry runs", async () => {
+    const deps = createMemoryDeps();
+    let down = true;
+    const flaky = createTestApp({
+      ...deps,
+      payments: { ...deps.payments, confirmIntent: (...args: Parameters<typeof deps.payments.confirmIntent>) => (down ? Promise.reject(new Error("connection reset")) : deps.payments.confirmIntent(...args)) },
+    });
+    await flaky.deps.repos.products.create(structuredClone(sauce));
+    const shopper = await signedInAs(flaky);
+    const { orderId } = await anOrder(shopper, flaky);
+    expect((await pay({ orderId, paymentMethodId: "pm_card_visa" }, withKey("retry-me", shopper.headers), flaky)).status).toBe(500);
+    down = false;
+    expect((await pay({ orderId, paymentMethodId: "pm_card_visa" }, withKey("retry-me", shopper.headers), flaky)).body.success).toBe(true);
+  });
+
+  test("a checkout repeated with its key gives the same order once: no second order, the stock taken once", async () => {
+    const line = (await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 3 }, headers: me.headers })).body.cartItem.id;
+    const checkout = () => t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: withKey("checkout-1") });
+    const [first, again] = [await checkout(), await checkout()];
+    expect(first.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(t.deps.state.orders.size).toBe(1);
+    expect((await t.call("GET", `/api/products/${sauce.id}`)).body.data.inventory).toBe(7);
+    expect(line).toBeString();
+  });
+
+  test("a key that is no printable ASCII, or too long, is 400", async () => {
+    const { orderId } = await anOrder();
+    for (const key of ["é-key", "x".repeat(256), "has space"]) {
+      expect((await pay({ orderId, paymentMethodId: "pm_card_visa" }, withKey(key))).status).toBe(400);
+    }
+  });
+});
+
+describe("POST /api/webhooks/stripe", () => {
+  const deliver = async (event: object, { secret = TEST_WEBHOOK_SECRET, timestamp, app = t }: { secret?: string; timestamp?: number; app?: TestApp } = {}) => {
+    const payload = JSON.stringify(event);
+    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret, ...(timestamp ? { timestamp } : {}) });
+    return app.call("POST", "/api/webhooks/stripe", { body: payload, headers: { "content-type": "application/json", "stripe-signature": signature } });
+  };
+  const succeeded = (intentId: string, orderId: string, id = "evt_paid") => ({ id, object: "event", type: "payment_intent.succeeded", data: { object: { id: intentId, object: "payment_intent", metadata: { orderId } } } });
+
+  test("a signed payment_intent.succeeded pays the order once, however often it is delivered", async () => {
+    const { orderId } = await anOrder();
+    const intentId = (await t.deps.repos.orders.findById(orderId))!.stripePaymentIntentId!;
+    for (let i = 0; i < 3; i++) expect(await deliver(succeeded(intentId, orderId))).toMatchObject({ status: 200, body: { received: true } });
+    expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await t.deps.repos.audit.list({ action: "webhook.stripe" })).toHaveLength(1);
+  });
+
+  test("a bad or stale signature is 400 and changes nothing; a type the shop does not act on is 200", async () => {
+    const { orderId } = await anOrder();
+    const event = succeeded("pi_x", orderId);
+    expect(await deliver(event, { secret: "whsec_someone_else" })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    expect(await deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 600 })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    expect((await t.call("POST", "/api/webhooks/stripe", { body: JSON.stringify(event), headers: { "content-type": "application/json" } })).status).toBe(400);
+    expect(await deliver({ id: "evt_other", object: "event", type: "customer.created", data: { object: { id: "cus_1" } } })).toMatchObject({ status: 200, body: { received: true } });
+    expect(t.deps.state.webhookEvents.size).toBe(0);
+  });
+
+  test("without STRIPE_WEBHOOK_SECRET the webhook is 503", async () => {
+    const off = createTestApp(createMemoryDeps(), { stripeWebhookSecret: null });
+    expect(await deliver(succeeded("pi_x", "o"), { app: off })).toMatchObject({ status: 503, body: { error: "Stripe webhooks are not configured" } });
+  });
+
+  test("the body is taken raw whatever its type (no 415), and at most 1 MB (413)", async () => {
+    const payload = JSON.stringify({ id: "evt_text", object: "event", type: "customer.created", data: { object: {} } });
+    const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: TEST_WEBHOOK_SECRET });
+    expect((await t.call("POST", "/api/webhooks/stripe", { body: payload, headers: { "content-type": "text/plain", "stripe-signature": signature } })).status).toBe(200);
+    const huge = "x".repeat(1024 * 1024 + 1);
+    expect((await t.call("POST", "/api/webhooks/stripe", { body: huge, headers: { "content-type": "application/json", "stripe-signature": signature } })).status).toBe(413);
+  });
+});
