@@ -48,6 +48,7 @@ export async function startStripeTestServer() {
   const replays = new Map<string, { fingerprint: string; answer: Answer }>();
   const calls: Array<{ method: string; path: string; idempotencyKey: string | null; replayed: boolean }> = [];
   let failures: { remaining: number; status: number } = { remaining: 0, status: 500 };
+  const holds: Array<{ pathEnd: string; ran: () => void; released: Promise<void> }> = [];
 
   function createIntent(p: Json): Answer {
     const amount = Number(p.amount);
@@ -208,6 +209,12 @@ export async function startStripeTestServer() {
       }
       const answer = route(request.method, url.pathname, params);
       if (key && request.method === "POST") replays.set(key, { fingerprint, answer });
+      const hold = holds.findIndex((h) => url.pathname.endsWith(h.pathEnd));
+      if (hold >= 0) {
+        const [{ ran, released }] = holds.splice(hold, 1) as [(typeof holds)[number]];
+        ran();
+        await released;
+      }
       return respond(answer);
     },
   });
@@ -223,6 +230,17 @@ export async function startStripeTestServer() {
     /** The next `count` requests fail with `status` before anything runs. */
     failNext(count: number, status = 500) {
       failures = { remaining: count, status };
+    },
+    /**
+     * The next request to a path ending so runs, and then its answer waits until released: for a
+     * test to act while the caller is still waiting on Stripe. `ran` settles once it has run.
+     */
+    holdNext(pathEnd: string) {
+      let ran = () => {};
+      let release = () => {};
+      const reached = new Promise<void>((resolve) => (ran = resolve));
+      holds.push({ pathEnd, ran, released: new Promise<void>((resolve) => (release = resolve)) });
+      return { ran: reached, release };
     },
     /** What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method. */
     completeAction(intentId: string, approved: boolean): Intent {

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
+import Stripe from "stripe";
+import type { Deps } from "../../src/application/ports/index.ts";
+import { silentLogger } from "../../src/adapters/log.ts";
+import { createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
+import { createStripeClient, createStripeGateway } from "../../src/adapters/payments/stripe-gateway.ts";
+import { cuid2Ids } from "../../src/adapters/system.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { eventually } from "../support/eventually.ts";
+import { aProduct } from "../support/builders.ts";
+import { TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type StripeTestServer, startStripeTestServer } from "../support/stripe-server.ts";
+
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+let database: TestDatabase;
+let stripe: StripeTestServer;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  stripe = await startStripeTestServer();
+});
+beforeEach(() => database.truncate());
+afterAll(async () => {
+  stripe.close();
+  await database.drop();
+});
+
+/** The whole app on PostgreSQL, paying through the Stripe adapter on the test server (or the given processor). */
+function shop(processor: Pick<Deps, "payments" | "tax">["payments"] & Deps["tax"] = createStripeGateway(createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url }), silentLogger)) {
+  return createTestApp({ ...createPgDeps(database.db), payments: processor, tax: processor });
+}
+
+type Shop = ReturnType<typeof shop>;
+
+async function anOrder(t: Shop, quantity = 2) {
+  const sauce = aProduct({ name: "Habanero", price: 1299, inventory: 50 });
+  await t.deps.repos.products.create(sauce);
+  const shopper = await signedInAs(t);
+  const added = await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity }, headers: shopper.headers });
+  expect(added.status).toBe(200);
+  const placed = await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  expect(placed.status).toBe(200);
+  const order = async () => (await t.call("GET", `/api/orders/${placed.body.orderId}`, { headers: shopper.headers })).body;
+  const pay = (paymentMethodId: string, headers: Record<string, string> = {}) =>
+    t.call("POST", "/api/payment", { body: { orderId: placed.body.orderId, paymentMethodId }, headers: { ...shopper.headers, ...headers } });
+  return { sauce, shopper, orderId: placed.body.orderId as string, intentId: (await order()).stripePaymentIntentId as string, order, pay, placed: placed.body };
+}
+
+async function deliver(t: Shop, event: object) {
+  const payload = JSON.stringify(event);
+  const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: TEST_WEBHOOK_SECRET });
+  return t.call("POST", "/api/webhooks/stripe", { body: payload, headers: { "content-type": "application/json", "stripe-signature": signature } });
+}
+
+const auditCount = async (action: string, entityId: string) =>
+  Number((await sql<{ n: string }>`select count(*) as n from audit_log where action = ${action} and entity_id = ${entityId}`.execute(database.db)).rows[0]!.n);
+
+describe("payments on PostgreSQL, through the Stripe adapter", () => {
+  test("20 payments of one order at once: the processor confirms once, one 200 with success, the rest 400 already paid", async () => {
+    const t = shop();
+    const { orderId, pay, order } = await anOrder(t);
+    const confirmationsBefore = stripe.ran("/confirm");
+    const answers = await Promise.all(Array.from({ length: 20 }, () => pay("pm_card_visa")));
+    expect(stripe.ran("/confirm") - confirmationsBefore).toBe(1);
+    expect(answers.filter((a) => a.status === 200 && a.body.success === true)).toHaveLength(1);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused).toHaveLength(19);
+    for (const answer of refused) expect([answer.status, answer.body.error]).toEqual([400, "Order has already been paid"]);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await auditCount("payment.succeeded", orderId)).toBe(1);
+  });
+
+  test("one event delivered 10 times at once, shuffled with others: one state change, one audit entry", async () => {
+    const t = shop();
+    const paid = await anOrder(t);
+    const declined = await anOrder(t);
+    await createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url }).paymentIntents.confirm(paid.intentId, { payment_method: "pm_card_visa" });
+    const success = stripe.event("payment_intent.succeeded", stripe.intents.get(paid.intentId)!);
+    const others = [
+      stripe.event("payment_intent.payment_failed", { ...stripe.intents.get(declined.intentId)!, status: "requires_payment_method" }),
+      stripe.event("customer.created", { id: "cus_1", object: "customer" }),
+      stripe.event("payment_intent.payment_failed", { ...stripe.intents.get(paid.intentId)!, status: "requires_payment_method" }),
+    ];
+    const deliveries = [...Array.from({ length: 10 }, () => success), ...others].sort(() => Math.random() - 0.5);
+    const answers = await Promise.all(deliveries.map((event) => deliver(t, event)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(await paid.order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await declined.order()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
+    const audits = await sql<{ changes: { eventId: string; ignored?: string } }>`select changes from audit_log where action = 'webhook.stripe' and entity_id = ${paid.orderId}`.execute(database.db);
+    expect(audits.rows.filter((r) => r.changes.eventId === success.id)).toHaveLength(1);
+    expect(audits.rows.filter((r) => r.changes.eventId === success.id && !r.changes.ignored)).toHaveLength(1);
+  });
+
+  test("3-D Secure: requires_action leaves the order PENDING; the later payment_intent.succeeded confirms it", async () => {
+    const t = shop();
+    const { pay, order, intentId } = await anOrder(t);
+    const answer = await pay("pm_card_threeDSecure2Required");
+    expect(answer.body).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "requires_action" } });
+    expect(await order()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+    const settled = stripe.completeAction(intentId, true);
+    expect((await deliver(t, stripe.event("payment_intent.succeeded", settled))).status).toBe(200);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+  });
+
+  test("a webhook that arrives before the payment call returns waits for it; one PAID order, one confirmation", async () => {
+    const t = shop();
+    const { orderId, pay, order, intentId } = await anOrder(t);
+    const confirmationsBefore = stripe.ran("/confirm");
+    const held = stripe.holdNext("/confirm");
+    const paying = pay("pm_card_visa");
+    await held.ran;
+    const webhook = deliver(t, stripe.event("payment_intent.succeeded", stripe.intents.get(intentId)!));
+    // The webhook reaches the order's lock, held by the payment still waiting on Stripe, and waits there.
+    await eventually(async () => {
+      const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      expect(Number(waiting.rows[0]!.n)).toBe(1);
+    }, 5_000);
+    held.release();
+    const [paid, received] = await Promise.all([paying, webhook]);
+    expect([paid.status, paid.body.success, received.status]).toEqual([200, true, 200]);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(stripe.ran("/confirm") - confirmationsBefore).toBe(1);
+    expect(await auditCount("payment.succeeded", orderId)).toBe(1);
+  });
+
+  test("a payment call after a webhook already paid the order is 400 and confirms nothing", async () => {
+    const t = shop();
+    const { pay, order, intentId } = await anOrder(t);
+    await createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url }).paymentIntents.confirm(intentId, { payment_method: "pm_card_visa" });
+    await deliver(t, stripe.event("payment_intent.succeeded", stripe.intents.get(intentId)!));
+    const confirmationsBefore = stripe.ran("/confirm");
+    expect(await pay("pm_card_visa")).toMatchObject({ status: 400, body: { error: "Order has already been paid" } });
+    expect(stripe.ran("/confirm")).toBe(confirmationsBefore);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+  });
+
+  test("a repeat with the same Idempotency-Key while the first is still with Stripe is 409; after it, a replay", async () => {
+    const t = shop();
+    const { pay } = await anOrder(t);
+    const held = stripe.holdNext("/confirm");
+    const first = pay("pm_card_visa", { "idempotency-key": "pay-once" });
+    await held.ran;
+    const second = await pay("pm_card_visa", { "idempotency-key": "pay-once" });
+    expect([second.status, second.body.error]).toEqual([409, "A request with this Idempotency-Key is still being processed"]);
+    held.release();
+    const done = await first;
+    const replay = await pay("pm_card_visa", { "idempotency-key": "pay-once" });
+    expect([replay.status, replay.body, replay.headers.get("idempotent-replayed")]).toEqual([200, done.body, "true"]);
+  });
+});
+
+describe("the whole path over HTTP: add to cart, check out, pay with pm_card_visa, the webhook", () => {
+  async function wholePath(t: Shop, succeededEvent: (intentId: string, orderId: string) => object) {
+    const { orderId, intentId, pay, order, sauce, placed } = await anOrder(t, 3);
+    // 3 × 12.99 = 38.97, $6.99 shipping, Texas 6.25 %: 2.44.
+    expect(placed.amount).toBe(48.4);
+    const paid = await pay("pm_card_visa");
+    expect(paid.body).toMatchObject({ success: true, paymentIntent: { id: intentId, status: "succeeded" }, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect((await deliver(t, succeededEvent(intentId, orderId))).status).toBe(200);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", total: 48.4, items: [expect.objectContaining({ productId: sauce.id, quantity: 3 })] });
+    expect((await t.call("GET", `/api/products/${sauce.id}`)).body.data.inventory).toBe(47);
+    expect(await auditCount("webhook.stripe", orderId)).toBe(1);
+  }
+
+  test("against the Stripe adapter on the test server", async () => {
+    await wholePath(shop(), (intentId) => stripe.event("payment_intent.succeeded", stripe.intents.get(intentId)!));
+  });
+
+  test("against the built-in fake processor", async () => {
+    const fake = createFakeProcessor(cuid2Ids.next);
+    await wholePath(shop(fake), (intentId, orderId) => ({
+      id: `evt_${intentId}`,
+      object: "event",
+      type: "payment_intent.succeeded",
+      data: { object: { ...fake.intents.get(intentId), object: "payment_intent", metadata: { orderId } } },
+    }));
+  });
+});
