@@ -27,22 +27,19 @@ function refuseUnpayable(order: Pick<Order, "status" | "paymentStatus">): void {
 }
 
 /**
- * Pays an order (decisions §4): the caller's own (404 unknown, 403 another's), while payable. The
- * order's row is locked for the whole attempt, so payments of one order run one at a time and two
- * can never both confirm. Each attempt is counted and has its own idempotency keys at the
+ * Pays an order (decisions §4): the caller's own (404 unknown, 403 another's), while payable, all
+ * checked under the order's row lock, which is held for the whole attempt: payments of one order
+ * run one at a time, and two can never both confirm. Each attempt is counted and has its own idempotency keys at the
  * processor (a repeated call after a crash replays the processor's answer instead of charging
  * again); an order whose intent was cancelled gets a fresh one. The outcome and its `payment.*`
  * audit entry land in that same transaction. A declined card fails the payment (the order stays
  * payable) and is answered with a 402 naming the decline.
  */
 export async function payOrder(deps: PayDeps, userId: string, request: PaymentRequest, origin: RequestOrigin): Promise<PaymentResult> {
-  const found = await deps.uow.read((db) => db.orders.findById(request.orderId));
-  if (!found) throw new DomainError("order.not_found", "Order not found");
-  if (found.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
-  refuseUnpayable(found);
-
   const { order, intent, outcome } = await deps.uow.transaction(async (tx) => {
-    const order = (await tx.orders.lock(request.orderId))!;
+    const order = await tx.orders.lock(request.orderId);
+    if (!order) throw new DomainError("order.not_found", "Order not found");
+    if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
     refuseUnpayable(order);
     const attempt = order.paymentAttempts + 1;
     const intentId =
