@@ -2,15 +2,16 @@ import { demoCatalog } from "./demo-catalog.ts";
 import { createOutboxWorker } from "./application/mail/outbox-worker.ts";
 import { createHousekeeping } from "./application/system/housekeeping.ts";
 import { makeUseCases } from "./application/use-cases.ts";
+import { messageOf } from "./domain/errors.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { migrateToLatest } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
+import { stripeWebhookVerifier } from "./adapters/payments/stripe-events.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { messageOf } from "./domain/errors.ts";
 
 function readConfig() {
   try {
@@ -56,7 +57,7 @@ function listen(secret: string) {
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    webhooks: { stripeSecret: config.stripeWebhookSecret },
+    webhooks: { stripe: stripeWebhookVerifier(config.stripeWebhookSecret, runtime.deps.clock) },
     session: {
       secret,
       cookieName: config.sessionCookieName,

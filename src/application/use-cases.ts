@@ -71,8 +71,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     receivePaymentEvent: (event: PaymentEvent) => receivePaymentEvent(deps, event),
 
     claimIdempotencyKey: (userId: string, key: string, fingerprint: string) => claimIdempotencyKey(deps, userId, key, fingerprint),
-    keepIdempotentResponse: (userId: string, key: string, response: KeptResponse) => keepIdempotentResponse(deps, userId, key, response),
-    releaseIdempotencyKey: (userId: string, key: string) => releaseIdempotencyKey(deps, userId, key),
+    keepIdempotentResponse: (userId: string, key: string, claimedAt: Date, response: KeptResponse) => keepIdempotentResponse(deps, userId, key, claimedAt, response),
+    releaseIdempotencyKey: (userId: string, key: string, claimedAt: Date) => releaseIdempotencyKey(deps, userId, key, claimedAt),
 
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),

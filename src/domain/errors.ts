@@ -34,7 +34,10 @@ export type ErrorCode =
   | "payment.in_progress"
   | "payment.declined"
   | "order.already_paid"
-  | "order.not_payable";
+  | "order.not_payable"
+  | "webhook.invalid_signature"
+  | "webhook.malformed"
+  | "webhook.not_configured";
 
 export class DomainError extends Error {
   constructor(

@@ -137,6 +137,8 @@ export interface Order {
   stripePaymentIntentId: string | null;
   /** Attempts at paying it so far: each gets its own idempotency keys at the processor. */
   paymentAttempts: number;
+  /** When the attempt now waiting on the processor began; null when none is. */
+  paymentStartedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   items: OrderItem[];
@@ -197,6 +199,7 @@ export function newOrder(fields: NewOrderFields): Order {
     customerNotes: fields.notes,
     stripePaymentIntentId: null,
     paymentAttempts: 0,
+    paymentStartedAt: null,
     createdAt: fields.at,
     updatedAt: fields.at,
     items,

@@ -1,8 +1,39 @@
+import { DomainError } from "./errors.ts";
+import type { Cents } from "./money.ts";
 import type { Order, OrderStatus, PaymentStatus } from "./order.ts";
-import { restocksOn } from "./order.ts";
+import { payability, restocksOn } from "./order.ts";
 
-/** A payment intent's statuses at the processor (Stripe's names). */
-export type IntentStatus = "requires_payment_method" | "requires_confirmation" | "requires_action" | "processing" | "succeeded" | "canceled";
+/** A payment intent's statuses at the processor (Stripe's names; the shop captures automatically, so never requires_capture). */
+export const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+
+/**
+ * How long an attempt may wait on the processor before it counts as abandoned (its process died):
+ * longer than the processor adapter's own worst case (three 20-second tries).
+ */
+export const PAYMENT_ATTEMPT_ABANDONED_MS = 2 * 60_000;
+
+/**
+ * Starts an attempt at paying an order (decisions §4): refused when it is already paid or not
+ * payable (in that order), or while another attempt waits on the processor, or while checkout is
+ * still making its first payment intent. An attempt abandoned by a process that died keeps its
+ * number, so its idempotency keys replay whatever the processor did for it.
+ */
+export function beginPaymentAttempt(
+  order: Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt">,
+  now: Date,
+): { attempt: number } {
+  const why = payability(order);
+  if (why === "order.already_paid") throw new DomainError(why, "Order has already been paid");
+  if (why === "order.not_payable") throw new DomainError(why, "Order cannot be paid in its current status", { status: order.status, paymentStatus: order.paymentStatus });
+  const abandoned = order.paymentStartedAt !== null && now.getTime() - order.paymentStartedAt.getTime() >= PAYMENT_ATTEMPT_ABANDONED_MS;
+  if (order.paymentStartedAt !== null && !abandoned) throw paymentInProgress();
+  // No intent yet and never a failed payment: checkout has not stored its intent yet.
+  if (order.stripePaymentIntentId === null && order.paymentStatus === "PENDING") throw paymentInProgress();
+  return { attempt: abandoned ? Math.max(order.paymentAttempts, 1) : order.paymentAttempts + 1 };
+}
+
+export const paymentInProgress = () => new DomainError("payment.in_progress", "A payment of this order is being processed; try again shortly");
 
 /** Why a card was refused, in the processor's words. */
 export interface Decline {
@@ -12,7 +43,7 @@ export interface Decline {
 
 export type PaymentAuditAction = "payment.succeeded" | "payment.failed" | "payment.requires_action" | "payment.processing";
 
-type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId">;
+type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total">;
 type StateChanges = Partial<Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId">>;
 
 export interface ConfirmationOutcome {
@@ -53,16 +84,27 @@ export function confirmationOutcome(intent: { status: IntentStatus; lastError: D
 
 /** What the processor reports about a payment after the fact (its webhook), in the shop's terms. */
 export type ProcessorEvent =
-  | { kind: "succeeded"; intentId: string }
+  | { kind: "succeeded"; intentId: string; amount: Cents; currency: string }
   | { kind: "failed"; intentId: string }
   | { kind: "canceled"; intentId: string }
   | { kind: "refunded"; intentId: string; fully: boolean };
+
+/**
+ * What an intent, as the processor answered for it, says happened to its payment: a success, a
+ * failed attempt, a cancellation; null while it waits (for a method, an action, the bank).
+ */
+export function eventOfIntent(intent: { id: string; status: IntentStatus; amount: Cents; currency: string; lastError: Decline | null }): ProcessorEvent | null {
+  if (intent.status === "succeeded") return { kind: "succeeded", intentId: intent.id, amount: intent.amount, currency: intent.currency };
+  if (intent.status === "canceled") return { kind: "canceled", intentId: intent.id };
+  if (intent.status === "requires_payment_method" && intent.lastError) return { kind: "failed", intentId: intent.id };
+  return null;
+}
 
 export interface EventEffect {
   changes: StateChanges;
   /** The order's goods go back to stock. */
   restock: boolean;
-  /** Money arrived for an order that had already ended: it goes back to the customer. */
+  /** Money arrived that the order does not need (it had ended, or was paid already): it goes back to the customer. */
   refundLatePayment: boolean;
   /** Why nothing changed, when nothing does. */
   ignored: string | null;
@@ -76,16 +118,25 @@ const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
 /**
  * A processor event applied to an order, monotonically (decisions §8): whatever order events
  * arrive in, and however often, the order ends where the payment really is. A paid order never
- * goes back; a refund is final; a failure of an intent the order no longer uses is stale. A
+ * goes back; a refund is final; a failure of an intent the order no longer uses is stale; a
+ * success moves only a PENDING order to CONFIRMED (staff may have moved an unpaid order on). A
  * refund that arrives before the payment's own success still ends the order REFUNDED with its
- * stock back, as the two in order would have.
+ * stock back, as the two in order would have. Money for the wrong amount is never applied; money
+ * the order does not need (it ended, or another intent paid it) is sent back.
  */
 export function processorEventEffect(order: PaymentState, event: ProcessorEvent): EventEffect {
   switch (event.kind) {
-    case "succeeded":
-      if (SETTLED.includes(order.paymentStatus)) return ignore(`payment is already ${order.paymentStatus}`);
+    case "succeeded": {
+      if (event.amount !== order.total || event.currency !== "usd") {
+        return ignore(`paid ${event.amount} ${event.currency}, but the order's total is ${order.total} usd: flagged, not applied`);
+      }
+      const another = order.stripePaymentIntentId !== null && order.stripePaymentIntentId !== event.intentId;
+      if (SETTLED.includes(order.paymentStatus)) {
+        return another && order.paymentStatus === "PAID" ? effect({}, { refundLatePayment: true }) : ignore(`payment is already ${order.paymentStatus}`);
+      }
       if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId }, { refundLatePayment: true });
-      return effect({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: event.intentId });
+      return effect({ ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}), paymentStatus: "PAID", stripePaymentIntentId: event.intentId });
+    }
     case "failed":
     case "canceled": {
       if (SETTLED.includes(order.paymentStatus)) return ignore(`payment is already ${order.paymentStatus}`);
@@ -98,7 +149,8 @@ export function processorEventEffect(order: PaymentState, event: ProcessorEvent)
     case "refunded":
       if (!event.fully) return ignore("a partial refund leaves the order as it is");
       if (order.paymentStatus === "REFUNDED") return ignore("payment is already REFUNDED");
-      if (order.status === "CANCELLED") return effect({ paymentStatus: "REFUNDED" });
+      // An order that already ended put its goods back then.
+      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED" });
       return effect({ status: "REFUNDED", paymentStatus: "REFUNDED" }, { restock: restocksOn(order.status, "REFUNDED") });
   }
 }

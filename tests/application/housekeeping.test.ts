@@ -27,16 +27,16 @@ test("housekeeping deletes the sessions that have ended, signed out or expired, 
 test("housekeeping deletes idempotency keys past their 24 hours, and only those", async () => {
   const deps = createMemoryDeps();
   const user = await register(deps, { email: "ada@example.com", password: "correct horse" }, NO_ORIGIN, "https://shop.example.com");
-  await claimIdempotencyKey(deps, user.id, "old", "A");
-  await keepIdempotentResponse(deps, user.id, "old", { status: 200, body: {} });
+  const old = await claimIdempotencyKey(deps, user.id, "old", "A");
+  await keepIdempotentResponse(deps, user.id, "old", (old as { claimedAt: Date }).claimedAt, { status: 200, body: {} });
   deps.clock.advance(23 * 3600 * 1000);
-  await claimIdempotencyKey(deps, user.id, "young", "A");
-  await keepIdempotentResponse(deps, user.id, "young", { status: 200, body: {} });
+  const young = await claimIdempotencyKey(deps, user.id, "young", "A");
+  await keepIdempotentResponse(deps, user.id, "young", (young as { claimedAt: Date }).claimedAt, { status: 200, body: {} });
   deps.clock.advance(3600 * 1000);
   const housekeeping = createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
   expect((await housekeeping.runOnce()).idempotencyKeysPurged).toBe(1);
   expect(await claimIdempotencyKey(deps, user.id, "young", "A")).toEqual({ kind: "replay", response: { status: 200, body: {} } });
-  expect(await claimIdempotencyKey(deps, user.id, "old", "B")).toEqual({ kind: "claimed" });
+  expect(await claimIdempotencyKey(deps, user.id, "old", "B")).toMatchObject({ kind: "claimed" });
 });
 
 test("the access cache forgets what it has not used for 30 seconds, so it never grows past the callers of the last half minute", async () => {

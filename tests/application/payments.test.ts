@@ -3,10 +3,11 @@ import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { type PaymentEvent, receivePaymentEvent } from "../../src/application/payments/receive-payment-event.ts";
-import type { ProcessorEvent } from "../../src/domain/payment.ts";
+import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent } from "../../src/domain/payment.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
+import { eventually } from "../support/eventually.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "payments-test" };
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
@@ -64,7 +65,7 @@ describe("paying an order (decisions §4)", () => {
     expect(result).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "requires_action", clientSecret: expect.stringContaining("_secret_") }, order: { status: "PENDING", paymentStatus: "PENDING" } });
     expect((await deps.repos.audit.list({ action: "payment.requires_action" }))).toHaveLength(1);
     deps.processor.completeAction(intentId, true);
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_3ds", "payment_intent.succeeded", { kind: "succeeded", intentId }, placed.orderId))).toBe("applied");
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_3ds", "payment_intent.succeeded", { kind: "succeeded", intentId, amount: placed.amount, currency: "usd" }, placed.orderId))).toBe("applied");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
   });
 
@@ -80,16 +81,37 @@ describe("paying an order (decisions §4)", () => {
     expect((await stored()).stripePaymentIntentId).toBe(fresh.paymentIntent.id);
   });
 
-  test("an unknown payment method or a processor failure changes nothing: not even the attempt count", async () => {
+  test("an unknown payment method or a processor failure changes nothing but the attempt count: the order is payable again at once", async () => {
     const { deps, stored, pay } = await anOrder();
-    expect((await domainErrorOf(pay("pm_card_bogus"))).code).toBe("payment.invalid_method");
+    expect(await domainErrorOf(pay("pm_card_bogus"))).toMatchObject({ code: "payment.invalid_method", message: "No such payment method: 'pm_card_bogus'" });
     const down = { ...deps, payments: { ...deps.payments, confirmIntent: () => Promise.reject(new Error("connection reset")) } };
     expect(await pay("pm_card_visa", undefined, down as MemoryDeps).catch((e: Error) => e.message)).toBe("connection reset");
-    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 0 });
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 2, paymentStartedAt: null });
     expect(await deps.repos.audit.list({ entityType: "order", action: "payment.failed" })).toEqual([]);
+    expect((await pay("pm_card_visa")).success).toBe(true);
   });
 
-  test("a crash after the processor confirmed: the retry replays the processor's answer (same key), so the card is charged once", async () => {
+  test("no connection waits on the processor: a second payment while the first is with it is 409, not a queue", async () => {
+    const { deps, stored, pay } = await anOrder();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = { ...deps, payments: { ...deps.payments, confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await held, deps.payments.confirmIntent(...args)) } };
+    const first = pay("pm_card_visa", undefined, slow as MemoryDeps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
+    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "payment.in_progress", message: "A payment of this order is being processed; try again shortly" });
+    release();
+    expect((await first).success).toBe(true);
+    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid" });
+  });
+
+  test("an order whose checkout has not stored its payment intent yet cannot be paid yet (409): it would get a second intent", async () => {
+    const { deps, placed, pay } = await anOrder();
+    await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: null, updatedAt: new Date() });
+    expect((await domainErrorOf(pay("pm_card_visa"))).code).toBe("payment.in_progress");
+    expect(deps.processor.intents.size).toBe(1);
+  });
+
+  test("a crash after the processor confirmed: once the attempt counts as abandoned, the retry replays the processor's answer (same key)", async () => {
     const { deps, stored, pay, intentId } = await anOrder();
     const confirmations: string[] = [];
     let crash = true;
@@ -100,7 +122,10 @@ describe("paying an order (decisions §4)", () => {
     };
     expect(await pay("pm_card_visa", undefined, flaky as MemoryDeps).catch((e: Error) => e.message)).toBe("the database went away");
     expect([deps.processor.intents.get(intentId)?.status, (await stored()).paymentStatus]).toEqual(["succeeded", "PENDING"]);
+    expect((await domainErrorOf(pay("pm_card_visa", undefined, flaky as MemoryDeps))).code).toBe("payment.in_progress");
+    deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
     expect((await pay("pm_card_visa", undefined, flaky as MemoryDeps)).success).toBe(true);
+    expect(confirmations).toHaveLength(2);
     expect(new Set(confirmations).size).toBe(1);
   });
 });
@@ -114,10 +139,26 @@ function stripeEvent(eventId: string, type: string, payment: ProcessorEvent | nu
 }
 
 describe("payment events from the processor (decisions §8)", () => {
+  test("an unpaid order staff moved on keeps its status when its payment arrives; a second intent's money for a paid order is refunded", async () => {
+    const { deps, placed, stored, intentId } = await anOrder();
+    await deps.repos.orders.update(placed.orderId, { status: "SHIPPED", trackingNumber: "1Z-FIRST", updatedAt: new Date() });
+    await deps.processor.confirmIntent(intentId, "pm_card_visa", "late-3ds");
+    const paid = { kind: "succeeded" as const, intentId, amount: placed.amount, currency: "usd" };
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_a", "payment_intent.succeeded", paid, placed.orderId))).toBe("applied");
+    expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", trackingNumber: "1Z-FIRST" });
+
+    const second = await deps.processor.createIntent({ amount: placed.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "a-second-intent" });
+    await deps.processor.confirmIntent(second.id, "pm_card_visa", "second-charge");
+    expect(await receivePaymentEvent(deps, stripeEvent("evt_b", "payment_intent.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("applied");
+    expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: second.id, amount: placed.amount })]);
+    expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: intentId });
+  });
+
+
   test("applied once: a redelivery is a duplicate, with one state change and one audit entry", async () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "client-side");
-    const event = stripeEvent("evt_1", "payment_intent.succeeded", { kind: "succeeded", intentId }, placed.orderId);
+    const event = stripeEvent("evt_1", "payment_intent.succeeded", { kind: "succeeded", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
     expect(await receivePaymentEvent(deps, event)).toBe("applied");
     expect(await receivePaymentEvent(deps, event)).toBe("duplicate");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
@@ -130,7 +171,7 @@ describe("payment events from the processor (decisions §8)", () => {
     const { deps, stored, intentId } = await anOrder();
     expect(await receivePaymentEvent(deps, stripeEvent("evt_2", "payment_intent.payment_failed", { kind: "failed", intentId }))).toBe("applied");
     expect((await stored()).paymentStatus).toBe("FAILED");
-    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", { kind: "succeeded", intentId: "pi_not_ours" });
+    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", { kind: "succeeded", intentId: "pi_not_ours", amount: 100, currency: "usd" });
     expect(await receivePaymentEvent(deps, stranger)).toBe("order_not_found");
     expect(await receivePaymentEvent(deps, stranger)).toBe("duplicate");
   });
@@ -156,7 +197,7 @@ describe("payment events from the processor (decisions §8)", () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", updatedAt: new Date() });
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "late");
-    const event = stripeEvent("evt_7", "payment_intent.succeeded", { kind: "succeeded", intentId }, placed.orderId);
+    const event = stripeEvent("evt_7", "payment_intent.succeeded", { kind: "succeeded", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
     const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new Error("Stripe is down")) } };
     expect(await receivePaymentEvent(refusing as MemoryDeps, event).catch((e: Error) => e.message)).toBe("Stripe is down");
     expect(deps.state.webhookEvents.size).toBe(0);

@@ -16,52 +16,62 @@ export function idempotencyKeysContract(target: () => ContractTarget) {
     }
     const claim = (userId: string, key: string, fingerprint: string, now = 0) =>
       target().uow.transaction((tx) => tx.idempotency.claim({ userId, key, fingerprint, now: at(now), expiresAt: at(now + DAY), staleBefore: at(now - 5) }));
+    /** Claims, and keeps the response under the claim. */
+    const answered = async (userId: string, key: string, response: { status: number; body: unknown }, now = 0) => {
+      const claimed = await claim(userId, key, "A", now);
+      if (claimed.kind !== "claimed") throw new Error(`not claimed: ${claimed.kind}`);
+      await keys().keep(userId, key, claimed.claimedAt, response);
+    };
 
     test("a new key is claimed; while its request runs the same request is in flight, another is a mismatch", async () => {
       const user = await aUserId();
-      expect(await claim(user, "k1", "A")).toEqual({ kind: "claimed" });
+      expect(await claim(user, "k1", "A")).toEqual({ kind: "claimed", claimedAt: expect.any(Date) });
       expect(await claim(user, "k1", "A", 1)).toEqual({ kind: "in_flight" });
       expect(await claim(user, "k1", "B", 1)).toEqual({ kind: "mismatch" });
     });
 
     test("a kept response is replayed whole to the same request for a day, and then the key is free again", async () => {
       const user = await aUserId();
-      await claim(user, "k1", "A");
       const response = { status: 402, body: { error: "Your card was declined.", details: { code: "card_declined", declineCode: null } } };
-      await keys().keep(user, "k1", response);
+      await answered(user, "k1", response);
       expect(await claim(user, "k1", "A", 60)).toEqual({ kind: "replay", response });
       expect(await claim(user, "k1", "B", 60)).toEqual({ kind: "mismatch" });
-      expect(await claim(user, "k1", "B", DAY)).toEqual({ kind: "claimed" });
+      expect(await claim(user, "k1", "B", DAY)).toEqual({ kind: "claimed", claimedAt: expect.any(Date) });
     });
 
     test("keys are each user's own", async () => {
       const [ada, bob] = [await aUserId(), await aUserId()];
-      expect(await claim(ada, "shared", "A")).toEqual({ kind: "claimed" });
-      expect(await claim(bob, "shared", "B")).toEqual({ kind: "claimed" });
+      expect(await claim(ada, "shared", "A")).toEqual({ kind: "claimed", claimedAt: expect.any(Date) });
+      expect(await claim(bob, "shared", "B")).toEqual({ kind: "claimed", claimedAt: expect.any(Date) });
     });
 
     test("a released key (its request failed and changed nothing) is free at once; a kept one is not released", async () => {
       const user = await aUserId();
       await claim(user, "k1", "A");
-      await keys().release(user, "k1");
-      expect(await claim(user, "k1", "B")).toEqual({ kind: "claimed" });
-      await keys().keep(user, "k1", { status: 200, body: { ok: true } });
-      await keys().release(user, "k1");
+      await keys().release(user, "k1", at(0));
+      const second = await claim(user, "k1", "B");
+      expect(second).toEqual({ kind: "claimed", claimedAt: at(0) });
+      await keys().keep(user, "k1", at(0), { status: 200, body: { ok: true } });
+      await keys().release(user, "k1", at(0));
       expect(await claim(user, "k1", "B", 1)).toEqual({ kind: "replay", response: { status: 200, body: { ok: true } } });
     });
 
-    test("a claim whose request never finished may be taken over once it is stale", async () => {
+    test("a claim whose request never finished may be taken over once it is stale; the first request, finishing late, then changes nothing", async () => {
       const user = await aUserId();
       await claim(user, "k1", "A");
       expect(await claim(user, "k1", "A", 4)).toEqual({ kind: "in_flight" });
-      expect(await claim(user, "k1", "A", 6)).toEqual({ kind: "claimed" });
+      expect(await claim(user, "k1", "A", 6)).toEqual({ kind: "claimed", claimedAt: at(6) });
+      await keys().keep(user, "k1", at(0), { status: 200, body: { late: true } });
+      await keys().release(user, "k1", at(0));
+      expect(await claim(user, "k1", "A", 7)).toEqual({ kind: "in_flight" });
+      await keys().keep(user, "k1", at(6), { status: 200, body: { mine: true } });
+      expect(await claim(user, "k1", "A", 8)).toEqual({ kind: "replay", response: { status: 200, body: { mine: true } } });
     });
 
     test("purgeExpired deletes the keys past their day and says how many", async () => {
       const user = await aUserId();
       await claim(user, "old", "A");
-      await claim(user, "new", "A", 60);
-      await keys().keep(user, "new", { status: 200, body: {} });
+      await answered(user, "new", { status: 200, body: {} }, 60);
       expect(await keys().purgeExpired(at(DAY + 1))).toBe(1);
       expect(await claim(user, "new", "B", DAY + 1)).toEqual({ kind: "mismatch" });
     });

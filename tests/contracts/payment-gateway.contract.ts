@@ -77,8 +77,12 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
       expect(await gateway().retrieveIntent(refused.id)).toMatchObject({ status: "requires_payment_method", lastError: { code: "payment_intent_authentication_failure" } });
     });
 
-    test("an unknown payment method is the caller's mistake: payment.invalid_method", async () => {
-      expect((await domainErrorOf(confirm(await anIntent(), "pm_card_bogus"))).code).toBe("payment.invalid_method");
+    test("an unknown payment method is the caller's mistake: payment.invalid_method, named", async () => {
+      expect(await domainErrorOf(confirm(await anIntent(), "pm_card_bogus"))).toMatchObject({
+        code: "payment.invalid_method",
+        message: "No such payment method: 'pm_card_bogus'",
+        details: { paymentMethodId: "pm_card_bogus" },
+      });
     });
 
     test("an intent past confirming is answered as it is: succeeded stays succeeded, canceled stays canceled", async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import type { Order } from "../../src/domain/order.ts";
-import { type ProcessorEvent, confirmationOutcome, processorEventEffect } from "../../src/domain/payment.ts";
+import { ORDER_STATUSES, type Order } from "../../src/domain/order.ts";
+import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent, beginPaymentAttempt, confirmationOutcome, eventOfIntent, processorEventEffect } from "../../src/domain/payment.ts";
 
-type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId">;
-const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1" };
+type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total">;
+const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079 };
 
 describe("what a confirmation means for a payable order (decisions §4)", () => {
   test("succeeded: CONFIRMED and PAID, success", () => {
@@ -56,7 +56,7 @@ function permutations<T>(items: T[]): T[][] {
 }
 
 describe("processor events, applied monotonically (decisions §8)", () => {
-  const succeeded: ProcessorEvent = { kind: "succeeded", intentId: "pi_1" };
+  const succeeded: ProcessorEvent = { kind: "succeeded", intentId: "pi_1", amount: 2079, currency: "usd" };
   const failed: ProcessorEvent = { kind: "failed", intentId: "pi_1" };
   const canceled: ProcessorEvent = { kind: "canceled", intentId: "pi_1" };
   const refunded: ProcessorEvent = { kind: "refunded", intentId: "pi_1", fully: true };
@@ -67,7 +67,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a paid order never goes back: a failure or cancellation after the success changes nothing", () => {
     for (const late of [failed, canceled]) {
-      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1" } as const;
+      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079 } as const;
       expect(processorEventEffect(paid, late)).toMatchObject({ changes: {}, ignored: "payment is already PAID" });
     }
   });
@@ -88,17 +88,17 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("a refund after shipping keeps the goods out of stock", () => {
-    const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1" } as const;
+    const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079 } as const;
     expect(processorEventEffect(shipped, refunded)).toEqual({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED" }, restock: false, refundLatePayment: false, ignored: null });
   });
 
   test("a partial refund leaves the order as it is", () => {
-    const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1" } as const;
+    const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079 } as const;
     expect(processorEventEffect(paid, { ...refunded, fully: false })).toMatchObject({ changes: {}, restock: false, ignored: "a partial refund leaves the order as it is" });
   });
 
   test("money for an order that already ended is sent back, and the order stays ended", () => {
-    const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1" } as const;
+    const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079 } as const;
     expect(processorEventEffect(expired, succeeded)).toEqual({
       changes: { paymentStatus: "REFUNDED", stripePaymentIntentId: "pi_1" },
       restock: false,
@@ -119,7 +119,84 @@ describe("processor events, applied monotonically (decisions §8)", () => {
     expect(processorEventEffect({ ...pending, stripePaymentIntentId: null }, canceled)).toMatchObject({ changes: {}, ignored: "not the order's current payment intent" });
   });
 
+  test("a success moves only a PENDING order to CONFIRMED: an unpaid order staff moved on keeps its status, whatever order events arrive in", () => {
+    for (const status of ["CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED"] as const) {
+      const movedOn: State = { ...pending, status };
+      expect(processorEventEffect(movedOn, succeeded)).toMatchObject({ changes: { paymentStatus: "PAID", stripePaymentIntentId: "pi_1" }, ignored: null });
+      expect(processorEventEffect(movedOn, succeeded).changes).not.toHaveProperty("status");
+      const ends = new Set(permutations([succeeded, succeeded, failed]).map((order) => JSON.stringify(settle(movedOn, order))));
+      expect([...ends]).toEqual([JSON.stringify({ ...movedOn, paymentStatus: "PAID", restocked: 0, refundedLate: 0 })]);
+    }
+  });
+
+  test("from every status, every order of the events ends the same, and no status is left for an earlier one", () => {
+    const rank = (s: string) => ORDER_STATUSES.indexOf(s as (typeof ORDER_STATUSES)[number]);
+    for (const status of ORDER_STATUSES) {
+      for (const paymentStatus of ["PENDING", "FAILED"] as const) {
+        const start: State = { ...pending, status, paymentStatus };
+        const ends = permutations([succeeded, refunded, failed, canceled]).map((order) => {
+          let state = { ...start, restocked: 0, refundedLate: 0 };
+          for (const event of order) {
+            const next = settle(state, [event]);
+            if (state.status !== "CANCELLED" && state.status !== "REFUNDED" && next.status !== state.status) expect(rank(next.status)).toBeGreaterThan(rank(state.status));
+            state = { ...next, restocked: state.restocked + next.restocked, refundedLate: state.refundedLate + next.refundedLate };
+          }
+          return JSON.stringify({ status: state.status, paymentStatus: state.paymentStatus, restocked: state.restocked });
+        });
+        expect(new Set(ends).size).toBe(1);
+      }
+    }
+  });
+
+  test("money for another amount or currency is flagged, never applied", () => {
+    expect(processorEventEffect(pending, { ...succeeded, amount: 1 })).toMatchObject({ changes: {}, ignored: "paid 1 usd, but the order's total is 2079 usd: flagged, not applied" });
+    expect(processorEventEffect(pending, { ...succeeded, currency: "eur" }).ignored).toContain("flagged, not applied");
+  });
+
+  test("a second intent's money for an order already paid is sent back", () => {
+    const paid = { ...pending, status: "CONFIRMED", paymentStatus: "PAID" } as const;
+    expect(processorEventEffect(paid, { ...succeeded, intentId: "pi_2" })).toEqual({ changes: {}, restock: false, refundLatePayment: true, ignored: null });
+    expect(processorEventEffect(paid, succeeded)).toMatchObject({ refundLatePayment: false, ignored: "payment is already PAID" });
+  });
+
   test("a failure of an order that is no longer pending changes nothing", () => {
     expect(processorEventEffect({ ...pending, status: "CANCELLED" }, failed)).toMatchObject({ changes: {}, ignored: "order is CANCELLED" });
+  });
+});
+
+describe("starting an attempt at paying", () => {
+  const now = new Date("2026-11-23T12:00:00Z");
+  const order = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", paymentAttempts: 0, paymentStartedAt: null } as const;
+
+  test("the next attempt is counted", () => {
+    expect(beginPaymentAttempt(order, now)).toEqual({ attempt: 1 });
+    expect(beginPaymentAttempt({ ...order, paymentStatus: "FAILED", paymentAttempts: 2 }, now)).toEqual({ attempt: 3 });
+  });
+
+  test("refused in decisions §4's order: already paid, then not payable", () => {
+    expect(() => beginPaymentAttempt({ ...order, status: "CONFIRMED", paymentStatus: "PAID" }, now)).toThrow("Order has already been paid");
+    expect(() => beginPaymentAttempt({ ...order, status: "CANCELLED" }, now)).toThrow("Order cannot be paid in its current status");
+  });
+
+  test("while another attempt waits on the processor, or checkout has not stored its intent yet, it is in progress (409)", () => {
+    const waiting = { ...order, paymentAttempts: 1, paymentStartedAt: new Date(now.getTime() - 1_000) };
+    expect(() => beginPaymentAttempt(waiting, now)).toThrow("A payment of this order is being processed; try again shortly");
+    expect(() => beginPaymentAttempt({ ...order, stripePaymentIntentId: null }, now)).toThrow("A payment of this order is being processed");
+    expect(beginPaymentAttempt({ ...order, stripePaymentIntentId: null, paymentStatus: "FAILED", paymentAttempts: 1 }, now)).toEqual({ attempt: 2 });
+  });
+
+  test("an attempt abandoned by a process that died is taken over under its own number, so its keys replay the processor's answer", () => {
+    const abandoned = { ...order, paymentAttempts: 4, paymentStartedAt: new Date(now.getTime() - PAYMENT_ATTEMPT_ABANDONED_MS) };
+    expect(beginPaymentAttempt(abandoned, now)).toEqual({ attempt: 4 });
+  });
+});
+
+describe("what an intent says happened", () => {
+  const intent = { id: "pi_1", amount: 2079, currency: "usd", lastError: null };
+  test("succeeded, canceled and a declined attempt are events; waiting is none", () => {
+    expect(eventOfIntent({ ...intent, status: "succeeded" })).toEqual({ kind: "succeeded", intentId: "pi_1", amount: 2079, currency: "usd" });
+    expect(eventOfIntent({ ...intent, status: "canceled" })).toEqual({ kind: "canceled", intentId: "pi_1" });
+    expect(eventOfIntent({ ...intent, status: "requires_payment_method", lastError: { code: "card_declined", declineCode: null } })).toEqual({ kind: "failed", intentId: "pi_1" });
+    for (const status of ["requires_payment_method", "requires_action", "processing"] as const) expect(eventOfIntent({ ...intent, status })).toBeNull();
   });
 });

@@ -153,12 +153,17 @@ describe("POST /api/webhooks/stripe", () => {
     const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret, ...(timestamp ? { timestamp } : {}) });
     return app.call("POST", "/api/webhooks/stripe", { body: payload, headers: { "content-type": "application/json", "stripe-signature": signature } });
   };
-  const succeeded = (intentId: string, orderId: string, id = "evt_paid") => ({ id, object: "event", type: "payment_intent.succeeded", data: { object: { id: intentId, object: "payment_intent", metadata: { orderId } } } });
+  const succeeded = (intentId: string, orderId: string, amount = 3296, id = "evt_paid") => ({
+    id,
+    object: "event",
+    type: "payment_intent.succeeded",
+    data: { object: { id: intentId, object: "payment_intent", amount, amount_received: amount, currency: "usd", metadata: { orderId } } },
+  });
 
   test("a signed payment_intent.succeeded pays the order once, however often it is delivered", async () => {
     const { orderId } = await anOrder();
-    const intentId = (await t.deps.repos.orders.findById(orderId))!.stripePaymentIntentId!;
-    for (let i = 0; i < 3; i++) expect(await deliver(succeeded(intentId, orderId))).toMatchObject({ status: 200, body: { received: true } });
+    const { stripePaymentIntentId, total } = (await t.deps.repos.orders.findById(orderId))!;
+    for (let i = 0; i < 3; i++) expect(await deliver(succeeded(stripePaymentIntentId!, orderId, total))).toMatchObject({ status: 200, body: { received: true } });
     expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await t.deps.repos.audit.list({ action: "webhook.stripe" })).toHaveLength(1);
   });
@@ -168,8 +173,26 @@ describe("POST /api/webhooks/stripe", () => {
     const event = succeeded("pi_x", orderId);
     expect(await deliver(event, { secret: "whsec_someone_else" })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
     expect(await deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 600 })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    // A signature dated ahead would stay replayable until its time: refused as well.
+    expect(await deliver(event, { timestamp: Math.floor(Date.now() / 1000) + 3600 })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
     expect((await t.call("POST", "/api/webhooks/stripe", { body: JSON.stringify(event), headers: { "content-type": "application/json" } })).status).toBe(400);
     expect(await deliver({ id: "evt_other", object: "event", type: "customer.created", data: { object: { id: "cus_1" } } })).toMatchObject({ status: 200, body: { received: true } });
+    expect(t.deps.state.webhookEvents.size).toBe(0);
+  });
+
+  test("a signed event whose parts are not as Stripe sends them is 400 Malformed event, never a 500", async () => {
+    const { orderId } = await anOrder();
+    for (const event of [
+      null,
+      { id: "evt_no_data", type: "payment_intent.succeeded" },
+      { id: "evt_null_object", type: "payment_intent.succeeded", data: { object: null } },
+      { type: "payment_intent.succeeded", data: { object: {} } },
+      { id: "evt_nul\u0000", type: "payment_intent.succeeded", data: { object: {} } },
+      succeeded("pi_nul\u0000", orderId),
+      { id: "evt_refund", type: "charge.refunded", data: { object: { payment_intent: "pi_1", amount: "3296", amount_refunded: 3296, refunded: "yes" } } },
+    ]) {
+      expect(await deliver(event as object)).toMatchObject({ status: 400, body: { error: "Malformed event" } });
+    }
     expect(t.deps.state.webhookEvents.size).toBe(0);
   });
 

@@ -3,6 +3,8 @@ import { createApp } from "../../src/adapters/http/app.ts";
 import { type Logger, silentLogger } from "../../src/adapters/log.ts";
 import type { Deps, Repositories } from "../../src/application/ports/index.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { stripeWebhookVerifier } from "../../src/adapters/payments/stripe-events.ts";
+import { systemClock } from "../../src/adapters/system.ts";
 
 export interface CallOptions {
   body?: unknown;
@@ -54,7 +56,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     publicUrl,
     trustProxy: options.trustProxy ?? true,
     corsOrigins: options.corsOrigins ?? [],
-    webhooks: { stripeSecret: options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret },
+    webhooks: { stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock) },
     session: {
       secret: TEST_SECRET,
       cookieName: SESSION_COOKIE,

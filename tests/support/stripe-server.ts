@@ -49,6 +49,7 @@ export async function startStripeTestServer() {
   const calls: Array<{ method: string; path: string; idempotencyKey: string | null; replayed: boolean }> = [];
   let failures: { remaining: number; status: number } = { remaining: 0, status: 500 };
   const holds: Array<{ pathEnd: string; ran: () => void; released: Promise<void> }> = [];
+  const running = new Set<string>();
 
   function createIntent(p: Json): Answer {
     const amount = Number(p.amount);
@@ -115,7 +116,7 @@ export async function startStripeTestServer() {
     const decline = DECLINES[method];
     if (decline) {
       const chargeId = charge(intent, intent.payment_method, false);
-      const lastError = { type: "card_error", code: "card_declined", ...decline, charge: chargeId };
+      const lastError = { type: "card_error", code: "card_declined", ...decline, charge: chargeId, payment_method: { id: intent.payment_method, object: "payment_method", type: "card" } };
       Object.assign(intent, { status: "requires_payment_method", last_payment_error: lastError, latest_charge: chargeId, payment_method: null });
       return error(402, { ...lastError, payment_intent: structuredClone(intent) });
     }
@@ -194,6 +195,11 @@ export async function startStripeTestServer() {
       const params = parse(request.method === "GET" ? url.search.slice(1) : text, { depth: 10, arrayLimit: 100 }) as Json;
       const key = request.headers.get("idempotency-key");
       const fingerprint = `${request.method} ${url.pathname} ${text}`;
+      // Stripe refuses a key while its first request still runs; stripe-node retries that 409.
+      if (key && running.has(key)) {
+        calls.push({ method: request.method, path: url.pathname, idempotencyKey: key, replayed: false });
+        return respond(error(409, { type: "idempotency_error", code: "idempotency_key_in_use", message: "There is currently another in-progress request using this Stripe-Idempotency-Key." }));
+      }
       const kept = key ? replays.get(key) : undefined;
       calls.push({ method: request.method, path: url.pathname, idempotencyKey: key, replayed: Boolean(kept && kept.fingerprint === fingerprint) });
       if (kept) {
@@ -208,13 +214,16 @@ export async function startStripeTestServer() {
         return respond(error(failures.status, { type: "api_error", message: "An unknown error occurred" }));
       }
       const answer = route(request.method, url.pathname, params);
-      if (key && request.method === "POST") replays.set(key, { fingerprint, answer });
       const hold = holds.findIndex((h) => url.pathname.endsWith(h.pathEnd));
       if (hold >= 0) {
         const [{ ran, released }] = holds.splice(hold, 1) as [(typeof holds)[number]];
+        if (key) running.add(key);
         ran();
         await released;
+        if (key) running.delete(key);
       }
+      // As Stripe: a request whose parameters failed validation keeps no result for its key.
+      if (key && request.method === "POST" && !answer.body.error?.param) replays.set(key, { fingerprint, answer });
       return respond(answer);
     },
   });

@@ -22,7 +22,7 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
         )
         .returning("key")
         .execute();
-      if (claimed.length > 0) return { kind: "claimed" };
+      if (claimed.length > 0) return { kind: "claimed", claimedAt: now };
       const held = await db
         .selectFrom("idempotency_keys")
         .select(["fingerprint", "response_status", "response_body"])
@@ -36,17 +36,24 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
       return { kind: "replay", response: { status: held.response_status, body: held.response_body } };
     },
 
-    async keep(userId, key, response) {
+    async keep(userId, key, claimedAt, response) {
       await db
         .updateTable("idempotency_keys")
         .set({ response_status: response.status, response_body: JSON.stringify(response.body) })
         .where("user_id", "=", userId)
         .where("key", "=", key)
+        .where("created_at", "=", claimedAt)
         .execute();
     },
 
-    async release(userId, key) {
-      await db.deleteFrom("idempotency_keys").where("user_id", "=", userId).where("key", "=", key).where("response_status", "is", null).execute();
+    async release(userId, key, claimedAt) {
+      await db
+        .deleteFrom("idempotency_keys")
+        .where("user_id", "=", userId)
+        .where("key", "=", key)
+        .where("created_at", "=", claimedAt)
+        .where("response_status", "is", null)
+        .execute();
     },
 
     async purgeExpired(now) {

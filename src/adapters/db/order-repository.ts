@@ -1,4 +1,5 @@
 import { type Selectable, sql } from "kysely";
+import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Address } from "../../domain/address.ts";
 import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
 import type { OrderRepository } from "../../application/ports/orders.ts";
@@ -27,6 +28,7 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
     customerNotes: row.customer_notes,
     stripePaymentIntentId: row.stripe_payment_intent_id,
     paymentAttempts: row.payment_attempts,
+    paymentStartedAt: row.payment_started_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items,
@@ -73,13 +75,35 @@ const itemsOf = compileOnce((db, orderIds: string[]) =>
     .orderBy("order_items.position"),
 );
 
-// On the checkout's path: one statement, whose row lock and re-checked condition keep an order cancelled meanwhile without an intent.
+// On the checkout's path: one statement, whose row lock and re-checked condition keep an order cancelled
+// meanwhile, or one that somehow has an intent already, from getting this one.
 const attachIntent = compileOnce((db, id: string, intentId: string, at: Date) =>
-  db.updateTable("orders").set({ stripe_payment_intent_id: intentId, updated_at: at }).where("id", "=", id).where("status", "=", "PENDING").returning("id"),
+  db
+    .updateTable("orders")
+    .set({ stripe_payment_intent_id: intentId, updated_at: at })
+    .where("id", "=", id)
+    .where("status", "=", "PENDING")
+    .where("stripe_payment_intent_id", "is", null)
+    .returning("id"),
 );
 const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));
-const byIdLocked = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id).forUpdate());
-const byIdLockedOrSkipped = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id).forUpdate().skipLocked());
+// A locked order comes with its items in the same statement (the lock covers the orders row only).
+const lockedRow = (db: Db, id: string) =>
+  db
+    .selectFrom("orders")
+    .selectAll("orders")
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom("order_items")
+          .select(["id", "product_id", "product_name", "product_sku", "product_image", "quantity", "unit_price_cents", "total_price_cents"])
+          .whereRef("order_items.order_id", "=", "orders.id")
+          .orderBy("order_items.position"),
+      ).as("items"),
+    )
+    .where("orders.id", "=", id);
+const byIdLocked = compileOnce((db, id: string) => lockedRow(db, id).forUpdate());
+const byIdLockedOrSkipped = compileOnce((db, id: string) => lockedRow(db, id).forUpdate().skipLocked());
 
 export function createPgOrderRepository(db: Db): OrderRepository {
   async function withItems(rows: OrderRow[]): Promise<OrderView[]> {
@@ -156,8 +180,17 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     async lock(id, options = {}) {
       const [row] = options.skipLocked ? await byIdLockedOrSkipped(db, id) : await byIdLocked(db, id);
       if (!row) return null;
-      const [view] = await withItems([row]);
-      return view ? { ...view, items: view.items.map(({ product: _, ...item }) => item) } : null;
+      const items = row.items.map((i) => ({
+        id: i.id,
+        productId: i.product_id,
+        productName: i.product_name,
+        productSku: i.product_sku,
+        productImage: i.product_image,
+        quantity: i.quantity,
+        unitPrice: i.unit_price_cents,
+        totalPrice: i.total_price_cents,
+      }));
+      return toOrder(row, items);
     },
 
     async update(id, c) {
@@ -169,6 +202,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
           tracking_number: c.trackingNumber,
           stripe_payment_intent_id: c.stripePaymentIntentId,
           payment_attempts: c.paymentAttempts,
+          payment_started_at: c.paymentStartedAt,
           updated_at: c.updatedAt,
         })
         .where("id", "=", id)

@@ -97,6 +97,7 @@ export interface OrdersTable {
   customer_notes: string | null;
   stripe_payment_intent_id: string | null;
   payment_attempts: Generated<number>;
+  payment_started_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -38,6 +38,9 @@ export const statusOf = {
   "payment.declined": 402,
   "order.already_paid": 400,
   "order.not_payable": 400,
+  "webhook.invalid_signature": 400,
+  "webhook.malformed": 400,
+  "webhook.not_configured": 503,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */

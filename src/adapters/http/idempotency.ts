@@ -24,14 +24,16 @@ export const IDEMPOTENCY_KEY_HEADER = {
  * key for a retry. Runs after authentication: keys are the signed-in user's.
  */
 export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
-  const claimed = new WeakMap<Request, { userId: string; key: string }>();
+  const claimed = new WeakMap<Request, { userId: string; key: string; claimedAt: Date }>();
   return new Elysia({ name: "idempotency" }).macro({
     idempotent: {
       detail: { parameters: [IDEMPOTENCY_KEY_HEADER] } as object,
       async beforeHandle({ request, route, set }) {
         const key = request.headers.get("idempotency-key");
+        if (key === null) return;
         const info = requestInfo(request);
-        if (key === null || !info?.userId) return;
+        // Keys are each user's: a route that declares `idempotent` must authenticate first.
+        if (!info?.userId) throw new Error("an idempotent route ran without a signed-in user");
         if (!KEY.test(key)) throw new HttpError(400, "Invalid Idempotency-Key", { idempotencyKey: "must be 1 to 255 printable ASCII characters" });
         const claim = await useCases.claimIdempotencyKey(info.userId, key, `${request.method} ${route} ${info.bodyDigest ?? ""}`);
         if (claim.kind === "mismatch") throw new HttpError(422, "This Idempotency-Key was used with a different request", { idempotencyKey: key });
@@ -41,7 +43,7 @@ export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
           set.headers["idempotent-replayed"] = "true";
           return claim.response.body;
         }
-        claimed.set(request, { userId: info.userId, key });
+        claimed.set(request, { userId: info.userId, key, claimedAt: claim.claimedAt });
       },
       async mapResponse({ request, responseValue, set }) {
         const held = claimed.get(request);
@@ -50,7 +52,10 @@ export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
         const status = typeof set.status === "number" ? set.status : 200;
         // The work is done either way; a key that cannot be kept lets a repeat run again, which the
         // routes answer safely (the lines are gone, the order is paid), so the answer still goes out.
-        const settle = status >= 500 ? useCases.releaseIdempotencyKey(held.userId, held.key) : useCases.keepIdempotentResponse(held.userId, held.key, { status, body: responseValue });
+        const settle =
+          status >= 500
+            ? useCases.releaseIdempotencyKey(held.userId, held.key, held.claimedAt)
+            : useCases.keepIdempotentResponse(held.userId, held.key, held.claimedAt, { status, body: responseValue });
         await settle.catch((error: unknown) => logger.error("idempotency.keep_failed", { key: held.key, error: messageOf(error) }));
       },
     },

@@ -17,18 +17,18 @@ export function createMemoryIdempotencyKeys(keys: Map<string, StoredKey>): Idemp
       const free = !found || found.expiresAt <= now || (found.response === null && found.createdAt < staleBefore);
       if (free) {
         keys.set(id(userId, key), { userId, key, fingerprint, response: null, createdAt: now, expiresAt });
-        return { kind: "claimed" };
+        return { kind: "claimed", claimedAt: now };
       }
       if (found.fingerprint !== fingerprint) return { kind: "mismatch" };
       return found.response ? { kind: "replay", response: structuredClone(found.response) } : { kind: "in_flight" };
     },
-    async keep(userId, key, response) {
+    async keep(userId, key, claimedAt, response) {
       const found = keys.get(id(userId, key));
-      if (found) found.response = structuredClone(response);
+      if (found?.createdAt.getTime() === claimedAt.getTime()) found.response = structuredClone(response);
     },
-    async release(userId, key) {
+    async release(userId, key, claimedAt) {
       const found = keys.get(id(userId, key));
-      if (found?.response === null) keys.delete(id(userId, key));
+      if (found?.response === null && found.createdAt.getTime() === claimedAt.getTime()) keys.delete(id(userId, key));
     },
     async purgeExpired(now) {
       let purged = 0;

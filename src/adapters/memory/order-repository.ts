@@ -53,7 +53,7 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
     },
     async attachPaymentIntent(id, intentId, at) {
       const order = orders.get(id);
-      if (order?.status !== "PENDING") return false;
+      if (order?.status !== "PENDING" || order.stripePaymentIntentId !== null) return false;
       orders.set(id, { ...order, stripePaymentIntentId: intentId, updatedAt: at });
       return true;
     },

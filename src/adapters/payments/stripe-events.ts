@@ -1,46 +1,78 @@
 import Stripe from "stripe";
+import { z } from "zod";
+import { DomainError } from "../../domain/errors.ts";
+import { CUID2_PATTERN } from "../../domain/ids.ts";
 import type { ProcessorEvent } from "../../domain/payment.ts";
-import type { PaymentEvent } from "../../application/payments/receive-payment-event.ts";
+import type { PaymentEvent, PaymentEventVerifier } from "../../application/payments/receive-payment-event.ts";
+import type { Clock } from "../../application/ports/system.ts";
 
-/** Why a webhook delivery was refused: its signature is missing, wrong or older than Stripe's five-minute tolerance, or what it signed is not an event. */
-export class UnverifiedEvent extends Error {
-  override name = "UnverifiedEvent";
-}
+/** Stripe's own tolerance for a signature's age, and ours for one from the future (a clock ahead, or a forged time). */
+const TOLERANCE_SECONDS = 300;
+
+const invalidSignature = () => new DomainError("webhook.invalid_signature", "Invalid signature");
+const malformed = (issue: string) => new DomainError("webhook.malformed", "Malformed event", { issue });
+
+// What the shop reads of an event, checked before anything is looked up or written: ids as PostgreSQL
+// can store them, amounts as whole cents, flags as booleans.
+const id = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/);
+const metadata = z.record(z.string(), z.string()).nullish();
+const eventShape = z.object({ id, type: z.string().min(1).max(255), data: z.object({ object: z.object({}).passthrough() }) });
+const intentShape = z.object({ id, amount_received: z.number().int().min(0), currency: z.string(), metadata });
+const chargeShape = z.object({
+  payment_intent: z.union([id, z.object({ id }), z.null()]),
+  amount: z.number().int().min(0),
+  amount_refunded: z.number().int().min(0),
+  refunded: z.boolean(),
+  metadata,
+});
 
 /**
  * A Stripe webhook delivery, verified with the SDK (its async form: Bun's crypto is async) against
- * STRIPE_WEBHOOK_SECRET, and read as what it says about a payment.
+ * the endpoint's signing secret, its time within five minutes either way, and read as what it
+ * says about a payment. Refused before anything is read when the signature does not hold; a
+ * signed event whose parts the shop reads are not as Stripe sends them is malformed.
  */
-export async function verifyStripeEvent(payload: Uint8Array, signature: string | null, secret: string): Promise<PaymentEvent> {
-  let event: Stripe.Event;
+export async function verifyStripeEvent(payload: Uint8Array, signature: string | null, secret: string, clock: Clock): Promise<PaymentEvent> {
+  const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature ?? "")?.[1]);
+  const now = clock.now().getTime();
+  if (!Number.isFinite(signedAt) || signedAt > now / 1000 + TOLERANCE_SECONDS) throw invalidSignature();
+  let raw: unknown;
   try {
-    event = await Stripe.webhooks.constructEventAsync(Buffer.from(payload), signature ?? "", secret);
+    raw = await Stripe.webhooks.constructEventAsync(Buffer.from(payload), signature ?? "", secret, TOLERANCE_SECONDS, undefined, now);
   } catch (error) {
-    throw new UnverifiedEvent(error instanceof Error ? error.message : String(error));
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw invalidSignature();
+    throw malformed("the signed body is not JSON");
   }
-  return { provider: "stripe", eventId: event.id, type: event.type, payment: paymentOf(event) };
+  const event = eventShape.safeParse(raw);
+  if (!event.success) throw malformed(event.error.issues[0]?.message ?? "not an event");
+  return { provider: "stripe", eventId: event.data.id, type: event.data.type, payment: paymentOf(event.data.type, event.data.data.object) };
 }
 
-const orderIdOf = (metadata: Stripe.Metadata | null | undefined) => (typeof metadata?.orderId === "string" ? metadata.orderId : null);
-const idOf = (value: string | { id: string } | null) => (typeof value === "string" ? value : (value?.id ?? null));
+/** The Stripe webhook's verifier for a signing secret; null (the webhook answers 503) without one. */
+export function stripeWebhookVerifier(secret: string | null, clock: Clock): PaymentEventVerifier | null {
+  return secret ? (payload, headers) => verifyStripeEvent(payload, headers.get("stripe-signature"), secret, clock) : null;
+}
+
+const orderIdOf = (meta: Record<string, string> | null | undefined) => (meta?.orderId && new RegExp(CUID2_PATTERN).test(meta.orderId) ? meta.orderId : null);
 
 /** Decisions §8: the four payment events the shop acts on; null for any other. */
-function paymentOf(event: Stripe.Event): (ProcessorEvent & { orderId: string | null }) | null {
-  switch (event.type) {
-    case "payment_intent.succeeded":
-    case "payment_intent.payment_failed":
-    case "payment_intent.canceled": {
-      const intent = event.data.object;
-      const kind = ({ "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const)[event.type];
-      return { kind, intentId: intent.id, orderId: orderIdOf(intent.metadata) };
-    }
-    case "charge.refunded": {
-      const charge = event.data.object;
-      const intentId = idOf(charge.payment_intent);
-      if (!intentId) return null;
-      return { kind: "refunded", intentId, fully: charge.refunded || charge.amount_refunded >= charge.amount, orderId: orderIdOf(charge.metadata) };
-    }
-    default:
-      return null;
+function paymentOf(type: string, object: unknown): (ProcessorEvent & { orderId: string | null }) | null {
+  const kinds = { "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const;
+  if (type in kinds) {
+    const intent = intentShape.safeParse(object);
+    if (!intent.success) throw malformed(`a payment intent: ${intent.error.issues[0]?.message}`);
+    const { id: intentId, amount_received, currency, metadata: meta } = intent.data;
+    const kind = kinds[type as keyof typeof kinds];
+    const orderId = orderIdOf(meta);
+    return kind === "succeeded" ? { kind, intentId, amount: amount_received, currency, orderId } : { kind, intentId, orderId };
   }
+  if (type === "charge.refunded") {
+    const charge = chargeShape.safeParse(object);
+    if (!charge.success) throw malformed(`a charge: ${charge.error.issues[0]?.message}`);
+    const { payment_intent, amount, amount_refunded, refunded, metadata: meta } = charge.data;
+    const intentId = typeof payment_intent === "string" ? payment_intent : (payment_intent?.id ?? null);
+    if (!intentId) return null;
+    return { kind: "refunded", intentId, fully: refunded || amount_refunded >= amount, orderId: orderIdOf(meta) };
+  }
+  return null;
 }

@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { DomainError, messageOf } from "../../domain/errors.ts";
-import type { IntentStatus } from "../../domain/payment.ts";
+import { INTENT_STATUSES, type IntentStatus } from "../../domain/payment.ts";
 import type { PaymentGateway, PaymentIntent, TaxCalculator } from "../../application/ports/payments.ts";
 import type { Logger } from "../../application/ports/system.ts";
 
@@ -26,6 +26,8 @@ export function createStripeClient({ secretKey, apiBase }: StripeSettings): Stri
 
 function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
   const error = pi.last_payment_error;
+  // requires_capture would need manual capture, which the shop never asks for.
+  if (!(INTENT_STATUSES as readonly string[]).includes(pi.status)) throw new Error(`payment intent ${pi.id} is ${pi.status}, which the shop does not handle`);
   return {
     id: pi.id,
     status: pi.status as IntentStatus,
@@ -39,26 +41,31 @@ function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
 
 /** The intent a Stripe error carries (a decline, or an intent past the step asked for), if it carries one. */
 function intentOf(error: unknown): Stripe.PaymentIntent | null {
-  if (!(error instanceof Stripe.errors.StripeError)) return null;
-  const intent = (error.raw as { payment_intent?: Stripe.PaymentIntent } | undefined)?.payment_intent;
-  return intent && (error.type === "StripeCardError" || error.code === "payment_intent_unexpected_state") ? intent : null;
+  if (!(error instanceof Stripe.errors.StripeError) || !error.payment_intent) return null;
+  return error.type === "StripeCardError" || error.code === "payment_intent_unexpected_state" ? error.payment_intent : null;
+}
+
+/** The customer's payment method is unknown or unusable (Stripe names the parameter): the caller's mistake, a 400. */
+function refusedMethod(error: unknown, paymentMethodId: string): DomainError | null {
+  if (!(error instanceof Stripe.errors.StripeInvalidRequestError) || error.param !== "payment_method") return null;
+  if (error.code === "resource_missing") return new DomainError("payment.invalid_method", `No such payment method: '${paymentMethodId}'`, { paymentMethodId });
+  return new DomainError("payment.invalid_method", "This payment method cannot be used", { paymentMethodId, reason: error.message });
 }
 
 /**
  * Payments and tax through Stripe (the official SDK): payment intents in cents, USD, whose payment
  * methods never redirect (so confirming on the server needs no return URL, and 3-D Secure comes
- * back as requires_action for Stripe.js to finish), every creating call with its idempotency key; a decline and an intent past the step asked for
- * come back as the intent, as the PaymentGateway port says; an unknown payment method is the
- * caller's mistake (400); anything else (after the SDK's retries) is "Payment processing failed".
+ * back as requires_action for Stripe.js to finish), every creating call with its idempotency key.
+ * A decline and an intent past the step asked for come back as the intent, as the PaymentGateway
+ * port says; an unknown or unusable payment method is the caller's mistake (400); anything else
+ * (after the SDK's retries) is "Payment processing failed".
  */
 export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGateway & TaxCalculator {
   async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeError && error.code === "resource_missing" && error.param === "payment_method") {
-        throw new DomainError("payment.invalid_method", error.message, { paymentMethodId: null });
-      }
+      if (error instanceof DomainError) throw error;
       logger.error("stripe.failed", { operation, error: messageOf(error), type: (error as { type?: string }).type, requestId: (error as { requestId?: string }).requestId });
       throw new DomainError("payment.processor_failed", "Payment processing failed", { operation });
     }
@@ -82,7 +89,11 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
       call("createIntent", async () => toIntent(await stripe.paymentIntents.create({ amount, currency, metadata, automatic_payment_methods: { enabled: true, allow_redirects: "never" } }, { idempotencyKey }))),
 
     confirmIntent: (intentId, paymentMethodId, idempotencyKey) =>
-      orIntentAsItIs("confirmIntent", () => stripe.paymentIntents.confirm(intentId, { payment_method: paymentMethodId }, { idempotencyKey })),
+      orIntentAsItIs("confirmIntent", () =>
+        stripe.paymentIntents.confirm(intentId, { payment_method: paymentMethodId }, { idempotencyKey }).catch((error: unknown) => {
+          throw refusedMethod(error, paymentMethodId) ?? error;
+        }),
+      ),
 
     cancelIntent: (intentId) => orIntentAsItIs("cancelIntent", () => stripe.paymentIntents.cancel(intentId)),
 

@@ -24,11 +24,11 @@ export function claimIdempotencyKey(deps: KeyDeps, userId: string, key: string, 
 }
 
 /** Keeps what a claimed request answered, to answer its repeats the same. */
-export function keepIdempotentResponse(deps: KeyDeps, userId: string, key: string, response: KeptResponse): Promise<void> {
-  return deps.uow.transaction((tx) => tx.idempotency.keep(userId, key, response));
+export function keepIdempotentResponse(deps: KeyDeps, userId: string, key: string, claimedAt: Date, response: KeptResponse): Promise<void> {
+  return deps.uow.transaction((tx) => tx.idempotency.keep(userId, key, claimedAt, response));
 }
 
 /** Frees a claimed key whose request failed without changing anything, so a retry runs it. */
-export function releaseIdempotencyKey(deps: KeyDeps, userId: string, key: string): Promise<void> {
-  return deps.uow.transaction((tx) => tx.idempotency.release(userId, key));
+export function releaseIdempotencyKey(deps: KeyDeps, userId: string, key: string, claimedAt: Date): Promise<void> {
+  return deps.uow.transaction((tx) => tx.idempotency.release(userId, key, claimedAt));
 }

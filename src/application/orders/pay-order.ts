@@ -1,8 +1,10 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError } from "../../domain/errors.ts";
-import { type Order, type OrderStatus, type PaymentStatus, payability } from "../../domain/order.ts";
-import { type IntentStatus, confirmationOutcome } from "../../domain/payment.ts";
+import { DomainError, messageOf } from "../../domain/errors.ts";
+import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
+import { type IntentStatus, beginPaymentAttempt, confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
+import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
 import type { Deps } from "../ports/index.ts";
+import type { PaymentIntent } from "../ports/payments.ts";
 import { applyToOrder } from "./apply-to-order.ts";
 
 export interface PaymentRequest {
@@ -17,53 +19,77 @@ export interface PaymentResult {
   order: { id: string; orderNumber: string; paymentStatus: PaymentStatus; status: OrderStatus };
 }
 
-type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock">;
-
-/** Decisions §4's checks, in their order: already paid first, then any other status that is not payable. */
-function refuseUnpayable(order: Pick<Order, "status" | "paymentStatus">): void {
-  const why = payability(order);
-  if (why === "order.already_paid") throw new DomainError(why, "Order has already been paid");
-  if (why === "order.not_payable") throw new DomainError(why, "Order cannot be paid in its current status", { status: order.status, paymentStatus: order.paymentStatus });
-}
+type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
 /**
- * Pays an order (decisions §4): the caller's own (404 unknown, 403 another's), while payable, all
- * checked under the order's row lock, which is held for the whole attempt: payments of one order
- * run one at a time, and two can never both confirm. Each attempt is counted and has its own idempotency keys at the
- * processor (a repeated call after a crash replays the processor's answer instead of charging
- * again); an order whose intent was cancelled gets a fresh one. The outcome and its `payment.*`
- * audit entry land in that same transaction. A declined card fails the payment (the order stays
- * payable) and is answered with a 402 naming the decline.
+ * Pays an order (decisions §4), in three steps, so no database connection waits on the processor:
+ * 1. under the order's lock: the caller's own (404 unknown, 403 another's), payable, and no other
+ *    attempt waiting on the processor (409); the attempt is counted and marked as started;
+ * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
+ *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
+ *    again;
+ * 3. under the lock again: the outcome applied as the processor's own report of the intent (so a
+ *    webhook that came first, or staff who moved the order, change nothing twice), with its
+ *    `payment.*` audit entry, and the mark cleared.
+ * A declined card fails the payment (the order stays payable) and is answered with a 402.
  */
 export async function payOrder(deps: PayDeps, userId: string, request: PaymentRequest, origin: RequestOrigin): Promise<PaymentResult> {
-  const { order, intent, outcome } = await deps.uow.transaction(async (tx) => {
-    const order = await tx.orders.lock(request.orderId);
-    if (!order) throw new DomainError("order.not_found", "Order not found");
-    if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
-    refuseUnpayable(order);
-    const attempt = order.paymentAttempts + 1;
+  const { order, attempt } = await startAttempt(deps, userId, request.orderId);
+  let intent: PaymentIntent;
+  try {
     const intentId =
       order.stripePaymentIntentId ??
       (await deps.payments.createIntent({ amount: order.total, currency: "usd", metadata: { orderId: order.id, orderNumber: order.orderNumber }, idempotencyKey: `order-${order.id}-attempt-${attempt}` })).id;
-    const intent = await deps.payments.confirmIntent(intentId, request.paymentMethodId, `confirm-${order.id}-${attempt}-${request.paymentMethodId}`);
-    const outcome = confirmationOutcome(intent);
-    await applyToOrder(tx, deps, order, {
-      changes: { stripePaymentIntentId: intent.id, ...outcome.changes, paymentAttempts: attempt },
-      restock: false,
-      audit: {
-        action: outcome.audit,
-        userId,
-        origin,
-        changes: { intentId: intent.id, intentStatus: intent.status, paymentMethodId: request.paymentMethodId, attempt, ...(outcome.decline ? { decline: outcome.decline } : {}) },
-      },
-    });
-    return { order: { ...order, ...outcome.changes }, intent, outcome };
+    intent = await deps.payments.confirmIntent(intentId, request.paymentMethodId, `confirm-${order.id}-${attempt}-${request.paymentMethodId}`);
+  } catch (error) {
+    await endAttempt(deps, order.id).catch((e: unknown) => deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }));
+    throw error;
+  }
+
+  const outcome = confirmationOutcome(intent);
+  const settled = await deps.uow.transaction(async (tx) => {
+    const current = (await tx.orders.lock(order.id))!;
+    // A fresh intent becomes the order's (unless staff or the processor moved it on meanwhile).
+    const adopt = current.stripePaymentIntentId === null && current.status === "PENDING" ? { stripePaymentIntentId: intent.id } : {};
+    const known = { ...current, ...adopt };
+    const audit = {
+      action: outcome.audit,
+      userId,
+      origin,
+      changes: { intentId: intent.id, intentStatus: intent.status, paymentMethodId: request.paymentMethodId, attempt, ...(outcome.decline ? { decline: outcome.decline } : {}) },
+    };
+    const event = eventOfIntent(intent);
+    const changes = { ...adopt, paymentStartedAt: null };
+    if (event) {
+      const effect = await applyProcessorEvent(tx, deps, known, event, audit, changes);
+      return { ...known, ...effect.changes };
+    }
+    await applyToOrder(tx, deps, known, { changes, restock: false, audit });
+    return known;
   });
 
   if (outcome.decline) throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });
   return {
-    success: outcome.success,
+    // Paid and kept: money that arrived for an order ended meanwhile went straight back.
+    success: outcome.success && settled.paymentStatus === "PAID",
     paymentIntent: { id: intent.id, status: intent.status, clientSecret: intent.clientSecret },
-    order: { id: order.id, orderNumber: order.orderNumber, paymentStatus: order.paymentStatus, status: order.status },
+    order: { id: settled.id, orderNumber: settled.orderNumber, paymentStatus: settled.paymentStatus, status: settled.status },
   };
+}
+
+async function startAttempt(deps: PayDeps, userId: string, orderId: string): Promise<{ order: Order; attempt: number }> {
+  return deps.uow.transaction(async (tx) => {
+    const order = await tx.orders.lock(orderId);
+    if (!order) throw new DomainError("order.not_found", "Order not found");
+    if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
+    const now = deps.clock.now();
+    const { attempt } = beginPaymentAttempt(order, now);
+    await tx.orders.update(order.id, { paymentAttempts: attempt, paymentStartedAt: now, updatedAt: now });
+    return { order, attempt };
+  });
+}
+
+/** The attempt failed at the processor, changing nothing there the next attempt cannot see: the order is payable again. */
+function endAttempt(deps: PayDeps, orderId: string): Promise<void> {
+  return deps.uow.transaction((tx) => tx.orders.update(orderId, { paymentStartedAt: null, updatedAt: deps.clock.now() }));
 }

@@ -1,5 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
+import { eventOfIntent } from "../../domain/payment.ts";
 import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
 import type { Deps } from "../ports/index.ts";
 
@@ -21,10 +22,11 @@ export async function stopPayment(
   if (!intentId) return { intentId, outcome: "stopped" };
   const intent = await deps.payments.cancelIntent(intentId);
   if (intent.status === "processing") return { intentId, outcome: "processing" };
-  if (intent.status !== "succeeded") return { intentId, outcome: "stopped" };
+  const event = eventOfIntent(intent);
+  if (event?.kind !== "succeeded") return { intentId, outcome: "stopped" };
   await deps.uow.transaction(async (tx) => {
     const locked = await tx.orders.lock(order.id);
-    if (locked) await applyProcessorEvent(tx, deps, locked, { kind: "succeeded", intentId }, { action: "payment.succeeded", origin, changes: { foundWhen: why } });
+    if (locked) await applyProcessorEvent(tx, deps, locked, event, { action: "payment.succeeded", userId: null, origin, changes: { foundWhen: why } });
   });
   return { intentId, outcome: "paid" };
 }

@@ -12,6 +12,12 @@ export interface PaymentEvent {
   payment: (ProcessorEvent & { orderId: string | null }) | null;
 }
 
+/**
+ * Verifies a delivery (its raw body and headers) and reads it as a payment event; refuses one whose
+ * signature does not hold (webhook.invalid_signature) or that is not an event (webhook.malformed).
+ */
+export type PaymentEventVerifier = (payload: Uint8Array, headers: Headers) => Promise<PaymentEvent>;
+
 export type EventOutcome = "ignored" | "duplicate" | "order_not_found" | "applied" | "unchanged";
 
 /**
@@ -29,7 +35,7 @@ export async function receivePaymentEvent(deps: Pick<Deps, "uow" | "payments" | 
     const orderId = payment.orderId ?? (await tx.orders.idOfPaymentIntent(payment.intentId));
     const order = orderId ? await tx.orders.lock(orderId) : null;
     if (!order) return "order_not_found";
-    const effect = await applyProcessorEvent(tx, deps, order, payment, { action: `webhook.${event.provider}`, origin: NO_ORIGIN, changes: { eventId: event.eventId, type: event.type } });
+    const effect = await applyProcessorEvent(tx, deps, order, payment, { action: `webhook.${event.provider}`, userId: null, origin: NO_ORIGIN, changes: { eventId: event.eventId, type: event.type } });
     return effect.ignored ? "unchanged" : "applied";
   });
   if (outcome === "order_not_found") deps.logger.warn("webhook.order_not_found", { provider: event.provider, eventId: event.eventId, type: event.type, intentId: payment.intentId });

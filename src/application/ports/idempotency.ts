@@ -5,8 +5,8 @@ export interface KeptResponse {
 }
 
 export type IdempotencyClaim =
-  /** The key is this request's now: run it, then keep or release what it answered. */
-  | { kind: "claimed" }
+  /** The key is this request's now: run it, then keep or release what it answered, naming the claim by when it was made. */
+  | { kind: "claimed"; claimedAt: Date }
   /** The key's first request ran to the end: answer as it did. */
   | { kind: "replay"; response: KeptResponse }
   /** The key's first request is still running. */
@@ -21,9 +21,10 @@ export type IdempotencyClaim =
  */
 export interface IdempotencyKeys {
   claim(input: { userId: string; key: string; fingerprint: string; now: Date; expiresAt: Date; staleBefore: Date }): Promise<IdempotencyClaim>;
-  keep(userId: string, key: string, response: KeptResponse): Promise<void>;
-  /** Gives the key up (the request failed and changed nothing): the next request with it runs. */
-  release(userId: string, key: string): Promise<void>;
+  /** Keeps the response of the claim made at `claimedAt`; a claim taken over since (it was stale) is left alone. */
+  keep(userId: string, key: string, claimedAt: Date, response: KeptResponse): Promise<void>;
+  /** Gives the claim made at `claimedAt` up (its request failed and changed nothing): the next request with the key runs. */
+  release(userId: string, key: string, claimedAt: Date): Promise<void>;
   /** Deletes expired keys; how many. */
   purgeExpired(now: Date): Promise<number>;
 }

@@ -12,7 +12,7 @@ export interface OrderFilter {
   sortOrder: "asc" | "desc";
 }
 
-export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts">> & { updatedAt: Date };
+export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt">> & { updatedAt: Date };
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 
@@ -39,6 +39,6 @@ export interface OrderRepository extends OrderReader {
    */
   lock(id: string, options?: { skipLocked?: boolean }): Promise<Order | null>;
   update(id: string, changes: OrderChanges): Promise<void>;
-  /** Stores the payment intent of an order that is still PENDING; false, changing nothing, when it no longer is. */
+  /** Stores the first payment intent of an order still PENDING and without one; false, changing nothing, otherwise. */
   attachPaymentIntent(id: string, intentId: string, at: Date): Promise<boolean>;
 }

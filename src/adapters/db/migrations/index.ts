@@ -5,6 +5,7 @@ import * as m0003 from "./0003_search_indexes.ts";
 import * as m0004 from "./0004_sessions.ts";
 import * as m0005 from "./0005_order_item_positions.ts";
 import * as m0006 from "./0006_payments.ts";
+import * as m0007 from "./0007_payment_in_flight.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0004_sessions": m0004,
   "0005_order_item_positions": m0005,
   "0006_payments": m0006,
+  "0007_payment_in_flight": m0007,
 };
 
 export const migrationProvider: MigrationProvider = {

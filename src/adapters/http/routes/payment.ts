@@ -2,12 +2,11 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { CUID2_PATTERN } from "../../../domain/ids.ts";
 import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
+import { INTENT_STATUSES } from "../../../domain/payment.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import type { Idempotency } from "../idempotency.ts";
 import { JSON_BODY, errorBody } from "../schemas.ts";
-
-const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
 
 const paymentSchema = z
   .object({

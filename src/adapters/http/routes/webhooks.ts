@@ -1,32 +1,29 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
+import { DomainError } from "../../../domain/errors.ts";
+import type { PaymentEventVerifier } from "../../../application/payments/receive-payment-event.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
-import { UnverifiedEvent, verifyStripeEvent } from "../../payments/stripe-events.ts";
-import { HttpError } from "../errors.ts";
 import { readBody } from "../plumbing/body.ts";
 import { errorBody } from "../schemas.ts";
 
 export interface WebhookSettings {
-  /** STRIPE_WEBHOOK_SECRET; null: the Stripe webhook answers 503. */
-  stripeSecret: string | null;
+  /** Stripe's verifier, with STRIPE_WEBHOOK_SECRET; null: the Stripe webhook answers 503. */
+  stripe: PaymentEventVerifier | null;
 }
 
 const received = z.object({ received: z.literal(true) }).meta({ id: "WebhookReceived" });
 
 /**
  * The processors' webhooks (decisions §8): each reads its body raw, as signed (`parse: "none"`:
- * no parser, no input checks, still at most 1 MB), verifies it, and hands the event to one use case.
- * 200 tells the sender it is done with; a failure is a 500, and the sender delivers again.
+ * no parser, no input checks, still at most 1 MB), has it verified, and hands the event to one use
+ * case. 200 tells the sender it is done with; a failure is a 500, and the sender delivers again.
  */
 export function webhookRoutes(useCases: UseCases, settings: WebhookSettings) {
   return new Elysia({ name: "routes.webhooks", prefix: "/webhooks", detail: { tags: ["Webhooks"] } }).post(
     "/stripe",
     async ({ request }) => {
-      if (!settings.stripeSecret) throw new HttpError(503, "Stripe webhooks are not configured");
-      const payload = await readBody(request);
-      const event = await verifyStripeEvent(payload, request.headers.get("stripe-signature"), settings.stripeSecret).catch((error: unknown) => {
-        throw error instanceof UnverifiedEvent ? new HttpError(400, "Invalid signature") : error;
-      });
+      if (!settings.stripe) throw new DomainError("webhook.not_configured", "Stripe webhooks are not configured");
+      const event = await settings.stripe(await readBody(request), request.headers);
       await useCases.receivePaymentEvent(event);
       return { received: true as const };
     },
