@@ -8,6 +8,7 @@ import { silentLogger } from "../src/adapters/log.ts";
 import { buildRuntime } from "../src/compose.ts";
 import { loadConfig } from "../src/config.ts";
 import { aUser } from "../tests/support/builders.ts";
+import { startStripeTestServer } from "../tests/support/stripe-server.ts";
 import { prepareDatabase, shopperLoad, startServer, watchMemory } from "./support.ts";
 
 const SECRET = "bench-secret-bench-secret-bench-secret-42";
@@ -57,7 +58,12 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
   const paymentStatements = sent.slice(addStatements + checkoutStatements.length);
   await runtime.close();
 
-  const server = await startServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET });
+  // BENCH_STRIPE_LATENCY_MS: pay through the Stripe adapter against the Stripe-shaped test server,
+  // each of its answers that late, instead of the built-in fake (which answers at once).
+  const latencyMs = Number(process.env.BENCH_STRIPE_LATENCY_MS ?? 0);
+  const stripe = latencyMs > 0 ? await startStripeTestServer({ latencyMs }) : null;
+  const processor: Record<string, string> = stripe ? { STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_API_BASE: stripe.url } : {};
+  const server = await startServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, ...processor });
   const memory = watchMemory(server.pid);
   try {
     const result = await shopperLoad({
@@ -82,8 +88,10 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
     if (pay) console.log(`| POST /api/payment | ${result.payment.count} | ${result.payment.p50} | ${result.payment.p99} |`);
     console.log(`\n${CONNECTIONS} connections, ${SHOPPERS} shoppers; failures: ${result.failures} ${JSON.stringify(result.failureSamples)}; server peak RSS ${peakRss} MB`);
     console.log(`checkout: ${result.ordersPerSecond} orders/s, p99 ${result.checkout.p99} ms`);
+    if (stripe) console.log(`processor: the Stripe adapter on the test server, ${latencyMs} ms an answer`);
     return result;
   } finally {
     server.stop();
+    stripe?.close();
   }
 }

@@ -42,7 +42,8 @@ const unexpectedState = (intent: Intent, action: string) =>
     payment_intent: structuredClone(intent),
   });
 
-export async function startStripeTestServer() {
+/** `latencyMs`: how long each answer takes, as Stripe's do over the internet (the benches use it). */
+export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: number } = {}) {
   const intents = new Map<string, Intent>();
   const charges = new Map<string, Json>();
   const replays = new Map<string, { fingerprint: string; answer: Answer }>();
@@ -185,6 +186,7 @@ export async function startStripeTestServer() {
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
+      if (latencyMs > 0) await Bun.sleep(latencyMs);
       const url = new URL(request.url);
       const respond = ({ status, body }: Answer, headers: Record<string, string> = {}) =>
         Response.json(body, { status, headers: { "request-id": newId("req"), "stripe-version": API_VERSION, ...headers } });
