@@ -5,7 +5,7 @@ import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "..
 import type { OrderRepository } from "../../application/ports/orders.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
-import type { OrdersTable } from "./tables.ts";
+import type { OrderItemsTable, OrdersTable } from "./tables.ts";
 
 type OrderRow = Selectable<OrdersTable>;
 
@@ -34,6 +34,19 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
     items,
   };
 }
+
+type ItemRow = Pick<Selectable<OrderItemsTable>, "id" | "product_id" | "product_name" | "product_sku" | "product_image" | "quantity" | "unit_price_cents" | "total_price_cents">;
+
+const toItem = (i: ItemRow): OrderItem => ({
+  id: i.id,
+  productId: i.product_id,
+  productName: i.product_name,
+  productSku: i.product_sku,
+  productImage: i.product_image,
+  quantity: i.quantity,
+  unitPrice: i.unit_price_cents,
+  totalPrice: i.total_price_cents,
+});
 
 /**
  * The order and its items land in one statement: the items are inserted from what the order's
@@ -113,14 +126,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     return rows.map((row) => ({
       ...toOrder(row, []),
       items: (byOrder.get(row.id) ?? []).map((i) => ({
-        id: i.id,
-        productId: i.product_id,
-        productName: i.product_name,
-        productSku: i.product_sku,
-        productImage: i.product_image,
-        quantity: i.quantity,
-        unitPrice: i.unit_price_cents,
-        totalPrice: i.total_price_cents,
+        ...toItem(i),
         product: { id: i.product_id, name: i.name, slug: i.slug, featuredImage: i.featured_image, heatLevel: i.heat_level },
       })),
     }));
@@ -180,17 +186,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     async lock(id, options = {}) {
       const [row] = options.skipLocked ? await byIdLockedOrSkipped(db, id) : await byIdLocked(db, id);
       if (!row) return null;
-      const items = row.items.map((i) => ({
-        id: i.id,
-        productId: i.product_id,
-        productName: i.product_name,
-        productSku: i.product_sku,
-        productImage: i.product_image,
-        quantity: i.quantity,
-        unitPrice: i.unit_price_cents,
-        totalPrice: i.total_price_cents,
-      }));
-      return toOrder(row, items);
+      return toOrder(row, row.items.map(toItem));
     },
 
     async update(id, c) {
