@@ -29,6 +29,10 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  REDIS_URL: z.url({ protocol: /^(redis|rediss|valkey|valkeys)$/ }).optional(),
+  RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  RATE_LIMIT_EXEMPT_USER_AGENT: z.string().min(1).max(200).default("StorefrontMobileApp"),
   ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
   ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
@@ -103,6 +107,10 @@ export interface Config {
   stripe: { secretKey: string; apiBase: string | null } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
+  /** Null: counters (rate limits, sign-in lockout) in this process's memory. */
+  redisUrl: string | null;
+  /** max 0: no rate limit. */
+  rateLimit: { max: number; windowSeconds: number; exemptUserAgent: string };
   orders: OrderSettings;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
@@ -142,6 +150,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
     stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
     orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },
     bootstrapAdmin:
       e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD

@@ -1,0 +1,78 @@
+import type { Logger, RateLimitStore } from "../../application/ports/system.ts";
+import { messageOf } from "../../domain/errors.ts";
+
+export interface FailoverOptions {
+  primary: RateLimitStore & { ping(): Promise<void> };
+  fallback: RateLimitStore;
+  logger: Logger;
+  /** The longest a request waits on the primary before the fallback answers. */
+  timeoutMs?: number;
+  /** How often, while degraded, a request tries the primary again (in the background). */
+  retryEveryMs?: number;
+  /** Run before each retry: reconnects the primary's client when it has given up. */
+  reconnect?: () => Promise<void>;
+}
+
+/** Rejects when `work` takes longer than `ms` (the work itself may still finish, unheard). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The primary store (Redis) while it answers, this process's memory while it does not: no request
+ * fails for want of Redis, and none waits on it longer than `timeoutMs`. The switch to memory is
+ * logged once, and so is the way back, found by a retry in the background at most every
+ * `retryEveryMs` while requests come. Counts made in memory meanwhile stay there: while degraded,
+ * each instance counts on its own.
+ */
+export function createFailoverRateLimitStore({ primary, fallback, logger, timeoutMs = 250, retryEveryMs = 1_000, reconnect }: FailoverOptions): RateLimitStore & { degraded(): boolean } {
+  let degraded = false;
+  let retrying = false;
+  let lastRetry = 0;
+
+  function degrade(error: unknown) {
+    if (degraded) return;
+    degraded = true;
+    lastRetry = Date.now();
+    logger.error("ratelimit.degraded", { to: "memory", error: messageOf(error) });
+  }
+
+  function retryInBackground() {
+    if (retrying || Date.now() - lastRetry < retryEveryMs) return;
+    retrying = true;
+    lastRetry = Date.now();
+    void (async () => {
+      try {
+        await within((reconnect?.() ?? Promise.resolve()).then(() => primary.ping()), timeoutMs);
+        degraded = false;
+        logger.info("ratelimit.restored", { to: "redis" });
+      } catch {
+        // Still down: the next request after `retryEveryMs` tries again.
+      } finally {
+        retrying = false;
+      }
+    })();
+  }
+
+  async function use<T>(operation: (store: RateLimitStore) => Promise<T>): Promise<T> {
+    if (degraded) {
+      retryInBackground();
+      return operation(fallback);
+    }
+    try {
+      return await within(operation(primary), timeoutMs);
+    } catch (error) {
+      degrade(error);
+      return operation(fallback);
+    }
+  }
+
+  return {
+    increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
+    peek: (key, now) => use((store) => store.peek(key, now)),
+    reset: (key) => use((store) => store.reset(key)),
+    degraded: () => degraded,
+  };
+}

@@ -1,0 +1,54 @@
+import type { RedisClient } from "bun";
+import type { RateLimitStore, WindowCount } from "../../application/ports/system.ts";
+
+// Increment and expiry in one round trip, atomic in Redis: the first hit of a window starts its
+// clock; a key that somehow lost its expiry gets one again instead of counting forever.
+const INCREMENT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+const PEEK = `
+local count = redis.call('GET', KEYS[1])
+if not count then return nil end
+return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
+
+const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
+const SCRIPTS = { increment: { source: INCREMENT, sha: sha1(INCREMENT) }, peek: { source: PEEK, sha: sha1(PEEK) } };
+
+/**
+ * Fixed-window counters in Redis, shared by every instance: each operation one round trip (a Lua
+ * script by its hash, sent whole once when Redis does not know it yet). Keys live under `prefix`.
+ */
+export function createRedisRateLimitStore(client: RedisClient, prefix = "storefront:"): RateLimitStore & { ping(): Promise<void> } {
+  async function run(script: keyof typeof SCRIPTS, key: string, args: string[] = []): Promise<unknown> {
+    const { source, sha } = SCRIPTS[script];
+    try {
+      return await client.send("EVALSHA", [sha, "1", prefix + key, ...args]);
+    } catch (error) {
+      if (!String(error).includes("NOSCRIPT")) throw error;
+      return client.send("EVAL", [source, "1", prefix + key, ...args]);
+    }
+  }
+  const windowOf = (reply: unknown, now: Date): WindowCount => {
+    const [count, ttl] = reply as [number, number];
+    return { count: Number(count), resetAt: new Date(now.getTime() + Number(ttl)) };
+  };
+  return {
+    async increment(key, windowMs, now) {
+      return windowOf(await run("increment", key, [String(windowMs)]), now);
+    },
+    async peek(key, now) {
+      const reply = await run("peek", key);
+      return reply ? windowOf(reply, now) : null;
+    },
+    async reset(key) {
+      await client.send("DEL", [prefix + key]);
+    },
+    async ping() {
+      await client.send("PING", []);
+    },
+  };
+}

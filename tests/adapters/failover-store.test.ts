@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { createJsonLogger } from "../../src/adapters/log.ts";
+import { createFailoverRateLimitStore } from "../../src/adapters/ratelimit/failover-store.ts";
+import { createMemoryRateLimitStore } from "../../src/adapters/ratelimit/memory-store.ts";
+import { createRedisRateLimitStore } from "../../src/adapters/ratelimit/redis-store.ts";
+import { eventually } from "../support/eventually.ts";
+import { type TestRedis, startRedisServer } from "../support/redis.ts";
+
+// A redis-server of this test's own, stopped and started again: never the machine's.
+let redis: TestRedis;
+let client: RedisClient;
+beforeAll(async () => {
+  redis = await startRedisServer();
+  client = new RedisClient(redis.url, { enableOfflineQueue: false, connectionTimeout: 250 });
+  await client.connect();
+});
+afterAll(async () => {
+  client.close();
+  redis.resume();
+  await redis.stop();
+});
+
+function failover() {
+  const lines: Array<{ event: string }> = [];
+  const logger = createJsonLogger("info", (line) => void lines.push(JSON.parse(line)));
+  const primary = createRedisRateLimitStore(client, "failover-test:");
+  const store = createFailoverRateLimitStore({
+    primary,
+    fallback: createMemoryRateLimitStore(),
+    logger,
+    timeoutMs: 200,
+    retryEveryMs: 50,
+    reconnect: async () => {
+      if (!client.connected) await client.connect();
+    },
+  });
+  return { store, primary, events: () => lines.map((l) => l.event) };
+}
+
+async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+}
+
+test("Redis stopped: every count is still answered, at once, from memory; the switch is logged once, and so is the way back", async () => {
+  const { store, primary, events } = failover();
+  expect((await store.increment("k", 60_000, new Date())).count).toBe(1);
+  await redis.stop();
+  for (let i = 0; i < 5; i++) {
+    const { value, ms } = await timed(store.increment("down", 60_000, new Date()));
+    expect(value.count).toBe(i + 1);
+    expect(ms).toBeLessThan(300);
+  }
+  expect(events()).toEqual(["ratelimit.degraded"]);
+  expect(store.degraded()).toBe(true);
+
+  await redis.start();
+  await eventually(async () => {
+    await store.increment("poke", 60_000, new Date());
+    expect(store.degraded()).toBe(false);
+  }, 10_000);
+  expect(events()).toEqual(["ratelimit.degraded", "ratelimit.restored"]);
+  expect((await store.increment("back", 60_000, new Date())).count).toBe(1);
+  expect((await primary.peek("back", new Date()))?.count).toBe(1);
+});
+
+test("Redis that hangs (stopped with SIGSTOP): no request waits on it longer than the timeout", async () => {
+  const { store, events } = failover();
+  redis.pause();
+  try {
+    const { value, ms } = await timed(store.increment("frozen", 60_000, new Date()));
+    expect(value.count).toBe(1);
+    expect(ms).toBeLessThan(400);
+    expect(events()).toEqual(["ratelimit.degraded"]);
+  } finally {
+    redis.resume();
+  }
+  await eventually(async () => {
+    await store.increment("poke", 60_000, new Date());
+    expect(store.degraded()).toBe(false);
+  }, 10_000);
+});
