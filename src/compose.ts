@@ -1,7 +1,9 @@
 import { availableParallelism } from "node:os";
+import { RedisClient } from "bun";
 import type { Deps } from "./application/ports/index.ts";
 import type { Mailer } from "./application/ports/mail.ts";
-import type { Logger } from "./application/ports/system.ts";
+import type { Logger, RateLimitStore } from "./application/ports/system.ts";
+import { messageOf } from "./domain/errors.ts";
 import type { Config } from "./config.ts";
 import { createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
@@ -10,7 +12,9 @@ import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
 import { createIdentityProviders } from "./adapters/identity/index.ts";
 import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
+import { createFailoverRateLimitStore } from "./adapters/ratelimit/failover-store.ts";
 import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts";
+import { createRedisRateLimitStore } from "./adapters/ratelimit/redis-store.ts";
 import { createFakeProcessor } from "./adapters/payments/fake-processor.ts";
 import { createStripeClient, createStripeGateway } from "./adapters/payments/stripe-gateway.ts";
 import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
@@ -22,6 +26,8 @@ export interface Runtime {
   embedded: boolean;
   /** Which adapter serves each port, for the start-up log. */
   adapters: Record<string, string>;
+  /** Connects what should be connected before the first request (Redis); never fails the start. */
+  connect(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,6 +35,22 @@ function chooseMailer(config: Config, logger: Logger): { mailer: Mailer & { clos
   if (!config.mail.smtpUrl) return { mailer: createLogMailer(logger), description: "log (and the outbox table)" };
   const host = new URL(config.mail.smtpUrl).host;
   return { mailer: createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from }), description: `SMTP via ${host}` };
+}
+
+/**
+ * Counters of rate limits and failed sign-ins: in this process, or with REDIS_URL in Redis, shared
+ * by every instance (and kept in memory while Redis does not answer).
+ */
+function chooseCounters(config: Config, logger: Logger): { counters: RateLimitStore; description: string; connect(): Promise<void>; close(): void } {
+  if (!config.redisUrl) return { counters: createMemoryRateLimitStore(), description: "in memory (this instance only)", connect: async () => {}, close: () => {} };
+  // Commands fail at once while disconnected instead of queueing: the failover answers from memory meanwhile.
+  const client = new RedisClient(config.redisUrl, { enableOfflineQueue: false, connectionTimeout: 1_000, autoReconnect: true });
+  const connect = async () => {
+    if (!client.connected) await client.connect();
+  };
+  const counters = createFailoverRateLimitStore({ primary: createRedisRateLimitStore(client), fallback: createMemoryRateLimitStore(), logger, reconnect: connect });
+  const url = new URL(config.redisUrl);
+  return { counters, description: `Redis at ${url.hostname}:${url.port || 6379} (memory while it does not answer)`, connect, close: () => client.close() };
 }
 
 function chooseProcessor(config: Config, logger: Logger): { processor: Deps["payments"] & Deps["tax"]; description: string } {
@@ -48,6 +70,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
   // Leave one core to the requests that need no hashing.
   const hashingThreads = Math.max(1, availableParallelism() - 1);
   const { processor, description: payments } = chooseProcessor(config, logger);
+  const counters = chooseCounters(config, logger);
   const deps: Deps = {
     uow: createPgUnitOfWork(db),
     clock: systemClock,
@@ -59,7 +82,8 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     mailer,
     payments: processor,
     tax: processor,
-    loginAttempts: createMemoryRateLimitStore(),
+    loginAttempts: counters.counters,
+    rateLimits: counters.counters,
     identityProviders,
     logger,
   };
@@ -73,11 +97,17 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       payments,
       stripeWebhooks: config.stripeWebhookSecret ? "verified with STRIPE_WEBHOOK_SECRET" : "off (no STRIPE_WEBHOOK_SECRET: 503)",
       passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time`,
-      signInThrottle: "in memory",
+      counters: counters.description,
+      rateLimit: config.rateLimit.max === 0 ? "off (RATE_LIMIT_MAX=0)" : `${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s per client and endpoint`,
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
+    },
+    async connect() {
+      // Redis that does not answer at start is no reason not to start: the counters begin in memory.
+      await counters.connect().catch((error: unknown) => logger.warn("redis.unreachable_at_start", { error: messageOf(error) }));
     },
     async close() {
       mailer.close?.();
+      counters.close();
       await closeDatabase();
     },
   };

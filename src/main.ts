@@ -36,7 +36,7 @@ async function failStart(error: unknown, runtime?: Runtime): Promise<never> {
 const runtime = await Promise.resolve()
   .then(() => buildRuntime(config, logger))
   .catch((error: unknown) => failStart(error));
-const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders });
+const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders, rateLimit: config.rateLimit });
 
 async function prepareDatabase() {
   const applied = await migrateToLatest(runtime.db);
@@ -58,6 +58,7 @@ function listen(secret: string) {
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
     webhooks: { stripe: stripeWebhookVerifier(config.stripeWebhookSecret, runtime.deps.clock) },
+    exemptUserAgent: config.rateLimit.exemptUserAgent,
     session: {
       secret,
       cookieName: config.sessionCookieName,
@@ -83,6 +84,7 @@ function listen(secret: string) {
 const { app, secretSource } = await (async () => {
   const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir, logger);
   await prepareDatabase();
+  await runtime.connect();
   return { app: listen(secret), secretSource: source };
 })().catch((error: unknown) => failStart(error, runtime));
 

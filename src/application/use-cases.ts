@@ -16,6 +16,7 @@ import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
 import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
+import { type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { type PaymentEvent, receivePaymentEvent } from "./payments/receive-payment-event.ts";
 import type { KeptResponse } from "./ports/idempotency.ts";
@@ -39,12 +40,15 @@ export interface UseCaseOptions {
   /** The shop's public address, for links in mail. */
   publicUrl: string;
   orders?: OrderSettings;
+  /** Decisions §1's defaults when absent. */
+  rateLimit?: RateLimitPolicy;
 }
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
 export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
+  const rateLimit = options.rateLimit ?? { max: 100, windowSeconds: 900 };
   return {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
@@ -77,6 +81,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),
     checkHealth: () => checkHealth(deps),
+    rateLimit,
+    takeRequest: (client: string, endpoint: string) => takeRequest(deps, rateLimit, client, endpoint),
 
     resolveSession: access.resolve,
     register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),

@@ -44,18 +44,22 @@ export interface TestAppOptions {
   publicUrl?: string;
   logger?: Logger;
   stripeWebhookSecret?: string | null;
+  /** Off (max 0) unless a test is about the limiter: other tests send far more than 100 requests to an endpoint. */
+  rateLimit?: { max: number; windowSeconds: number };
+  exemptUserAgent?: string;
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
 export function createTestApp<D extends Deps & { repos: Repositories } = MemoryDeps>(deps: D = createMemoryDeps() as unknown as D, options: TestAppOptions = {}) {
   const publicUrl = options.publicUrl ?? TEST_PUBLIC_URL;
-  const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL });
+  const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL, rateLimit: options.rateLimit ?? { max: 0, windowSeconds: 900 } });
   const app = createApp(useCases, {
     logger: options.logger ?? silentLogger,
     clock: deps.clock,
     publicUrl,
     trustProxy: options.trustProxy ?? true,
     corsOrigins: options.corsOrigins ?? [],
+    exemptUserAgent: options.exemptUserAgent ?? "StorefrontMobileApp",
     webhooks: { stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock) },
     session: {
       secret: TEST_SECRET,

@@ -1,12 +1,13 @@
 import { Elysia } from "elysia";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
-import { type AuthSettings, tokenSubject } from "./auth.ts";
+import { type AuthSettings, hasLiveSession, tokenSubject } from "./auth.ts";
 import { apiDocs } from "./docs/index.ts";
 import { idempotencyPlugin } from "./idempotency.ts";
 import { bodyReading } from "./plumbing/body.ts";
 import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";
+import { rateLimit } from "./plumbing/rate-limit.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
@@ -32,15 +33,18 @@ export interface AppOptions {
   corsOrigins: readonly string[];
   session: Omit<AuthSettings, "tokens"> & { secret: string };
   webhooks: WebhookSettings;
+  /** RATE_LIMIT_EXEMPT_USER_AGENT. */
+  exemptUserAgent: string;
 }
 
-export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks }: AppOptions) {
+export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent }: AppOptions) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
     .use(cors(corsOrigins, routes.methodsAt))
+    .use(rateLimit(useCases, routes, { exemptUserAgent, hasLiveSession: hasLiveSession(useCases, auth) }))
     .use(bodyReading(routes))
     .use(errorMapper(logger, routes))
     .use(requestLog(logger, tokenSubject(auth)))

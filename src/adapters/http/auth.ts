@@ -43,6 +43,15 @@ export function tokenSubject(settings: Pick<AuthSettings, "tokens" | "cookieName
   };
 }
 
+/** Whether a request carries a token of a live session (the access cache's answer, so cheap when repeated). */
+export function hasLiveSession(useCases: UseCases, settings: Pick<AuthSettings, "tokens" | "cookieName">) {
+  return async (request: Request): Promise<boolean> => {
+    const carried = tokenOf(request, settings.cookieName);
+    const claims = carried ? await settings.tokens.verify(carried.token) : null;
+    return claims ? (await useCases.resolveSession(claims)) !== null : false;
+  };
+}
+
 export function authPlugin(useCases: UseCases, settings: AuthSettings) {
   const { tokens, cookieName } = settings;
   const found = new WeakMap<Request, { principal: Principal | null; expires: Date | null }>();

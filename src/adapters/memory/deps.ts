@@ -61,6 +61,7 @@ export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
     tax: processor,
     processor,
     loginAttempts: createMemoryRateLimitStore(),
+    rateLimits: createMemoryRateLimitStore(),
     identityProviders: new Map(),
     logger: silentLogger,
     state,

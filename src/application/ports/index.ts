@@ -72,6 +72,8 @@ export interface Deps {
   tax: TaxCalculator;
   /** Failed sign-ins per e-mail. */
   loginAttempts: RateLimitStore;
+  /** Requests per client and endpoint (decisions §9). The same store as loginAttempts where the shop runs. */
+  rateLimits: RateLimitStore;
   identityProviders: ReadonlyMap<ProviderId, IdentityProvider>;
   logger: Logger;
 }

@@ -39,24 +39,37 @@ function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown
   return result;
 }
 
+const integerHeader = (description: string) => ({ description, schema: { type: "integer" } });
+/** Decisions §9: what a limited answer says of the limit. */
+const LIMIT_HEADERS = {
+  "Retry-After": integerHeader("Seconds to wait: the window's length (rate limit) or what is left of the sign-in lockout"),
+  "X-RateLimit-Limit": integerHeader("Requests allowed per window for this client and endpoint"),
+  "X-RateLimit-Remaining": integerHeader("Requests left in this window"),
+  "X-RateLimit-Reset": integerHeader("When the window ends, in Unix seconds"),
+};
+
 function responsesFor(prefix: "" | "Envelope") {
   const schema = `#/components/schemas/${prefix ? "EnvelopeError" : "Error"}`;
   return Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => [
       `${prefix}${name}`,
-      { description, content: { "application/json": { schema: { $ref: schema } } } },
+      { description, ...(name === "TooManyRequests" ? { headers: LIMIT_HEADERS } : {}), content: { "application/json": { schema: { $ref: schema } } } },
     ]),
   );
 }
+
+/** Decisions §9: every route but these is rate-limited. */
+const unlimited = (path: string) => path === "/api/health" || path.startsWith("/api/webhooks/");
 
 /**
  * What the generator does not know, added to every operation from its own shape: its security
  * (routes that need a session say so through the auth macros; the rest are public), and the error
  * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
- * 415 for any method that may carry a body (415 not where the body is taken raw), 500 always), in the envelope where the route uses it. Error answers a route
+ * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
+ * rate limit applies, 500 always), in the envelope where the route uses it. Error answers a route
  * declares itself point to the named responses too.
  */
-function finishOperation(method: string, operation: Operation): void {
+function finishOperation(path: string, method: string, operation: Operation): void {
   const envelope = operation["x-envelope"] === true;
   // A route that takes its body raw (a webhook's, as signed) reads it whatever its media type.
   const raw = operation["x-raw-body"] === true;
@@ -77,6 +90,7 @@ function finishOperation(method: string, operation: Operation): void {
     add("PayloadTooLarge");
     if (!raw) add("UnsupportedMediaType");
   }
+  if (!unlimited(path)) add("TooManyRequests");
   add("InternalError");
 }
 
@@ -85,7 +99,7 @@ export function finishDocument(generated: OpenApiDocument, info: { publicUrl: st
   liftDefinitions(toJsonSchema(errorBody), schemas);
   liftDefinitions(toJsonSchema(envelopeError), schemas);
   const paths = liftDefinitions(generated.paths, schemas) as OpenApiDocument["paths"];
-  for (const operations of Object.values(paths)) for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation);
+  for (const [path, operations] of Object.entries(paths)) for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation);
   return {
     openapi: "3.1.0",
     info: {

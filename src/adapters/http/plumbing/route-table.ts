@@ -26,6 +26,8 @@ export interface RouteTable {
   envelopeAt(path: string): boolean;
   /** What a route (by method and pattern, as matched) reads. */
   facts(method: string, pattern: string): RouteFacts | undefined;
+  /** The pattern of the route a request would reach (a static segment before a parameter, as the router picks); undefined for none. */
+  patternAt(method: string, path: string): string | undefined;
 }
 
 const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
@@ -49,12 +51,14 @@ function factsOf(route: Route): RouteFacts {
  * every route is registered (routes never change after start).
  */
 export function routeTable(routes: () => readonly Route[]): RouteTable {
-  let table: { byPath: Array<{ pattern: RegExp; method: string; envelope: boolean }>; byRoute: Map<string, RouteFacts> } | undefined;
+  let table: { byPath: Array<{ pattern: RegExp; path: string; method: string; envelope: boolean }>; byRoute: Map<string, RouteFacts> } | undefined;
   const built = () =>
     (table ??= {
       byPath: routes()
         .filter((r) => r.method !== "OPTIONS" && r.method !== "ALL")
-        .map((r) => ({ pattern: patternOf(r.path), method: r.method, envelope: (r.hooks?.detail as Record<string, unknown> | undefined)?.["x-envelope"] === true })),
+        .map((r) => ({ pattern: patternOf(r.path), path: r.path, method: r.method, envelope: (r.hooks?.detail as Record<string, unknown> | undefined)?.["x-envelope"] === true }))
+        // Fewest parameters first: /cart/checkout before /cart/:id.
+        .sort((a, b) => a.path.split(":").length - b.path.split(":").length),
       byRoute: new Map(routes().map((r) => [`${r.method} ${r.path}`, factsOf(r)])),
     });
   const at = (path: string) => built().byPath.filter((r) => r.pattern.test(path));
@@ -65,5 +69,9 @@ export function routeTable(routes: () => readonly Route[]): RouteTable {
     },
     envelopeAt: (path) => at(path).some((r) => r.envelope),
     facts: (method, pattern) => built().byRoute.get(`${method} ${pattern}`),
+    patternAt(method, path) {
+      const wanted = method === "HEAD" ? "GET" : method;
+      return at(path).find((r) => r.method === wanted)?.path;
+    },
   };
 }

@@ -1,0 +1,93 @@
+import { describe, expect, test } from "bun:test";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { createTestApp } from "../support/http.ts";
+
+const MOBILE = "StorefrontMobileApp/3.2 (iOS 19)";
+
+async function limited(max = 3, options: { trustProxy?: boolean } = {}) {
+  const t = createTestApp(createMemoryDeps(), { rateLimit: { max, windowSeconds: 900 }, trustProxy: options.trustProxy ?? true });
+  const sauces = [aProduct({ slug: "first-sauce" }), aProduct({ slug: "second-sauce" })];
+  for (const p of sauces) await t.deps.repos.products.create(p);
+  return { ...t, sauces };
+}
+const from = (ip: string, more: Record<string, string> = {}) => ({ headers: { "x-forwarded-for": ip, ...more } });
+
+describe("rate limit (decisions §9)", () => {
+  test("N requests to an endpoint pass with the limit headers; the next is 429 with Retry-After and the spec's text", async () => {
+    const t = await limited(3);
+    const before = Math.floor(t.deps.clock.now().getTime() / 1000);
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await t.call("GET", "/api/products", from("203.0.113.1")));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+    expect(answers.map((a) => a.headers.get("x-ratelimit-remaining"))).toEqual(["2", "1", "0", "0"]);
+    for (const a of answers) expect(a.headers.get("x-ratelimit-limit")).toBe("3");
+    const reset = Number(answers[0]!.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThanOrEqual(before + 899);
+    expect(reset).toBeLessThanOrEqual(before + 901);
+    expect(answers[3]!.body).toEqual({ error: "Rate limit exceeded. Please try again later." });
+    expect(answers[3]!.headers.get("retry-after")).toBe("900");
+  });
+
+  test("an endpoint is a method and a route pattern: two products share one counter; another route or method has its own", async () => {
+    const t = await limited(2);
+    const ip = from("203.0.113.2");
+    expect((await t.call("GET", "/api/products/first-sauce", ip)).status).toBe(200);
+    expect((await t.call("GET", "/api/products/second-sauce", ip)).status).toBe(200);
+    expect((await t.call("GET", "/api/products/first-sauce", ip)).status).toBe(429);
+    expect((await t.call("GET", "/api/products", ip)).status).toBe(200);
+    expect((await t.call("GET", "/api/locations", ip)).status).toBe(200);
+  });
+
+  test("each client counts on its own; behind a trusted proxy the client is the first X-Forwarded-For address", async () => {
+    const t = await limited(1);
+    expect((await t.call("GET", "/api/products", from("203.0.113.3"))).status).toBe(200);
+    expect((await t.call("GET", "/api/products", from("203.0.113.3, 10.0.0.1"))).status).toBe(429);
+    expect((await t.call("GET", "/api/products", from("198.51.100.7"))).status).toBe(200);
+  });
+
+  test("with TRUST_PROXY false a forged X-Forwarded-For changes nothing: the counter stays the connection's", async () => {
+    const t = await limited(2, { trustProxy: false });
+    const statuses = [];
+    for (const ip of ["1.1.1.1", "2.2.2.2", "3.3.3.3"]) statuses.push((await t.call("GET", "/api/products", from(ip))).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  test("health, webhooks and CORS preflights are not limited, and carry no limit headers", async () => {
+    const t = await limited(1);
+    for (let i = 0; i < 3; i++) {
+      const health = await t.call("GET", "/api/health", from("203.0.113.4"));
+      expect([health.status, health.headers.get("x-ratelimit-limit")]).toEqual([200, null]);
+      expect((await t.call("POST", "/api/webhooks/stripe", { ...from("203.0.113.4"), body: "{}" })).status).toBe(400);
+      expect((await t.call("OPTIONS", "/api/products", from("203.0.113.4"))).status).toBe(204);
+    }
+  });
+
+  test("the mobile app is exempt only with both its User-Agent marker and a live session", async () => {
+    const t = await limited(1);
+    const shopper = await signedInAs(t);
+    const exempt = { ...shopper.headers, "user-agent": MOBILE, "x-forwarded-for": "203.0.113.5" };
+    for (let i = 0; i < 3; i++) {
+      const res = await t.call("GET", "/api/cart", { headers: exempt });
+      expect([res.status, res.headers.get("x-ratelimit-limit")]).toEqual([200, null]);
+    }
+    // The marker alone (no session) is limited as anyone is.
+    const anonymous = { "user-agent": MOBILE, "x-forwarded-for": "203.0.113.6" };
+    expect([(await t.call("GET", "/api/products", { headers: anonymous })).status, (await t.call("GET", "/api/products", { headers: anonymous })).status]).toEqual([200, 429]);
+    // A session without the marker is limited too.
+    const browser = { ...shopper.headers, "x-forwarded-for": "203.0.113.7" };
+    expect([(await t.call("GET", "/api/cart", { headers: browser })).status, (await t.call("GET", "/api/cart", { headers: browser })).status]).toEqual([200, 429]);
+    // A session that has ended is no session.
+    await t.call("POST", "/api/auth/signout", { headers: shopper.headers });
+    const ended = { ...exempt, "x-forwarded-for": "203.0.113.8" };
+    expect([(await t.call("GET", "/api/products", { headers: ended })).status, (await t.call("GET", "/api/products", { headers: ended })).status]).toEqual([200, 429]);
+  });
+
+  test("requests to no route count together, so scanning for paths is limited as well", async () => {
+    const t = await limited(2);
+    const statuses = [];
+    for (const path of ["/api/nope", "/api/admin", "/api/.env"]) statuses.push((await t.call("GET", path, from("203.0.113.9"))).status);
+    expect(statuses).toEqual([404, 404, 429]);
+  });
+});
