@@ -37,7 +37,8 @@ export type ErrorCode =
   | "order.not_payable"
   | "webhook.invalid_signature"
   | "webhook.malformed"
-  | "webhook.not_configured";
+  | "webhook.not_configured"
+  | "auth.busy";
 
 export class DomainError extends Error {
   constructor(

@@ -28,3 +28,22 @@ test("runs no more hashes at once than its limit; the rest wait their turn", asy
     spy.mockRestore();
   }
 });
+
+test("past its bound of waiting checks, a check is refused at once (auth.busy, retry after 1 s) instead of queueing", async () => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (await held, true));
+  try {
+    const hasher = createBcryptHasher(1, 2);
+    const admitted = Array.from({ length: 3 }, () => hasher.verify("pw", "$2b$12$x"));
+    const started = performance.now();
+    const refused = await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error);
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(refused).toMatchObject({ code: "auth.busy", message: "Too many sign-ins at once; please try again in a moment", details: { retryAfterSeconds: 1 } });
+    release();
+    expect(await Promise.all(admitted)).toEqual([true, true, true]);
+    expect(await hasher.verify("pw", "$2b$12$x")).toBe(true);
+  } finally {
+    spy.mockRestore();
+  }
+});

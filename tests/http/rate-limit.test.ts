@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { DomainError } from "../../src/domain/errors.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -90,4 +91,13 @@ describe("rate limit (decisions §9)", () => {
     for (const path of ["/api/nope", "/api/admin", "/api/.env"]) statuses.push((await t.call("GET", path, from("203.0.113.9"))).status);
     expect(statuses).toEqual([404, 404, 429]);
   });
+});
+
+test("a sign-in refused because the hasher's queue is full is 503 with Retry-After, at once", async () => {
+  const deps = createMemoryDeps();
+  const t = createTestApp(deps);
+  const shopper = await signedInAs(t);
+  const busy = createTestApp({ ...deps, hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 })) } });
+  const res = await busy.call("POST", "/api/auth/callback/credentials", { body: { email: shopper.email, password: shopper.password } });
+  expect([res.status, res.body, res.headers.get("retry-after")]).toEqual([503, { error: "Too many sign-ins at once; please try again in a moment" }, "1"]);
 });

@@ -57,6 +57,8 @@ export function errorMapper(logger: Logger, routes: RouteTable) {
       const classified = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
       const { status } = classified;
       let { body } = classified;
+      const retryAfter = body.details?.retryAfterSeconds;
+      if ((status === 429 || status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
       if (status >= 500) {
         logger.error("request.failed", {
           requestId: requestInfo(request)?.id,
@@ -68,8 +70,6 @@ export function errorMapper(logger: Logger, routes: RouteTable) {
         body = { error: body.error };
       }
       set.status = status;
-      const retryAfter = body.details?.retryAfterSeconds;
-      if (status === 429 && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
       if (status === 405) {
         set.headers.allow = String(body.details?.allow);
         // No route matched, so no route's envelope macro runs: the path's routes say whether they use it.
