@@ -98,12 +98,29 @@ logger.info("server.started", {
   adapters: { ...runtime.adapters, sessionSecret: secretSource },
 });
 
+/** How long requests in flight may take to finish once the shop is told to stop. */
+const DRAIN_MS = 10_000;
+let stopping = false;
+
+/**
+ * SIGTERM (or SIGINT): stop accepting connections, let the requests in flight finish (up to 10 s,
+ * then they are cut), stop the sweeper and the outbox worker, and close the database pool and Redis.
+ */
 async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
   logger.info("server.stopping", { signal });
-  await app.stop();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const drained = await Promise.race([app.stop().then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DRAIN_MS)))]);
+  clearTimeout(timer);
+  if (!drained) {
+    logger.warn("server.drain_timeout", { afterMs: DRAIN_MS });
+    await app.stop(true);
+  }
   await mailWorker.stop();
   await housekeeping.stop();
   await runtime.close();
+  logger.info("server.stopped", { signal });
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
