@@ -29,6 +29,7 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   REDIS_URL: z.url({ protocol: /^(redis|rediss|valkey|valkeys)$/ }).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
@@ -107,6 +108,8 @@ export interface Config {
   stripe: { secretKey: string; apiBase: string | null } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
+  /** How long an instance trusts a session, account and permissions it has read (decisions §5: at most 30 s). */
+  sessionCacheSeconds: number;
   /** Null: counters (rate limits, sign-in lockout) in this process's memory. */
   redisUrl: string | null;
   /** max 0: no rate limit. */
@@ -150,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
     stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
+    sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
     orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },

@@ -36,7 +36,12 @@ async function failStart(error: unknown, runtime?: Runtime): Promise<never> {
 const runtime = await Promise.resolve()
   .then(() => buildRuntime(config, logger))
   .catch((error: unknown) => failStart(error));
-const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders, rateLimit: config.rateLimit });
+const useCases = makeUseCases(runtime.deps, {
+  publicUrl: config.publicUrl,
+  orders: config.orders,
+  rateLimit: config.rateLimit,
+  sessionCacheSeconds: config.sessionCacheSeconds,
+});
 
 async function prepareDatabase() {
   const applied = await migrateToLatest(runtime.db);

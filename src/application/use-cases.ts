@@ -3,7 +3,7 @@ import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
 import type { ProductQuery } from "../domain/product.ts";
 import type { UserRole } from "../domain/user.ts";
-import { createAccessResolver } from "./auth/access.ts";
+import { ACCESS_CACHE_MS, createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
 import { beginProviderSignIn, configured, finishProviderSignIn } from "./auth/provider-sign-in.ts";
@@ -42,11 +42,13 @@ export interface UseCaseOptions {
   orders?: OrderSettings;
   /** Decisions §1's defaults when absent. */
   rateLimit?: RateLimitPolicy;
+  /** How long sessions, accounts and permissions read are trusted (decisions §5: at most 30 s, the default). */
+  sessionCacheSeconds?: number;
 }
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
 export function makeUseCases(deps: Deps, options: UseCaseOptions) {
-  const access = createAccessResolver(deps);
+  const access = createAccessResolver(deps, (options.sessionCacheSeconds ?? ACCESS_CACHE_MS / 1000) * 1000);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
   const rateLimit = options.rateLimit ?? { max: 100, windowSeconds: 900 };
   return {

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
+import { aProduct } from "../support/builders.ts";
+import { eventually } from "../support/eventually.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { processes, waitForStart } from "../support/processes.ts";
+import { type TestRedis, startRedisServer } from "../support/redis.ts";
+
+// Two shop processes on one PostgreSQL database and one Redis (a redis-server of this test's own),
+// as behind a load balancer: the client's address in X-Forwarded-For (TRUST_PROXY), one AUTH_SECRET.
+const children = processes();
+let database: TestDatabase;
+let redis: TestRedis;
+let instances: [string, string];
+const LIMIT = 5;
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+
+beforeAll(async () => {
+  [database, redis] = await Promise.all([createTestDatabase(), startRedisServer()]);
+  const env = {
+    PORT: "0",
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    AUTH_SECRET: "one-secret-shared-by-every-instance-0123456789",
+    TRUST_PROXY: "true",
+    RATE_LIMIT_MAX: String(LIMIT),
+    SESSION_CACHE_SECONDS: "2",
+  };
+  const started = await Promise.all([waitForStart(children.spawn([process.execPath, "src/main.ts"], env)), waitForStart(children.spawn([process.execPath, "src/main.ts"], env))]);
+  instances = started.map(({ port }) => `http://127.0.0.1:${port}/api`) as [string, string];
+}, 30_000);
+afterAll(async () => {
+  await children.stopAll();
+  await redis.stop();
+  await database.drop();
+});
+
+let clients = 0;
+/** A client of its own address, so the rate limit of one scenario never touches another's. */
+function aClient() {
+  const ip = `198.51.100.${++clients}`;
+  let cookie = "";
+  const call = async (instance: 0 | 1, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${instances[instance]}${path}`, {
+      method,
+      headers: { "x-forwarded-for": ip, cookie, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const set = res.headers.getSetCookie()[0]?.split(";")[0];
+    if (set) cookie = set;
+    return { status: res.status, body: (await res.json().catch(() => null)) as any, headers: res.headers };
+  };
+  return { ip, call, cookie: () => cookie, useCookie: (value: string) => void (cookie = value) };
+}
+
+/** Registered on one instance and signed in on the other. */
+async function aShopper(registerOn: 0 | 1 = 0) {
+  const email = `shopper-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const client = aClient();
+  expect((await client.call(registerOn, "POST", "/auth/register", { email, password: "sauce lover 99" })).status).toBe(201);
+  expect((await client.call(registerOn === 0 ? 1 : 0, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" })).status).toBe(200);
+  return client;
+}
+
+// Each scenario signs people in (bcrypt, ~250 ms a check) on two processes sharing two cores.
+const SCENARIO_MS = 20_000;
+
+describe("two instances sharing PostgreSQL and Redis", () => {
+  test("the rate limit holds across both: N allowed in all, the next denied on whichever instance gets it", async () => {
+    const client = aClient();
+    const statuses = [];
+    for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/products")).status);
+    expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+    expect((await client.call(0, "GET", "/products")).status).toBe(429);
+  }, SCENARIO_MS);
+
+  test("the sign-in lockout holds across both: five wrong passwords on either, and the sixth try is refused", async () => {
+    const email = `lockout-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    expect((await aClient().call(0, "POST", "/auth/register", { email, password: "sauce lover 99" })).status).toBe(201);
+    for (let i = 0; i < 5; i++) expect((await aClient().call((i % 2) as 0 | 1, "POST", "/auth/callback/credentials", { email, password: "wrong guess" })).status).toBe(401);
+    const sixth = await aClient().call(1, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" });
+    expect([sixth.status, sixth.body.error]).toEqual([429, "Too many failed sign-in attempts. Please try again later."]);
+  }, SCENARIO_MS);
+
+  test("a session made on one works on the other; signed out on one, it is refused there at once and on the other within its cache time", async () => {
+    const shopper = await aShopper();
+    expect((await shopper.call(0, "GET", "/auth/session")).body.user).toMatchObject({ role: "CUSTOMER" });
+    expect((await shopper.call(1, "GET", "/users/me")).status).toBe(200);
+    const token = shopper.cookie();
+    expect((await shopper.call(0, "POST", "/auth/signout")).status).toBe(200);
+    shopper.useCookie(token);
+    expect((await shopper.call(0, "GET", "/users/me")).status).toBe(401);
+    // Instance 1 trusted the session a moment ago; it asks the database again once its cache time (2 s here, 30 s by default) is up.
+    await eventually(async () => {
+      // Each look from an address of its own, so the looking is not rate-limited.
+      const probe = aClient();
+      probe.useCookie(token);
+      expect((await probe.call(1, "GET", "/users/me")).status).toBe(401);
+    }, 5_000);
+  }, SCENARIO_MS);
+
+  test("a cart changed on one is read on the other", async () => {
+    const deps = createPgDeps(database.db);
+    const sauce = aProduct({ inventory: 50 });
+    await deps.repos.products.create(sauce);
+    const shopper = await aShopper();
+    expect((await shopper.call(0, "POST", "/cart", { productId: sauce.id, quantity: 3 })).status).toBe(200);
+    expect((await shopper.call(1, "GET", "/cart")).body).toMatchObject({ totalQuantity: 3, items: [{ productId: sauce.id, quantity: 3 }] });
+  }, SCENARIO_MS);
+
+  test("a checkout race across both instances never oversells", async () => {
+    const deps = createPgDeps(database.db);
+    const sauce = aProduct({ inventory: 3 });
+    await deps.repos.products.create(sauce);
+    // Five sign-ups on each instance at once: within each one's bound of waiting password checks.
+    const shoppers = await Promise.all(Array.from({ length: 10 }, (_, i) => aShopper((i % 2) as 0 | 1)));
+    for (const s of shoppers) expect((await s.call(0, "POST", "/cart", { productId: sauce.id, quantity: 1 })).status).toBe(200);
+    const answers = await Promise.all(shoppers.map((s, i) => s.call((i % 2) as 0 | 1, "POST", "/cart/checkout", { shippingAddress: texas })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
+    for (const refused of answers.filter((a) => a.status !== 200)) expect([refused.status, refused.body.error]).toEqual([400, "Insufficient inventory"]);
+    expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(0);
+    const orders = await sql<{ n: string }>`select count(*) as n from order_items where product_id = ${sauce.id}`.execute(database.db);
+    expect(Number(orders.rows[0]!.n)).toBe(3);
+  });
+
+  test("Redis stopped: no request fails or waits on it, the limit goes on per instance; Redis back, it is shared again", async () => {
+    await redis.stop();
+    try {
+      const client = aClient();
+      for (let i = 0; i < 4; i++) {
+        const started = performance.now();
+        const res = await client.call((i % 2) as 0 | 1, "GET", "/products");
+        expect(res.status).toBe(200);
+        expect(res.headers.get("x-ratelimit-limit")).toBe(String(LIMIT));
+        expect(performance.now() - started).toBeLessThan(500);
+      }
+    } finally {
+      await redis.start();
+    }
+    // Back on Redis (each instance finds it again in the background): one counter for both again.
+    await eventually(async () => {
+      const client = aClient();
+      const statuses = [];
+      for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/locations")).status);
+      expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+    }, 10_000);
+  }, SCENARIO_MS);
+});
