@@ -29,6 +29,7 @@ const envSchema = z.object({
   STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)").optional(),
   STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   REDIS_URL: z.url({ protocol: /^(redis|rediss|valkey|valkeys)$/ }).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
@@ -108,6 +109,8 @@ export interface Config {
   stripe: { secretKey: string; apiBase: string | null } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
+  /** False: the schema is `db:migrate`'s business (several instances); a start on a schema behind the code stops. */
+  migrateOnStart: boolean;
   /** How long an instance trusts a session, account and permissions it has read (decisions §5: at most 30 s). */
   sessionCacheSeconds: number;
   /** Null: counters (rate limits, sign-in lockout) in this process's memory. */
@@ -153,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
     stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
+    migrateOnStart: e.MIGRATE_ON_START,
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },

@@ -5,7 +5,7 @@ import { makeUseCases } from "./application/use-cases.ts";
 import { messageOf } from "./domain/errors.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
-import { migrateToLatest } from "./adapters/db/migrate.ts";
+import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
@@ -44,8 +44,13 @@ const useCases = makeUseCases(runtime.deps, {
 });
 
 async function prepareDatabase() {
-  const applied = await migrateToLatest(runtime.db);
-  if (applied.length > 0) logger.info("database.migrated", { applied });
+  if (config.migrateOnStart) {
+    const applied = await migrateToLatest(runtime.db);
+    if (applied.length > 0) logger.info("database.migrated", { applied });
+  } else {
+    const pending = await pendingMigrations(runtime.db);
+    if (pending.length > 0) throw new Error(`The database is behind this code by ${pending.length} migration(s) (${pending.join(", ")}): run \`npm run cli -- db:migrate\` first`);
+  }
   // Decisions §10: a production shop never gets the demo catalog by itself.
   const seeded = runtime.embedded && config.env !== "production" ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;
   if (seeded) logger.info("catalog.seeded", { ...seeded });

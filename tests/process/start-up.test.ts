@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createTestDatabase } from "../support/postgres.ts";
 import { outcome, processes, waitForStart } from "../support/processes.ts";
 
 // Decisions §10, start-up: each refusal is one line and exit code 1, with nothing half-started.
@@ -43,6 +44,22 @@ describe("start-up refusals", () => {
     expect(errors.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event: "server.start_failed", error: `Port ${first.port} is already in use` })]);
     expect((await fetch(`http://127.0.0.1:${first.port}/api/health`)).status).toBe(200);
   }, 30_000);
+
+  test("MIGRATE_ON_START=false on a database behind the code: exit 1 saying to run db:migrate; after it, the server starts", async () => {
+    const database = await createTestDatabase({ migrate: false });
+    try {
+      const env = { DATABASE_URL: database.url, MIGRATE_ON_START: "false" };
+      const refused = await outcome(server(env));
+      expect(refused.code).toBe(1);
+      expect(refused.output).toMatch(/The database is behind this code by \d+ migration\(s\) \(0001_initial, .*\): run `npm run cli -- db:migrate` first/);
+      expect((await outcome(cli(env, "db:migrate"))).code).toBe(0);
+      const { log } = await waitForStart(server(env));
+      expect(log.some((entry) => entry.event === "database.migrated")).toBe(false);
+    } finally {
+      await children.stopAll();
+      await database.drop();
+    }
+  }, 20_000);
 
   test("NODE_ENV=production without DATABASE_URL: exit 1 naming it, and no embedded database made", async () => {
     const dir = aDir();

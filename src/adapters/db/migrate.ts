@@ -13,3 +13,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   }
   return results.filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
+
+/** The migrations this code has that the database has not run yet. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const migrations = await new Migrator({ db, provider: migrationProvider }).getMigrations();
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
