@@ -8,6 +8,7 @@ import { signOut } from "../../src/application/auth/sign-out.ts";
 import type { ExternalProfile, IdentityProvider } from "../../src/application/ports/identity.ts";
 import { changePassword } from "../../src/application/users/change-password.ts";
 import { NO_ORIGIN, type RequestOrigin } from "../../src/domain/audit.ts";
+import { DomainError } from "../../src/domain/errors.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { uowWith } from "../support/faults.ts";
@@ -149,6 +150,13 @@ describe("password sign-in", () => {
     const outcomes = await Promise.all(guesses);
     expect(outcomes.filter((code) => code === "auth.invalid_credentials")).toHaveLength(MAX_FAILED_SIGN_INS);
     expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(20 - MAX_FAILED_SIGN_INS);
+  });
+
+  test("a check the hasher refused before it ran (too busy) does not count against the e-mail's limit", async () => {
+    const { deps } = await withAccount();
+    const busy = { ...deps, hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment")) } };
+    for (let i = 0; i < 10; i++) await expect(signInWithPassword(busy, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.busy" });
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
   test("a success clears earlier failures", async () => {

@@ -32,6 +32,20 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
       expect((await store().increment(a, 60_000, new Date())).count).toBe(1);
     });
 
+    test("decrement takes one count back, never below zero, and starts no window", async () => {
+      const key = aKey();
+      await store().increment(key, 60_000, new Date());
+      await store().increment(key, 60_000, new Date());
+      await store().decrement(key);
+      expect((await store().peek(key, new Date()))?.count).toBe(1);
+      await store().decrement(key);
+      await store().decrement(key);
+      expect((await store().peek(key, new Date()))?.count ?? 0).toBe(0);
+      const untouched = aKey();
+      await store().decrement(untouched);
+      expect(await store().peek(untouched, new Date())).toBeNull();
+    });
+
     test("a window ends: once its time is up the count starts again", async () => {
       const key = aKey();
       await store().increment(key, 150, new Date());

@@ -73,6 +73,7 @@ export function createFailoverRateLimitStore({ primary, fallback, logger, timeou
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
     peek: (key, now) => use((store) => store.peek(key, now)),
     reset: (key) => use((store) => store.reset(key)),
+    decrement: (key) => use((store) => store.decrement(key)),
     degraded: () => degraded,
   };
 }

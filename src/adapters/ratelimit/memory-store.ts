@@ -33,5 +33,9 @@ export function createMemoryRateLimitStore(): RateLimitStore {
     async reset(key) {
       windows.delete(key);
     },
+    async decrement(key) {
+      const entry = windows.get(key);
+      if (entry && entry.count > 0) entry.count--;
+    },
   };
 }

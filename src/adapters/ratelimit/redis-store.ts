@@ -15,8 +15,17 @@ local count = redis.call('GET', KEYS[1])
 if not count then return nil end
 return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
 
+const DECREMENT = `
+local count = redis.call('GET', KEYS[1])
+if count and tonumber(count) > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
-const SCRIPTS = { increment: { source: INCREMENT, sha: sha1(INCREMENT) }, peek: { source: PEEK, sha: sha1(PEEK) } };
+const SCRIPTS = {
+  increment: { source: INCREMENT, sha: sha1(INCREMENT) },
+  peek: { source: PEEK, sha: sha1(PEEK) },
+  decrement: { source: DECREMENT, sha: sha1(DECREMENT) },
+};
 
 /**
  * Fixed-window counters in Redis, shared by every instance: each operation one round trip (a Lua
@@ -46,6 +55,9 @@ export function createRedisRateLimitStore(client: RedisClient, prefix = "storefr
     },
     async reset(key) {
       await client.send("DEL", [prefix + key]);
+    },
+    async decrement(key) {
+      await run("decrement", key);
     },
     async ping() {
       await client.send("PING", []);

@@ -4,12 +4,19 @@ import type { Deps } from "../ports/index.ts";
 export const MAX_FAILED_SIGN_INS = 5;
 export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 
+export interface AdmittedCheck {
+  /** The password was right: the count starts again. */
+  succeeded(): Promise<void>;
+  /** Runs the check; one the hasher refused before it ran (too busy) is not counted. */
+  run(check: () => Promise<boolean>): Promise<boolean>;
+}
+
 /**
  * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
  * all at once cannot slip past the limit while the first ones are still being checked. Past five in
- * 15 minutes the check is refused with 429. Returns what a correct password calls to clear the count.
+ * 15 minutes the check is refused with 429.
  */
-export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<{ succeeded(): Promise<void> }> {
+export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<AdmittedCheck> {
   const key = `sign-in:${email}`;
   const now = deps.clock.now();
   const attempts = await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
@@ -17,5 +24,15 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
     const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
     throw new DomainError("auth.too_many_attempts", "Too many failed sign-in attempts. Please try again later.", { retryAfterSeconds });
   }
-  return { succeeded: () => deps.loginAttempts.reset(key) };
+  return {
+    succeeded: () => deps.loginAttempts.reset(key),
+    async run(check) {
+      try {
+        return await check();
+      } catch (error) {
+        if (error instanceof DomainError && error.code === "auth.busy") await deps.loginAttempts.decrement(key);
+        throw error;
+      }
+    },
+  };
 }

@@ -24,7 +24,7 @@ export async function signInWithPassword(
   const email = normalizeEmail(input.email);
   const attempt = await admitPasswordCheck(deps, email);
   const user = await deps.uow.read((db) => db.users.findByEmail(email));
-  const matches = await deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH);
+  const matches = await attempt.run(() => deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH));
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>
       recordAudit(tx, deps, { userId: user?.id ?? null, action: "auth.login_failed", entityType: "user", entityId: user?.id ?? null, changes: { email }, origin }),

@@ -25,6 +25,8 @@ export interface RateLimitStore {
   increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
   peek(key: string, now: Date): Promise<WindowCount | null>;
   reset(key: string): Promise<void>;
+  /** Takes one count back (a hit that turned out not to happen): never below zero, never starting a window. */
+  decrement(key: string): Promise<void>;
 }
 
 /** Randomness for what must be unpredictable but is not an id (order-number suffixes). */

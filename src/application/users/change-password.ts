@@ -20,7 +20,7 @@ export async function changePassword(
   const user = await deps.uow.read((db) => db.users.findById(userId));
   if (!user) throw accountGone();
   const attempt = await admitPasswordCheck(deps, user.email);
-  if (!user.passwordHash || !(await deps.hasher.verify(input.currentPassword, user.passwordHash))) {
+  if (!user.passwordHash || !(await attempt.run(() => deps.hasher.verify(input.currentPassword, user.passwordHash!)))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
   await attempt.succeeded();
