@@ -5,7 +5,7 @@ import type { Mailer } from "./application/ports/mail.ts";
 import type { Logger, RateLimitStore } from "./application/ports/system.ts";
 import { messageOf } from "./domain/errors.ts";
 import type { Config } from "./config.ts";
-import { createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
+import { WAITING_PER_LANE, createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { type Db, openDatabase } from "./adapters/db/database.ts";
 import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
@@ -96,7 +96,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       mail,
       payments,
       stripeWebhooks: config.stripeWebhookSecret ? "verified with STRIPE_WEBHOOK_SECRET" : "off (no STRIPE_WEBHOOK_SECRET: 503)",
-      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time`,
+      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time, ${hashingThreads * WAITING_PER_LANE} waiting at most`,
       counters: counters.description,
       rateLimit: config.rateLimit.max === 0 ? "off (RATE_LIMIT_MAX=0)" : `${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s per client and endpoint`,
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
