@@ -31,6 +31,14 @@ const envSchema = z.object({
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
+  EASYPOST_WEBHOOK_SECRET: z.string().min(1).optional(),
+  RESEND_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a Svix signing secret (whsec_…)").optional(),
+  SQUARE_WEBHOOK_SIGNATURE_KEY: z.string().min(1).optional(),
+  SQUARE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PAYPAL_CLIENT_ID: z.string().min(1).optional(),
+  PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
+  PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
+  PAYPAL_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api-m.paypal.com"),
   REDIS_URL: z.url({ protocol: /^(redis|rediss|valkey|valkeys)$/ }).optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
@@ -109,6 +117,13 @@ export interface Config {
   stripe: { secretKey: string; apiBase: string | null } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
+  /** Each provider's webhook settings (decisions §11); a null one answers 503. */
+  webhooks: {
+    easypostSecret: string | null;
+    resendSecret: string | null;
+    square: { signatureKey: string; notificationUrl: string } | null;
+    paypal: { clientId: string; clientSecret: string; webhookId: string; apiBase: string } | null;
+  };
   /** False: the schema is `db:migrate`'s business (several instances); a start on a schema behind the code stops. */
   migrateOnStart: boolean;
   /** How long an instance trusts a session, account and permissions it has read (decisions §5: at most 30 s). */
@@ -156,6 +171,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
     stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
+    webhooks: {
+      easypostSecret: e.EASYPOST_WEBHOOK_SECRET ?? null,
+      resendSecret: e.RESEND_WEBHOOK_SECRET ?? null,
+      square: e.SQUARE_WEBHOOK_SIGNATURE_KEY ? { signatureKey: e.SQUARE_WEBHOOK_SIGNATURE_KEY, notificationUrl: e.SQUARE_WEBHOOK_URL ?? `${publicUrl}/api/webhooks/square` } : null,
+      paypal:
+        e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID
+          ? { clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET, webhookId: e.PAYPAL_WEBHOOK_ID, apiBase: e.PAYPAL_API_BASE }
+          : null,
+    },
     migrateOnStart: e.MIGRATE_ON_START,
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
@@ -193,7 +217,9 @@ function crossFieldProblems(e: Env): string[] {
     GITHUB: ["GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"],
     FACEBOOK: ["FACEBOOK_CLIENT_ID", "FACEBOOK_CLIENT_SECRET"],
     APPLE: ["APPLE_CLIENT_ID", "APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"],
+    PAYPAL: ["PAYPAL_CLIENT_ID", "PAYPAL_CLIENT_SECRET", "PAYPAL_WEBHOOK_ID"],
   };
+  if (e.SQUARE_WEBHOOK_URL && !e.SQUARE_WEBHOOK_SIGNATURE_KEY) problems.push("SQUARE_WEBHOOK_URL: needs SQUARE_WEBHOOK_SIGNATURE_KEY");
   for (const names of Object.values(groups)) {
     const set = names.filter((n) => e[n]);
     if (set.length > 0 && set.length < names.length) {

@@ -9,7 +9,7 @@ import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
-import { stripeWebhookVerifier } from "./adapters/payments/stripe-events.ts";
+import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
@@ -67,7 +67,7 @@ function listen(secret: string) {
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    webhooks: { stripe: stripeWebhookVerifier(config.stripeWebhookSecret, runtime.deps.clock) },
+    webhooks: webhookVerifiers(config, runtime.deps.clock),
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     session: {
       secret,

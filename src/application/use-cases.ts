@@ -18,7 +18,8 @@ import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./cat
 import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
 import { type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
-import { type PaymentEvent, receivePaymentEvent } from "./payments/receive-payment-event.ts";
+import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
+import type { WebhookEvent } from "./events/webhook-event.ts";
 import type { KeptResponse } from "./ports/idempotency.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
@@ -74,7 +75,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
       changeOrderStatus(deps, actor, ref, change, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
     payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin),
-    receivePaymentEvent: (event: PaymentEvent) => receivePaymentEvent(deps, event),
+    receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),
 
     claimIdempotencyKey: (userId: string, key: string, fingerprint: string) => claimIdempotencyKey(deps, userId, key, fingerprint),
     keepIdempotentResponse: (userId: string, key: string, claimedAt: Date, response: KeptResponse) => keepIdempotentResponse(deps, userId, key, claimedAt, response),

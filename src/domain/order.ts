@@ -139,6 +139,8 @@ export interface Order {
   paymentAttempts: number;
   /** When the attempt now waiting on the processor began; null when none is. */
   paymentStartedAt: Date | null;
+  /** Who took the money (stripe, square, paypal); null until paid. */
+  paidVia: string | null;
   createdAt: Date;
   updatedAt: Date;
   items: OrderItem[];
@@ -200,6 +202,7 @@ export function newOrder(fields: NewOrderFields): Order {
     stripePaymentIntentId: null,
     paymentAttempts: 0,
     paymentStartedAt: null,
+    paidVia: null,
     createdAt: fields.at,
     updatedAt: fields.at,
     items,

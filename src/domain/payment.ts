@@ -43,11 +43,13 @@ export interface Decline {
 
 export type PaymentAuditAction = "payment.succeeded" | "payment.failed" | "payment.requires_action" | "payment.processing";
 
-type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total">;
-type StateChanges = Partial<Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId">>;
+/** The processor the shop takes payments through with its own intents (Stripe, or the fake that plays it). */
+export const SHOP_PROCESSOR = "stripe";
+
+type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia">;
+type StateChanges = Partial<Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "paidVia">>;
 
 export interface ConfirmationOutcome {
-  changes: StateChanges;
   /** The intent is paid: the caller's answer says success. */
   success: boolean;
   /** A declined card: the order stays payable and the caller learns why (402). */
@@ -56,25 +58,23 @@ export interface ConfirmationOutcome {
 }
 
 /**
- * What a confirmed payment intent means for a payable order (decisions §4): succeeded confirms
- * and pays it; requires_action and processing change nothing (the webhook finishes them); a
- * decline fails the payment, which may be tried again; canceled fails it and lets the intent go,
- * so the next attempt makes a fresh one.
+ * What a confirmed payment intent means for the caller (decisions §4): succeeded is success;
+ * requires_action and processing are not yet (the webhook finishes them); a decline is told with
+ * its reasons. What it means for the order is the intent's event (eventOfIntent), applied as any.
  */
 export function confirmationOutcome(intent: { status: IntentStatus; lastError: Decline | null }): ConfirmationOutcome {
   switch (intent.status) {
     case "succeeded":
-      return { changes: { status: "CONFIRMED", paymentStatus: "PAID" }, success: true, decline: null, audit: "payment.succeeded" };
+      return { success: true, decline: null, audit: "payment.succeeded" };
     case "requires_action":
-      return { changes: {}, success: false, decline: null, audit: "payment.requires_action" };
+      return { success: false, decline: null, audit: "payment.requires_action" };
     case "processing":
-      return { changes: {}, success: false, decline: null, audit: "payment.processing" };
+      return { success: false, decline: null, audit: "payment.processing" };
     case "canceled":
-      return { changes: { paymentStatus: "FAILED", stripePaymentIntentId: null }, success: false, decline: null, audit: "payment.failed" };
+      return { success: false, decline: null, audit: "payment.failed" };
     case "requires_payment_method":
     case "requires_confirmation":
       return {
-        changes: { paymentStatus: "FAILED" },
         success: false,
         decline: intent.lastError ?? { code: "payment_failed", declineCode: null },
         audit: "payment.failed",
@@ -84,7 +84,8 @@ export function confirmationOutcome(intent: { status: IntentStatus; lastError: D
 
 /** What the processor reports about a payment after the fact (its webhook), in the shop's terms. */
 export type ProcessorEvent =
-  | { kind: "succeeded"; intentId: string; amount: Cents; currency: string }
+  /** `processor`: who took the money (SHOP_PROCESSOR, or another provider such as square); `intentId` is its id of the payment. */
+  | { kind: "succeeded"; processor: string; intentId: string; amount: Cents; currency: string }
   | { kind: "failed"; intentId: string }
   | { kind: "canceled"; intentId: string }
   | { kind: "refunded"; intentId: string; fully: boolean };
@@ -94,7 +95,7 @@ export type ProcessorEvent =
  * failed attempt, a cancellation; null while it waits (for a method, an action, the bank).
  */
 export function eventOfIntent(intent: { id: string; status: IntentStatus; amount: Cents; currency: string; lastError: Decline | null }): ProcessorEvent | null {
-  if (intent.status === "succeeded") return { kind: "succeeded", intentId: intent.id, amount: intent.amount, currency: intent.currency };
+  if (intent.status === "succeeded") return { kind: "succeeded", processor: SHOP_PROCESSOR, intentId: intent.id, amount: intent.amount, currency: intent.currency };
   if (intent.status === "canceled") return { kind: "canceled", intentId: intent.id };
   if (intent.status === "requires_payment_method" && intent.lastError) return { kind: "failed", intentId: intent.id };
   return null;
@@ -108,10 +109,13 @@ export interface EventEffect {
   refundLatePayment: boolean;
   /** Why nothing changed, when nothing does. */
   ignored: string | null;
+  /** For someone to look at: money that did not fit (another amount, a second payment through another provider). */
+  flagged: boolean;
 }
 
-const ignore = (why: string): EventEffect => ({ changes: {}, restock: false, refundLatePayment: false, ignored: why });
-const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEffect => ({ changes, restock: false, refundLatePayment: false, ignored: null, ...more });
+const ignore = (why: string): EventEffect => ({ changes: {}, restock: false, refundLatePayment: false, ignored: why, flagged: false });
+const flag = (why: string): EventEffect => ({ ...ignore(why), flagged: true });
+const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEffect => ({ changes, restock: false, refundLatePayment: false, ignored: null, flagged: false, ...more });
 const ENDED: readonly OrderStatus[] = ["CANCELLED", "REFUNDED"];
 const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
 
@@ -121,21 +125,36 @@ const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
  * goes back; a refund is final; a failure of an intent the order no longer uses is stale; a
  * success moves only a PENDING order to CONFIRMED (staff may have moved an unpaid order on). A
  * refund that arrives before the payment's own success still ends the order REFUNDED with its
- * stock back, as the two in order would have. Money for the wrong amount is never applied; money
- * the order does not need (it ended, or another intent paid it) is sent back.
+ * stock back, as the two in order would have. An order is paid once, whichever provider says so
+ * first (decisions §11): a payment for the wrong amount, or a second one through another
+ * provider, is flagged and never applied; money through the shop's own processor that the order
+ * does not need (it ended, or a second intent paid it) is sent back.
  */
 export function processorEventEffect(order: PaymentState, event: ProcessorEvent): EventEffect {
   switch (event.kind) {
     case "succeeded": {
-      if (event.amount !== order.total || event.currency !== "usd") {
-        return ignore(`paid ${event.amount} ${event.currency}, but the order's total is ${order.total} usd: flagged, not applied`);
+      if (event.amount !== order.total || event.currency.toLowerCase() !== "usd") {
+        return flag(`paid ${event.amount} ${event.currency.toLowerCase()}, but the order's total is ${order.total} usd: not applied`);
       }
-      const another = order.stripePaymentIntentId !== null && order.stripePaymentIntentId !== event.intentId;
+      const ours = event.processor === SHOP_PROCESSOR;
       if (SETTLED.includes(order.paymentStatus)) {
-        return another && order.paymentStatus === "PAID" ? effect({}, { refundLatePayment: true }) : ignore(`payment is already ${order.paymentStatus}`);
+        // Orders paid before providers were told apart were all paid through the shop's processor.
+        const paidVia = order.paidVia ?? SHOP_PROCESSOR;
+        const sameIntent = ours ? order.stripePaymentIntentId === event.intentId : true;
+        if (paidVia === event.processor && sameIntent) return ignore(`payment is already ${order.paymentStatus}`);
+        if (ours && paidVia === SHOP_PROCESSOR && order.paymentStatus === "PAID") return effect({}, { refundLatePayment: true });
+        return flag(`paid again through ${event.processor}, after ${paidVia}: not applied`);
       }
-      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId }, { refundLatePayment: true });
-      return effect({ ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}), paymentStatus: "PAID", stripePaymentIntentId: event.intentId });
+      if (ENDED.includes(order.status)) {
+        if (!ours) return flag(`paid through ${event.processor} after the order was ${order.status}: not applied`);
+        return effect({ paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR }, { refundLatePayment: true });
+      }
+      return effect({
+        ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}),
+        paymentStatus: "PAID",
+        paidVia: event.processor,
+        ...(ours ? { stripePaymentIntentId: event.intentId } : {}),
+      });
     }
     case "failed":
     case "canceled": {
@@ -149,8 +168,10 @@ export function processorEventEffect(order: PaymentState, event: ProcessorEvent)
     case "refunded":
       if (!event.fully) return ignore("a partial refund leaves the order as it is");
       if (order.paymentStatus === "REFUNDED") return ignore("payment is already REFUNDED");
+      // Refunds come from the shop's own processor: that is who was paid, whichever event came first.
+      const paidVia = order.paidVia ?? SHOP_PROCESSOR;
       // An order that already ended put its goods back then.
-      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED" });
-      return effect({ status: "REFUNDED", paymentStatus: "REFUNDED" }, { restock: restocksOn(order.status, "REFUNDED") });
+      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED", paidVia });
+      return effect({ status: "REFUNDED", paymentStatus: "REFUNDED", paidVia }, { restock: restocksOn(order.status, "REFUNDED") });
   }
 }

@@ -15,6 +15,7 @@ function fakeMailer(respond: () => Promise<void> = async () => undefined) {
     async send(mail) {
       sent.push(mail);
       await respond();
+      return { messageId: `provider-${sent.length}` };
     },
   };
   return { mailer, sent };
@@ -51,7 +52,7 @@ describe("outbox worker", () => {
     await enqueue();
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 9; attempt++) {
-      expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0 });
+      expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0, suppressed: 0 });
       const { nextAttemptAt } = await only();
       waits.push(nextAttemptAt.getTime() - clock.now().getTime());
       clock.set(nextAttemptAt);
@@ -80,7 +81,7 @@ describe("outbox worker", () => {
     const { mailer, sent } = fakeMailer();
     const { worker, enqueue, outbox } = setup(mailer, { batchSize: 3 });
     for (let i = 0; i < 7; i++) await enqueue(`customer${i}@example.com`);
-    expect(await worker.runOnce()).toEqual({ sent: 7, retried: 0, failed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 7, retried: 0, failed: 0, suppressed: 0 });
     expect(new Set(sent.map((m) => m.to)).size).toBe(7);
     expect((await outbox.list()).every((m) => m.status === "sent")).toBe(true);
   });

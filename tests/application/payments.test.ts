@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
-import { type PaymentEvent, receivePaymentEvent } from "../../src/application/payments/receive-payment-event.ts";
+import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
+import type { WebhookEvent } from "../../src/application/events/webhook-event.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent } from "../../src/domain/payment.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
@@ -65,7 +66,7 @@ describe("paying an order (decisions §4)", () => {
     expect(result).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "requires_action", clientSecret: expect.stringContaining("_secret_") }, order: { status: "PENDING", paymentStatus: "PENDING" } });
     expect((await deps.repos.audit.list({ action: "payment.requires_action" }))).toHaveLength(1);
     deps.processor.completeAction(intentId, true);
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_3ds", "payment_intent.succeeded", { kind: "succeeded", intentId, amount: placed.amount, currency: "usd" }, placed.orderId))).toBe("applied");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_3ds", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" }, placed.orderId))).toBe("applied");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
   });
 
@@ -134,8 +135,8 @@ function throwing(): never {
   throw new Error("the database went away");
 }
 
-function stripeEvent(eventId: string, type: string, payment: ProcessorEvent | null, orderId: string | null = null): PaymentEvent {
-  return { provider: "stripe", eventId, type, payment: payment ? { ...payment, orderId } : null };
+function stripeEvent(eventId: string, type: string, payment: ProcessorEvent | null, orderId: string | null = null): WebhookEvent {
+  return { provider: "stripe", eventId, type, effect: payment ? { kind: "payment", event: payment, orderId } : null };
 }
 
 describe("payment events from the processor (decisions §8)", () => {
@@ -143,13 +144,13 @@ describe("payment events from the processor (decisions §8)", () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.repos.orders.update(placed.orderId, { status: "SHIPPED", trackingNumber: "1Z-FIRST", updatedAt: new Date() });
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "late-3ds");
-    const paid = { kind: "succeeded" as const, intentId, amount: placed.amount, currency: "usd" };
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_a", "payment_intent.succeeded", paid, placed.orderId))).toBe("applied");
+    const paid = { kind: "succeeded" as const, processor: "stripe", intentId, amount: placed.amount, currency: "usd" };
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_a", "payment_intent.succeeded", paid, placed.orderId))).toBe("applied");
     expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", trackingNumber: "1Z-FIRST" });
 
     const second = await deps.processor.createIntent({ amount: placed.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "a-second-intent" });
     await deps.processor.confirmIntent(second.id, "pm_card_visa", "second-charge");
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_b", "payment_intent.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("applied");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_b", "payment_intent.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("applied");
     expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: second.id, amount: placed.amount })]);
     expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: intentId });
   });
@@ -158,9 +159,9 @@ describe("payment events from the processor (decisions §8)", () => {
   test("applied once: a redelivery is a duplicate, with one state change and one audit entry", async () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "client-side");
-    const event = stripeEvent("evt_1", "payment_intent.succeeded", { kind: "succeeded", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
-    expect(await receivePaymentEvent(deps, event)).toBe("applied");
-    expect(await receivePaymentEvent(deps, event)).toBe("duplicate");
+    const event = stripeEvent("evt_1", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
+    expect(await receiveWebhookEvent(deps, event)).toBe("applied");
+    expect(await receiveWebhookEvent(deps, event)).toBe("duplicate");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     const audits = await deps.repos.audit.list({ action: "webhook.stripe" });
     expect(audits).toHaveLength(1);
@@ -169,25 +170,25 @@ describe("payment events from the processor (decisions §8)", () => {
 
   test("the order is found by the intent when the metadata names none; an event for no order of ours is kept (never applied twice) and logged", async () => {
     const { deps, stored, intentId } = await anOrder();
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_2", "payment_intent.payment_failed", { kind: "failed", intentId }))).toBe("applied");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_2", "payment_intent.payment_failed", { kind: "failed", intentId }))).toBe("applied");
     expect((await stored()).paymentStatus).toBe("FAILED");
-    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", { kind: "succeeded", intentId: "pi_not_ours", amount: 100, currency: "usd" });
-    expect(await receivePaymentEvent(deps, stranger)).toBe("order_not_found");
-    expect(await receivePaymentEvent(deps, stranger)).toBe("duplicate");
+    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId: "pi_not_ours", amount: 100, currency: "usd" });
+    expect(await receiveWebhookEvent(deps, stranger)).toBe("not_found");
+    expect(await receiveWebhookEvent(deps, stranger)).toBe("duplicate");
   });
 
   test("types the shop does not act on are acknowledged and dropped, recording nothing", async () => {
     const { deps } = await anOrder();
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_4", "customer.created", null))).toBe("ignored");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_4", "customer.created", null))).toBe("ignored");
     expect(deps.state.webhookEvents.size).toBe(0);
   });
 
   test("a full refund ends the order REFUNDED and puts the goods back; a partial one changes nothing but is audited", async () => {
     const { deps, placed, stored, pay, sauce, intentId } = await anOrder();
     await pay("pm_card_visa");
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_5", "charge.refunded", { kind: "refunded", intentId, fully: false }))).toBe("unchanged");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_5", "charge.refunded", { kind: "refunded", intentId, fully: false }))).toBe("unchanged");
     expect((await stored()).status).toBe("CONFIRMED");
-    expect(await receivePaymentEvent(deps, stripeEvent("evt_6", "charge.refunded", { kind: "refunded", intentId, fully: true }, placed.orderId))).toBe("applied");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_6", "charge.refunded", { kind: "refunded", intentId, fully: true }, placed.orderId))).toBe("applied");
     expect(await stored()).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
     expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(10);
     expect((await deps.repos.audit.list({ action: "webhook.stripe" })).map((a) => String(a.changes.ignored ?? "applied")).sort()).toEqual(["a partial refund leaves the order as it is", "applied"]);
@@ -197,11 +198,11 @@ describe("payment events from the processor (decisions §8)", () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", updatedAt: new Date() });
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "late");
-    const event = stripeEvent("evt_7", "payment_intent.succeeded", { kind: "succeeded", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
+    const event = stripeEvent("evt_7", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
     const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new Error("Stripe is down")) } };
-    expect(await receivePaymentEvent(refusing as MemoryDeps, event).catch((e: Error) => e.message)).toBe("Stripe is down");
+    expect(await receiveWebhookEvent(refusing as MemoryDeps, event).catch((e: Error) => e.message)).toBe("Stripe is down");
     expect(deps.state.webhookEvents.size).toBe(0);
-    expect(await receivePaymentEvent(deps, event)).toBe("applied");
+    expect(await receiveWebhookEvent(deps, event)).toBe("applied");
     expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
     expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId, amount: (await stored()).total })]);
   });

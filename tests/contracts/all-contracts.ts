@@ -7,6 +7,7 @@ import { orderRepositoryContract } from "./order-repository.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
 import { sessionRepositoryContract } from "./session-repository.contract.ts";
+import { suppressionListContract } from "./suppression-list.contract.ts";
 import type { ContractTarget } from "./targets.ts";
 import { unitOfWorkContract } from "./unit-of-work.contract.ts";
 import { userRepositoryContract } from "./user-repository.contract.ts";
@@ -21,6 +22,7 @@ export function allContracts(target: () => ContractTarget) {
   permissionRepositoryContract(target);
   auditLogContract(target);
   mailOutboxContract(target);
+  suppressionListContract(target);
   cartRepositoryContract(target);
   orderRepositoryContract(target);
   webhookEventLogContract(target);

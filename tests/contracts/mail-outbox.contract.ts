@@ -24,7 +24,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const earlier = aMail({ createdAt: at(1) });
       await outbox().enqueue(later);
       await outbox().enqueue(earlier);
-      const untried = { status: "pending", attempts: 0, lastError: null, sentAt: null } as const;
+      const untried = { status: "pending", attempts: 0, lastError: null, sentAt: null, providerMessageId: null, deliveredAt: null } as const;
       expect(await outbox().list()).toEqual([
         { ...earlier, ...untried, nextAttemptAt: at(1) },
         { ...later, ...untried, nextAttemptAt: at(2) },
@@ -63,13 +63,31 @@ export function mailOutboxContract(target: () => ContractTarget) {
       expect(reclaimed).toMatchObject({ id: mail.id, attempts: 2 });
     });
 
-    test("a sent message records when, and is never claimed again", async () => {
+    test("a sent message records when, and the provider's id of it, and is never claimed again", async () => {
       const mail = aMail();
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
-      await outbox().markSent(mail.id, at(5));
-      expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "sent", sentAt: at(5) })]);
+      await outbox().markSent(mail.id, at(5), "provider-msg-1");
+      expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "sent", sentAt: at(5), providerMessageId: "provider-msg-1" })]);
       expect(await claimIds(forever, forever)).toEqual([]);
+    });
+
+    test("a delivery is marked on the message the provider knows by that id", async () => {
+      const mail = aMail();
+      await outbox().enqueue(mail);
+      await outbox().markSent(mail.id, at(5), "provider-msg-2");
+      expect(await target().uow.transaction((tx) => tx.outbox.markDelivered("provider-msg-2", at(9)))).toBe(true);
+      expect(await target().uow.transaction((tx) => tx.outbox.markDelivered("provider-msg-unknown", at(9)))).toBe(false);
+      expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "sent", deliveredAt: at(9) })]);
+    });
+
+    test("suppressing an address marks its pending mail suppressed, whatever its case, and it is never claimed", async () => {
+      const [pending, other, sent] = [aMail({ to: "Bounce@Example.com" }), aMail({ to: "fine@example.com" }), aMail({ to: "bounce@example.com" })];
+      for (const m of [pending, other, sent]) await outbox().enqueue(m);
+      await outbox().markSent(sent.id, at(1), null);
+      expect(await target().uow.transaction((tx) => tx.outbox.markSuppressed({ to: "bounce@example.com" }))).toBe(1);
+      expect(Object.fromEntries((await outbox().list()).map((m) => [m.id, m.status]))).toEqual({ [pending.id]: "suppressed", [other.id]: "pending", [sent.id]: "sent" });
+      expect(await claimIds(forever, forever)).toEqual([other.id]);
     });
 
     test("a failed attempt with a retry date is due again at that date, with its error", async () => {

@@ -2,41 +2,29 @@ import { describe, expect, test } from "bun:test";
 import { ORDER_STATUSES, type Order } from "../../src/domain/order.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent, beginPaymentAttempt, confirmationOutcome, eventOfIntent, processorEventEffect } from "../../src/domain/payment.ts";
 
-type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total">;
-const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079 };
+type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia">;
+const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null };
 
-describe("what a confirmation means for a payable order (decisions §4)", () => {
-  test("succeeded: CONFIRMED and PAID, success", () => {
-    expect(confirmationOutcome({ status: "succeeded", lastError: null })).toEqual({
-      changes: { status: "CONFIRMED", paymentStatus: "PAID" },
-      success: true,
-      decline: null,
-      audit: "payment.succeeded",
-    });
+describe("what a confirmation means for the caller (decisions §4)", () => {
+  test("succeeded is success", () => {
+    expect(confirmationOutcome({ status: "succeeded", lastError: null })).toEqual({ success: true, decline: null, audit: "payment.succeeded" });
   });
 
-  test("requires_action and processing: nothing changes, no success (the webhook finishes them)", () => {
-    expect(confirmationOutcome({ status: "requires_action", lastError: null })).toMatchObject({ changes: {}, success: false, decline: null, audit: "payment.requires_action" });
-    expect(confirmationOutcome({ status: "processing", lastError: null })).toMatchObject({ changes: {}, success: false, decline: null, audit: "payment.processing" });
+  test("requires_action and processing are not yet (the webhook finishes them)", () => {
+    expect(confirmationOutcome({ status: "requires_action", lastError: null })).toEqual({ success: false, decline: null, audit: "payment.requires_action" });
+    expect(confirmationOutcome({ status: "processing", lastError: null })).toEqual({ success: false, decline: null, audit: "payment.processing" });
   });
 
-  test("a decline fails the payment and says why", () => {
-    const outcome = confirmationOutcome({ status: "requires_payment_method", lastError: { code: "card_declined", declineCode: "insufficient_funds" } });
-    expect(outcome).toEqual({
-      changes: { paymentStatus: "FAILED" },
+  test("a decline says why", () => {
+    expect(confirmationOutcome({ status: "requires_payment_method", lastError: { code: "card_declined", declineCode: "insufficient_funds" } })).toEqual({
       success: false,
       decline: { code: "card_declined", declineCode: "insufficient_funds" },
       audit: "payment.failed",
     });
   });
 
-  test("canceled fails the payment and lets the intent go, so the next attempt makes a fresh one", () => {
-    expect(confirmationOutcome({ status: "canceled", lastError: null })).toEqual({
-      changes: { paymentStatus: "FAILED", stripePaymentIntentId: null },
-      success: false,
-      decline: null,
-      audit: "payment.failed",
-    });
+  test("canceled is a failure without a decline (the intent's own event lets the intent go)", () => {
+    expect(confirmationOutcome({ status: "canceled", lastError: null })).toEqual({ success: false, decline: null, audit: "payment.failed" });
   });
 });
 
@@ -56,7 +44,7 @@ function permutations<T>(items: T[]): T[][] {
 }
 
 describe("processor events, applied monotonically (decisions §8)", () => {
-  const succeeded: ProcessorEvent = { kind: "succeeded", intentId: "pi_1", amount: 2079, currency: "usd" };
+  const succeeded: ProcessorEvent = { kind: "succeeded", processor: "stripe", intentId: "pi_1", amount: 2079, currency: "usd" };
   const failed: ProcessorEvent = { kind: "failed", intentId: "pi_1" };
   const canceled: ProcessorEvent = { kind: "canceled", intentId: "pi_1" };
   const refunded: ProcessorEvent = { kind: "refunded", intentId: "pi_1", fully: true };
@@ -67,7 +55,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a paid order never goes back: a failure or cancellation after the success changes nothing", () => {
     for (const late of [failed, canceled]) {
-      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079 } as const;
+      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe" } as const;
       expect(processorEventEffect(paid, late)).toMatchObject({ changes: {}, ignored: "payment is already PAID" });
     }
   });
@@ -84,26 +72,27 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("every delivery order of success, a duplicate and a refund, mixed with stale failures, ends the same", () => {
     const ends = permutations([succeeded, succeeded, refunded, failed]).map((order) => JSON.stringify(settle(pending, order)));
-    expect(new Set(ends)).toEqual(new Set([JSON.stringify({ ...pending, status: "REFUNDED", paymentStatus: "REFUNDED", restocked: 1, refundedLate: 0 })]));
+    expect(new Set(ends)).toEqual(new Set([JSON.stringify({ ...pending, status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", restocked: 1, refundedLate: 0 })]));
   });
 
   test("a refund after shipping keeps the goods out of stock", () => {
-    const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079 } as const;
-    expect(processorEventEffect(shipped, refunded)).toEqual({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED" }, restock: false, refundLatePayment: false, ignored: null });
+    const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe" } as const;
+    expect(processorEventEffect(shipped, refunded)).toEqual({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe" }, restock: false, refundLatePayment: false, ignored: null, flagged: false });
   });
 
   test("a partial refund leaves the order as it is", () => {
-    const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079 } as const;
+    const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe" } as const;
     expect(processorEventEffect(paid, { ...refunded, fully: false })).toMatchObject({ changes: {}, restock: false, ignored: "a partial refund leaves the order as it is" });
   });
 
   test("money for an order that already ended is sent back, and the order stays ended", () => {
-    const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079 } as const;
+    const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null } as const;
     expect(processorEventEffect(expired, succeeded)).toEqual({
-      changes: { paymentStatus: "REFUNDED", stripePaymentIntentId: "pi_1" },
+      changes: { paymentStatus: "REFUNDED", stripePaymentIntentId: "pi_1", paidVia: "stripe" },
       restock: false,
       refundLatePayment: true,
       ignored: null,
+      flagged: false,
     });
     expect(settle(expired, [succeeded, succeeded, refunded])).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED", refundedLate: 1, restocked: 0 });
   });
@@ -125,7 +114,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
       expect(processorEventEffect(movedOn, succeeded)).toMatchObject({ changes: { paymentStatus: "PAID", stripePaymentIntentId: "pi_1" }, ignored: null });
       expect(processorEventEffect(movedOn, succeeded).changes).not.toHaveProperty("status");
       const ends = new Set(permutations([succeeded, succeeded, failed]).map((order) => JSON.stringify(settle(movedOn, order))));
-      expect([...ends]).toEqual([JSON.stringify({ ...movedOn, paymentStatus: "PAID", restocked: 0, refundedLate: 0 })]);
+      expect([...ends]).toEqual([JSON.stringify({ ...movedOn, paymentStatus: "PAID", paidVia: "stripe", restocked: 0, refundedLate: 0 })]);
     }
   });
 
@@ -149,14 +138,30 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("money for another amount or currency is flagged, never applied", () => {
-    expect(processorEventEffect(pending, { ...succeeded, amount: 1 })).toMatchObject({ changes: {}, ignored: "paid 1 usd, but the order's total is 2079 usd: flagged, not applied" });
-    expect(processorEventEffect(pending, { ...succeeded, currency: "eur" }).ignored).toContain("flagged, not applied");
+    expect(processorEventEffect(pending, { ...succeeded, amount: 1 })).toMatchObject({ changes: {}, flagged: true, ignored: "paid 1 usd, but the order's total is 2079 usd: not applied" });
+    expect(processorEventEffect(pending, { ...succeeded, currency: "EUR" })).toMatchObject({ flagged: true, ignored: "paid 2079 eur, but the order's total is 2079 usd: not applied" });
   });
 
   test("a second intent's money for an order already paid is sent back", () => {
-    const paid = { ...pending, status: "CONFIRMED", paymentStatus: "PAID" } as const;
-    expect(processorEventEffect(paid, { ...succeeded, intentId: "pi_2" })).toEqual({ changes: {}, restock: false, refundLatePayment: true, ignored: null });
+    const paid = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe" } as const;
+    expect(processorEventEffect(paid, { ...succeeded, intentId: "pi_2" })).toEqual({ changes: {}, restock: false, refundLatePayment: true, ignored: null, flagged: false });
     expect(processorEventEffect(paid, succeeded)).toMatchObject({ refundLatePayment: false, ignored: "payment is already PAID" });
+  });
+
+  test("decisions §11: an order is paid once, whichever provider says so first; the second is flagged, never applied, never refunded by the shop", () => {
+    const square = { ...succeeded, processor: "square", intentId: "sq_1" };
+    expect(processorEventEffect(pending, square)).toEqual({ changes: { status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" }, restock: false, refundLatePayment: false, ignored: null, flagged: false });
+    const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" } as const;
+    expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
+    expect(processorEventEffect(paidBySquare, succeeded)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid again through stripe, after square: not applied" });
+    const paidByStripe = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe" } as const;
+    expect(processorEventEffect(paidByStripe, square)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid again through square, after stripe: not applied" });
+    for (const first of permutations([succeeded, square])) expect(settle(pending, first)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", refundedLate: 0 });
+  });
+
+  test("money through another provider for an order that had ended is flagged, not applied", () => {
+    const square = { ...succeeded, processor: "paypal", intentId: "CAPTURE-1" };
+    expect(processorEventEffect({ ...pending, status: "CANCELLED" }, square)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid through paypal after the order was CANCELLED: not applied" });
   });
 
   test("a failure of an order that is no longer pending changes nothing", () => {
@@ -194,7 +199,7 @@ describe("starting an attempt at paying", () => {
 describe("what an intent says happened", () => {
   const intent = { id: "pi_1", amount: 2079, currency: "usd", lastError: null };
   test("succeeded, canceled and a declined attempt are events; waiting is none", () => {
-    expect(eventOfIntent({ ...intent, status: "succeeded" })).toEqual({ kind: "succeeded", intentId: "pi_1", amount: 2079, currency: "usd" });
+    expect(eventOfIntent({ ...intent, status: "succeeded" })).toEqual({ kind: "succeeded", processor: "stripe", intentId: "pi_1", amount: 2079, currency: "usd" });
     expect(eventOfIntent({ ...intent, status: "canceled" })).toEqual({ kind: "canceled", intentId: "pi_1" });
     expect(eventOfIntent({ ...intent, status: "requires_payment_method", lastError: { code: "card_declined", declineCode: null } })).toEqual({ kind: "failed", intentId: "pi_1" });
     for (const status of ["requires_payment_method", "requires_action", "processing"] as const) expect(eventOfIntent({ ...intent, status })).toBeNull();

@@ -3,7 +3,9 @@ import { createApp } from "../../src/adapters/http/app.ts";
 import { type Logger, silentLogger } from "../../src/adapters/log.ts";
 import type { Deps, Repositories } from "../../src/application/ports/index.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
-import { stripeWebhookVerifier } from "../../src/adapters/payments/stripe-events.ts";
+import type { WebhookVerifier } from "../../src/application/events/webhook-event.ts";
+import type { WebhookProvider } from "../../src/adapters/events/index.ts";
+import { stripeWebhookVerifier } from "../../src/adapters/events/stripe.ts";
 import { systemClock } from "../../src/adapters/system.ts";
 
 export interface CallOptions {
@@ -44,6 +46,8 @@ export interface TestAppOptions {
   publicUrl?: string;
   logger?: Logger;
   stripeWebhookSecret?: string | null;
+  /** Verifiers of the other providers (off unless a test gives one). */
+  webhooks?: Partial<Record<WebhookProvider, WebhookVerifier | null>>;
   /** Off (max 0) unless a test is about the limiter: other tests send far more than 100 requests to an endpoint. */
   rateLimit?: { max: number; windowSeconds: number };
   exemptUserAgent?: string;
@@ -60,7 +64,14 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     trustProxy: options.trustProxy ?? true,
     corsOrigins: options.corsOrigins ?? [],
     exemptUserAgent: options.exemptUserAgent ?? "StorefrontMobileApp",
-    webhooks: { stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock) },
+    webhooks: {
+      stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock),
+      paypal: null,
+      square: null,
+      easypost: null,
+      resend: null,
+      ...options.webhooks,
+    },
     session: {
       secret: TEST_SECRET,
       cookieName: SESSION_COOKIE,

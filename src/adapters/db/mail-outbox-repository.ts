@@ -16,6 +16,8 @@ function toMessage(row: Selectable<MailOutboxTable>): OutboxMessage {
     lastError: row.last_error,
     createdAt: row.created_at,
     sentAt: row.sent_at,
+    providerMessageId: row.provider_message_id,
+    deliveredAt: row.delivered_at,
   };
 }
 
@@ -59,8 +61,19 @@ export function createPgMailOutbox(db: Db): MailOutbox {
       return rows.map(toMessage);
     },
 
-    async markSent(id, at) {
-      await db.updateTable("mail_outbox").set({ status: "sent", sent_at: at }).where("id", "=", id).execute();
+    async markSent(id, at, providerMessageId) {
+      await db.updateTable("mail_outbox").set({ status: "sent", sent_at: at, provider_message_id: providerMessageId }).where("id", "=", id).execute();
+    },
+
+    async markDelivered(providerMessageId, at) {
+      const result = await db.updateTable("mail_outbox").set({ delivered_at: at }).where("provider_message_id", "=", providerMessageId).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async markSuppressed(which) {
+      let rows = db.updateTable("mail_outbox").set({ status: "suppressed" });
+      rows = "id" in which ? rows.where("id", "=", which.id) : rows.where(sql`lower(recipient)`, "=", which.to.toLowerCase()).where("status", "=", "pending");
+      return Number((await rows.executeTakeFirst()).numUpdatedRows);
     },
 
     async markFailed(id, error, retryAt) {

@@ -29,6 +29,7 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
     stripePaymentIntentId: row.stripe_payment_intent_id,
     paymentAttempts: row.payment_attempts,
     paymentStartedAt: row.payment_started_at,
+    paidVia: row.paid_via,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items,
@@ -150,6 +151,11 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return row?.id ?? null;
     },
 
+    async idOfTrackingNumber(trackingNumber) {
+      const row = await db.selectFrom("orders").select("id").where("tracking_number", "=", trackingNumber).orderBy("created_at", "desc").executeTakeFirst();
+      return row?.id ?? null;
+    },
+
     async list(filter) {
       let matching = db.selectFrom("orders");
       if (filter.userId) matching = matching.where("user_id", "=", filter.userId);
@@ -199,6 +205,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
           stripe_payment_intent_id: c.stripePaymentIntentId,
           payment_attempts: c.paymentAttempts,
           payment_started_at: c.paymentStartedAt,
+          paid_via: c.paidVia,
           updated_at: c.updatedAt,
         })
         .where("id", "=", id)

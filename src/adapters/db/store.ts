@@ -14,6 +14,7 @@ import { createPgOrderRepository } from "./order-repository.ts";
 import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
+import { createPgSuppressionList } from "./suppression-list.ts";
 import { createPgUserRepository } from "./user-repository.ts";
 import { createPgWebhookEventLog } from "./webhook-event-log.ts";
 
@@ -31,6 +32,7 @@ export function createPgRepositories(db: Db): Repositories {
     permissions: createPgPermissionRepository(db),
     audit: createPgAuditLog(db),
     outbox: createPgMailOutbox(db),
+    suppressions: createPgSuppressionList(db),
     webhookEvents: createPgWebhookEventLog(db),
     idempotency: createPgIdempotencyKeys(db),
   };

@@ -98,6 +98,7 @@ export interface OrdersTable {
   stripe_payment_intent_id: string | null;
   payment_attempts: Generated<number>;
   payment_started_at: Date | null;
+  paid_via: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -156,6 +157,14 @@ export interface MailOutboxTable {
   last_error: string | null;
   created_at: CreatedAt;
   sent_at: Date | null;
+  provider_message_id: string | null;
+  delivered_at: Date | null;
+}
+
+export interface EmailSuppressionsTable {
+  email: string;
+  reason: string;
+  created_at: Date;
 }
 
 export interface LocationsTable {
@@ -187,6 +196,7 @@ export interface Database {
   audit_log: AuditLogTable;
   webhook_events: WebhookEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  email_suppressions: EmailSuppressionsTable;
   mail_outbox: MailOutboxTable;
   locations: LocationsTable;
 }

@@ -6,6 +6,7 @@ export function createLogMailer(logger: Logger): Mailer {
   return {
     async send(mail) {
       logger.info("mail.delivered_to_log", { to: mail.to, subject: mail.subject, text: mail.text });
+      return { messageId: null };
     },
   };
 }

@@ -16,7 +16,9 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
     async send(mail) {
       transport ??= open();
       // sendMail rejects when the server refuses the sender, the recipient or the message.
-      await (await transport).sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? undefined });
+      const info = await (await transport).sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? undefined });
+      // The Message-ID the message went out with, which a provider's delivery events name it by.
+      return { messageId: typeof info.messageId === "string" ? info.messageId.replace(/^<|>$/g, "") : null };
     },
     close: () => void transport?.then((t) => t.close()),
   };

@@ -28,7 +28,13 @@ export function createFixedClock(start = new Date("2026-11-22T12:00:00Z")): Fixe
 /** A mailer that keeps what it was given. */
 export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
   const sent: OutgoingMail[] = [];
-  return { sent, send: async (mail) => void sent.push(structuredClone(mail)) };
+  return {
+    sent,
+    async send(mail) {
+      sent.push(structuredClone(mail));
+      return { messageId: `msg-${sent.length}` };
+    },
+  };
 }
 
 export type FakeProcessor = ReturnType<typeof createFakeProcessor>;

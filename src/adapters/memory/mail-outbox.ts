@@ -24,6 +24,8 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
         lastError: null,
         createdAt: new Date(mail.createdAt),
         sentAt: null,
+        providerMessageId: null,
+        deliveredAt: null,
       });
     },
     async claimDue(now, leaseUntil, limit) {
@@ -37,11 +39,22 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
       }
       return due.map((m) => structuredClone(m));
     },
-    async markSent(id, at) {
+    async markSent(id, at, providerMessageId) {
       const message = messages.get(id);
       if (!message) return;
       message.status = "sent";
       message.sentAt = new Date(at);
+      message.providerMessageId = providerMessageId;
+    },
+    async markDelivered(providerMessageId, at) {
+      const found = [...messages.values()].filter((m) => m.providerMessageId === providerMessageId);
+      for (const message of found) message.deliveredAt = new Date(at);
+      return found.length > 0;
+    },
+    async markSuppressed(which) {
+      const found = [...messages.values()].filter((m) => ("id" in which ? m.id === which.id : m.status === "pending" && m.to.toLowerCase() === which.to.toLowerCase()));
+      for (const message of found) message.status = "suppressed";
+      return found.length;
     },
     async markFailed(id, error, retryAt) {
       const message = messages.get(id);

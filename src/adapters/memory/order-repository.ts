@@ -31,6 +31,10 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
     async idOfPaymentIntent(intentId) {
       return [...orders.values()].find((o) => o.stripePaymentIntentId === intentId)?.id ?? null;
     },
+    async idOfTrackingNumber(trackingNumber) {
+      const shipped = [...orders.values()].filter((o) => o.trackingNumber === trackingNumber).sort(byCreation);
+      return shipped.at(-1)?.id ?? null;
+    },
     async list(filter) {
       const matching = [...orders.values()]
         .filter((o) => (!filter.userId || o.userId === filter.userId) && (!filter.status || o.status === filter.status) && (!filter.paymentStatus || o.paymentStatus === filter.paymentStatus))

@@ -19,6 +19,7 @@ import { createMemoryOrderRepository } from "./order-repository.ts";
 import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
 import { createMemorySessionRepository } from "./session-repository.ts";
+import { createMemorySuppressionList } from "./suppression-list.ts";
 import { createMemoryUserRepository } from "./user-repository.ts";
 import { createMemoryWebhookEventLog } from "./webhook-event-log.ts";
 
@@ -37,6 +38,7 @@ export interface MemoryState {
   outbox: Map<string, OutboxMessage>;
   webhookEvents: Map<string, ReceivedEvent>;
   idempotencyKeys: Map<string, StoredKey>;
+  suppressions: Map<string, { reason: "bounced" | "complained"; at: Date }>;
 }
 
 export function emptyMemoryState(): MemoryState {
@@ -54,6 +56,7 @@ export function emptyMemoryState(): MemoryState {
     outbox: new Map(),
     webhookEvents: new Map(),
     idempotencyKeys: new Map(),
+    suppressions: new Map(),
   };
 }
 
@@ -68,6 +71,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
     permissions: createMemoryPermissionRepository(state.permissions),
     audit: createMemoryAuditLog(state.audit),
     outbox: createMemoryMailOutbox(state.outbox),
+    suppressions: createMemorySuppressionList(state.suppressions),
     webhookEvents: createMemoryWebhookEventLog(state.webhookEvents),
     idempotency: createMemoryIdempotencyKeys(state.idempotencyKeys),
   };

@@ -22,7 +22,7 @@ const defaults: OutboxWorkerOptions = {
   backoff: (attempt) => Math.min(30_000 * 2 ** (attempt - 1), 60 * 60_000),
 };
 
-type Outcome = "sent" | "retried" | "failed";
+type Outcome = "sent" | "retried" | "failed" | "suppressed";
 
 
 /** Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. */
@@ -44,18 +44,25 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
   }
 
   async function deliver(message: OutboxMessage): Promise<Outcome> {
+    // Decisions §11: an address that bounced or complained is never mailed again.
+    if (await uow.read((db) => db.suppressions.has(message.to))) {
+      await uow.transaction((tx) => tx.outbox.markSuppressed({ id: message.id }));
+      logger.info("mail.suppressed", { id: message.id });
+      return "suppressed";
+    }
+    let sent: { messageId: string | null };
     try {
-      await mailer.send({ to: message.to, subject: message.subject, text: message.text, html: message.html });
+      sent = await mailer.send({ to: message.to, subject: message.subject, text: message.text, html: message.html });
     } catch (error) {
       return giveUpOrRetry(message, messageOf(error));
     }
     // Outside the try: a failure to record the send must not count as a failed send and mail it twice.
-    await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now()));
+    await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now(), sent.messageId));
     return "sent";
   }
 
   async function runOnce() {
-    const totals: Record<Outcome, number> = { sent: 0, retried: 0, failed: 0 };
+    const totals: Record<Outcome, number> = { sent: 0, retried: 0, failed: 0, suppressed: 0 };
     let claimed: OutboxMessage[];
     do {
       const now = clock.now();

@@ -29,7 +29,16 @@ export async function applyProcessorEvent(
       action: audit.action,
       userId: audit.userId,
       origin: audit.origin,
-      changes: { ...audit.changes, event: event.kind, intentId: event.intentId, from, to: { ...from, ...effect.changes }, ...(effect.ignored ? { ignored: effect.ignored } : {}) },
+      changes: {
+        ...audit.changes,
+        event: event.kind,
+        ...(event.kind === "succeeded" ? { processor: event.processor, amount: event.amount } : {}),
+        intentId: event.intentId,
+        from,
+        to: { ...from, ...effect.changes },
+        ...(effect.ignored ? { ignored: effect.ignored } : {}),
+        ...(effect.flagged ? { flagged: true } : {}),
+      },
     },
   });
   return effect;

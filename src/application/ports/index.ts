@@ -15,7 +15,7 @@ import type {
   UserReader,
   UserRepository,
 } from "./identity.ts";
-import type { MailOutbox, Mailer, OutboxReader } from "./mail.ts";
+import type { MailOutbox, Mailer, OutboxReader, SuppressionList, SuppressionReader } from "./mail.ts";
 import type { OrderReader, OrderRepository } from "./orders.ts";
 import type { PaymentGateway, TaxCalculator } from "./payments.ts";
 import type { Clock, DatabaseProbe, Ids, Logger, Random, RateLimitStore } from "./system.ts";
@@ -31,6 +31,7 @@ export interface Readers {
   permissions: PermissionReader;
   audit: AuditReader;
   outbox: OutboxReader;
+  suppressions: SuppressionReader;
 }
 
 /** Every repository, as a transaction hands them out. */
@@ -44,6 +45,7 @@ export interface Repositories extends Readers {
   permissions: PermissionRepository;
   audit: AuditLog;
   outbox: MailOutbox;
+  suppressions: SuppressionList;
   webhookEvents: WebhookEventLog;
   idempotency: IdempotencyKeys;
 }

@@ -5,7 +5,8 @@ export interface OutgoingMail {
   html: string | null;
 }
 
-export type OutboxStatus = "pending" | "sent" | "failed";
+/** suppressed: its recipient bounced or complained (decisions §11), so it is never sent. */
+export type OutboxStatus = "pending" | "sent" | "failed" | "suppressed";
 
 export interface OutboxMessage extends OutgoingMail {
   id: string;
@@ -15,6 +16,10 @@ export interface OutboxMessage extends OutgoingMail {
   lastError: string | null;
   createdAt: Date;
   sentAt: Date | null;
+  /** The mail provider's id of the message, as its sending returned it. */
+  providerMessageId: string | null;
+  /** When the provider reported it delivered (Resend's email.delivered). */
+  deliveredAt: Date | null;
 }
 
 export interface OutboxReader {
@@ -30,12 +35,26 @@ export interface MailOutbox extends OutboxReader {
    * messages come back.
    */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<OutboxMessage[]>;
-  markSent(id: string, at: Date): Promise<void>;
+  markSent(id: string, at: Date, providerMessageId: string | null): Promise<void>;
+  /** Marks the message the provider knows by this id delivered; false when there is none. */
+  markDelivered(providerMessageId: string, at: Date): Promise<boolean>;
+  /** Marks one message, or every pending message to an address, suppressed: never sent. How many. */
+  markSuppressed(which: { id: string } | { to: string }): Promise<number>;
   /** Schedules another attempt at `retryAt`, or gives up (status "failed", kept for an operator) when it is null. */
   markFailed(id: string, error: string, retryAt: Date | null): Promise<void>;
 }
 
 export interface Mailer {
-  /** Delivers one message; rejects when the mail server refuses or cannot be reached. */
-  send(mail: OutgoingMail): Promise<void>;
+  /** Delivers one message and says the provider's id of it, if it gives one; rejects when the mail server refuses or cannot be reached. */
+  send(mail: OutgoingMail): Promise<{ messageId: string | null }>;
+}
+
+export interface SuppressionReader {
+  /** Whether mail to this address must not be sent (it bounced, or its owner complained). */
+  has(email: string): Promise<boolean>;
+}
+
+/** Addresses never to mail again (decisions §11), lowercased. */
+export interface SuppressionList extends SuppressionReader {
+  add(email: string, reason: "bounced" | "complained", at: Date): Promise<void>;
 }

@@ -12,7 +12,7 @@ export interface OrderFilter {
   sortOrder: "asc" | "desc";
 }
 
-export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt">> & { updatedAt: Date };
+export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt" | "paidVia">> & { updatedAt: Date };
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 
@@ -21,6 +21,8 @@ export interface OrderReader {
   findByNumber(orderNumber: string): Promise<OrderView | null>;
   /** The order whose current payment intent this is. */
   idOfPaymentIntent(intentId: string): Promise<string | null>;
+  /** The order shipped with this tracking number. */
+  idOfTrackingNumber(trackingNumber: string): Promise<string | null>;
   /** One page of orders, and how many match in all. */
   list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
   /**

@@ -6,6 +6,7 @@ import * as m0004 from "./0004_sessions.ts";
 import * as m0005 from "./0005_order_item_positions.ts";
 import * as m0006 from "./0006_payments.ts";
 import * as m0007 from "./0007_payment_in_flight.ts";
+import * as m0008 from "./0008_event_providers.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0005_order_item_positions": m0005,
   "0006_payments": m0006,
   "0007_payment_in_flight": m0007,
+  "0008_event_providers": m0008,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,42 +1,56 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { DomainError } from "../../../domain/errors.ts";
-import type { PaymentEventVerifier } from "../../../application/payments/receive-payment-event.ts";
+import type { WebhookVerifier } from "../../../application/events/webhook-event.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { readBody } from "../plumbing/body.ts";
 import { errorBody } from "../schemas.ts";
 
-export interface WebhookSettings {
-  /** Stripe's verifier, with STRIPE_WEBHOOK_SECRET; null: the Stripe webhook answers 503. */
-  stripe: PaymentEventVerifier | null;
-}
+export type WebhookSettings = Record<string, WebhookVerifier | null>;
 
 const received = z.object({ received: z.literal(true) }).meta({ id: "WebhookReceived" });
 
+const ABOUT: Record<string, { summary: string; signedWith: string[] }> = {
+  stripe: { summary: "Stripe: payment_intent.succeeded, .payment_failed, .canceled and charge.refunded", signedWith: ["Stripe-Signature"] },
+  paypal: {
+    summary: "PayPal: PAYMENT.CAPTURE.COMPLETED pays the order named by custom_id; PAYMENT.CAPTURE.REFUNDED is recorded",
+    signedWith: ["PAYPAL-TRANSMISSION-ID", "PAYPAL-TRANSMISSION-TIME", "PAYPAL-TRANSMISSION-SIG", "PAYPAL-CERT-URL", "PAYPAL-AUTH-ALGO"],
+  },
+  square: { summary: "Square: payment.updated with a COMPLETED payment pays the order named by reference_id", signedWith: ["X-Square-HmacSha256-Signature"] },
+  easypost: { summary: "EasyPost: tracker.updated; delivered moves the SHIPPED order with that tracking number to DELIVERED", signedWith: ["X-Hmac-Signature"] },
+  resend: { summary: "Resend: email.bounced and email.complained suppress the addresses; email.delivered marks the message", signedWith: ["svix-id", "svix-timestamp", "svix-signature"] },
+};
+
 /**
- * The processors' webhooks (decisions §8): each reads its body raw, as signed (`parse: "none"`:
- * no parser, no input checks, still at most 1 MB), has it verified, and hands the event to one use
- * case. 200 tells the sender it is done with; a failure is a 500, and the sender delivers again.
+ * The providers' webhooks (decisions §8, §11), one pipeline: each reads its body raw, as signed
+ * (`parse: "none"`: no parser, no input checks, still at most 1 MB), has its provider's verifier
+ * check and read it before anything is written, and hands the event to one use case. 200 tells
+ * the sender it is done with; a failure is a 500, and the sender delivers again.
  */
-export function webhookRoutes(useCases: UseCases, settings: WebhookSettings) {
-  return new Elysia({ name: "routes.webhooks", prefix: "/webhooks", detail: { tags: ["Webhooks"] } }).post(
-    "/stripe",
-    async ({ request }) => {
-      if (!settings.stripe) throw new DomainError("webhook.not_configured", "Stripe webhooks are not configured");
-      const event = await settings.stripe(await readBody(request), request.headers);
-      await useCases.receivePaymentEvent(event);
-      return { received: true as const };
-    },
-    {
-      parse: "none",
-      response: { 200: received, 400: errorBody, 413: errorBody, 500: errorBody, 503: errorBody },
-      detail: {
-        summary: "Stripe's events: payment_intent.succeeded, .payment_failed, .canceled and charge.refunded, each applied once; other types acknowledged",
-        security: [],
-        parameters: [{ in: "header", name: "Stripe-Signature", required: true, schema: { type: "string" }, description: "Stripe's signature of the raw body" }],
-        requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A Stripe Event, exactly as Stripe signed it" } } } },
-        "x-raw-body": true,
-      } as object,
-    },
-  );
+export function webhookRoutes(useCases: UseCases, verifiers: WebhookSettings) {
+  // Elysia adds each route to the instance itself; the instance is what the app uses.
+  const routes = new Elysia({ name: "routes.webhooks", prefix: "/webhooks", detail: { tags: ["Webhooks"] } });
+  for (const [provider, verify] of Object.entries(verifiers)) {
+    const about = ABOUT[provider] ?? { summary: provider, signedWith: [] };
+    routes.post(
+      `/${provider}`,
+      async ({ request }) => {
+        if (!verify) throw new DomainError("webhook.not_configured", `${provider[0]!.toUpperCase()}${provider.slice(1)} webhooks are not configured`);
+        await useCases.receiveWebhookEvent(await verify(await readBody(request), request.headers));
+        return { received: true as const };
+      },
+      {
+        parse: "none",
+        response: { 200: received, 400: errorBody, 413: errorBody, 500: errorBody, 503: errorBody },
+        detail: {
+          summary: `${about.summary}; each event applied once, other types acknowledged`,
+          security: [],
+          parameters: about.signedWith.map((name) => ({ in: "header", name, required: true, schema: { type: "string" } })),
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: `The provider's event, exactly as it signed it` } } } },
+          "x-raw-body": true,
+        } as object,
+      },
+    );
+  }
+  return routes;
 }

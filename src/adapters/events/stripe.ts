@@ -1,20 +1,16 @@
 import Stripe from "stripe";
 import { z } from "zod";
-import { DomainError } from "../../domain/errors.ts";
-import { CUID2_PATTERN } from "../../domain/ids.ts";
-import type { ProcessorEvent } from "../../domain/payment.ts";
-import type { PaymentEvent, PaymentEventVerifier } from "../../application/payments/receive-payment-event.ts";
+import { SHOP_PROCESSOR } from "../../domain/payment.ts";
+import type { WebhookEffect, WebhookEvent, WebhookVerifier } from "../../application/events/webhook-event.ts";
 import type { Clock } from "../../application/ports/system.ts";
+import { PROVIDER_ID, invalidSignature, malformed, orderIdOf } from "./read.ts";
 
 /** Stripe's own tolerance for a signature's age, and ours for one from the future (a clock ahead, or a forged time). */
 const TOLERANCE_SECONDS = 300;
 
-const invalidSignature = () => new DomainError("webhook.invalid_signature", "Invalid signature");
-const malformed = (issue: string) => new DomainError("webhook.malformed", "Malformed event", { issue });
-
 // What the shop reads of an event, checked before anything is looked up or written: ids as PostgreSQL
 // can store them, amounts as whole cents, flags as booleans.
-const id = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/);
+const id = z.string().regex(PROVIDER_ID);
 const metadata = z.record(z.string(), z.string()).nullish();
 const eventShape = z.object({ id, type: z.string().min(1).max(255), data: z.object({ object: z.object({}).passthrough() }) });
 const intentShape = z.object({ id, amount_received: z.number().int().min(0), currency: z.string(), metadata });
@@ -28,11 +24,11 @@ const chargeShape = z.object({
 
 /**
  * A Stripe webhook delivery, verified with the SDK (its async form: Bun's crypto is async) against
- * the endpoint's signing secret, its time within five minutes either way, and read as what it
- * says about a payment. Refused before anything is read when the signature does not hold; a
- * signed event whose parts the shop reads are not as Stripe sends them is malformed.
+ * the endpoint's signing secret, its time within five minutes either way, and read as what it says
+ * about a payment. Refused before anything is read when the signature does not hold; a signed
+ * event whose parts the shop reads are not as Stripe sends them is malformed.
  */
-export async function verifyStripeEvent(payload: Uint8Array, signature: string | null, secret: string, clock: Clock): Promise<PaymentEvent> {
+export async function verifyStripeEvent(payload: Uint8Array, signature: string | null, secret: string, clock: Clock): Promise<WebhookEvent> {
   const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature ?? "")?.[1]);
   const now = clock.now().getTime();
   if (!Number.isFinite(signedAt) || signedAt > now / 1000 + TOLERANCE_SECONDS) throw invalidSignature();
@@ -45,26 +41,25 @@ export async function verifyStripeEvent(payload: Uint8Array, signature: string |
   }
   const event = eventShape.safeParse(raw);
   if (!event.success) throw malformed(event.error.issues[0]?.message ?? "not an event");
-  return { provider: "stripe", eventId: event.data.id, type: event.data.type, payment: paymentOf(event.data.type, event.data.data.object) };
+  return { provider: "stripe", eventId: event.data.id, type: event.data.type, effect: effectOf(event.data.type, event.data.data.object) };
 }
 
 /** The Stripe webhook's verifier for a signing secret; null (the webhook answers 503) without one. */
-export function stripeWebhookVerifier(secret: string | null, clock: Clock): PaymentEventVerifier | null {
+export function stripeWebhookVerifier(secret: string | null, clock: Clock): WebhookVerifier | null {
   return secret ? (payload, headers) => verifyStripeEvent(payload, headers.get("stripe-signature"), secret, clock) : null;
 }
 
-const orderIdOf = (meta: Record<string, string> | null | undefined) => (meta?.orderId && new RegExp(CUID2_PATTERN).test(meta.orderId) ? meta.orderId : null);
+const KINDS = { "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const;
 
 /** Decisions §8: the four payment events the shop acts on; null for any other. */
-function paymentOf(type: string, object: unknown): (ProcessorEvent & { orderId: string | null }) | null {
-  const kinds = { "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const;
-  if (type in kinds) {
+function effectOf(type: string, object: unknown): WebhookEffect | null {
+  if (type in KINDS) {
     const intent = intentShape.safeParse(object);
     if (!intent.success) throw malformed(`a payment intent: ${intent.error.issues[0]?.message}`);
     const { id: intentId, amount_received, currency, metadata: meta } = intent.data;
-    const kind = kinds[type as keyof typeof kinds];
-    const orderId = orderIdOf(meta);
-    return kind === "succeeded" ? { kind, intentId, amount: amount_received, currency, orderId } : { kind, intentId, orderId };
+    const kind = KINDS[type as keyof typeof KINDS];
+    const event = kind === "succeeded" ? { kind, processor: SHOP_PROCESSOR, intentId, amount: amount_received, currency } : { kind, intentId };
+    return { kind: "payment", event, orderId: orderIdOf(meta?.orderId) };
   }
   if (type === "charge.refunded") {
     const charge = chargeShape.safeParse(object);
@@ -72,7 +67,7 @@ function paymentOf(type: string, object: unknown): (ProcessorEvent & { orderId: 
     const { payment_intent, amount, amount_refunded, refunded, metadata: meta } = charge.data;
     const intentId = typeof payment_intent === "string" ? payment_intent : (payment_intent?.id ?? null);
     if (!intentId) return null;
-    return { kind: "refunded", intentId, fully: refunded || amount_refunded >= amount, orderId: orderIdOf(meta) };
+    return { kind: "payment", event: { kind: "refunded", intentId, fully: refunded || amount_refunded >= amount }, orderId: orderIdOf(meta?.orderId) };
   }
   return null;
 }

@@ -1,0 +1,24 @@
+import type { WebhookVerifier } from "../../application/events/webhook-event.ts";
+import type { Clock } from "../../application/ports/system.ts";
+import type { Config } from "../../config.ts";
+import { easypostWebhookVerifier } from "./easypost.ts";
+import { createPayPalSignatureCheck } from "./paypal-api.ts";
+import { paypalWebhookVerifier } from "./paypal.ts";
+import { resendWebhookVerifier } from "./resend.ts";
+import { squareWebhookVerifier } from "./square.ts";
+import { stripeWebhookVerifier } from "./stripe.ts";
+
+export const WEBHOOK_PROVIDERS = ["stripe", "paypal", "square", "easypost", "resend"] as const;
+export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
+
+/** Each provider's verifier, from its settings; null where it is not configured (its webhook answers 503). */
+export function webhookVerifiers(config: Pick<Config, "stripeWebhookSecret" | "webhooks">, clock: Clock): Record<WebhookProvider, WebhookVerifier | null> {
+  const { webhooks } = config;
+  return {
+    stripe: stripeWebhookVerifier(config.stripeWebhookSecret, clock),
+    paypal: paypalWebhookVerifier(webhooks.paypal ? createPayPalSignatureCheck(webhooks.paypal, clock) : null),
+    square: webhooks.square ? squareWebhookVerifier(webhooks.square.signatureKey, webhooks.square.notificationUrl) : null,
+    easypost: easypostWebhookVerifier(webhooks.easypostSecret),
+    resend: resendWebhookVerifier(webhooks.resendSecret),
+  };
+}

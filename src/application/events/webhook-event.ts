@@ -1,0 +1,32 @@
+import type { ProcessorEvent } from "../../domain/payment.ts";
+
+/** What a provider's event says, in the shop's terms, once its adapter has verified and read it. */
+export type WebhookEffect =
+  /** A payment's fate (Stripe, Square, PayPal): the order by its id, else by the payment's id. */
+  | { kind: "payment"; event: ProcessorEvent; orderId: string | null }
+  /** A parcel's progress (EasyPost): the order by its tracking number. */
+  | { kind: "shipment"; trackingCode: string; status: string }
+  /** Addresses that must not be mailed again (Resend: a bounce or a complaint). */
+  | { kind: "mail-suppression"; addresses: string[]; reason: "bounced" | "complained" }
+  /** A message the mail provider delivered (Resend), by the provider's id of it. */
+  | { kind: "mail-delivered"; messageId: string }
+  /** Acted on by being recorded only (PayPal's refund, say). */
+  | { kind: "record"; orderId: string | null };
+
+export interface WebhookEvent {
+  provider: string;
+  /** The provider's own id of the event: a redelivery carries the same. */
+  eventId: string;
+  type: string;
+  /** Null: a type the shop does not act on (acknowledged, nothing recorded). */
+  effect: WebhookEffect | null;
+}
+
+/**
+ * A provider's check and reading of one delivery, from its raw body and headers: refuses it when
+ * its signature does not hold (webhook.invalid_signature) or it is no event of the provider's
+ * (webhook.malformed), before anything is parsed or written.
+ */
+export type WebhookVerifier = (payload: Uint8Array, headers: Headers) => Promise<WebhookEvent>;
+
+export type EventOutcome = "ignored" | "duplicate" | "not_found" | "applied" | "unchanged" | "flagged";

@@ -1,0 +1,35 @@
+import { NO_ORIGIN } from "../../domain/audit.ts";
+import { messageOf } from "../../domain/errors.ts";
+import { SHOP_PROCESSOR } from "../../domain/payment.ts";
+import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
+import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
+import type { Repositories } from "../ports/index.ts";
+import { applyProcessorEvent } from "./apply-processor-event.ts";
+
+/**
+ * A payment event of any provider (decisions §8, §11), applied to its order by the domain's rules.
+ * The order is found by the id the shop gave the provider (metadata, reference, custom id), else,
+ * for the shop's own processor, by the intent. Paid through another provider, the order's own
+ * intent is then cancelled, so it cannot be paid a second time.
+ */
+export async function paymentEventEffect(tx: Repositories, deps: EventDeps, event: WebhookEvent, effect: Extract<WebhookEffect, { kind: "payment" }>): Promise<Applied> {
+  const ours = effect.event.kind !== "succeeded" || effect.event.processor === SHOP_PROCESSOR;
+  const orderId = effect.orderId ?? (ours ? await tx.orders.idOfPaymentIntent(effect.event.intentId) : null);
+  const order = orderId ? await tx.orders.lock(orderId) : null;
+  if (!order) return { outcome: "not_found" };
+  const result = await applyProcessorEvent(tx, deps, order, effect.event, {
+    action: `webhook.${event.provider}`,
+    userId: null,
+    origin: NO_ORIGIN,
+    changes: { eventId: event.eventId, type: event.type },
+  });
+  const outcome = result.flagged ? "flagged" : result.ignored ? "unchanged" : "applied";
+  const ownIntent = order.stripePaymentIntentId;
+  if (ours || outcome !== "applied" || !ownIntent) return { outcome };
+  return {
+    outcome,
+    afterCommit: async () => {
+      await deps.payments.cancelIntent(ownIntent).catch((error: unknown) => deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, error: messageOf(error) }));
+    },
+  };
+}
