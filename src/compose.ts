@@ -62,6 +62,13 @@ function chooseProcessor(config: Config, logger: Logger): { processor: Deps["pay
   return { processor: createStripeGateway(createStripeClient(config.stripe), logger), description: `Stripe (${mode} mode) at ${host}, with Stripe Tax` };
 }
 
+/** Which providers' webhooks are on (a provider not configured answers 503). */
+function describeWebhooks(config: Config): string {
+  const on = { stripe: config.stripeWebhookSecret, paypal: config.webhooks.paypal, square: config.webhooks.square, easypost: config.webhooks.easypostSecret, resend: config.webhooks.resendSecret };
+  const names = Object.entries(on).filter(([, setting]) => setting).map(([name]) => name);
+  return names.length ? `on for ${names.join(", ")}; the others answer 503` : "none configured (each answers 503)";
+}
+
 /** Picks an adapter for every port from the configuration. */
 export function buildRuntime(config: Config, logger: Logger): Runtime {
   const { db, description, embedded, close: closeDatabase } = openDatabase(config.database, logger);
@@ -95,7 +102,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       database: description,
       mail,
       payments,
-      stripeWebhooks: config.stripeWebhookSecret ? "verified with STRIPE_WEBHOOK_SECRET" : "off (no STRIPE_WEBHOOK_SECRET: 503)",
+      webhooks: describeWebhooks(config),
       passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time, ${hashingThreads * WAITING_PER_LANE} waiting at most`,
       counters: counters.description,
       rateLimit: config.rateLimit.max === 0 ? "off (RATE_LIMIT_MAX=0)" : `${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s per client and endpoint`,

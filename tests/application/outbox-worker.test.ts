@@ -77,6 +77,20 @@ describe("outbox worker", () => {
     expect(errors).toEqual(["mail.gave_up"]);
   });
 
+  test("mail to an address on the suppression list is never sent: it is marked suppressed; the provider's id of sent mail is kept", async () => {
+    const { mailer, sent } = fakeMailer();
+    const deps = createMemoryDeps({ mailer });
+    const worker = createOutboxWorker(deps);
+    for (const to of ["bounced@example.com", "fine@example.com"]) await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
+    await deps.uow.transaction((tx) => tx.suppressions.add("Bounced@Example.com", "bounced", deps.clock.now()));
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 1 });
+    expect(sent.map((m) => m.to)).toEqual(["fine@example.com"]);
+    expect(Object.fromEntries((await deps.repos.outbox.list()).map((m) => [m.to, [m.status, m.providerMessageId]]))).toEqual({
+      "bounced@example.com": ["suppressed", null],
+      "fine@example.com": ["sent", "provider-1"],
+    });
+  });
+
   test("one run drains a backlog larger than a batch", async () => {
     const { mailer, sent } = fakeMailer();
     const { worker, enqueue, outbox } = setup(mailer, { batchSize: 3 });

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
+import { easypostWebhookVerifier } from "../../src/adapters/events/easypost.ts";
+import { createPayPalSignatureCheck } from "../../src/adapters/events/paypal-api.ts";
+import { paypalWebhookVerifier } from "../../src/adapters/events/paypal.ts";
+import { resendWebhookVerifier } from "../../src/adapters/events/resend.ts";
+import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
+import { systemClock } from "../../src/adapters/system.ts";
+import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
+import { TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
+import { GOOD_SIGNATURE, type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare, signedByStripe } from "../support/webhook-signers.ts";
+
+const EASYPOST_SECRET = "easypost-secret";
+const RESEND_SECRET = `whsec_${Buffer.from("resend-secret-for-postgres-tests").toString("base64")}`;
+const SQUARE_KEY = "square-key";
+const SQUARE_URL = `${TEST_PUBLIC_URL}/api/webhooks/square`;
+const PAYPAL = { clientId: "pp-client", clientSecret: "pp-secret", webhookId: "WH-PG" };
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+
+let database: TestDatabase;
+let paypal: PayPalServer;
+beforeAll(async () => {
+  [database, paypal] = await Promise.all([createTestDatabase(), startPayPalServer(PAYPAL)]);
+});
+beforeEach(() => database.truncate());
+afterAll(async () => {
+  paypal.close();
+  await database.drop();
+});
+
+function shop() {
+  return createTestApp(createPgDeps(database.db), {
+    webhooks: {
+      easypost: easypostWebhookVerifier(EASYPOST_SECRET),
+      resend: resendWebhookVerifier(RESEND_SECRET),
+      square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL),
+      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock)),
+    },
+  });
+}
+type Shop = ReturnType<typeof shop>;
+
+async function anOrder(t: Shop) {
+  const sauce = aProduct({ price: 1299, inventory: 10 });
+  await t.deps.repos.products.create(sauce);
+  const shopper = await signedInAs(t);
+  await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 2 }, headers: shopper.headers });
+  const { orderId } = (await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers })).body as { orderId: string };
+  const order = async () => (await t.deps.repos.orders.findById(orderId))!;
+  return { orderId, order, total: (await order()).total, shopper };
+}
+
+const deliverTimes = (t: Shop, provider: string, delivery: Delivery, times = 10) =>
+  Promise.all(Array.from({ length: times }, () => t.call("POST", `/api/webhooks/${provider}`, { body: delivery.body, headers: delivery.headers })));
+const audits = async (action: string) => (await sql<{ changes: Record<string, unknown> }>`select changes from audit_log where action = ${action}`.execute(database.db)).rows;
+
+describe("each provider's event delivered 10 times at once: one effect, one audit row (PostgreSQL)", () => {
+  test("EasyPost: delivered once", async () => {
+    const t = shop();
+    const { orderId, order } = await anOrder(t);
+    await t.deps.repos.orders.update(orderId, { status: "SHIPPED", paymentStatus: "PAID", trackingNumber: "EZ-PG-1", updatedAt: new Date() });
+    const event = { id: "evt_ep_1", description: "tracker.updated", result: { tracking_code: "EZ-PG-1", status: "delivered" } };
+    expect((await deliverTimes(t, "easypost", signedByEasyPost(event, EASYPOST_SECRET))).map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect((await order()).status).toBe("DELIVERED");
+    expect(await audits("webhook.easypost")).toHaveLength(1);
+  });
+
+  test("Resend: the address suppressed once", async () => {
+    const t = shop();
+    const event = { type: "email.bounced", data: { email_id: "re_pg", to: ["bounce@example.com"] } };
+    await deliverTimes(t, "resend", signedByResend(event, RESEND_SECRET, "msg_pg_bounce"));
+    expect(await t.deps.repos.suppressions.has("bounce@example.com")).toBe(true);
+    expect(await audits("webhook.resend")).toHaveLength(1);
+  });
+
+  test("Square: paid once", async () => {
+    const t = shop();
+    const { orderId, order, total } = await anOrder(t);
+    const event = { type: "payment.updated", event_id: "sq-evt-1", data: { object: { payment: { id: "sq_1", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency: "USD" } } } } };
+    await deliverTimes(t, "square", signedBySquare(event, SQUARE_KEY, SQUARE_URL));
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
+    expect(await audits("webhook.square")).toHaveLength(1);
+  });
+
+  test("PayPal: paid once", async () => {
+    const t = shop();
+    const { orderId, order, total } = await anOrder(t);
+    const event = { id: "WH-PG-EVT-1", event_type: "PAYMENT.CAPTURE.COMPLETED", resource: { id: "CAP-1", custom_id: orderId, amount: { value: (total / 100).toFixed(2), currency_code: "USD" } } };
+    await deliverTimes(t, "paypal", signedByPayPal(event, GOOD_SIGNATURE));
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal" });
+    expect(await audits("webhook.paypal")).toHaveLength(1);
+  });
+});
+
+test("Stripe and Square both report success for one order at once: it is paid once, and the second word is flagged", async () => {
+  const t = shop();
+  const { orderId, order, total } = await anOrder(t);
+  const intentId = (await order()).stripePaymentIntentId!;
+  const stripe = await signedByStripe(
+    { id: "evt_cross", object: "event", type: "payment_intent.succeeded", data: { object: { id: intentId, object: "payment_intent", amount: total, amount_received: total, currency: "usd", metadata: { orderId } } } },
+    TEST_WEBHOOK_SECRET,
+  );
+  const square = signedBySquare(
+    { type: "payment.updated", event_id: "sq-cross", data: { object: { payment: { id: "sq_cross", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency: "USD" } } } } },
+    SQUARE_KEY,
+    SQUARE_URL,
+  );
+  const answers = await Promise.all([
+    t.call("POST", "/api/webhooks/stripe", { body: stripe.body, headers: stripe.headers }),
+    t.call("POST", "/api/webhooks/square", { body: square.body, headers: square.headers }),
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([200, 200]);
+  const paid = await order();
+  expect([paid.status, paid.paymentStatus]).toEqual(["CONFIRMED", "PAID"]);
+  const words = [...(await audits("webhook.stripe")), ...(await audits("webhook.square"))];
+  expect(words).toHaveLength(2);
+  expect(words.filter((w) => w.changes.flagged === true)).toHaveLength(1);
+  expect(words.filter((w) => !w.changes.flagged && !w.changes.ignored)).toHaveLength(1);
+  const flagged = words.find((w) => w.changes.flagged)!;
+  expect(flagged.changes.ignored).toBe(`paid again through ${flagged.changes.processor}, after ${paid.paidVia}: not applied`);
+});
