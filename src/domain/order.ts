@@ -141,6 +141,8 @@ export interface Order {
   paymentStartedAt: Date | null;
   /** Who took the money (stripe, square, paypal); null until paid. */
   paidVia: string | null;
+  /** That provider's id of the payment (an intent, a Square payment, a PayPal capture). */
+  paidReference: string | null;
   createdAt: Date;
   updatedAt: Date;
   items: OrderItem[];
@@ -203,6 +205,7 @@ export function newOrder(fields: NewOrderFields): Order {
     paymentAttempts: 0,
     paymentStartedAt: null,
     paidVia: null,
+    paidReference: null,
     createdAt: fields.at,
     updatedAt: fields.at,
     items,

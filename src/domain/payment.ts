@@ -46,8 +46,8 @@ export type PaymentAuditAction = "payment.succeeded" | "payment.failed" | "payme
 /** The processor the shop takes payments through with its own intents (Stripe, or the fake that plays it). */
 export const SHOP_PROCESSOR = "stripe";
 
-type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia">;
-type StateChanges = Partial<Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "paidVia">>;
+type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia" | "paidReference">;
+type StateChanges = Partial<Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "paidVia" | "paidReference">>;
 
 export interface ConfirmationOutcome {
   /** The intent is paid: the caller's answer says success. */
@@ -114,7 +114,15 @@ export interface EventEffect {
 }
 
 const ignore = (why: string): EventEffect => ({ changes: {}, restock: false, refundLatePayment: false, ignored: why, flagged: false });
-const flag = (why: string): EventEffect => ({ ...ignore(why), flagged: true });
+const flag = (why: string, more: Partial<EventEffect> = {}): EventEffect => ({ ...ignore(why), flagged: true, ...more });
+
+/**
+ * Who was paid and for which payment; an order not yet paid is its own intent's to pay (orders
+ * paid before providers were told apart were all paid through the shop's processor).
+ */
+function paidWith(order: PaymentState): { via: string; reference: string | null } {
+  return { via: order.paidVia ?? SHOP_PROCESSOR, reference: order.paidReference ?? order.stripePaymentIntentId };
+}
 const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEffect => ({ changes, restock: false, refundLatePayment: false, ignored: null, flagged: false, ...more });
 const ENDED: readonly OrderStatus[] = ["CANCELLED", "REFUNDED"];
 const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
@@ -138,21 +146,21 @@ export function processorEventEffect(order: PaymentState, event: ProcessorEvent)
       }
       const ours = event.processor === SHOP_PROCESSOR;
       if (SETTLED.includes(order.paymentStatus)) {
-        // Orders paid before providers were told apart were all paid through the shop's processor.
-        const paidVia = order.paidVia ?? SHOP_PROCESSOR;
-        const sameIntent = ours ? order.stripePaymentIntentId === event.intentId : true;
-        if (paidVia === event.processor && sameIntent) return ignore(`payment is already ${order.paymentStatus}`);
-        if (ours && paidVia === SHOP_PROCESSOR && order.paymentStatus === "PAID") return effect({}, { refundLatePayment: true });
-        return flag(`paid again through ${event.processor}, after ${paidVia}: not applied`);
+        const { via, reference } = paidWith(order);
+        if (via === event.processor && reference === event.intentId) return ignore(`payment is already ${order.paymentStatus}`);
+        const again = `paid again through ${event.processor} (${event.intentId}), after ${via} (${reference})`;
+        if (ours && order.paymentStatus === "PAID") return flag(`${again}: refunded`, { refundLatePayment: true });
+        return flag(`${again}: not applied`);
       }
       if (ENDED.includes(order.status)) {
         if (!ours) return flag(`paid through ${event.processor} after the order was ${order.status}: not applied`);
-        return effect({ paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR }, { refundLatePayment: true });
+        return effect({ paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR, paidReference: event.intentId }, { refundLatePayment: true });
       }
       return effect({
         ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}),
         paymentStatus: "PAID",
         paidVia: event.processor,
+        paidReference: event.intentId,
         ...(ours ? { stripePaymentIntentId: event.intentId } : {}),
       });
     }
@@ -165,13 +173,19 @@ export function processorEventEffect(order: PaymentState, event: ProcessorEvent)
       if (order.paymentStatus === "FAILED" && event.kind === "failed") return ignore("payment is already FAILED");
       return effect({ paymentStatus: "FAILED", ...forget });
     }
-    case "refunded":
+    case "refunded": {
       if (!event.fully) return ignore("a partial refund leaves the order as it is");
-      if (order.paymentStatus === "REFUNDED") return ignore("payment is already REFUNDED");
-      // Refunds come from the shop's own processor: that is who was paid, whichever event came first.
-      const paidVia = order.paidVia ?? SHOP_PROCESSOR;
+      // Refunds come from the shop's own processor. Of a paid order, only a refund of the payment it
+      // was paid with moves it; an unpaid one was paid and refunded before the success was heard.
+      if (SETTLED.includes(order.paymentStatus)) {
+        const { via, reference } = paidWith(order);
+        if (via !== SHOP_PROCESSOR || reference !== event.intentId) return ignore(`a refund of a payment the order was not paid with (${event.intentId}): recorded`);
+        if (order.paymentStatus === "REFUNDED") return ignore("payment is already REFUNDED");
+      }
+      const paid = { paidVia: SHOP_PROCESSOR, paidReference: event.intentId };
       // An order that already ended put its goods back then.
-      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED", paidVia });
-      return effect({ status: "REFUNDED", paymentStatus: "REFUNDED", paidVia }, { restock: restocksOn(order.status, "REFUNDED") });
+      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED", ...paid });
+      return effect({ status: "REFUNDED", paymentStatus: "REFUNDED", ...paid }, { restock: restocksOn(order.status, "REFUNDED") });
+    }
   }
 }

@@ -4,6 +4,7 @@ import { changeOrderStatus } from "../../src/application/orders/change-order-sta
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
 import { type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
+import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import { DomainError } from "../../src/domain/errors.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
 import type { Repositories } from "../../src/application/ports/index.ts";
@@ -368,6 +369,19 @@ describe("changing an order's status", () => {
     expect(await move("CANCELLED", admin)).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
     expect([...deps.processor.refunds.values()].map((r) => r.intentId)).toEqual([intentId]);
     expect(await stockOf(deps, habanero.id)).toBe(10);
+  });
+
+  test("an order paid through another provider (Square) ends with its payment still PAID and the refund due there flagged: the shop's processor is not asked", async () => {
+    const { deps, orderId, move, habanero } = await placed();
+    const { total } = (await deps.repos.orders.findById(orderId))!;
+    const square = { kind: "succeeded" as const, processor: "square", intentId: "sq-payment-1", amount: total, currency: "usd" };
+    expect(await receiveWebhookEvent(deps, { provider: "square", eventId: "sq-evt-1", type: "payment.updated", effect: { kind: "payment", event: square, orderId } })).toBe("applied");
+    expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
+    expect(await move("CANCELLED", admin)).toMatchObject({ status: "CANCELLED", paymentStatus: "PAID" });
+    expect(deps.processor.refunds.size).toBe(0);
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    const [audit] = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    expect(audit?.changes).toEqual({ from: "CONFIRMED", to: "CANCELLED", refundDueThrough: "square", flagged: true, by: "ADMIN" });
   });
 
   test("only a paid order is refunded: an unpaid one is cancelled instead", async () => {

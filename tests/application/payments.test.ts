@@ -150,11 +150,12 @@ describe("payment events from the processor (decisions §8)", () => {
 
     const second = await deps.processor.createIntent({ amount: placed.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "a-second-intent" });
     await deps.processor.confirmIntent(second.id, "pm_card_visa", "second-charge");
-    expect(await receiveWebhookEvent(deps, stripeEvent("evt_b", "payment_intent.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("applied");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_b", "payment_intent.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("flagged");
     expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: second.id, amount: placed.amount })]);
-    expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: intentId });
+    expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: intentId, paidVia: "stripe", paidReference: intentId });
+    const audits = await deps.repos.audit.list({ action: "webhook.stripe", entityId: placed.orderId });
+    expect(audits.find((entry) => entry.changes.eventId === "evt_b")?.changes).toMatchObject({ eventId: "evt_b", flagged: true, ignored: `paid again through stripe (${second.id}), after stripe (${intentId}): refunded` });
   });
-
 
   test("applied once: a redelivery is a duplicate, with one state change and one audit entry", async () => {
     const { deps, placed, stored, intentId } = await anOrder();

@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { ORDER_STATUSES, type Order } from "../../src/domain/order.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent, beginPaymentAttempt, confirmationOutcome, eventOfIntent, processorEventEffect } from "../../src/domain/payment.ts";
 
-type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia">;
-const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null };
+type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia" | "paidReference">;
+const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null, paidReference: null };
 
 describe("what a confirmation means for the caller (decisions §4)", () => {
   test("succeeded is success", () => {
@@ -55,7 +55,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a paid order never goes back: a failure or cancellation after the success changes nothing", () => {
     for (const late of [failed, canceled]) {
-      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe" } as const;
+      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
       expect(processorEventEffect(paid, late)).toMatchObject({ changes: {}, ignored: "payment is already PAID" });
     }
   });
@@ -72,23 +72,23 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("every delivery order of success, a duplicate and a refund, mixed with stale failures, ends the same", () => {
     const ends = permutations([succeeded, succeeded, refunded, failed]).map((order) => JSON.stringify(settle(pending, order)));
-    expect(new Set(ends)).toEqual(new Set([JSON.stringify({ ...pending, status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", restocked: 1, refundedLate: 0 })]));
+    expect(new Set(ends)).toEqual(new Set([JSON.stringify({ ...pending, status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1", restocked: 1, refundedLate: 0 })]));
   });
 
   test("a refund after shipping keeps the goods out of stock", () => {
-    const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe" } as const;
-    expect(processorEventEffect(shipped, refunded)).toEqual({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe" }, restock: false, refundLatePayment: false, ignored: null, flagged: false });
+    const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
+    expect(processorEventEffect(shipped, refunded)).toEqual({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1" }, restock: false, refundLatePayment: false, ignored: null, flagged: false });
   });
 
   test("a partial refund leaves the order as it is", () => {
-    const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe" } as const;
+    const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
     expect(processorEventEffect(paid, { ...refunded, fully: false })).toMatchObject({ changes: {}, restock: false, ignored: "a partial refund leaves the order as it is" });
   });
 
   test("money for an order that already ended is sent back, and the order stays ended", () => {
-    const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null } as const;
+    const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null, paidReference: null } as const;
     expect(processorEventEffect(expired, succeeded)).toEqual({
-      changes: { paymentStatus: "REFUNDED", stripePaymentIntentId: "pi_1", paidVia: "stripe" },
+      changes: { paymentStatus: "REFUNDED", stripePaymentIntentId: "pi_1", paidVia: "stripe", paidReference: "pi_1" },
       restock: false,
       refundLatePayment: true,
       ignored: null,
@@ -114,7 +114,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
       expect(processorEventEffect(movedOn, succeeded)).toMatchObject({ changes: { paymentStatus: "PAID", stripePaymentIntentId: "pi_1" }, ignored: null });
       expect(processorEventEffect(movedOn, succeeded).changes).not.toHaveProperty("status");
       const ends = new Set(permutations([succeeded, succeeded, failed]).map((order) => JSON.stringify(settle(movedOn, order))));
-      expect([...ends]).toEqual([JSON.stringify({ ...movedOn, paymentStatus: "PAID", paidVia: "stripe", restocked: 0, refundedLate: 0 })]);
+      expect([...ends]).toEqual([JSON.stringify({ ...movedOn, paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1", restocked: 0, refundedLate: 0 })]);
     }
   });
 
@@ -142,21 +142,43 @@ describe("processor events, applied monotonically (decisions §8)", () => {
     expect(processorEventEffect(pending, { ...succeeded, currency: "EUR" })).toMatchObject({ flagged: true, ignored: "paid 2079 eur, but the order's total is 2079 usd: not applied" });
   });
 
-  test("a second intent's money for an order already paid is sent back", () => {
-    const paid = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe" } as const;
-    expect(processorEventEffect(paid, { ...succeeded, intentId: "pi_2" })).toEqual({ changes: {}, restock: false, refundLatePayment: true, ignored: null, flagged: false });
-    expect(processorEventEffect(paid, succeeded)).toMatchObject({ refundLatePayment: false, ignored: "payment is already PAID" });
+  test("a second intent's money for an order already paid is sent back, and flagged; its refund then moves nothing", () => {
+    const paid = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1" } as const;
+    expect(processorEventEffect(paid, { ...succeeded, intentId: "pi_2" })).toEqual({
+      changes: {},
+      restock: false,
+      refundLatePayment: true,
+      ignored: "paid again through stripe (pi_2), after stripe (pi_1): refunded",
+      flagged: true,
+    });
+    expect(processorEventEffect(paid, succeeded)).toMatchObject({ refundLatePayment: false, flagged: false, ignored: "payment is already PAID" });
+    expect(processorEventEffect(paid, { ...refunded, intentId: "pi_2" })).toMatchObject({ changes: {}, restock: false, ignored: "a refund of a payment the order was not paid with (pi_2): recorded" });
   });
 
-  test("decisions §11: an order is paid once, whichever provider says so first; the second is flagged, never applied, never refunded by the shop", () => {
+  test("paid through Square: a second Square payment is flagged, a redelivery is not; a Stripe refund of other money moves nothing", () => {
+    const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" } as const;
     const square = { ...succeeded, processor: "square", intentId: "sq_1" };
-    expect(processorEventEffect(pending, square)).toEqual({ changes: { status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" }, restock: false, refundLatePayment: false, ignored: null, flagged: false });
-    const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" } as const;
     expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paidBySquare, succeeded)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid again through stripe, after square: not applied" });
-    const paidByStripe = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe" } as const;
-    expect(processorEventEffect(paidByStripe, square)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid again through square, after stripe: not applied" });
-    for (const first of permutations([succeeded, square])) expect(settle(pending, first)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", refundedLate: 0 });
+    expect(processorEventEffect(paidBySquare, { ...square, intentId: "sq_2" })).toMatchObject({ changes: {}, flagged: true, refundLatePayment: false, ignored: "paid again through square (sq_2), after square (sq_1): not applied" });
+    expect(processorEventEffect(paidBySquare, { ...refunded, intentId: "pi_other" })).toMatchObject({ changes: {}, restock: false, ignored: "a refund of a payment the order was not paid with (pi_other): recorded" });
+    expect(processorEventEffect(paidBySquare, refunded)).toMatchObject({ changes: {}, restock: false });
+  });
+
+  test("decisions §11: an order is paid once, whichever provider says so first; the second is flagged and never applied (what the shop's own processor took, it sends back)", () => {
+    const square = { ...succeeded, processor: "square", intentId: "sq_1" };
+    expect(processorEventEffect(pending, square)).toEqual({
+      changes: { status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" },
+      restock: false,
+      refundLatePayment: false,
+      ignored: null,
+      flagged: false,
+    });
+    const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" } as const;
+    expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
+    expect(processorEventEffect(paidBySquare, succeeded)).toMatchObject({ changes: {}, refundLatePayment: true, flagged: true, ignored: "paid again through stripe (pi_1), after square (sq_1): refunded" });
+    const paidByStripe = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1" } as const;
+    expect(processorEventEffect(paidByStripe, square)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid again through square (sq_1), after stripe (pi_1): not applied" });
+    for (const first of permutations([succeeded, square])) expect(settle(pending, first)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
   });
 
   test("money through another provider for an order that had ended is flagged, not applied", () => {

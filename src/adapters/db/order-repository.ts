@@ -30,6 +30,7 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
     paymentAttempts: row.payment_attempts,
     paymentStartedAt: row.payment_started_at,
     paidVia: row.paid_via,
+    paidReference: row.paid_reference,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items,
@@ -206,6 +207,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
           payment_attempts: c.paymentAttempts,
           payment_started_at: c.paymentStartedAt,
           paid_via: c.paidVia,
+          paid_reference: c.paidReference,
           updated_at: c.updatedAt,
         })
         .where("id", "=", id)

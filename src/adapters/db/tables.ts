@@ -99,6 +99,7 @@ export interface OrdersTable {
   payment_attempts: Generated<number>;
   payment_started_at: Date | null;
   paid_via: string | null;
+  paid_reference: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

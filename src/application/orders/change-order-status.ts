@@ -1,6 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type Order, type OrderStatus, type OrderView, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
+import { SHOP_PROCESSOR } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
@@ -65,22 +66,37 @@ async function move(
   const refund = (to === "CANCELLED" || to === "REFUNDED") && order.paymentStatus === "PAID";
   if (!refund && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return false;
   if (to === "REFUNDED" && !refund) throw new DomainError("order.not_paid", "Only a paid order can be refunded; cancel it instead", { paymentStatus: order.paymentStatus });
-  if (refund) await refundOrder(deps, actor, order);
+  const refunded = refund ? await refundOrder(deps, actor, order) : null;
   await applyToOrder(tx, deps, order, {
-    changes: { status: to, ...(refund ? { paymentStatus: "REFUNDED" } : {}), ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
+    changes: { status: to, ...(refunded === "here" ? { paymentStatus: "REFUNDED" } : {}), ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
     restock: restocksOn(order.status, to),
     audit: {
       action: "order.status_update",
       userId: actor.userId,
       origin,
-      changes: { from: order.status, to, ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}), ...(refund ? { refunded: order.total } : {}), by: actor.role },
+      changes: {
+        from: order.status,
+        to,
+        ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}),
+        ...(refunded === "here" ? { refunded: order.total } : {}),
+        ...(refunded === "elsewhere" ? { refundDueThrough: order.paidVia, flagged: true } : {}),
+        by: actor.role,
+      },
     },
   });
   return true;
 }
 
-async function refundOrder(deps: Pick<Deps, "payments">, actor: Actor, order: Order): Promise<void> {
+/**
+ * Money taken through the shop's own processor is refunded through it ("here"). Money taken through
+ * another provider (Square, PayPal) the shop cannot return: the order ends, its payment stays PAID,
+ * and the audit entry flags the refund that is due through that provider ("elsewhere").
+ */
+async function refundOrder(deps: Pick<Deps, "payments">, actor: Actor, order: Order): Promise<"here" | "elsewhere"> {
   requirePermission(actor, "financials:refunds");
-  if (!order.stripePaymentIntentId) throw new Error(`paid order ${order.id} has no payment intent`);
-  await deps.payments.refund({ intentId: order.stripePaymentIntentId, idempotencyKey: `refund-${order.id}` });
+  if ((order.paidVia ?? SHOP_PROCESSOR) !== SHOP_PROCESSOR) return "elsewhere";
+  const intentId = order.paidReference ?? order.stripePaymentIntentId;
+  if (!intentId) throw new Error(`paid order ${order.id} has no payment intent`);
+  await deps.payments.refund({ intentId, idempotencyKey: `refund-${order.id}` });
+  return "here";
 }

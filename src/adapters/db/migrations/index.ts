@@ -7,6 +7,7 @@ import * as m0005 from "./0005_order_item_positions.ts";
 import * as m0006 from "./0006_payments.ts";
 import * as m0007 from "./0007_payment_in_flight.ts";
 import * as m0008 from "./0008_event_providers.ts";
+import * as m0009 from "./0009_paid_reference.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0006_payments": m0006,
   "0007_payment_in_flight": m0007,
   "0008_event_providers": m0008,
+  "0009_paid_reference": m0009,
 };
 
 export const migrationProvider: MigrationProvider = {
