@@ -10,7 +10,7 @@ import { systemClock } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, TEST_PUBLIC_URL, createTestApp } from "../support/http.ts";
-import { GOOD_SIGNATURE, type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
+import { type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
 import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare } from "../support/webhook-signers.ts";
 
 const EASYPOST_SECRET = "easypost-webhook-secret-ﬁ"; // a ligature NFKD turns into "fi"
@@ -32,7 +32,7 @@ beforeEach(async () => {
       easypost: easypostWebhookVerifier(EASYPOST_SECRET),
       resend: resendWebhookVerifier(RESEND_SECRET),
       square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL),
-      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock)),
+      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock), systemClock),
     },
   });
 });
@@ -155,36 +155,144 @@ describe("PayPal", () => {
     resource_type: "capture",
     resource: { id: "CAPTURE-1", status: "COMPLETED", custom_id: orderId, amount: { value, currency_code: "USD" } },
   });
+  const signed = (event: object | string, options?: Parameters<typeof signedByPayPal>[2]) => signedByPayPal(event, PAYPAL.webhookId, options);
+  const verifications = () => paypal.ran("/v1/notifications/verify-webhook-signature");
 
   test("PayPal's API says the signature holds: a completed capture for the total pays the order; a refunded one is recorded; the token is asked for once", async () => {
     const { orderId, order, total } = await anOrder();
     const tokensBefore = paypal.ran("/v1/oauth2/token");
-    expect((await deliver("paypal", signedByPayPal(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2)), GOOD_SIGNATURE))).status).toBe(200);
-    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal" });
-    expect((await deliver("paypal", signedByPayPal(capture("PAYMENT.CAPTURE.REFUNDED", orderId, "1.00"), GOOD_SIGNATURE))).status).toBe(200);
+    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2))))).status).toBe(200);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal", paidReference: "CAPTURE-1" });
+    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.REFUNDED", orderId, "1.00")))).status).toBe(200);
     expect((await auditsOf("paypal")).map((a) => a.changes.type).sort()).toEqual(["PAYMENT.CAPTURE.COMPLETED", "PAYMENT.CAPTURE.REFUNDED"]);
     expect(paypal.ran("/v1/oauth2/token") - tokensBefore).toBe(1);
     const asked = paypal.calls.filter((c) => c.path === "/v1/notifications/verify-webhook-signature").at(-1)!.body;
-    expect(asked).toMatchObject({ webhook_id: PAYPAL.webhookId, auth_algo: "SHA256withRSA", transmission_sig: GOOD_SIGNATURE, webhook_event: { event_type: "PAYMENT.CAPTURE.REFUNDED" } });
+    expect(asked).toMatchObject({ webhook_id: PAYPAL.webhookId, auth_algo: "SHA256withRSA", webhook_event: { event_type: "PAYMENT.CAPTURE.REFUNDED" } });
   });
 
-  test("a verification PayPal refuses is 400; so is a delivery with a header missing", async () => {
+  test("PayPal is asked about the body's very bytes: spacing, escapes and a 1.0 that JSON.stringify would change still verify", async () => {
+    const { orderId, order, total } = await anOrder();
+    const body = `{ "id": "WH-BYTES-1", "event_type": "PAYMENT.CAPTURE.COMPLETED", "summary": "Paiement re\\u00e7u \\/ 1",
+      "resource": { "id": "CAPTURE-BYTES", "custom_id": "${orderId}", "amount": { "value": "${(total / 100).toFixed(2)}", "currency_code": "USD" }, "fee": 1.0 } }`;
+    expect((await deliver("paypal", signed(body))).status).toBe(200);
+    expect(await order()).toMatchObject({ paymentStatus: "PAID", paidReference: "CAPTURE-BYTES" });
+  });
+
+  test("a verification PayPal refuses is 400; so is a delivery missing any one header, with another algorithm, or sent over five minutes ago or ahead, the last three before any call", async () => {
     const { orderId, order, total } = await anOrder();
     const event = capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2));
-    expect(await deliver("paypal", signedByPayPal(event, "forged-signature"))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
-    const { "paypal-transmission-sig": _, ...missing } = signedByPayPal(event, GOOD_SIGNATURE).headers;
-    expect((await deliver("paypal", { body: JSON.stringify(event), headers: missing })).status).toBe(400);
+    expect(await deliver("paypal", signed(event, { signature: "forged-signature" }))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    const signedFor = signed(event);
+    expect(await deliver("paypal", { body: JSON.stringify({ ...event, id: "WH-OTHER" }), headers: signedFor.headers })).toMatchObject({ status: 400 });
+    const before = verifications();
+    for (const header of Object.keys(signedFor.headers).filter((h) => h.startsWith("paypal-"))) {
+      const { [header]: _, ...missing } = signedFor.headers;
+      expect(await deliver("paypal", { body: signedFor.body, headers: missing })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    }
+    expect(await deliver("paypal", { body: signedFor.body, headers: { ...signedFor.headers, "paypal-auth-algo": "SHA1withRSA" } })).toMatchObject({ status: 400 });
+    for (const at of [new Date(Date.now() - 6 * 60_000), new Date(Date.now() + 6 * 60_000)]) {
+      expect(await deliver("paypal", signed(event, { at }))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    }
+    expect(await deliver("paypal", signed("not json"))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    expect(verifications()).toBe(before);
     expect((await order()).paymentStatus).toBe("PENDING");
+    expect(t.deps.state.webhookEvents.size).toBe(0);
   });
 
   test("a cert URL off paypal.com is refused before any call to PayPal", async () => {
     const { orderId, total } = await anOrder();
     const before = paypal.calls.length;
     for (const certUrl of ["https://evil.example.com/cert.pem", "https://paypal.com.evil.example.com/cert.pem", "http://api.paypal.com/cert.pem"]) {
-      const delivery = signedByPayPal(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2)), GOOD_SIGNATURE, certUrl);
+      const delivery = signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2)), { certUrl });
       expect(await deliver("paypal", delivery)).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
     }
     expect(paypal.calls.length).toBe(before);
+  });
+
+  test("the token: asked for once by ten deliveries at once; asked for again when PayPal stops taking it, and the delivery still verifies", async () => {
+    const { orderId, total } = await anOrder();
+    const tokensBefore = paypal.ran("/v1/oauth2/token");
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => deliver("paypal", signed(capture(`CUSTOMER.NOTICE.${i}`, orderId, "1.00")))));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(paypal.ran("/v1/oauth2/token") - tokensBefore).toBe(1);
+    paypal.expireTokens();
+    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2))))).status).toBe(200);
+    expect(paypal.ran("/v1/oauth2/token") - tokensBefore).toBe(2);
+  });
+
+  test("an amount far above any total is flagged, not refused; an amount that is no amount is malformed", async () => {
+    const { orderId, order } = await anOrder();
+    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, "12345678901.00")))).status).toBe(200);
+    expect((await auditsOf("paypal"))[0]?.changes).toMatchObject({ flagged: true, amount: 1234567890100 });
+    expect(await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, "1e5")))).toMatchObject({ status: 400, body: { error: "Malformed event" } });
+    expect((await order()).paymentStatus).toBe("PENDING");
+  });
+});
+
+describe("what a verified event may say", () => {
+  const nothingRecorded = () => expect(t.deps.state.webhookEvents.size).toBe(0);
+
+  test("a signed body that is not JSON, or not an event, is 400 Malformed event, never a 500, with nothing recorded", async () => {
+    const deliveries: Array<[string, Delivery]> = [
+      ["easypost", signedByEasyPost("{not json", EASYPOST_SECRET)],
+      ["resend", signedByResend("{not json", RESEND_SECRET, "msg_not_json")],
+      ["square", signedBySquare("{not json", SQUARE_KEY, SQUARE_URL)],
+      ["easypost", signedByEasyPost("[1, 2]", EASYPOST_SECRET)],
+    ];
+    for (const [provider, delivery] of deliveries) expect(await deliver(provider, delivery)).toMatchObject({ status: 400, body: { error: "Malformed event" } });
+    nothingRecorded();
+  });
+
+  test("text the shop would keep (a type, a currency, a carrier status, an address) with a NUL or control character is malformed, not a database error", async () => {
+    const { orderId, total } = await anOrder();
+    const payment = (currency: string, type = "payment.updated") => ({ type, event_id: crypto.randomUUID(), data: { object: { payment: { id: "sq_nul", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency } } } } });
+    const deliveries: Array<[string, Delivery]> = [
+      ["square", signedBySquare(payment("US\u0000"), SQUARE_KEY, SQUARE_URL)],
+      ["square", signedBySquare(payment("USD", "payment.updated\u0000"), SQUARE_KEY, SQUARE_URL)],
+      ["easypost", signedByEasyPost({ id: "evt_nul", description: "tracker.updated", result: { tracking_code: "EZ1", status: "deliver\u0000ed" } }, EASYPOST_SECRET)],
+      ["easypost", signedByEasyPost({ id: "evt_nul2", description: "tracker.\u0000updated", result: null }, EASYPOST_SECRET)],
+      ["resend", signedByResend({ type: "email.bounced", data: { to: ["ada\u0000@example.com"] } }, RESEND_SECRET, "msg_nul")],
+      ["resend", signedByResend({ type: "email.bounced", data: { to: ["\ud800@example.com"] } }, RESEND_SECRET, "msg_surrogate")],
+    ];
+    for (const [provider, delivery] of deliveries) {
+      const res = await deliver(provider, delivery);
+      expect([provider, res.status, res.body.error]).toEqual([provider, 400, "Malformed event"]);
+    }
+    nothingRecorded();
+  });
+
+  test("events the shop does not act on are 200 whatever else they carry: only their id and type are read", async () => {
+    const deliveries: Array<[string, Delivery]> = [
+      ["square", signedBySquare({ type: "location.created", event_id: "sq-loc-1", data: { type: "location", id: "L1" } }, SQUARE_KEY, SQUARE_URL)],
+      ["square", signedBySquare({ type: "payment.updated", event_id: "sq-approved", data: { object: { payment: { id: "p", status: "APPROVED", amount_money: "soon" } } } }, SQUARE_KEY, SQUARE_URL)],
+      ["easypost", signedByEasyPost({ id: "evt_batch", description: "batch.created", result: null }, EASYPOST_SECRET)],
+      ["resend", signedByResend({ type: "email.sent", data: { to: "not a list", email_id: 42 } }, RESEND_SECRET, "msg_sent")],
+      ["paypal", signedByPayPal({ id: "WH-CHECKOUT", event_type: "CHECKOUT.ORDER.APPROVED", resource: { amount: 5, purchase_units: [] } }, PAYPAL.webhookId)],
+    ];
+    for (const [provider, delivery] of deliveries) {
+      const res = await deliver(provider, delivery);
+      expect([provider, res.status]).toEqual([provider, 200]);
+    }
+    nothingRecorded();
+  });
+
+  test("a bounce's addresses are read as the provider writes them: an address the shop might think odd is still suppressed", async () => {
+    const bounced = { type: "email.bounced", data: { to: ["ops@intranet", "O'Brien+orders@Example.co.uk"] } };
+    expect((await deliver("resend", signedByResend(bounced, RESEND_SECRET, "msg_odd"))).status).toBe(200);
+    expect(await t.deps.repos.suppressions.has("ops@intranet")).toBe(true);
+    expect(await t.deps.repos.suppressions.has("o'brien+orders@example.co.uk")).toBe(true);
+  });
+
+  test("money or a parcel for no order of ours is kept in the audit log (the money flagged), and the redelivery changes nothing", async () => {
+    const stranger = "ckx000000000000000000000";
+    const square = signedBySquare({ type: "payment.updated", event_id: "sq-stranger", data: { object: { payment: { id: "sq_stranger", status: "COMPLETED", reference_id: stranger, amount_money: { amount: 500, currency: "USD" } } } } }, SQUARE_KEY, SQUARE_URL);
+    expect((await deliver("square", square)).status).toBe(200);
+    expect((await deliver("square", square)).status).toBe(200);
+    expect((await auditsOf("square")).map((a) => [a.entityType, a.changes])).toEqual([
+      ["webhook", { eventId: "sq-stranger", type: "payment.updated", event: "succeeded", intentId: "sq_stranger", orderId: stranger, found: false, flagged: true }],
+    ]);
+    expect((await deliver("easypost", signedByEasyPost({ id: "evt_lost", description: "tracker.updated", result: { tracking_code: "NOT-OURS", status: "delivered" } }, EASYPOST_SECRET))).status).toBe(200);
+    expect((await auditsOf("easypost")).map((a) => a.changes)).toEqual([{ eventId: "evt_lost", type: "tracker.updated", trackingCode: "NOT-OURS", carrierStatus: "delivered", found: false }]);
   });
 });
 

@@ -9,7 +9,7 @@ import { systemClock } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
-import { GOOD_SIGNATURE, type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
+import { type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare, signedByStripe } from "../support/webhook-signers.ts";
@@ -38,7 +38,7 @@ function shop() {
       easypost: easypostWebhookVerifier(EASYPOST_SECRET),
       resend: resendWebhookVerifier(RESEND_SECRET),
       square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL),
-      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock)),
+      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock), systemClock),
     },
   });
 }
@@ -90,7 +90,7 @@ describe("each provider's event delivered 10 times at once: one effect, one audi
     const t = shop();
     const { orderId, order, total } = await anOrder(t);
     const event = { id: "WH-PG-EVT-1", event_type: "PAYMENT.CAPTURE.COMPLETED", resource: { id: "CAP-1", custom_id: orderId, amount: { value: (total / 100).toFixed(2), currency_code: "USD" } } };
-    await deliverTimes(t, "paypal", signedByPayPal(event, GOOD_SIGNATURE));
+    await deliverTimes(t, "paypal", signedByPayPal(event, PAYPAL.webhookId));
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal" });
     expect(await audits("webhook.paypal")).toHaveLength(1);
   });

@@ -1,10 +1,21 @@
+import { createHmac } from "node:crypto";
+
 /**
  * A small PayPal-shaped server for tests: OAuth client credentials at /v1/oauth2/token and
- * /v1/notifications/verify-webhook-signature, as PayPal's REST API answers them. A delivery's
- * signature holds when its transmission signature is GOOD_SIGNATURE (the real check is PayPal's
- * own, with its certificates); the server counts every call, so tests can see none was made.
+ * /v1/notifications/verify-webhook-signature, as PayPal's REST API answers them. PayPal signs
+ * `<transmission id>|<transmission time>|<webhook id>|<CRC32 of the event's bytes>` with its
+ * certificate's RSA key; this server does the same with an HMAC key (paypalSignature), so a
+ * signature holds only for the very bytes that were signed. Like PayPal, it reads the event's bytes
+ * as the client sent them (`webhook_event`, the request's last field). It counts every call, so
+ * tests can see none was made, and can refuse the next calls' tokens as if they had expired.
  */
-export const GOOD_SIGNATURE = "signed-by-paypal";
+const SIGNING_KEY = "paypal-test-signing-key";
+
+export function paypalSignature(transmissionId: string, transmissionTime: string, webhookId: string, eventBytes: string): string {
+  return createHmac("sha256", SIGNING_KEY).update(`${transmissionId}|${transmissionTime}|${webhookId}|${Bun.hash.crc32(eventBytes)}`).digest("base64");
+}
+
+const EVENT_FIELD = ',"webhook_event":';
 
 export async function startPayPalServer(credentials: { clientId: string; clientSecret: string; webhookId: string }) {
   const tokens = new Set<string>();
@@ -27,7 +38,9 @@ export async function startPayPalServer(credentials: { clientId: string; clientS
         const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
         if (!tokens.has(token)) return Response.json({ name: "AUTHENTICATION_FAILURE" }, { status: 401 });
         const body = JSON.parse(text);
-        const valid = body.webhook_id === credentials.webhookId && body.transmission_sig === GOOD_SIGNATURE && typeof body.webhook_event?.id === "string";
+        const eventBytes = text.slice(text.indexOf(EVENT_FIELD) + EVENT_FIELD.length, -1);
+        const expected = paypalSignature(body.transmission_id, body.transmission_time, credentials.webhookId, eventBytes);
+        const valid = body.webhook_id === credentials.webhookId && body.transmission_sig === expected && body.auth_algo === "SHA256withRSA";
         return Response.json({ verification_status: valid ? "SUCCESS" : "FAILURE" });
       }
       return Response.json({ name: "RESOURCE_NOT_FOUND" }, { status: 404 });
@@ -37,6 +50,8 @@ export async function startPayPalServer(credentials: { clientId: string; clientS
     url: `http://127.0.0.1:${server.port}`,
     calls,
     ran: (path: string) => calls.filter((c) => c.path === path).length,
+    /** Every token handed out so far stops being taken, as when PayPal expires one early. */
+    expireTokens: () => tokens.clear(),
     close: () => server.stop(true),
   };
 }

@@ -16,7 +16,7 @@ export function webhookVerifiers(config: Pick<Config, "stripeWebhookSecret" | "w
   const { webhooks } = config;
   return {
     stripe: stripeWebhookVerifier(config.stripeWebhookSecret, clock),
-    paypal: paypalWebhookVerifier(webhooks.paypal ? createPayPalSignatureCheck(webhooks.paypal, clock) : null),
+    paypal: paypalWebhookVerifier(webhooks.paypal ? createPayPalSignatureCheck(webhooks.paypal, clock) : null, clock),
     square: webhooks.square ? squareWebhookVerifier(webhooks.square.signatureKey, webhooks.square.notificationUrl) : null,
     easypost: easypostWebhookVerifier(webhooks.easypostSecret),
     resend: resendWebhookVerifier(webhooks.resendSecret),

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { z } from "zod";
+import { z } from "zod";
 import { DomainError } from "../../domain/errors.ts";
 import { CUID2_PATTERN } from "../../domain/ids.ts";
 
@@ -27,13 +27,27 @@ export function readJson<T>(payload: Uint8Array, shape: z.ZodType<T>, what: stri
   } catch {
     throw malformed("the signed body is not JSON");
   }
-  const read = shape.safeParse(value);
-  if (!read.success) throw malformed(`${what}: ${read.error.issues[0]?.path.join(".")} ${read.error.issues[0]?.message}`);
-  return read.data;
+  return readPart(value, shape, what);
 }
 
 /** An id as PostgreSQL stores it and a provider sends it: printable ASCII, no NUL. */
 export const PROVIDER_ID = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * What the shop keeps of an event's text (its type, a carrier's status) is printable ASCII, as every
+ * provider sends it: no NUL PostgreSQL would refuse, no lone surrogate, nothing that reads otherwise.
+ */
+export const printable = (max: number) => z.string().regex(new RegExp(`^[\\x20-\\x7e]{1,${max}}$`), "is not printable ASCII");
+export const eventType = printable(255);
+/** An ISO 4217 code, in the case each provider writes it. */
+export const currencyCode = z.string().regex(/^[A-Za-z]{3}$/, "is not a currency code");
+
+/** Reads the part of a verified event the shop acts on; a part not as the provider sends it is malformed. */
+export function readPart<T>(value: unknown, shape: z.ZodType<T>, what: string): T {
+  const read = shape.safeParse(value);
+  if (!read.success) throw malformed(`${what}: ${read.error.issues[0]?.path.join(".")} ${read.error.issues[0]?.message}`);
+  return read.data;
+}
 
 /** The shop's order id, when a provider gives back the one the shop gave it; null for anything else. */
 export const orderIdOf = (value: string | null | undefined): string | null => (value && new RegExp(CUID2_PATTERN).test(value) ? value : null);

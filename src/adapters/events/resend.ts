@@ -1,12 +1,20 @@
 import { Webhook, WebhookVerificationError } from "svix";
 import { z } from "zod";
 import type { WebhookVerifier } from "../../application/events/webhook-event.ts";
-import { PROVIDER_ID, invalidSignature, readJson } from "./read.ts";
+import { PROVIDER_ID, eventType, invalidSignature, malformed, readJson, readPart } from "./read.ts";
 
-const eventShape = z.object({
-  type: z.string().min(1).max(255),
-  data: z.object({ email_id: z.string().regex(PROVIDER_ID).optional(), to: z.array(z.string().email().max(320)).max(100).optional() }).passthrough(),
-});
+const eventShape = z.object({ type: eventType, data: z.unknown() });
+/**
+ * An address as a bounce names it, read leniently (the provider's word decides, not the shop's idea
+ * of a valid address): a local part and a domain, no control characters, well-formed text.
+ */
+const address = z
+  .string()
+  .max(320)
+  .regex(/^[^\x00-\x1f\x7f@]+@[^\x00-\x1f\x7f@]+$/, "is not an address")
+  .refine((value) => value.isWellFormed(), "is not well-formed text");
+const bounceShape = z.object({ to: z.array(address).min(1).max(100) });
+const deliveryShape = z.object({ email_id: z.string().regex(PROVIDER_ID) });
 
 /**
  * Resend (decisions §11) signs with Svix: `svix-id`, `svix-timestamp` and `svix-signature`, checked
@@ -22,15 +30,18 @@ export function resendWebhookVerifier(secret: string | null): WebhookVerifier | 
       svix.verify(Buffer.from(payload), signed);
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw invalidSignature();
+      // The signature held; svix then parses the body, and it is not JSON.
+      if (error instanceof SyntaxError) throw malformed("the signed body is not JSON");
       throw error;
     }
     if (!PROVIDER_ID.test(signed["svix-id"])) throw invalidSignature();
     const event = readJson(payload, eventShape, "a Resend event");
     const base = { provider: "resend", eventId: signed["svix-id"], type: event.type };
-    if ((event.type === "email.bounced" || event.type === "email.complained") && event.data.to?.length) {
-      return { ...base, effect: { kind: "mail-suppression", addresses: event.data.to, reason: event.type === "email.bounced" ? "bounced" : "complained" } };
+    if (event.type === "email.bounced" || event.type === "email.complained") {
+      const { to } = readPart(event.data, bounceShape, "a Resend bounce or complaint");
+      return { ...base, effect: { kind: "mail-suppression", addresses: to, reason: event.type === "email.bounced" ? "bounced" : "complained" } };
     }
-    if (event.type === "email.delivered" && event.data.email_id) return { ...base, effect: { kind: "mail-delivered", messageId: event.data.email_id } };
+    if (event.type === "email.delivered") return { ...base, effect: { kind: "mail-delivered", messageId: readPart(event.data, deliveryShape, "a Resend delivery").email_id } };
     return { ...base, effect: null };
   };
 }

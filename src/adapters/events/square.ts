@@ -1,28 +1,18 @@
 import { z } from "zod";
 import type { WebhookVerifier } from "../../application/events/webhook-event.ts";
-import { PROVIDER_ID, hmacSha256, invalidSignature, orderIdOf, readJson, sameSignature } from "./read.ts";
+import { PROVIDER_ID, currencyCode, eventType, hmacSha256, invalidSignature, orderIdOf, readJson, readPart, sameSignature } from "./read.ts";
 
-const eventShape = z.object({
-  event_id: z.string().regex(PROVIDER_ID),
-  type: z.string().min(1).max(255),
-  data: z
-    .object({
-      object: z
-        .object({
-          payment: z
-            .object({
-              id: z.string().regex(PROVIDER_ID),
-              status: z.string(),
-              reference_id: z.string().max(255).nullish(),
-              amount_money: z.object({ amount: z.number().int().min(0), currency: z.string().max(10) }),
-            })
-            .passthrough()
-            .optional(),
-        })
-        .passthrough(),
-    })
-    .passthrough()
-    .optional(),
+const eventShape = z.object({ event_id: z.string().regex(PROVIDER_ID), type: eventType, data: z.unknown() });
+/** A payment.updated is acted on when its payment is COMPLETED; only then is the rest of it read. */
+const completed = z.object({ object: z.object({ payment: z.object({ status: z.literal("COMPLETED") }) }) });
+const paymentShape = z.object({
+  object: z.object({
+    payment: z.object({
+      id: z.string().regex(PROVIDER_ID),
+      reference_id: z.string().max(255).nullish(),
+      amount_money: z.object({ amount: z.number().int().min(0), currency: currencyCode }),
+    }),
+  }),
 });
 
 /**
@@ -38,19 +28,10 @@ export function squareWebhookVerifier(signatureKey: string | null, notificationU
     const expected = hmacSha256(signatureKey, notificationUrl, payload).toString("base64");
     if (!sameSignature(expected, headers.get("x-square-hmacsha256-signature") ?? "")) throw invalidSignature();
     const event = readJson(payload, eventShape, "a Square event");
-    const payment = event.data?.object.payment;
-    const completed = event.type === "payment.updated" && payment?.status === "COMPLETED";
-    return {
-      provider: "square",
-      eventId: event.event_id,
-      type: event.type,
-      effect: completed
-        ? {
-            kind: "payment",
-            event: { kind: "succeeded", processor: "square", intentId: payment.id, amount: payment.amount_money.amount, currency: payment.amount_money.currency },
-            orderId: orderIdOf(payment.reference_id),
-          }
-        : null,
-    };
+    const base = { provider: "square", eventId: event.event_id, type: event.type };
+    if (event.type !== "payment.updated" || !completed.safeParse(event.data).success) return { ...base, effect: null };
+    const { payment } = readPart(event.data, paymentShape, "a Square payment").object;
+    const { amount, currency } = payment.amount_money;
+    return { ...base, effect: { kind: "payment", event: { kind: "succeeded", processor: "square", intentId: payment.id, amount, currency }, orderId: orderIdOf(payment.reference_id) } };
   };
 }

@@ -3,17 +3,17 @@ import { z } from "zod";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
 import type { WebhookEffect, WebhookEvent, WebhookVerifier } from "../../application/events/webhook-event.ts";
 import type { Clock } from "../../application/ports/system.ts";
-import { PROVIDER_ID, invalidSignature, malformed, orderIdOf } from "./read.ts";
+import { PROVIDER_ID, currencyCode, eventType, invalidSignature, malformed, orderIdOf } from "./read.ts";
 
 /** Stripe's own tolerance for a signature's age, and ours for one from the future (a clock ahead, or a forged time). */
 const TOLERANCE_SECONDS = 300;
 
-// What the shop reads of an event, checked before anything is looked up or written: ids as PostgreSQL
-// can store them, amounts as whole cents, flags as booleans.
+// What the shop reads of an event, checked before anything is looked up or written: ids and its type as
+// PostgreSQL can store them, amounts as whole cents, currencies as codes, flags as booleans.
 const id = z.string().regex(PROVIDER_ID);
 const metadata = z.record(z.string(), z.string()).nullish();
-const eventShape = z.object({ id, type: z.string().min(1).max(255), data: z.object({ object: z.object({}).passthrough() }) });
-const intentShape = z.object({ id, amount_received: z.number().int().min(0), currency: z.string(), metadata });
+const eventShape = z.object({ id, type: eventType, data: z.object({ object: z.object({}).passthrough() }) });
+const intentShape = z.object({ id, amount_received: z.number().int().min(0), currency: currencyCode, metadata });
 const chargeShape = z.object({
   payment_intent: z.union([id, z.object({ id }), z.null()]),
   amount: z.number().int().min(0),

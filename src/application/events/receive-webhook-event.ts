@@ -2,6 +2,7 @@ import type { Deps, Repositories } from "../ports/index.ts";
 import { mailEventEffect } from "../mail/mail-event-effect.ts";
 import { shipmentEventEffect } from "../orders/shipment-event-effect.ts";
 import { paymentEventEffect } from "../payments/payment-event-effect.ts";
+import { auditEvent } from "./audit-event.ts";
 import type { EventOutcome, WebhookEffect, WebhookEvent } from "./webhook-event.ts";
 
 export type EventDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
@@ -20,17 +21,7 @@ const EFFECTS: { [K in WebhookEffect["kind"]]: Apply<K> } = {
   "mail-suppression": mailEventEffect,
   "mail-delivered": mailEventEffect,
   record: async (tx, deps, event, effect) => {
-    await tx.audit.record({
-      id: deps.ids.next(),
-      userId: null,
-      action: `webhook.${event.provider}`,
-      entityType: effect.orderId ? "order" : "webhook",
-      entityId: effect.orderId,
-      changes: { eventId: event.eventId, type: event.type, recorded: true },
-      ipAddress: null,
-      userAgent: null,
-      createdAt: deps.clock.now(),
-    });
+    await auditEvent(tx, deps, event, { type: effect.orderId ? "order" : "webhook", id: effect.orderId }, { recorded: true });
     return { outcome: "applied" };
   },
 };

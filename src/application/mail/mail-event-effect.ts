@@ -1,3 +1,4 @@
+import { auditEvent } from "../events/audit-event.ts";
 import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
 import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
@@ -15,18 +16,7 @@ export async function mailEventEffect(
   effect: Extract<WebhookEffect, { kind: "mail-suppression" | "mail-delivered" }>,
 ): Promise<Applied> {
   const now = deps.clock.now();
-  const audit = (entityId: string | null, changes: Record<string, unknown>) =>
-    tx.audit.record({
-      id: deps.ids.next(),
-      userId: null,
-      action: `webhook.${event.provider}`,
-      entityType: "email",
-      entityId,
-      changes: { eventId: event.eventId, type: event.type, ...changes },
-      ipAddress: null,
-      userAgent: null,
-      createdAt: now,
-    });
+  const audit = (entityId: string | null, changes: Record<string, unknown>) => auditEvent(tx, deps, event, { type: "email", id: entityId }, changes);
   if (effect.kind === "mail-delivered") {
     const found = await tx.outbox.markDelivered(effect.messageId, now);
     await audit(effect.messageId, { delivered: found });

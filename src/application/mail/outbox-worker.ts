@@ -24,7 +24,6 @@ const defaults: OutboxWorkerOptions = {
 
 type Outcome = "sent" | "retried" | "failed" | "suppressed";
 
-
 /** Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. */
 export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" | "logger">, options: Partial<OutboxWorkerOptions> = {}) {
   const { uow, mailer, clock, logger } = deps;

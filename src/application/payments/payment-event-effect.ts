@@ -1,6 +1,7 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
 import { messageOf } from "../../domain/errors.ts";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
+import { auditEvent } from "../events/audit-event.ts";
 import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
 import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
@@ -16,7 +17,12 @@ export async function paymentEventEffect(tx: Repositories, deps: EventDeps, even
   const ours = effect.event.kind !== "succeeded" || effect.event.processor === SHOP_PROCESSOR;
   const orderId = effect.orderId ?? (ours ? await tx.orders.idOfPaymentIntent(effect.event.intentId) : null);
   const order = orderId ? await tx.orders.lock(orderId) : null;
-  if (!order) return { outcome: "not_found" };
+  if (!order) {
+    // Money (or its loss) for no order of ours is kept in the audit log, flagged, for staff to look into.
+    const { kind, intentId } = effect.event;
+    await auditEvent(tx, deps, event, { type: "webhook", id: null }, { event: kind, intentId, orderId: effect.orderId, found: false, flagged: true });
+    return { outcome: "not_found" };
+  }
   const result = await applyProcessorEvent(tx, deps, order, effect.event, {
     action: `webhook.${event.provider}`,
     userId: null,

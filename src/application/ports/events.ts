@@ -15,20 +15,3 @@ export interface WebhookEventLog {
   /** Records the event; false, recording nothing, when it was recorded before (a redelivery). */
   record(event: ReceivedEvent): Promise<boolean>;
 }
-
-/** The five headers PayPal signs a delivery with. */
-export interface PayPalTransmission {
-  transmissionId: string;
-  transmissionTime: string;
-  transmissionSig: string;
-  certUrl: string;
-  authAlgo: string;
-}
-
-/**
- * PayPal's own check of a delivery (decisions §11: there is no offline one): its
- * verify-webhook-signature API, asked with the transmission headers, the webhook's id and the event.
- */
-export interface PayPalSignatureCheck {
-  verify(transmission: PayPalTransmission, webhookEvent: unknown): Promise<boolean>;
-}
