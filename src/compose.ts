@@ -12,7 +12,7 @@ import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
 import { createIdentityProviders } from "./adapters/identity/index.ts";
 import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
-import { createFailoverRateLimitStore } from "./adapters/ratelimit/failover-store.ts";
+import { createFailoverRateLimitStore, within } from "./adapters/ratelimit/failover-store.ts";
 import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts";
 import { createRedisRateLimitStore } from "./adapters/ratelimit/redis-store.ts";
 import { createFakeProcessor } from "./adapters/payments/fake-processor.ts";
@@ -26,7 +26,7 @@ export interface Runtime {
   embedded: boolean;
   /** Which adapter serves each port, for the start-up log. */
   adapters: Record<string, string>;
-  /** Connects what should be connected before the first request (Redis); never fails the start. */
+  /** Connects what should be connected before the first request (Redis), waiting half a second at most; never fails the start. */
   connect(): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,6 +36,9 @@ function chooseMailer(config: Config, logger: Logger): { mailer: Mailer & { clos
   const host = new URL(config.mail.smtpUrl).host;
   return { mailer: createSmtpMailer({ url: config.mail.smtpUrl, from: config.mail.from }), description: `SMTP via ${host}` };
 }
+
+/** The longest the start waits for Redis. */
+const REDIS_START_WAIT_MS = 500;
 
 /**
  * Counters of rate limits and failed sign-ins: in this process, or with REDIS_URL in Redis, shared
@@ -109,8 +112,9 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
     },
     async connect() {
-      // Redis that does not answer at start is no reason not to start: the counters begin in memory.
-      await counters.connect().catch((error: unknown) => logger.warn("redis.unreachable_at_start", { error: messageOf(error) }));
+      // Redis that does not answer at start is no reason not to start, nor to wait for its client's
+      // retries: the counters begin in memory, and the failover finds Redis when it answers.
+      await within(counters.connect(), REDIS_START_WAIT_MS).catch((error: unknown) => logger.warn("redis.unreachable_at_start", { error: messageOf(error) }));
     },
     async close() {
       mailer.close?.();

@@ -31,6 +31,7 @@ const envSchema = z.object({
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
   EASYPOST_WEBHOOK_SECRET: z.string().min(1).optional(),
   RESEND_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a Svix signing secret (whsec_…)").optional(),
   SQUARE_WEBHOOK_SIGNATURE_KEY: z.string().min(1).optional(),
@@ -128,6 +129,8 @@ export interface Config {
   migrateOnStart: boolean;
   /** How long an instance trusts a session, account and permissions it has read (decisions §5: at most 30 s). */
   sessionCacheSeconds: number;
+  /** Once told to stop, how long requests in flight may take before they are cut. */
+  shutdownDrainSeconds: number;
   /** Null: counters (rate limits, sign-in lockout) in this process's memory. */
   redisUrl: string | null;
   /** max 0: no rate limit. */
@@ -182,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     migrateOnStart: e.MIGRATE_ON_START,
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
+    shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
     orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },

@@ -108,18 +108,26 @@ logger.info("server.started", {
   adapters: { ...runtime.adapters, sessionSecret: secretSource },
 });
 
-/** How long requests in flight may take to finish once the shop is told to stop. */
-const DRAIN_MS = 10_000;
+/** How long requests in flight may take to finish once the shop is told to stop (SHUTDOWN_DRAIN_SECONDS). */
+const DRAIN_MS = config.shutdownDrainSeconds * 1000;
+/** After the drain, how long the clean-up may take before the process exits all the same. */
+const CLEANUP_MS = 5_000;
 let stopping = false;
 
 /**
- * SIGTERM (or SIGINT): stop accepting connections, let the requests in flight finish (up to 10 s,
- * then they are cut), stop the sweeper and the outbox worker, and close the database pool and Redis.
+ * SIGTERM (or SIGINT): stop accepting connections, let the requests in flight finish (up to
+ * SHUTDOWN_DRAIN_SECONDS, then they are cut), stop the sweeper and the outbox worker, and close the
+ * database pool and Redis. A clean-up that hangs (a request cut while it waits on a database lock
+ * keeps its connection) does not keep the process: 5 s after the drain it exits 1 all the same.
  */
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info("server.stopping", { signal });
+  setTimeout(() => {
+    logger.error("server.stop_timeout", { afterMs: DRAIN_MS + CLEANUP_MS });
+    process.exit(1);
+  }, DRAIN_MS + CLEANUP_MS).unref();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const drained = await Promise.race([app.stop().then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DRAIN_MS)))]);
   clearTimeout(timer);

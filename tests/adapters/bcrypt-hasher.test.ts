@@ -36,9 +36,8 @@ test("past its bound of waiting checks, a check is refused at once (auth.busy, r
   try {
     const hasher = createBcryptHasher(1, 2);
     const admitted = Array.from({ length: 3 }, () => hasher.verify("pw", "$2b$12$x"));
-    const started = performance.now();
+    // Refused while the admitted checks are still held: had it queued, this answer would never come.
     const refused = await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error);
-    expect(performance.now() - started).toBeLessThan(50);
     expect(refused).toMatchObject({ code: "auth.busy", message: "Too many sign-ins at once; please try again in a moment", details: { retryAfterSeconds: 1 } });
     release();
     expect(await Promise.all(admitted)).toEqual([true, true, true]);

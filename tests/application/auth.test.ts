@@ -159,6 +159,17 @@ describe("password sign-in", () => {
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
+  test("a flood of sign-ins at once while the hasher is busy locks no one out: the refused ones, locked out or busy, take their counts back", async () => {
+    const { deps } = await withAccount();
+    // Busy only once every sign-in of the flood has been counted.
+    const busyLater = { ...deps.hasher, verify: async () => (await Bun.sleep(20), Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment"))) };
+    const flood = Array.from({ length: 12 }, () => signInWithPassword({ ...deps, hasher: busyLater }, { email: "ada@example.com", password: "correct horse" }, origin).catch((error) => error.code));
+    const outcomes = await Promise.all(flood);
+    expect(outcomes.filter((code) => code === "auth.busy")).toHaveLength(MAX_FAILED_SIGN_INS);
+    expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(12 - MAX_FAILED_SIGN_INS);
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
   test("a success clears earlier failures", async () => {
     const { deps } = await withAccount();
     for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) {

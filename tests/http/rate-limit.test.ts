@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DomainError } from "../../src/domain/errors.ts";
+import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -27,8 +28,13 @@ describe("rate limit (decisions §9)", () => {
     const reset = Number(answers[0]!.headers.get("x-ratelimit-reset"));
     expect(reset).toBeGreaterThanOrEqual(before + 899);
     expect(reset).toBeLessThanOrEqual(before + 901);
-    expect(answers[3]!.body).toEqual({ error: "Rate limit exceeded. Please try again later." });
+    // /api/products answers in the envelope (decisions §7), its 429 too; a route that does not, plainly.
+    expect(answers[3]!.body).toEqual({ success: false, data: null, error: "Rate limit exceeded. Please try again later." });
     expect(answers[3]!.headers.get("retry-after")).toBe("900");
+    await t.call("GET", "/api/auth/providers", from("203.0.113.1"));
+    await t.call("GET", "/api/auth/providers", from("203.0.113.1"));
+    await t.call("GET", "/api/auth/providers", from("203.0.113.1"));
+    expect(await t.call("GET", "/api/auth/providers", from("203.0.113.1"))).toMatchObject({ status: 429, body: { error: "Rate limit exceeded. Please try again later." } });
   });
 
   test("an endpoint is a method and a route pattern: two products share one counter; another route or method has its own", async () => {
@@ -39,6 +45,9 @@ describe("rate limit (decisions §9)", () => {
     expect((await t.call("GET", "/api/products/first-sauce", ip)).status).toBe(429);
     expect((await t.call("GET", "/api/products", ip)).status).toBe(200);
     expect((await t.call("GET", "/api/locations", ip)).status).toBe(200);
+    // HEAD runs the GET route, so it counts with GET: it is no second budget.
+    expect((await t.call("HEAD", "/api/locations", ip)).status).toBe(200);
+    expect((await t.call("HEAD", "/api/locations", ip)).status).toBe(429);
   });
 
   test("each client counts on its own; behind a trusted proxy the client is the first X-Forwarded-For address", async () => {
@@ -61,8 +70,18 @@ describe("rate limit (decisions §9)", () => {
       const health = await t.call("GET", "/api/health", from("203.0.113.4"));
       expect([health.status, health.headers.get("x-ratelimit-limit")]).toEqual([200, null]);
       expect((await t.call("POST", "/api/webhooks/stripe", { ...from("203.0.113.4"), body: "{}" })).status).toBe(400);
-      expect((await t.call("OPTIONS", "/api/products", from("203.0.113.4"))).status).toBe(204);
+      expect((await t.call("OPTIONS", "/api/products", from("203.0.113.4", { origin: "https://app.example.com", "access-control-request-method": "POST" }))).status).toBe(204);
     }
+  });
+
+  test("only those routes: a path that merely starts like them is limited, and so is an OPTIONS to no route", async () => {
+    const t = await limited(2);
+    const statuses = [];
+    for (const path of ["/api/healthcheck", "/api/health-anything", "/api/webhooks/stripe/extra", "/api/webhooks/fedex"]) statuses.push((await t.call("GET", path, from("203.0.113.14"))).status);
+    expect(statuses).toEqual([404, 404, 429, 429]);
+    const options = [];
+    for (let i = 0; i < 3; i++) options.push((await t.call("OPTIONS", "/api/no-such-route", from("203.0.113.15"))).status);
+    expect(options).toEqual([404, 404, 429]);
   });
 
   test("the mobile app is exempt only with both its User-Agent marker and a live session", async () => {
@@ -85,6 +104,22 @@ describe("rate limit (decisions §9)", () => {
     expect([(await t.call("GET", "/api/products", { headers: ended })).status, (await t.call("GET", "/api/products", { headers: ended })).status]).toEqual([200, 429]);
   });
 
+  test("not where passwords are checked or accounts made: a free account and the marker do not buy unlimited guesses, sign-ups or password changes", async () => {
+    const t = await limited(1);
+    const shopper = await signedInAs(t);
+    const exempt = { ...shopper.headers, "user-agent": MOBILE, "x-forwarded-for": "203.0.113.10" };
+    const signIns = [];
+    for (let i = 0; i < 3; i++) signIns.push((await t.call("POST", "/api/auth/callback/credentials", { headers: exempt, body: { email: `guess${i}@example.com`, password: "wrong password" } })).status);
+    expect(signIns).toEqual([401, 429, 429]);
+    const signUps = [];
+    for (let i = 0; i < 3; i++) signUps.push((await t.call("POST", "/api/auth/register", { headers: exempt, body: { email: `new${i}@example.com`, password: "sauce lover 99" } })).status);
+    expect(signUps).toEqual([201, 429, 429]);
+    expect((await t.deps.repos.outbox.list()).filter((m) => m.to.startsWith("new"))).toHaveLength(1);
+    const changes = [];
+    for (let i = 0; i < 2; i++) changes.push((await t.call("POST", "/api/users/password", { headers: exempt, body: { currentPassword: "wrong", newPassword: "another sauce 99" } })).status);
+    expect(changes[1]).toBe(429);
+  });
+
   test("requests to no route count together, so scanning for paths is limited as well", async () => {
     const t = await limited(2);
     const statuses = [];
@@ -93,11 +128,16 @@ describe("rate limit (decisions §9)", () => {
   });
 });
 
-test("a sign-in refused because the hasher's queue is full is 503 with Retry-After, at once", async () => {
+test("a sign-in refused because the hasher's queue is full is 503 with Retry-After, at once, logged as a refusal (a warning, no stack), not a failure", async () => {
   const deps = createMemoryDeps();
   const t = createTestApp(deps);
   const shopper = await signedInAs(t);
-  const busy = createTestApp({ ...deps, hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 })) } });
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  const busy = createTestApp({ ...deps, hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 })) } }, { logger });
   const res = await busy.call("POST", "/api/auth/callback/credentials", { body: { email: shopper.email, password: shopper.password } });
   expect([res.status, res.body, res.headers.get("retry-after")]).toEqual([503, { error: "Too many sign-ins at once; please try again in a moment" }, "1"]);
+  expect(lines.filter((line) => line.level === "error")).toEqual([]);
+  expect(lines.find((line) => line.event === "request.refused")).toMatchObject({ level: "warn", code: "auth.busy", path: "/api/auth/callback/credentials" });
+  expect(JSON.stringify(lines)).not.toContain("stack");
 });

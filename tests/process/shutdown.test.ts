@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { eventually } from "../support/eventually.ts";
+import { createTestDatabase } from "../support/postgres.ts";
 import { processes, waitForStart } from "../support/processes.ts";
 import { type StripeTestServer, startStripeTestServer } from "../support/stripe-server.ts";
 
@@ -48,4 +50,65 @@ test("SIGTERM during a slow request: no new connection is taken, the request in 
   expect(paid.status).toBe(200);
   expect(((await paid.json()) as { success: boolean }).success).toBe(true);
   expect(await server.exited).toBe(0);
+}, 30_000);
+
+test("a request still running when the drain time is up is cut, and the process still exits 0", async () => {
+  const server = children.spawn([process.execPath, "src/main.ts"], {
+    PORT: "0",
+    DATABASE_URL: "pglite://memory",
+    STRIPE_SECRET_KEY: stripe.secretKey,
+    STRIPE_API_BASE: stripe.url,
+    SHUTDOWN_DRAIN_SECONDS: "1",
+  });
+  const { port } = await waitForStart(server);
+  const base = `http://127.0.0.1:${port}/api`;
+  const json = (path: string, body: unknown, cookie = "") => fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) });
+  await json("/auth/register", { email: "sam@example.com", password: "sauce lover 99" });
+  const cookie = (await json("/auth/callback/credentials", { email: "sam@example.com", password: "sauce lover 99" })).headers.getSetCookie()[0]!.split(";")[0]!;
+  const { data: products } = (await (await fetch(`${base}/products?limit=1`)).json()) as { data: Array<{ id: string }> };
+  await json("/cart", { productId: products[0]!.id, quantity: 1 }, cookie);
+  const { orderId } = (await (await json("/cart/checkout", { shippingAddress: texas }, cookie)).json()) as { orderId: string };
+
+  // Stripe never answers while the shop stops.
+  const held = stripe.holdNext("/confirm");
+  const paying = json("/payment", { orderId, paymentMethodId: "pm_card_visa" }, cookie).then((res) => res.status, () => "cut");
+  await held.ran;
+  server.kill("SIGTERM");
+  try {
+    expect(await server.exited).toBe(0);
+    expect(await paying).toBe("cut");
+  } finally {
+    held.release();
+  }
+}, 30_000);
+
+test("a clean-up that hangs (a request cut while it waits on a row lock keeps its database connection) does not keep the process: it exits 1 five seconds after the drain", async () => {
+  const database = await createTestDatabase();
+  const server = children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: database.url, SHUTDOWN_DRAIN_SECONDS: "1", RATE_LIMIT_MAX: "0" });
+  let release = () => {};
+  try {
+    const { port } = await waitForStart(server);
+    const base = `http://127.0.0.1:${port}/api`;
+    const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("/auth/register", { email: "lee@example.com", password: "sauce lover 99" })).status).toBe(201);
+    // Someone else holds the account's row: the sign-in waits on it, holding a pooled connection.
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = database.db.transaction().execute(async (trx) => {
+      await sql`select id from users where email = 'lee@example.com' for update`.execute(trx);
+      await released;
+    });
+    const signingIn = post("/auth/callback/credentials", { email: "lee@example.com", password: "sauce lover 99" }).then((res) => res.status, () => "cut");
+    await eventually(async () => {
+      const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      expect(waiting.rows[0]?.n).toBe(1);
+    }, 10_000);
+    server.kill("SIGTERM");
+    expect(await server.exited).toBe(1);
+    expect(await signingIn).toBe("cut");
+    release();
+    await holding;
+  } finally {
+    release();
+    await database.drop();
+  }
 }, 30_000);

@@ -14,7 +14,7 @@ export interface FailoverOptions {
 }
 
 /** Rejects when `work` takes longer than `ms` (the work itself may still finish, unheard). */
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
+export function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
@@ -71,7 +71,6 @@ export function createFailoverRateLimitStore({ primary, fallback, logger, timeou
 
   return {
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
-    peek: (key, now) => use((store) => store.peek(key, now)),
     reset: (key) => use((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),
     degraded: () => degraded,

@@ -26,10 +26,6 @@ export function createMemoryRateLimitStore(): RateLimitStore {
       windows.set(key, entry);
       return { ...entry };
     },
-    async peek(key, now) {
-      const entry = current(key, now);
-      return entry ? { ...entry } : null;
-    },
     async reset(key) {
       windows.delete(key);
     },

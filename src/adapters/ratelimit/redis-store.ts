@@ -10,11 +10,6 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
-const PEEK = `
-local count = redis.call('GET', KEYS[1])
-if not count then return nil end
-return {tonumber(count), redis.call('PTTL', KEYS[1])}`;
-
 const DECREMENT = `
 local count = redis.call('GET', KEYS[1])
 if count and tonumber(count) > 0 then redis.call('DECR', KEYS[1]) end
@@ -23,7 +18,6 @@ return 0`;
 const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
 const SCRIPTS = {
   increment: { source: INCREMENT, sha: sha1(INCREMENT) },
-  peek: { source: PEEK, sha: sha1(PEEK) },
   decrement: { source: DECREMENT, sha: sha1(DECREMENT) },
 };
 
@@ -48,10 +42,6 @@ export function createRedisRateLimitStore(client: RedisClient, prefix = "storefr
   return {
     async increment(key, windowMs, now) {
       return windowOf(await run("increment", key, [String(windowMs)]), now);
-    },
-    async peek(key, now) {
-      const reply = await run("peek", key);
-      return reply ? windowOf(reply, now) : null;
     },
     async reset(key) {
       await client.send("DEL", [prefix + key]);

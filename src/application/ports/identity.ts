@@ -60,6 +60,11 @@ export interface CommonPasswords {
   includes(lowercasedPassword: string): boolean;
 }
 
+/**
+ * Slow on purpose (bcrypt). A hasher may bound how many checks wait for it: one it refuses before
+ * running is DomainError "auth.busy" (503, retry in a moment), never a wrong answer. The in-memory
+ * fake never refuses.
+ */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(password: string, hash: string): Promise<boolean>;

@@ -23,7 +23,6 @@ export interface WindowCount {
 /** Fixed-window counters (login throttling, rate limits). */
 export interface RateLimitStore {
   increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
-  peek(key: string, now: Date): Promise<WindowCount | null>;
   reset(key: string): Promise<void>;
   /** Takes one count back (a hit that turned out not to happen): never below zero, never starting a window. */
   decrement(key: string): Promise<void>;

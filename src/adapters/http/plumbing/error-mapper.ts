@@ -49,7 +49,8 @@ function classify(code: string | number, error: unknown, allowed: string[]): { s
 /**
  * The one error mapper: every failure becomes `{ error, details? }` with its status (a 500 never
  * shows its cause; it is logged with the request id). A known path asked with a method it does not
- * serve is a 405 naming the methods it does, in the envelope where the path's routes use it.
+ * serve is a 405 naming the methods it does; it and the rate limit's 429 are in the envelope where
+ * the path's routes use it.
  */
 export function errorMapper(logger: Logger, routes: RouteTable) {
   return new Elysia({ name: "plumbing.errors" })
@@ -59,22 +60,24 @@ export function errorMapper(logger: Logger, routes: RouteTable) {
       let { body } = classified;
       const retryAfter = body.details?.retryAfterSeconds;
       if ((status === 429 || status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
-      if (status >= 500) {
+      if (status === 503 && error instanceof DomainError) {
+        // A refusal the shop chose (busy, not configured), not a failure: no stack, at warn.
+        logger.warn("request.refused", { requestId: requestInfo(request)?.id, path, code: error.code });
+      } else if (status >= 500) {
         logger.error("request.failed", {
           requestId: requestInfo(request)?.id,
           path,
           error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
           details: body.details,
         });
-        // What failed inside (a processor's reason, say) is for the log, not the caller.
-        body = { error: body.error };
       }
+      // What failed inside (a processor's reason, say) is for the log, not the caller.
+      if (status >= 500) body = { error: body.error };
       set.status = status;
-      if (status === 405) {
-        set.headers.allow = String(body.details?.allow);
-        // No route matched, so no route's envelope macro runs: the path's routes say whether they use it.
-        if (routes.envelopeAt(path)) return { success: false, data: null, ...body };
-      }
+      if (status === 405) set.headers.allow = String(body.details?.allow);
+      // No route matched (405), or the rate limit answered before routing (429): no route's envelope
+      // macro runs, so the path's routes say whether they use it.
+      if ((status === 405 || status === 429) && routes.envelopeAt(path)) return { success: false, data: null, ...body };
       return body;
     });
 }

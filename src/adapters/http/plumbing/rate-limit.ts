@@ -4,8 +4,15 @@ import { HttpError } from "../errors.ts";
 import { requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
-/** Decisions §9: not limited. */
-const UNLIMITED = ["/api/health", "/api/webhooks/"];
+/** Decisions §9: not limited (by the route a request reaches, so no other path borrows it). */
+const unlimited = (pattern: string | undefined) => pattern === "/api/health" || pattern?.startsWith("/api/webhooks/") === true;
+
+/**
+ * Never exempt, marker or not: every route that checks a password or makes an account. A session is
+ * free to make, so exempting these would let anyone guess passwords, register without end, and
+ * crowd real sign-ins out of the password-check queue.
+ */
+const alwaysLimited = (pattern: string | undefined) => pattern?.startsWith("/api/auth/") === true || pattern === "/api/users/password";
 
 export interface RateLimitSettings {
   /** RATE_LIMIT_EXEMPT_USER_AGENT: the mobile app's marker, which exempts it together with a live session. */
@@ -18,17 +25,20 @@ export interface RateLimitSettings {
  * one count per client IP (as TRUST_PROXY says to find it) and endpoint (method and route pattern:
  * /api/products/a and /api/products/b share one), in a fixed window. Every limited answer carries
  * X-RateLimit-Limit, -Remaining and -Reset (Unix seconds); past the limit it is 429 with
- * Retry-After, the window's length. Health, webhooks and CORS preflights are not limited, nor the
- * mobile app: its User-Agent marker and a live session, both.
+ * Retry-After, the window's length. Health and webhooks are not limited, nor the mobile app (its
+ * User-Agent marker and a live session, both) except where passwords are checked. OPTIONS on a
+ * known path never gets here: CORS answers it first, from the route table alone.
  */
 export function rateLimit(useCases: UseCases, routes: RouteTable, settings: RateLimitSettings) {
   const { max, windowSeconds } = useCases.rateLimit;
   return new Elysia({ name: "plumbing.rate-limit" }).onRequest(async ({ request, set }) => {
-    if (max === 0 || request.method === "OPTIONS") return;
-    const path = new URL(request.url).pathname;
-    if (UNLIMITED.some((prefix) => path === prefix || path.startsWith(prefix))) return;
-    if (request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
-    const endpoint = `${request.method} ${routes.patternAt(request.method, path) ?? "(no route)"}`;
+    if (max === 0) return;
+    // HEAD runs the GET route: one count for both.
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const pattern = routes.patternAt(method, new URL(request.url).pathname);
+    if (unlimited(pattern)) return;
+    if (!alwaysLimited(pattern) && request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
+    const endpoint = `${method} ${pattern ?? "(no route)"}`;
     const verdict = await useCases.takeRequest(requestInfo(request)?.ip ?? "unknown", endpoint);
     set.headers["x-ratelimit-limit"] = String(verdict.limit);
     set.headers["x-ratelimit-remaining"] = String(verdict.remaining);
