@@ -10,15 +10,22 @@ export type WebhookSettings = Record<string, WebhookVerifier | null>;
 
 const received = z.object({ received: z.literal(true) }).meta({ id: "WebhookReceived" });
 
-const ABOUT: Record<string, { summary: string; signedWith: string[] }> = {
-  stripe: { summary: "Stripe: payment_intent.succeeded, .payment_failed, .canceled and charge.refunded", signedWith: ["Stripe-Signature"] },
+const ABOUT: Record<string, { name: string; summary: string; signedWith: string[] }> = {
+  stripe: {
+    name: "Stripe",
+    summary: "Stripe: payment_intent.succeeded, .payment_failed, .canceled and charge.refunded", signedWith: ["Stripe-Signature"] },
   paypal: {
+    name: "PayPal",
     summary: "PayPal: PAYMENT.CAPTURE.COMPLETED pays the order named by custom_id; PAYMENT.CAPTURE.REFUNDED is recorded",
     signedWith: ["PAYPAL-TRANSMISSION-ID", "PAYPAL-TRANSMISSION-TIME", "PAYPAL-TRANSMISSION-SIG", "PAYPAL-CERT-URL", "PAYPAL-AUTH-ALGO"],
   },
-  square: { summary: "Square: payment.updated with a COMPLETED payment pays the order named by reference_id", signedWith: ["X-Square-HmacSha256-Signature"] },
-  easypost: { summary: "EasyPost: tracker.updated; delivered moves the SHIPPED order with that tracking number to DELIVERED", signedWith: ["X-Hmac-Signature"] },
-  resend: { summary: "Resend: email.bounced and email.complained suppress the addresses; email.delivered marks the message", signedWith: ["svix-id", "svix-timestamp", "svix-signature"] },
+  square: { name: "Square", summary: "Square: payment.updated with a COMPLETED payment pays the order named by reference_id", signedWith: ["X-Square-HmacSha256-Signature"] },
+  easypost: {
+    name: "EasyPost",
+    summary: "EasyPost: tracker.updated; delivered moves the SHIPPED order with that tracking number to DELIVERED", signedWith: ["X-Hmac-Signature"] },
+  resend: {
+    name: "Resend",
+    summary: "Resend: email.bounced and email.complained suppress the addresses; email.delivered marks the message", signedWith: ["svix-id", "svix-timestamp", "svix-signature"] },
 };
 
 /**
@@ -31,11 +38,11 @@ export function webhookRoutes(useCases: UseCases, verifiers: WebhookSettings) {
   // Elysia adds each route to the instance itself; the instance is what the app uses.
   const routes = new Elysia({ name: "routes.webhooks", prefix: "/webhooks", detail: { tags: ["Webhooks"] } });
   for (const [provider, verify] of Object.entries(verifiers)) {
-    const about = ABOUT[provider] ?? { summary: provider, signedWith: [] };
+    const about = ABOUT[provider] ?? { name: provider, summary: provider, signedWith: [] };
     routes.post(
       `/${provider}`,
       async ({ request }) => {
-        if (!verify) throw new DomainError("webhook.not_configured", `${provider[0]!.toUpperCase()}${provider.slice(1)} webhooks are not configured`);
+        if (!verify) throw new DomainError("webhook.not_configured", `${about.name} webhooks are not configured`);
         await useCases.receiveWebhookEvent(await verify(await readBody(request), request.headers));
         return { received: true as const };
       },
