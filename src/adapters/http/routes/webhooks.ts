@@ -13,19 +13,29 @@ const received = z.object({ received: z.literal(true) }).meta({ id: "WebhookRece
 const ABOUT: Record<string, { name: string; summary: string; signedWith: string[] }> = {
   stripe: {
     name: "Stripe",
-    summary: "Stripe: payment_intent.succeeded, .payment_failed, .canceled and charge.refunded", signedWith: ["Stripe-Signature"] },
+    summary: "Stripe: payment_intent.succeeded, .payment_failed, .canceled and charge.refunded",
+    signedWith: ["Stripe-Signature"],
+  },
   paypal: {
     name: "PayPal",
     summary: "PayPal: PAYMENT.CAPTURE.COMPLETED pays the order named by custom_id; PAYMENT.CAPTURE.REFUNDED is recorded",
     signedWith: ["PAYPAL-TRANSMISSION-ID", "PAYPAL-TRANSMISSION-TIME", "PAYPAL-TRANSMISSION-SIG", "PAYPAL-CERT-URL", "PAYPAL-AUTH-ALGO"],
   },
-  square: { name: "Square", summary: "Square: payment.updated with a COMPLETED payment pays the order named by reference_id", signedWith: ["X-Square-HmacSha256-Signature"] },
+  square: {
+    name: "Square",
+    summary: "Square: payment.updated with a COMPLETED payment pays the order named by reference_id",
+    signedWith: ["X-Square-HmacSha256-Signature"],
+  },
   easypost: {
     name: "EasyPost",
-    summary: "EasyPost: tracker.updated; delivered moves the SHIPPED order with that tracking number to DELIVERED", signedWith: ["X-Hmac-Signature"] },
+    summary: "EasyPost: tracker.updated; delivered moves the SHIPPED order with that tracking number to DELIVERED",
+    signedWith: ["X-Hmac-Signature"],
+  },
   resend: {
     name: "Resend",
-    summary: "Resend: email.bounced and email.complained suppress the addresses; email.delivered marks the message", signedWith: ["svix-id", "svix-timestamp", "svix-signature"] },
+    summary: "Resend: email.bounced and email.complained suppress the addresses; email.delivered marks the message",
+    signedWith: ["svix-id", "svix-timestamp", "svix-signature"],
+  },
 };
 
 /**
