@@ -47,11 +47,22 @@ export function transition(from: OrderStatus, to: OrderStatus): OrderStatus {
   return to;
 }
 
-export function transitionPayment(from: PaymentStatus, to: PaymentStatus): PaymentStatus {
-  if (!PAYMENT_TRANSITIONS[from].includes(to)) {
-    throw new DomainError("payment.invalid_transition", `A payment cannot move from ${from} to ${to}`, { from, to, allowed: PAYMENT_TRANSITIONS[from] });
+/**
+ * Whether `to` lies at the end of one or more moves from `from` in a status table. A processor
+ * reports where a payment has got to, and its events may come late or out of order (a refund heard
+ * before the success it follows), so an event may take an order over moves nobody saw; it may
+ * never take it where the table has no path.
+ */
+export function reaches<S extends string>(table: Readonly<Record<S, readonly S[]>>, from: S, to: S): boolean {
+  const seen = new Set<S>([from]);
+  const queue: S[] = [from];
+  for (let at = queue.shift(); at !== undefined; at = queue.shift()) {
+    for (const next of table[at]) {
+      if (next === to) return true;
+      if (!seen.has(next)) seen.add(next), queue.push(next);
+    }
   }
-  return to;
+  return false;
 }
 
 /**

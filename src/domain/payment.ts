@@ -1,7 +1,7 @@
 import { DomainError } from "./errors.ts";
 import type { Cents } from "./money.ts";
 import type { Order, OrderStatus, PaymentStatus } from "./order.ts";
-import { payability, restocksOn } from "./order.ts";
+import { ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, payability, reaches, restocksOn } from "./order.ts";
 
 /** A payment intent's statuses at the processor (Stripe's names; the shop captures automatically, so never requires_capture). */
 export const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
@@ -136,9 +136,21 @@ const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
  * stock back, as the two in order would have. An order is paid once, whichever provider says so
  * first (decisions §11): a payment for the wrong amount, or a second one through another
  * provider, is flagged and never applied; money through the shop's own processor that the order
- * does not need (it ended, or a second intent paid it) is sent back.
+ * does not need (it ended, or a second intent paid it) is sent back. Every move lies on a path of
+ * the status tables, the moves an out-of-order event skips included; one that did not would be a
+ * bug here, and is thrown rather than written.
  */
 export function processorEventEffect(order: PaymentState, event: ProcessorEvent): EventEffect {
+  const result = effectOf(order, event);
+  const { status, paymentStatus } = result.changes;
+  if ((status && status !== order.status && !reaches(ORDER_TRANSITIONS, order.status, status)) ||
+    (paymentStatus && paymentStatus !== order.paymentStatus && !reaches(PAYMENT_TRANSITIONS, order.paymentStatus, paymentStatus))) {
+    throw new Error(`a ${event.kind} event would move an order ${order.status}/${order.paymentStatus} to ${status ?? order.status}/${paymentStatus ?? order.paymentStatus}, off the status tables`);
+  }
+  return result;
+}
+
+function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
   switch (event.kind) {
     case "succeeded": {
       if (event.amount !== order.total || event.currency.toLowerCase() !== "usd") {

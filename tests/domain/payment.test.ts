@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ORDER_STATUSES, type Order } from "../../src/domain/order.ts";
+import { ORDER_STATUSES, ORDER_TRANSITIONS, type Order, PAYMENT_STATUSES, PAYMENT_TRANSITIONS, reaches } from "../../src/domain/order.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent, beginPaymentAttempt, confirmationOutcome, eventOfIntent, processorEventEffect } from "../../src/domain/payment.ts";
 
 type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia" | "paidReference">;
@@ -226,4 +226,32 @@ describe("what an intent says happened", () => {
     expect(eventOfIntent({ ...intent, status: "requires_payment_method", lastError: { code: "card_declined", declineCode: null } })).toEqual({ kind: "failed", intentId: "pi_1" });
     for (const status of ["requires_payment_method", "requires_action", "processing"] as const) expect(eventOfIntent({ ...intent, status })).toBeNull();
   });
+});
+
+test("every processor event, on an order in any state, moves it only along the status tables (skipped moves allowed, none off them)", () => {
+  const events: ProcessorEvent[] = [
+    { kind: "succeeded", processor: "stripe", intentId: "pi_1", amount: 2079, currency: "usd" },
+    { kind: "succeeded", processor: "stripe", intentId: "pi_2", amount: 2079, currency: "usd" },
+    { kind: "succeeded", processor: "square", intentId: "sq_1", amount: 2079, currency: "USD" },
+    { kind: "failed", intentId: "pi_1" },
+    { kind: "canceled", intentId: "pi_1" },
+    { kind: "refunded", intentId: "pi_1", fully: true },
+    { kind: "refunded", intentId: "pi_2", fully: true },
+  ];
+  let moved = 0;
+  for (const status of ORDER_STATUSES) {
+    for (const paymentStatus of PAYMENT_STATUSES) {
+      for (const paidVia of [null, "stripe", "square"]) {
+        const paidReference = paidVia === "square" ? "sq_1" : paidVia && "pi_1";
+        const state: State = { status, paymentStatus, stripePaymentIntentId: "pi_1", total: 2079, paidVia, paidReference };
+        for (const event of events) {
+          const { changes } = processorEventEffect(state, event);
+          if (changes.status) expect(reaches(ORDER_TRANSITIONS, status, changes.status)).toBe(true);
+          if (changes.paymentStatus && changes.paymentStatus !== paymentStatus) expect(reaches(PAYMENT_TRANSITIONS, paymentStatus, changes.paymentStatus)).toBe(true);
+          if (changes.status || changes.paymentStatus) moved++;
+        }
+      }
+    }
+  }
+  expect(moved).toBeGreaterThan(20);
 });
