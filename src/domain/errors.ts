@@ -29,7 +29,6 @@ export type ErrorCode =
   | "order.creation_failed"
   | "order.tracking_required"
   | "order.tracking_not_allowed"
-  | "order.not_paid"
   | "order.too_large"
   | "payment.in_progress"
   | "payment.declined"

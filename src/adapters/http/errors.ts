@@ -32,7 +32,6 @@ export const statusOf = {
   "order.creation_failed": 500,
   "order.tracking_required": 400,
   "order.tracking_not_allowed": 400,
-  "order.not_paid": 400,
   "order.too_large": 400,
   "payment.in_progress": 409,
   "payment.declined": 402,
