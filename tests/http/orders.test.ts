@@ -172,7 +172,9 @@ describe("reading orders", () => {
     const other = await signedInAs(t);
     expect((await t.call("GET", `/api/orders/${id}`, { headers: other.headers })).status).toBe(403);
     expect((await t.call("GET", "/api/orders/z12345678901234567890123", { headers: me.headers })).status).toBe(404);
-    expect((await t.call("GET", "/api/orders/nope", { headers: me.headers })).status).toBe(400);
+    const malformed = await t.call("GET", "/api/orders/nope", { headers: me.headers });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ error: "Invalid request", details: { issues: [{ path: "id", message: "must be an order id" }] } });
   });
 });
 

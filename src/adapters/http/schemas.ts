@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { dollarsToCents, isWholeCents } from "../../domain/money.ts";
+import { CUID2_PATTERN } from "../../domain/ids.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
 
 /** Shapes shared by several routes. Route-specific shapes live beside their routes. */
+
+/** An id of the shop's (decisions §2: a path or body id of another shape is a 400), named in the issue: "must be an order id". */
+export const idOf = (what: `a ${string}` | `an ${string}`) => z.string().regex(new RegExp(CUID2_PATTERN), `must be ${what} id`);
 
 export const money = z.number().describe("US dollars, at most 2 decimals");
 export const timestamp = z.iso.datetime().describe("ISO 8601, UTC");

@@ -3,12 +3,9 @@ import { z } from "zod";
 import type { Cart } from "../../../application/cart/get-cart.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { MAX_LINE_QUANTITY, type CartLine } from "../../../domain/cart.ts";
-import { CUID2_PATTERN } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, errorBody, money } from "../schemas.ts";
-
-const cuid2 = (what: string) => z.string().regex(new RegExp(CUID2_PATTERN), `must be a ${what} id`);
+import { JSON_BODY, errorBody, idOf, money } from "../schemas.ts";
 
 const shortProduct = z.object({ id: z.string(), name: z.string(), price: money, featuredImage: z.string() });
 const fullProduct = shortProduct.extend({
@@ -62,7 +59,7 @@ function presentCart(cart: Cart): z.infer<typeof cartSchema> {
 }
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
-const addition = z.strictObject({ productId: cuid2("product"), quantity });
+const addition = z.strictObject({ productId: idOf("a product"), quantity });
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
 // Each route gets options of its own: Elysia rewrites an options object while it applies macros,
@@ -100,7 +97,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         presentChanged(await useCases.updateCartItem(principal.user.id, params.id, body.quantity, origin)),
       {
         auth: "required",
-        params: z.object({ id: cuid2("cart item") }),
+        params: z.object({ id: idOf("a cart item") }),
         body: z.strictObject({ quantity }),
         ...JSON_BODY,
         response: { 200: changedLine, ...errors },
@@ -113,7 +110,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         await useCases.removeCartItem(principal.user.id, params.id, origin);
         return { success: true as const, message: "Item removed from cart" };
       },
-      { ...remove("Remove a line from the cart"), params: z.object({ id: cuid2("cart item") }) },
+      { ...remove("Remove a line from the cart"), params: z.object({ id: idOf("a cart item") }) },
     )
     .delete(
       "/items/:itemId",
@@ -121,6 +118,6 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         await useCases.removeCartItem(principal.user.id, params.itemId, origin);
         return { success: true as const, message: "Item removed from cart" };
       },
-      { ...remove("Alias of DELETE /api/cart/{id}"), params: z.object({ itemId: cuid2("cart item") }) },
+      { ...remove("Alias of DELETE /api/cart/{id}"), params: z.object({ itemId: idOf("a cart item") }) },
     );
 }

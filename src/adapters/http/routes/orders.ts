@@ -1,17 +1,15 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { MAX_CART_LINES } from "../../../domain/cart.ts";
-import { CUID2_PATTERN } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
 import { MAX_PAGE_SIZE } from "../../../domain/paging.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import type { Idempotency } from "../idempotency.ts";
-import { JSON_BODY, errorBody, money, queryNumber } from "../schemas.ts";
+import { JSON_BODY, errorBody, idOf, money, queryNumber } from "../schemas.ts";
 import { orderSchema, presentOrder } from "../order-presenter.ts";
 
-const cuid2 = (what: string) => z.string().regex(new RegExp(CUID2_PATTERN), `must be a ${what} id`);
 
 const addressInput = z.strictObject({
   address1: z.string().trim().min(1).max(200),
@@ -27,7 +25,7 @@ const orderFields = {
   billingAddress: addressInput.nullable().optional().describe("the shipping address when absent or null"),
   notes: z.string().max(1000).nullable().optional(),
 };
-const cartItemIds = z.array(cuid2("cart item")).min(1).max(MAX_CART_LINES);
+const cartItemIds = z.array(idOf("a cart item")).min(1).max(MAX_CART_LINES);
 
 const placedSchema = z.object({ clientSecret: z.string(), orderId: z.string(), orderNumber: z.string(), amount: money }).meta({ id: "PlacedOrder" });
 
@@ -83,7 +81,7 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     )
     .get("/orders/:id", async ({ principal, params }) => presentOrder(await useCases.getOrder(principal.actor, params.id)), {
       auth: "required",
-      params: z.object({ id: cuid2("order") }),
+      params: z.object({ id: idOf("an order") }),
       response: { 200: orderSchema, ...errors },
       detail: { tags: ["Orders"], summary: "One order: its owner's, or anyone's with orders:read" },
     })
@@ -92,7 +90,7 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       async ({ principal, params, body, origin }) => presentOrder(await useCases.changeOrderStatus(principal.actor, { id: params.id }, body, origin)),
       {
         auth: { permission: "orders:write" },
-        params: z.object({ id: cuid2("order") }),
+        params: z.object({ id: idOf("an order") }),
         body: z.strictObject({
           status: z.enum(ORDER_STATUSES),
           trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),

@@ -1,12 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { CUID2_PATTERN } from "../../../domain/ids.ts";
 import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
 import { INTENT_STATUSES } from "../../../domain/payment.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import type { Idempotency } from "../idempotency.ts";
-import { JSON_BODY, errorBody } from "../schemas.ts";
+import { JSON_BODY, errorBody, idOf } from "../schemas.ts";
 
 const paymentSchema = z
   .object({
@@ -29,7 +28,7 @@ export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempo
       auth: "required",
       idempotent: true,
       body: z.strictObject({
-        orderId: z.string().regex(new RegExp(CUID2_PATTERN), "must be an order id"),
+        orderId: idOf("an order"),
         paymentMethodId: z.string().regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa").describe("the processor's payment method id"),
       }),
       ...JSON_BODY,

@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { CUID2_PATTERN, SLUG_PATTERN, isCuid2 } from "../../../domain/ids.ts";
+import { SLUG_PATTERN, isCuid2 } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, dollarsInCents, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
+import { JSON_BODY, dollarsInCents, idOf, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
 export const productSchema = z.object({
@@ -94,7 +94,7 @@ const newProduct = z.strictObject({
 });
 
 const productPatch = z.strictObject(productFields).partial();
-const idParam = z.object({ id: z.string().regex(new RegExp(CUID2_PATTERN), "must be a product id") });
+const idParam = z.object({ id: idOf("a product") });
 const writeErrors = { 400: envelopeError, 401: envelopeError, 403: envelopeError, 404: envelopeError, 409: envelopeError };
 
 export function productRoutes(useCases: UseCases, settings: AuthSettings) {
