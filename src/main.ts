@@ -33,7 +33,23 @@ async function failStart(error: unknown, runtime?: Runtime): Promise<never> {
   process.exit(1);
 }
 
+const portInUse = (port: number) => new Error(`Port ${port} is already in use`);
+
+/**
+ * A taken port is refused before anything is opened or written (a new DATA_DIR, its migrations and
+ * demo catalog): a probe binds the port and lets it go. The real listen refuses a port taken since.
+ */
+function ensurePortFree(port: number) {
+  if (port === 0) return;
+  try {
+    Bun.serve({ port, reusePort: false, fetch: () => new Response(null) }).stop(true);
+  } catch (error) {
+    throw (error as { code?: unknown }).code === "EADDRINUSE" ? portInUse(port) : error;
+  }
+}
+
 const runtime = await Promise.resolve()
+  .then(() => ensurePortFree(config.port))
   .then(() => buildRuntime(config, logger))
   .catch((error: unknown) => failStart(error));
 const useCases = makeUseCases(runtime.deps, {
@@ -86,7 +102,7 @@ function listen(secret: string) {
       maxRequestBodySize: MAX_BODY_BYTES * 64,
     });
   } catch (error) {
-    if ((error as { code?: unknown }).code === "EADDRINUSE") throw new Error(`Port ${config.port} is already in use`);
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw portInUse(config.port);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../support/postgres.ts";
@@ -36,9 +36,11 @@ function snapshot(dir: string): string[] {
 }
 
 describe("start-up refusals", () => {
-  test("a port already in use: one error line naming the port, exit 1, and the first server keeps serving", async () => {
+  test("a port already in use: one error line naming the port, exit 1, nothing made in its DATA_DIR, and the first server keeps serving", async () => {
     const first = await waitForStart(server({ DATA_DIR: aDir() }));
-    const second = await outcome(server({ DATA_DIR: aDir(), PORT: String(first.port) }));
+    const unused = join(aDir(), "data");
+    const second = await outcome(server({ DATA_DIR: unused, PORT: String(first.port) }));
+    expect(existsSync(unused)).toBe(false);
     expect(second.code).toBe(1);
     const errors = second.output.split("\n").filter((line) => line.includes('"level":"error"'));
     expect(errors.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event: "server.start_failed", error: `Port ${first.port} is already in use` })]);
