@@ -177,6 +177,7 @@ describe("POST /api/webhooks/stripe", () => {
     expect(await deliver(event, { timestamp: Math.floor(Date.now() / 1000) + 3600 })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
     expect((await t.call("POST", "/api/webhooks/stripe", { body: JSON.stringify(event), headers: { "content-type": "application/json" } })).status).toBe(400);
     expect(await deliver({ id: "evt_other", object: "event", type: "customer.created", data: { object: { id: "cus_1" } } })).toMatchObject({ status: 200, body: { received: true } });
+    expect(await deliver({ id: "evt_bare", object: "event", type: "customer.created" })).toMatchObject({ status: 200, body: { received: true } });
     expect(t.deps.state.webhookEvents.size).toBe(0);
   });
 

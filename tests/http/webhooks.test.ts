@@ -268,6 +268,11 @@ describe("what a verified event may say", () => {
       ["easypost", signedByEasyPost({ id: "evt_batch", description: "batch.created", result: null }, EASYPOST_SECRET)],
       ["resend", signedByResend({ type: "email.sent", data: { to: "not a list", email_id: 42 } }, RESEND_SECRET, "msg_sent")],
       ["paypal", signedByPayPal({ id: "WH-CHECKOUT", event_type: "CHECKOUT.ORDER.APPROVED", resource: { amount: 5, purchase_units: [] } }, PAYPAL.webhookId)],
+      // Without the part a provider-specific event carries at all.
+      ["easypost", signedByEasyPost({ id: "evt_bare", description: "batch.created" }, EASYPOST_SECRET)],
+      ["square", signedBySquare({ type: "location.created", event_id: "sq-bare" }, SQUARE_KEY, SQUARE_URL)],
+      ["resend", signedByResend({ type: "email.opened" }, RESEND_SECRET, "msg_bare")],
+      ["paypal", signedByPayPal({ id: "WH-BARE", event_type: "CHECKOUT.ORDER.APPROVED" }, PAYPAL.webhookId)],
     ];
     for (const [provider, delivery] of deliveries) {
       const res = await deliver(provider, delivery);

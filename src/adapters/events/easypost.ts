@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { WebhookVerifier } from "../../application/events/webhook-event.ts";
 import { PROVIDER_ID, eventType, hmacSha256, invalidSignature, printable, readJson, readPart, sameSignature } from "./read.ts";
 
-const eventShape = z.object({ id: z.string().regex(PROVIDER_ID), description: eventType, result: z.unknown() });
+const eventShape = z.object({ id: z.string().regex(PROVIDER_ID), description: eventType, result: z.unknown().optional() });
 const trackerShape = z.object({ tracking_code: z.string().regex(PROVIDER_ID), status: printable(100).nullish() }).passthrough();
 
 /**

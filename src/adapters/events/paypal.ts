@@ -9,7 +9,7 @@ const TOLERANCE_MS = 5 * 60_000;
 /** The one algorithm PayPal signs webhooks with. */
 const AUTH_ALGO = "SHA256withRSA";
 
-const eventShape = z.object({ id: z.string().regex(PROVIDER_ID), event_type: eventType, resource: z.unknown() });
+const eventShape = z.object({ id: z.string().regex(PROVIDER_ID), event_type: eventType, resource: z.unknown().optional() });
 const captureShape = z.object({
   id: z.string().regex(PROVIDER_ID),
   custom_id: z.string().max(255).nullish(),

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { WebhookVerifier } from "../../application/events/webhook-event.ts";
 import { PROVIDER_ID, eventType, invalidSignature, malformed, readJson, readPart } from "./read.ts";
 
-const eventShape = z.object({ type: eventType, data: z.unknown() });
+const eventShape = z.object({ type: eventType, data: z.unknown().optional() });
 /**
  * An address as a bounce names it, read leniently (the provider's word decides, not the shop's idea
  * of a valid address): a local part and a domain, no control characters, well-formed text.

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { WebhookVerifier } from "../../application/events/webhook-event.ts";
 import { PROVIDER_ID, currencyCode, eventType, hmacSha256, invalidSignature, orderIdOf, readJson, readPart, sameSignature } from "./read.ts";
 
-const eventShape = z.object({ event_id: z.string().regex(PROVIDER_ID), type: eventType, data: z.unknown() });
+const eventShape = z.object({ event_id: z.string().regex(PROVIDER_ID), type: eventType, data: z.unknown().optional() });
 /** A payment.updated is acted on when its payment is COMPLETED; only then is the rest of it read. */
 const completed = z.object({ object: z.object({ payment: z.object({ status: z.literal("COMPLETED") }) }) });
 const paymentShape = z.object({

@@ -12,7 +12,9 @@ const TOLERANCE_SECONDS = 300;
 // PostgreSQL can store them, amounts as whole cents, currencies as codes, flags as booleans.
 const id = z.string().regex(PROVIDER_ID);
 const metadata = z.record(z.string(), z.string()).nullish();
-const eventShape = z.object({ id, type: eventType, data: z.object({ object: z.object({}).passthrough() }) });
+const eventShape = z.object({ id, type: eventType, data: z.unknown().optional() });
+/** The object an event is about, read only of the events the shop acts on. */
+const dataShape = z.object({ object: z.unknown() });
 const intentShape = z.object({ id, amount_received: z.number().int().min(0), currency: currencyCode, metadata });
 const chargeShape = z.object({
   payment_intent: z.union([id, z.object({ id }), z.null()]),
@@ -41,7 +43,7 @@ export async function verifyStripeEvent(payload: Uint8Array, signature: string |
   }
   const event = eventShape.safeParse(raw);
   if (!event.success) throw malformed(event.error.issues[0]?.message ?? "not an event");
-  return { provider: "stripe", eventId: event.data.id, type: event.data.type, effect: effectOf(event.data.type, event.data.data.object) };
+  return { provider: "stripe", eventId: event.data.id, type: event.data.type, effect: effectOf(event.data.type, event.data.data) };
 }
 
 /** The Stripe webhook's verifier for a signing secret; null (the webhook answers 503) without one. */
@@ -52,7 +54,11 @@ export function stripeWebhookVerifier(secret: string | null, clock: Clock): Webh
 const KINDS = { "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const;
 
 /** Decisions §8: the four payment events the shop acts on; null for any other. */
-function effectOf(type: string, object: unknown): WebhookEffect | null {
+function effectOf(type: string, data: unknown): WebhookEffect | null {
+  if (!(type in KINDS) && type !== "charge.refunded") return null;
+  const read = dataShape.safeParse(data);
+  if (!read.success) throw malformed("an event without its object");
+  const { object } = read.data;
   if (type in KINDS) {
     const intent = intentShape.safeParse(object);
     if (!intent.success) throw malformed(`a payment intent: ${intent.error.issues[0]?.message}`);
@@ -61,13 +67,10 @@ function effectOf(type: string, object: unknown): WebhookEffect | null {
     const event = kind === "succeeded" ? { kind, processor: SHOP_PROCESSOR, intentId, amount: amount_received, currency } : { kind, intentId };
     return { kind: "payment", event, orderId: orderIdOf(meta?.orderId) };
   }
-  if (type === "charge.refunded") {
-    const charge = chargeShape.safeParse(object);
-    if (!charge.success) throw malformed(`a charge: ${charge.error.issues[0]?.message}`);
-    const { payment_intent, amount, amount_refunded, refunded, metadata: meta } = charge.data;
-    const intentId = typeof payment_intent === "string" ? payment_intent : (payment_intent?.id ?? null);
-    if (!intentId) return null;
-    return { kind: "payment", event: { kind: "refunded", intentId, fully: refunded || amount_refunded >= amount }, orderId: orderIdOf(meta?.orderId) };
-  }
-  return null;
+  const charge = chargeShape.safeParse(object);
+  if (!charge.success) throw malformed(`a charge: ${charge.error.issues[0]?.message}`);
+  const { payment_intent, amount, amount_refunded, refunded, metadata: meta } = charge.data;
+  const intentId = typeof payment_intent === "string" ? payment_intent : (payment_intent?.id ?? null);
+  if (!intentId) return null;
+  return { kind: "payment", event: { kind: "refunded", intentId, fully: refunded || amount_refunded >= amount }, orderId: orderIdOf(meta?.orderId) };
 }
