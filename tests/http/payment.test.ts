@@ -168,6 +168,15 @@ describe("POST /api/webhooks/stripe", () => {
     expect(await t.deps.repos.audit.list({ action: "webhook.stripe" })).toHaveLength(1);
   });
 
+  test("an event is about its intent: one naming another order in its metadata moves the order holding the intent, never copies the intent onto the other", async () => {
+    const named = await anOrder();
+    const holder = await anOrder();
+    const { stripePaymentIntentId, total } = (await t.deps.repos.orders.findById(holder.orderId))!;
+    expect(await deliver(succeeded(stripePaymentIntentId!, named.orderId, total))).toMatchObject({ status: 200, body: { received: true } });
+    expect(await t.deps.repos.orders.findById(holder.orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId });
+    expect(await t.deps.repos.orders.findById(named.orderId)).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+  });
+
   test("a bad or stale signature is 400 and changes nothing; a type the shop does not act on is 200", async () => {
     const { orderId } = await anOrder();
     const event = succeeded("pi_x", orderId);

@@ -9,13 +9,15 @@ import { applyProcessorEvent } from "./apply-processor-event.ts";
 
 /**
  * A payment event of any provider (decisions §8, §11), applied to its order by the domain's rules.
- * The order is found by the id the shop gave the provider (metadata, reference, custom id), else,
- * for the shop's own processor, by the intent. Paid through another provider, the order's own
- * intent is then cancelled, so it cannot be paid a second time.
+ * An event of the shop's own processor is about its intent, so the order that holds the intent is
+ * the one it moves; the id the shop gave the processor (metadata) finds the order whose intent is
+ * not stored yet (the event came before checkout's last step). Another provider's payment names
+ * its order by the id the shop gave it (reference, custom id). Paid through another provider, the
+ * order's own intent is then cancelled, so it cannot be paid a second time.
  */
 export async function paymentEventEffect(tx: Repositories, deps: EventDeps, event: WebhookEvent, effect: Extract<WebhookEffect, { kind: "payment" }>): Promise<Applied> {
   const ours = effect.event.kind !== "succeeded" || effect.event.processor === SHOP_PROCESSOR;
-  const orderId = effect.orderId ?? (ours ? await tx.orders.idOfPaymentIntent(effect.event.intentId) : null);
+  const orderId = (ours ? await tx.orders.idOfPaymentIntent(effect.event.intentId) : null) ?? effect.orderId;
   const order = orderId ? await tx.orders.lock(orderId) : null;
   if (!order) {
     // Money (or its loss) for no order of ours is kept in the audit log, flagged, for staff to look into.
