@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { signedInAs } from "../support/accounts.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
 
@@ -76,13 +77,22 @@ describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
     expect(res.body.details.issues[0].path.isWellFormed()).toBe(true);
   });
 
-  test("a GET or HEAD that says it has a body is a 400: nothing would read it", async () => {
+  test("a GET or HEAD that says it has a body is a 400: nothing would read it; the answer is as any other's (envelope, CORS)", async () => {
     // The fetch API will not build a GET with a body; the header is what a raw client sends with one.
     for (const method of ["GET", "HEAD"]) {
       const withBody = await t.app.handle(new Request("http://localhost/api/products", { method, headers: { "content-length": "7", "content-type": "application/json" } }));
       expect({ method, status: withBody.status }).toEqual({ method, status: 400 });
     }
     expect((await t.app.handle(new Request("http://localhost/api/products", { headers: { "content-length": "0" } }))).status).toBe(200);
+
+    const web = "https://web.example.com";
+    const withCors = createTestApp(createMemoryDeps(), { corsOrigins: [web] });
+    const getWithBody = (path: string) => withCors.app.handle(new Request(`http://localhost${path}`, { headers: { "content-length": "2", "content-type": "application/json", origin: web } }));
+    const enveloped = await getWithBody("/api/products");
+    expect(await enveloped.json()).toEqual({ success: false, data: null, error: "A GET request takes no body" });
+    expect(enveloped.headers.get("access-control-allow-origin")).toBe(web);
+    expect(enveloped.headers.get("vary")).toBe("Origin");
+    expect(await (await getWithBody("/api/orders")).json()).toEqual({ error: "A GET request takes no body" });
   });
 
   test("bytes that are not UTF-8 are a 400", async () => {

@@ -90,6 +90,13 @@ function refuseUnexpected(body: unknown): null {
  */
 export function bodyReading(routes: RouteTable) {
   return new Elysia({ name: "plumbing.body" })
+    // Nothing reads a GET's or HEAD's body, so nothing could say what in it is unknown: none is taken.
+    // Refused here, after CORS and the rate limit have had the request, so the answer is as any other's.
+    .onRequest(({ request }) => {
+      if ((request.method === "GET" || request.method === "HEAD") && (Number(request.headers.get("content-length") ?? 0) > 0 || request.headers.has("transfer-encoding"))) {
+        throw new HttpError(400, `A ${request.method} request takes no body`);
+      }
+    })
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       const facts = routes.facts(request.method, route);
       if (facts?.raw) return null;

@@ -49,8 +49,9 @@ function classify(code: string | number, error: unknown, allowed: string[]): { s
 /**
  * The one error mapper: every failure becomes `{ error, details? }` with its status (a 500 never
  * shows its cause; it is logged with the request id). A known path asked with a method it does not
- * serve is a 405 naming the methods it does; it and the rate limit's 429 are in the envelope where
- * the path's routes use it.
+ * serve is a 405 naming the methods it does. Every error is in the envelope where the path's routes
+ * use it, also one raised before any route was reached (a 405, the rate limit's 429, a GET with a
+ * body), whose route's envelope macro never runs; the macro, where it runs, finds it wrapped already.
  */
 export function errorMapper(logger: Logger, routes: RouteTable) {
   return new Elysia({ name: "plumbing.errors" })
@@ -75,9 +76,7 @@ export function errorMapper(logger: Logger, routes: RouteTable) {
       if (status >= 500) body = { error: body.error };
       set.status = status;
       if (status === 405) set.headers.allow = String(body.details?.allow);
-      // No route matched (405), or the rate limit answered before routing (429): no route's envelope
-      // macro runs, so the path's routes say whether they use it.
-      if ((status === 405 || status === 429) && routes.envelopeAt(path)) return { success: false, data: null, ...body };
+      if (routes.envelopeAt(path)) return { success: false, data: null, ...body };
       return body;
     });
 }

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { HttpError } from "../errors.ts";
 
 export const API_VERSION = "1.0";
 const INCOMING_ID = /^[\w.:-]{1,64}$/;
@@ -54,9 +53,5 @@ export function requestContext({ trustProxy, https, sessionCookieName }: Request
     set.headers["x-content-type-options"] = "nosniff";
     if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
     if (carriesCredentials(request, sessionCookieName) || new URL(request.url).pathname.startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
-    // Nothing reads a GET's or HEAD's body, so nothing could say what in it is unknown: none is taken.
-    if ((request.method === "GET" || request.method === "HEAD") && (Number(request.headers.get("content-length") ?? 0) > 0 || request.headers.has("transfer-encoding"))) {
-      throw new HttpError(400, `A ${request.method} request takes no body`);
-    }
   });
 }
