@@ -17,6 +17,13 @@ describe("admin account management", () => {
     expect(await deps.hasher.verify("very secret", boss?.passwordHash ?? "")).toBe(true);
   });
 
+  test("BOOTSTRAP_ADMIN on instances started together: one makes the account, the others find it, none fails", async () => {
+    const deps = createMemoryDeps();
+    const results = await Promise.all([1, 2, 3].map(() => ensureAdmin(deps, SYSTEM_ACTOR, { email: "boss@example.com", password: "very secret" })));
+    expect(results.sort()).toEqual(["created", "unchanged", "unchanged"]);
+    expect(deps.state.users.size).toBe(1);
+  });
+
   test("BOOTSTRAP_ADMIN promotes an existing account, recording the role change", async () => {
     const deps = createMemoryDeps();
     await register(deps, { email: "boss@example.com", password: "very secret" }, NO_ORIGIN, "http://x");

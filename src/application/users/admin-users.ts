@@ -49,12 +49,23 @@ export async function setUserRole(deps: AdminDeps, actor: Actor, email: string, 
   });
 }
 
-/** BOOTSTRAP_ADMIN_*: makes sure that account exists and is an ADMIN; its password is left alone if it exists. */
+/**
+ * BOOTSTRAP_ADMIN_*: makes sure that account exists and is an ADMIN; its password is left alone if it
+ * exists. Instances started together each try: the one whose account is made first wins, and the
+ * others find it there.
+ */
 export async function ensureAdmin(deps: AdminDeps, actor: Actor, account: { email: string; password: string }): Promise<"created" | "promoted" | "unchanged"> {
   const existing = await deps.uow.read((db) => db.users.findByEmail(account.email));
   if (!existing) {
-    await createUser(deps, actor, { ...account, role: "ADMIN" });
-    return "created";
+    const made = await createUser(deps, actor, { ...account, role: "ADMIN" }).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof DomainError && error.code === "auth.email_taken") return false;
+        throw error;
+      },
+    );
+    if (made) return "created";
+    return ensureAdmin(deps, actor, account);
   }
   if (existing.role === "ADMIN") return "unchanged";
   await setUserRole(deps, actor, account.email, "ADMIN");
