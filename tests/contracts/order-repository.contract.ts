@@ -117,6 +117,18 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().idOfPaymentIntent("pi_unknown")).toBeNull();
     });
 
+    test("idsOfTrackingNumber finds every order shipped with it (one parcel may carry several), in id order", async () => {
+      const { user, products } = await aShopper();
+      const [first, second, other] = [await stored(user, products), await stored(user, products), await stored(user, products)];
+      const ship = (order: Order, trackingNumber: string) => repo().update(order.id, { status: "SHIPPED", trackingNumber, updatedAt: new Date() });
+      await ship(first, "1ZPARCEL");
+      await ship(second, "1ZPARCEL");
+      await ship(other, "1ZOTHER");
+      const parcel = [first, second];
+      expect(await repo().idsOfTrackingNumber("1ZPARCEL")).toEqual(parcel.map((o) => o.id).sort());
+      expect(await repo().idsOfTrackingNumber("1ZNONE")).toEqual([]);
+    });
+
     test("attachPaymentIntent stores the intent of a PENDING order only", async () => {
       const { user, products } = await aShopper();
       const pending = await stored(user, products);

@@ -64,6 +64,14 @@ describe("EasyPost", () => {
     expect((await auditsOf("easypost")).map((a) => [a.changes.carrierStatus, a.changes.to]).sort()).toEqual([["delivered", "DELIVERED"], ["in_transit", "SHIPPED"]]);
   });
 
+  test("orders sent in one parcel share its tracking number: delivered moves each of them, with an audit entry each", async () => {
+    const [first, second] = [await anOrder(), await anOrder()];
+    for (const { orderId } of [first, second]) await t.deps.repos.orders.update(orderId, { status: "SHIPPED", paymentStatus: "PAID", trackingNumber: "EZ-PARCEL", updatedAt: new Date() });
+    expect((await deliver("easypost", signedByEasyPost(tracker("EZ-PARCEL", "delivered"), EASYPOST_SECRET))).status).toBe(200);
+    expect([(await first.order()).status, (await second.order()).status]).toEqual(["DELIVERED", "DELIVERED"]);
+    expect((await auditsOf("easypost")).map((a) => a.entityId).sort()).toEqual([first.orderId, second.orderId].sort());
+  });
+
   test("wrongly signed, signed with the un-normalized secret, or unsigned: 400, nothing recorded; unknown codes and other events are acknowledged", async () => {
     const event = tracker("EZ1", "delivered");
     const unsigned = { body: JSON.stringify(event), headers: { "content-type": "application/json" } };

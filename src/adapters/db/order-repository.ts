@@ -152,9 +152,9 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return row?.id ?? null;
     },
 
-    async idOfTrackingNumber(trackingNumber) {
-      const row = await db.selectFrom("orders").select("id").where("tracking_number", "=", trackingNumber).orderBy("created_at", "desc").executeTakeFirst();
-      return row?.id ?? null;
+    async idsOfTrackingNumber(trackingNumber) {
+      const rows = await db.selectFrom("orders").select("id").where("tracking_number", "=", trackingNumber).orderBy("id").execute();
+      return rows.map((row) => row.id);
     },
 
     async list(filter) {

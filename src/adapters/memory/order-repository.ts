@@ -31,9 +31,8 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
     async idOfPaymentIntent(intentId) {
       return [...orders.values()].find((o) => o.stripePaymentIntentId === intentId)?.id ?? null;
     },
-    async idOfTrackingNumber(trackingNumber) {
-      const shipped = [...orders.values()].filter((o) => o.trackingNumber === trackingNumber).sort(byCreation);
-      return shipped.at(-1)?.id ?? null;
+    async idsOfTrackingNumber(trackingNumber) {
+      return [...orders.values()].filter((o) => o.trackingNumber === trackingNumber).map((o) => o.id).sort();
     },
     async list(filter) {
       const matching = [...orders.values()]

@@ -21,8 +21,8 @@ export interface OrderReader {
   findByNumber(orderNumber: string): Promise<OrderView | null>;
   /** The order whose current payment intent this is. */
   idOfPaymentIntent(intentId: string): Promise<string | null>;
-  /** The order shipped with this tracking number. */
-  idOfTrackingNumber(trackingNumber: string): Promise<string | null>;
+  /** The orders shipped with this tracking number (orders sent in one parcel share it), in id order: the order to lock them in. */
+  idsOfTrackingNumber(trackingNumber: string): Promise<string[]>;
   /** One page of orders, and how many match in all. */
   list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
   /**
