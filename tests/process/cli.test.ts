@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { aProduct, aUser } from "../support/builders.ts";
@@ -229,13 +230,15 @@ describe("orders commands", () => {
     const sauce = aProduct({ inventory: 20 });
     await deps.repos.users.create(user);
     await deps.repos.products.create(sauce);
-    const numbers: string[] = [];
+    const placed: Array<{ orderId: string; orderNumber: string }> = [];
     for (let i = 0; i < count; i++) {
       const line = await addToCart(deps, user.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
-      numbers.push((await placeOrder(deps, "SF", user.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN)).orderNumber);
+      placed.push(await placeOrder(deps, "SF", user.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN));
     }
     const stock = async () => (await deps.repos.products.findById(sauce.id))!.inventory;
-    return { numbers, stock };
+    /** Paid as the server pays: through this process's fake processor, which the CLI's never saw. */
+    const pay = (orderId: string) => payOrder(deps, user.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+    return { numbers: placed.map((o) => o.orderNumber), orderIds: placed.map((o) => o.orderId), stock, pay };
   }
 
   test("orders:list shows every order, by status with --status, as JSON lines with --json", async () => {
@@ -264,6 +267,15 @@ describe("orders commands", () => {
     expect([unknown.code, unknown.stderr.trim()]).toEqual([1, "Error: Order not found"]);
     const audit = await database.db.selectFrom("audit_log").select(["user_id", "changes"]).where("action", "=", "order.status_update").orderBy("created_at", "desc").executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ user_id: null, changes: { from: "CONFIRMED", to: "CANCELLED", by: "SYSTEM" } });
+  }, TIMEOUT);
+
+  test("order:set-status refunds an order paid through another process (the server) on the built-in fake processor", async () => {
+    const { numbers: [number], orderIds: [orderId], stock, pay } = await placeOrders(1);
+    expect(await pay(orderId!)).toMatchObject({ success: true });
+    const before = await stock();
+    const refunded = await cli("order:set-status", number!, "REFUNDED");
+    expect([refunded.code, refunded.stderr, refunded.stdout.trim()]).toEqual([0, "", `${number} is now REFUNDED (payment REFUNDED)`]);
+    expect(await stock()).toBe(before + 2);
   }, TIMEOUT);
 
   test("orders:expire cancels unpaid orders past their payment time and releases their stock", async () => {

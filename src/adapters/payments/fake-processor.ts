@@ -24,7 +24,10 @@ const unexpectedState = (intent: PaymentIntent, action: string) =>
  * The embedded default: a stateful, in-process stand-in for Stripe (payment intents, refunds,
  * tax calculations) that answers as Stripe does for its test payment methods, replays a repeated
  * idempotency key, and taxes US addresses at the state rates of state-tax-rates.ts. Nothing leaves
- * the process; nothing survives a restart (an intent it no longer knows counts as cancelled).
+ * the process; nothing survives a restart. An intent it does not know (made before a restart, or by
+ * another process: a server beside the CLI) counts as cancelled when it is to be paid, and as paid
+ * when it is to be refunded: the shop refunds only what its database says was paid, so a paid order
+ * can still be cancelled or refunded after a restart.
  */
 export function createFakeProcessor(randomToken: () => string): PaymentGateway & TaxCalculator & {
   /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
@@ -92,6 +95,12 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
 
     async refund({ intentId, amount, idempotencyKey }) {
       return once(`refund:${idempotencyKey}`, () => {
+        if (!intents.has(intentId)) {
+          // What it took, and so how much a whole refund is, went with the process that took it.
+          const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: amount ?? 0, status: "succeeded" };
+          refunds.set(refund.id, refund);
+          return refund;
+        }
         const intent = find(intentId);
         if (intent.status !== "succeeded") throw unexpectedState(intent, "refund");
         const left = intent.amount - refunded(intentId);
