@@ -39,6 +39,13 @@ export type ErrorCode =
   | "webhook.not_configured"
   | "auth.busy";
 
+/**
+ * Refusals that changed nothing and that the very same request may get past a moment later (another
+ * payment of the order was running; the cart changed under the checkout): an answer not to be kept
+ * for an Idempotency-Key, so the retry its text asks for can run.
+ */
+export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed"]);
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,

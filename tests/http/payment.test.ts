@@ -128,6 +128,17 @@ describe("Idempotency-Key (decisions §4)", () => {
     expect((await pay({ orderId, paymentMethodId: "pm_card_visa" }, withKey("retry-me", shopper.headers), flaky)).body.success).toBe(true);
   });
 
+  test("a refusal that asks to try again (another payment of the order is running) is not kept: the retry with the same key runs", async () => {
+    const { orderId } = await anOrder();
+    const body = { orderId, paymentMethodId: "pm_card_visa" };
+    await t.deps.repos.orders.update(orderId, { paymentStartedAt: t.deps.clock.now(), updatedAt: t.deps.clock.now() });
+    const busy = await pay(body, withKey("pay-later"));
+    expect([busy.status, busy.body.error]).toEqual([409, "A payment of this order is being processed; try again shortly"]);
+    await t.deps.repos.orders.update(orderId, { paymentStartedAt: null, updatedAt: t.deps.clock.now() });
+    const retried = await pay(body, withKey("pay-later"));
+    expect([retried.status, retried.body.success, retried.headers.get("idempotent-replayed")]).toEqual([200, true, null]);
+  });
+
   test("a checkout repeated with its key gives the same order once: no second order, the stock taken once", async () => {
     const line = (await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 3 }, headers: me.headers })).body.cartItem.id;
     const checkout = () => t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: withKey("checkout-1") });

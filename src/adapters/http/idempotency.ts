@@ -21,7 +21,9 @@ export const IDEMPOTENCY_KEY_HEADER = {
  * run once per (user, key). Its answer (anything below 500) is kept and replayed, status and body,
  * to a repeat with the same body, marked `Idempotent-Replayed: true`; the key with another body
  * is 422, and a repeat while the first still runs is 409. A 500 changed nothing, so it frees the
- * key for a retry. Runs after authentication: keys are the signed-in user's.
+ * key for a retry, and so does a refusal that asks for one (TRY_AGAIN: another payment of the order
+ * was running, the cart changed under the checkout). Runs after authentication: keys are the
+ * signed-in user's.
  */
 export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
   const claimed = new WeakMap<Request, { userId: string; key: string; claimedAt: Date }>();
@@ -53,7 +55,7 @@ export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
         // The work is done either way; a key that cannot be kept lets a repeat run again, which the
         // routes answer safely (the lines are gone, the order is paid), so the answer still goes out.
         const settle =
-          status >= 500
+          status >= 500 || requestInfo(request)?.tryAgain
             ? useCases.releaseIdempotencyKey(held.userId, held.key, held.claimedAt)
             : useCases.keepIdempotentResponse(held.userId, held.key, held.claimedAt, { status, body: responseValue });
         await settle.catch((error: unknown) => logger.error("idempotency.keep_failed", { key: held.key, error: messageOf(error) }));

@@ -1,5 +1,5 @@
 import { Elysia, ValidationError } from "elysia";
-import { DomainError } from "../../../domain/errors.ts";
+import { DomainError, TRY_AGAIN } from "../../../domain/errors.ts";
 import type { Logger } from "../../../application/ports/system.ts";
 import { type ErrorBody, HttpError, type ValidationIssue, invalidRequest, statusOf } from "../errors.ts";
 import { MAX_ISSUES, issue } from "./input-checks.ts";
@@ -58,15 +58,17 @@ export function errorMapper(logger: Logger, routes: RouteTable) {
     .onError({ as: "global" }, ({ code, error, request, path, set }) => {
       const classified = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
       const { status } = classified;
+      const info = requestInfo(request);
+      if (info && error instanceof DomainError && TRY_AGAIN.has(error.code)) info.tryAgain = true;
       let { body } = classified;
       const retryAfter = body.details?.retryAfterSeconds;
       if ((status === 429 || status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
       if (status === 503 && error instanceof DomainError) {
         // A refusal the shop chose (busy, not configured), not a failure: no stack, at warn.
-        logger.warn("request.refused", { requestId: requestInfo(request)?.id, path, code: error.code });
+        logger.warn("request.refused", { requestId: info?.id, path, code: error.code });
       } else if (status >= 500) {
         logger.error("request.failed", {
-          requestId: requestInfo(request)?.id,
+          requestId: info?.id,
           path,
           error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
           details: body.details,

@@ -13,6 +13,8 @@ export interface RequestInfo {
   userId?: string;
   /** SHA-256 of the body's bytes, taken when the request carries an Idempotency-Key: "the same body" is the same bytes. */
   bodyDigest?: string;
+  /** Set by the error mapper when the answer is a refusal the same request may get past later (TRY_AGAIN). */
+  tryAgain?: boolean;
 }
 
 const infos = new WeakMap<Request, RequestInfo>();
