@@ -48,12 +48,16 @@ export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: Ord
     if (stopped?.outcome === "processing") throw paymentInProgress();
     if (stopped?.outcome === "paid") continue;
     const moved = await deps.uow.transaction((tx) => move(tx, deps, actor, id, { to: change.status, trackingNumber, stopped }, origin));
-    if (moved) return (await deps.uow.read((db) => db.orders.findById(id)))!;
+    if (moved) return moved;
   }
   throw paymentInProgress();
 }
 
-/** The move itself, under the order's lock; false when a payment intent appeared since the one stopped (the caller goes round again). */
+/**
+ * The move itself, under the order's lock, answering the order as this move left it (read before the
+ * lock is let go, so never as a later move left it); null when a payment intent appeared since the
+ * one stopped (the caller goes round again).
+ */
 async function move(
   tx: Repositories,
   deps: ChangeDeps,
@@ -61,12 +65,12 @@ async function move(
   id: string,
   wanted: { to: OrderStatus; trackingNumber: string | null; stopped: StoppedPayment | null },
   origin: RequestOrigin,
-): Promise<boolean> {
+): Promise<OrderView | null> {
   const order = await tx.orders.lock(id);
   if (!order) throw new DomainError("order.not_found", "Order not found");
   const to = transition(order.status, wanted.to);
   const refund = (to === "CANCELLED" || to === "REFUNDED") && order.paymentStatus === "PAID";
-  if (!refund && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return false;
+  if (!refund && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return null;
   const refunded = refund ? await refundOrder(deps, actor, order) : null;
   await applyToOrder(tx, deps, order, {
     changes: { status: to, ...(refunded === "here" ? { paymentStatus: "REFUNDED" } : {}), ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
@@ -85,7 +89,7 @@ async function move(
       },
     },
   });
-  return true;
+  return tx.orders.findById(id);
 }
 
 /**
