@@ -104,12 +104,12 @@ export const commands: Record<string, Command> = {
     },
   },
   "orders:list": {
-    usage: "orders:list [--status S] [--json]",
+    usage: "orders:list [--status S|all] [--json]",
     summary: "every user's orders, newest first (as JSON lines with --json)",
     run: (args, config) => {
       const { values, positionals: extra } = parseArgs({ args, options: { status: { type: "string" }, json: { type: "boolean" } }, strict: true, allowPositionals: true });
       if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
-      const status = values.status === undefined ? undefined : orderStatus(values.status);
+      const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
       return withUseCases(config, async (useCases) => {
         const { orders } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: 0, take: null, sortOrder: "desc" }, true);
         for (const o of orders) {

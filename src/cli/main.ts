@@ -4,6 +4,10 @@ import { DomainError } from "../domain/errors.ts";
 import { CliError } from "./cli-error.ts";
 
 const [name, ...args] = process.argv.slice(2);
+if (name === "help" || name === "--help" || name === "-h") {
+  console.log(usage());
+  process.exit(0);
+}
 const command = name ? commands[name] : undefined;
 if (!command) {
   console.error(name ? `Unknown command: ${name}\n\n${usage()}` : usage());

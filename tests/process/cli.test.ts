@@ -250,6 +250,7 @@ describe("orders commands", () => {
     const listed = json.stdout.trim().split("\n").map((line) => JSON.parse(line));
     expect(listed.map((o) => o.orderNumber)).toEqual(expect.arrayContaining(numbers));
     expect(listed[0]).toMatchObject({ status: "PENDING", items: [expect.objectContaining({ quantity: 2 })] });
+    expect((await cli("orders:list", "--status", "all")).stdout).toContain(numbers[0]!);
     expectUsage(await cli("orders:list", "--status", "LOST"));
   }, TIMEOUT);
 
@@ -295,4 +296,11 @@ test("an unknown command exits 2 with a message and the usage text", async () =>
   const result = await cli("db:explode");
   expectUsage(result);
   expect(result.stderr).toContain("Unknown command: db:explode");
+}, TIMEOUT);
+
+test("--help prints the usage on stdout and exits 0", async () => {
+  const result = await cli("--help");
+  expect([result.code, result.stderr]).toEqual([0, ""]);
+  expect(result.stdout).toContain("Usage:");
+  expect(result.stdout).toContain("orders:list [--status S|all] [--json]");
 }, TIMEOUT);
