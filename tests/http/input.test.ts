@@ -162,6 +162,24 @@ describe("media types", () => {
     }
   });
 
+  test("a body in another charset or a content encoding is 415, never read as UTF-8 JSON by mistake; UTF-8 said aloud is fine", async () => {
+    const body = JSON.stringify({ name: "José" });
+    const latin1 = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-type": "application/json; charset=latin1" });
+    expect([latin1.status, latin1.body]).toEqual([415, { success: false, data: null, error: "Unsupported content type", details: { charset: "latin1", accepted: ["utf-8"] } }]);
+    const gzip = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-encoding": "gzip" });
+    expect([gzip.status, gzip.body.error]).toEqual([415, "Unsupported content encoding"]);
+    const utf8 = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-type": 'application/json; charset="UTF-8"' });
+    expect([utf8.status, utf8.body.data.name]).toEqual([200, "José"]);
+  });
+
+  test("a query string that is not UTF-8 (a stray byte, an encoded lone surrogate, a broken escape) is 400; UTF-8 escapes are read", async () => {
+    for (const query of ["search=%FF", "search=%ED%A0%80", "search=50%"]) {
+      const res = await t.call("GET", `/api/products?${query}`);
+      expect({ query, status: res.status, error: res.body.error }).toEqual({ query, status: 400, error: "Query string is not valid UTF-8" });
+    }
+    expect((await t.call("GET", "/api/products?search=caf%C3%A9")).status).toBe(200);
+  });
+
   test("sign-in reads JSON and both kinds of form, as it declares", async () => {
     const form = new URLSearchParams({ email: me.email, password: me.password }).toString();
     const res = await t.call("POST", "/api/auth/callback/credentials", { body: form, headers: { "content-type": "application/x-www-form-urlencoded" } });

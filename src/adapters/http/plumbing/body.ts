@@ -90,11 +90,20 @@ function refuseUnexpected(body: unknown): null {
  */
 export function bodyReading(routes: RouteTable) {
   return new Elysia({ name: "plumbing.body" })
-    // Nothing reads a GET's or HEAD's body, so nothing could say what in it is unknown: none is taken.
-    // Refused here, after CORS and the rate limit have had the request, so the answer is as any other's.
+    // Refused here, after CORS and the rate limit have had the request, so the answer is as any other's:
+    // a GET's or HEAD's body (nothing reads it, so nothing could say what in it is unknown), and a
+    // query string that is not UTF-8 (the router would read %FF or an encoded lone surrogate as U+FFFD).
     .onRequest(({ request }) => {
       if ((request.method === "GET" || request.method === "HEAD") && (Number(request.headers.get("content-length") ?? 0) > 0 || request.headers.has("transfer-encoding"))) {
         throw new HttpError(400, `A ${request.method} request takes no body`);
+      }
+      const query = request.url.indexOf("?");
+      if (query !== -1 && request.url.includes("%", query)) {
+        try {
+          decodeURIComponent(request.url.slice(query + 1));
+        } catch {
+          throw new HttpError(400, "Query string is not valid UTF-8");
+        }
       }
     })
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
@@ -105,6 +114,11 @@ export function bodyReading(routes: RouteTable) {
       if (info && request.headers.has("idempotency-key")) info.bodyDigest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
       // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
       if (bytes.byteLength === 0) return null;
+      const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+      if (encoding && encoding !== "identity") throw new HttpError(415, "Unsupported content encoding", { contentEncoding: encoding, accepted: ["identity"] });
+      // Bodies are read as UTF-8 (JSON is nothing else, RFC 8259): a body that says it is in another charset is not taken as one.
+      const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+      if (charset && charset !== "utf-8" && charset !== "utf8") throw new HttpError(415, "Unsupported content type", { charset, accepted: ["utf-8"] });
       const type = mediaType(contentType);
       const accepts = facts?.accepts ?? [];
       if (accepts.length === 0 && isJson(type)) return refuseUnexpected(json(bytes));
