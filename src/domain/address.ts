@@ -18,6 +18,22 @@ export type UsState = (typeof US_STATES)[number];
 
 const US_ZIP = /^\d{5}(-\d{4})?$/;
 
+/** The 249 country codes ISO 3166-1 alpha-2 assigns (not the reserved ones, such as UK, EU or XK). */
+export const COUNTRY_CODES: ReadonlySet<string> = new Set(
+  (
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ " +
+    "BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR " +
+    "CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR " +
+    "GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU " +
+    "ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ " +
+    "LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ " +
+    "MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF " +
+    "PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI " +
+    "SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR " +
+    "TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW"
+  ).split(" "),
+);
+
 /**
  * The address as the shop keeps it: codes upper-cased, an empty second line dropped, and Puerto
  * Rico written as its own country (PR) taken as what the shop ships it as, the US state PR.
@@ -44,7 +60,8 @@ const VISIBLE = /[\p{L}\p{N}]/u;
 
 /**
  * What is wrong with a (normalized) address, by field: every field one line that names something
- * (a letter or a digit in it); a US address also needs a US state code and a ZIP code.
+ * (a letter or a digit in it), a country ISO 3166-1 assigns; a US address also needs a US state
+ * code and a ZIP code.
  */
 export function addressProblems(address: Address): Array<{ field: keyof Address; message: string }> {
   const problems: Array<{ field: keyof Address; message: string }> = [];
@@ -54,6 +71,7 @@ export function addressProblems(address: Address): Array<{ field: keyof Address;
     if (BREAKS.test(value)) problems.push({ field, message: "must be one line" });
     else if (!VISIBLE.test(value)) problems.push({ field, message: "must contain a letter or a digit" });
   }
+  if (!COUNTRY_CODES.has(address.country)) problems.push({ field: "country", message: "must be an ISO 3166-1 alpha-2 country code (e.g. US, CA)" });
   if (address.country !== "US") return problems;
   const fine = (field: keyof Address) => !problems.some((p) => p.field === field);
   if (fine("state") && !(US_STATES as readonly string[]).includes(address.state)) problems.push({ field: "state", message: "must be a US state code (two letters, e.g. TX)" });

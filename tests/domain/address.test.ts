@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { addressLines, addressProblems, normalizeAddress } from "../../src/domain/address.ts";
+import { COUNTRY_CODES, addressLines, addressProblems, normalizeAddress } from "../../src/domain/address.ts";
 
 const austin = { address1: "1 Main St", city: "Austin", state: "tx", postalCode: "78701" };
 
@@ -32,6 +32,15 @@ describe("addresses an order ships to (decisions §2)", () => {
       { field: "postalCode", message: "must be a ZIP code (12345 or 12345-6789)" },
     ]);
     expect(addressProblems(normalizeAddress({ address1: "10 Downing St", city: "London", state: "Greater London", postalCode: "SW1A 2AA", country: "gb" }))).toEqual([]);
+  });
+
+  test("the country is one ISO 3166-1 assigns: a made-up or reserved code (XX, UK, EU) is a problem naming it", () => {
+    const london = { address1: "10 Downing St", city: "London", state: "Greater London", postalCode: "SW1A 2AA" };
+    for (const country of ["XX", "uk", "EU", "ZZ"]) {
+      expect(addressProblems(normalizeAddress({ ...london, country }))).toEqual([{ field: "country", message: "must be an ISO 3166-1 alpha-2 country code (e.g. US, CA)" }]);
+    }
+    for (const country of ["GB", "ca", "AX", "ZW"]) expect(addressProblems(normalizeAddress({ ...london, country }))).toEqual([]);
+    expect(COUNTRY_CODES.size).toBe(249);
   });
 
   test("Puerto Rico written as its own country ships as the US state PR", () => {

@@ -52,6 +52,19 @@ describe("POST /api/orders", () => {
     expect(res.body.details.issues).toEqual([{ path: "shippingAddress.state", message: "must be a US state code (two letters, e.g. TX)" }]);
   });
 
+  test("a country ISO 3166-1 does not assign is 400 naming it, for the billing address too; the cart is untouched", async () => {
+    const line = await add(habanero.id, 1);
+    const abroad = { address1: "1 Nowhere Rd", city: "Atlantis", state: "Deep", postalCode: "00000" };
+    for (const [body, path] of [
+      [{ cartItemIds: [line], shippingAddress: { ...abroad, country: "XX" } }, "shippingAddress.country"],
+      [{ cartItemIds: [line], shippingAddress: texas, billingAddress: { ...abroad, country: "UK" } }, "billingAddress.country"],
+    ] as const) {
+      const res = await placeOrder(body);
+      expect([res.status, res.body.details.issues]).toEqual([400, [{ path, message: "must be an ISO 3166-1 alpha-2 country code (e.g. US, CA)" }]]);
+    }
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.items).toHaveLength(1);
+  });
+
   test("an address line that breaks into several lines, or names nothing, is 400 naming it; the label stays one field a line", async () => {
     const line = await add(habanero.id, 1);
     const forged = await placeOrder({ cartItemIds: [line], shippingAddress: { ...texas, address1: "1 Main St\nHouston, TX 77001", city: "\u200b" } });
