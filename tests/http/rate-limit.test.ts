@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { DomainError } from "../../src/domain/errors.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { clientOf } from "../../src/adapters/http/plumbing/rate-limit.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { createTestApp } from "../support/http.ts";
@@ -55,6 +56,22 @@ describe("rate limit (decisions §9)", () => {
     expect((await t.call("GET", "/api/products", from("203.0.113.3"))).status).toBe(200);
     expect((await t.call("GET", "/api/products", from("203.0.113.3, 10.0.0.1"))).status).toBe(429);
     expect((await t.call("GET", "/api/products", from("198.51.100.7"))).status).toBe(200);
+  });
+
+  test("an IPv6 client counts by its /64 (a host may take any address in it), an IPv4-mapped one as IPv4", async () => {
+    const t = await limited(2);
+    expect((await t.call("GET", "/api/products", from("2001:db8:1:2::1"))).status).toBe(200);
+    expect((await t.call("GET", "/api/products", from("2001:0db8:0001:0002:ffff:ffff:ffff:9"))).status).toBe(200);
+    expect((await t.call("GET", "/api/products", from("2001:db8:1:2:abcd::77"))).status).toBe(429);
+    expect((await t.call("GET", "/api/products", from("2001:db8:1:3::1"))).status).toBe(200);
+    expect(["::ffff:203.0.113.9", "203.0.113.9", "::1", "fe80::1%eth0", "2001:db8::"].map(clientOf)).toEqual(["203.0.113.9", "203.0.113.9", "0:0:0:0::/64", "fe80:0:0:0::/64", "2001:db8:0:0::/64"]);
+  });
+
+  test("a forwarded value that is no address (text, a port, brackets) is not the client: such requests count as the connection's", async () => {
+    const t = await limited(2);
+    const statuses = [];
+    for (const forged of ["garbage1", "[10.9.9.9]", "10.9.9.9:1234"]) statuses.push((await t.call("GET", "/api/products", from(forged))).status);
+    expect(statuses).toEqual([200, 200, 429]);
   });
 
   test("with TRUST_PROXY false a forged X-Forwarded-For changes nothing: the counter stays the connection's", async () => {

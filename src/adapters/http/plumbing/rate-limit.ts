@@ -14,6 +14,21 @@ const unlimited = (pattern: string | undefined) => pattern === "/api/health" || 
  */
 const alwaysLimited = (pattern: string | undefined) => pattern?.startsWith("/api/auth/") === true || pattern === "/api/users/password";
 
+/**
+ * Whom the limit counts: an IPv4 address (an IPv4-mapped IPv6 one read as IPv4), or an IPv6
+ * address's /64, the network one subscriber is given, where a host may take any of 2^64 addresses.
+ */
+export function clientOf(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(":")) return ip;
+  const [head = "", tail] = ip.split("%")[0]!.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`;
+}
+
 export interface RateLimitSettings {
   /** RATE_LIMIT_EXEMPT_USER_AGENT: the mobile app's marker, which exempts it together with a live session. */
   exemptUserAgent: string;
@@ -22,7 +37,7 @@ export interface RateLimitSettings {
 
 /**
  * Decisions §9, first on every request after its id and CORS headers, before its body is read:
- * one count per client IP (as TRUST_PROXY says to find it) and endpoint (method and route pattern:
+ * one count per client IP (as TRUST_PROXY says to find it; an IPv6 client by its /64) and endpoint (method and route pattern:
  * /api/products/a and /api/products/b share one), in a fixed window. Every limited answer carries
  * X-RateLimit-Limit, -Remaining and -Reset (Unix seconds); past the limit it is 429 with
  * Retry-After, the window's length. Health and webhooks are not limited, nor the mobile app (its
@@ -39,7 +54,8 @@ export function rateLimit(useCases: UseCases, routes: RouteTable, settings: Rate
     if (unlimited(pattern)) return;
     if (!alwaysLimited(pattern) && request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
     const endpoint = `${method} ${pattern ?? "(no route)"}`;
-    const verdict = await useCases.takeRequest(requestInfo(request)?.ip ?? "unknown", endpoint);
+    const ip = requestInfo(request)?.ip;
+    const verdict = await useCases.takeRequest(ip ? clientOf(ip) : "unknown", endpoint);
     set.headers["x-ratelimit-limit"] = String(verdict.limit);
     set.headers["x-ratelimit-remaining"] = String(verdict.remaining);
     set.headers["x-ratelimit-reset"] = String(Math.ceil(verdict.resetAt.getTime() / 1000));

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { Elysia } from "elysia";
 
 export const API_VERSION = "1.0";
@@ -7,7 +8,7 @@ const INCOMING_ID = /^[\w.:-]{1,64}$/;
 export interface RequestInfo {
   id: string;
   startedAt: number;
-  /** Per TRUST_PROXY: the first X-Forwarded-For address when trusted, else the socket's peer. */
+  /** Per TRUST_PROXY: the first X-Forwarded-For address when trusted (and an address), else the socket's peer. */
   ip: string | null;
   /** Set by the auth plugin once a session is recognized. */
   userId?: string;
@@ -43,7 +44,9 @@ export interface RequestContextOptions {
 export function requestContext({ trustProxy, https, sessionCookieName }: RequestContextOptions) {
   return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
     const incoming = request.headers.get("x-request-id");
-    const forwarded = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+    const first = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+    // What the proxy wrote is an address; anything else (text, a port, brackets) was not written by it.
+    const forwarded = first && isIP(first) ? first : undefined;
     const info: RequestInfo = {
       id: incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID(),
       startedAt: performance.now(),
