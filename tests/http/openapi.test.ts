@@ -69,6 +69,25 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(doc.components.responses.TooManyRequests.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
   });
 
+  test("route-specific answers: 503 where passwords are checked, 409 on a move that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {
+    for (const [path, method, ref] of [
+      ["/api/auth/callback/credentials", "post", "ServiceUnavailable"],
+      ["/api/auth/register", "post", "ServiceUnavailable"],
+      ["/api/users/password", "post", "EnvelopeServiceUnavailable"],
+    ] as const) {
+      expect(doc.paths[path][method].responses["503"]).toEqual({ $ref: `#/components/responses/${ref}` });
+    }
+    expect(doc.components.responses.ServiceUnavailable.headers["Retry-After"].schema).toEqual({ type: "integer" });
+    expect(doc.paths["/api/orders/{id}/status"].put.responses["409"]).toEqual({ $ref: "#/components/responses/Conflict" });
+    for (const provider of ["stripe", "paypal", "square", "easypost", "resend"]) {
+      expect(doc.paths[`/api/webhooks/${provider}`].post.responses["400"].description).toContain("`Invalid signature`");
+    }
+    expect(Object.keys(doc.paths["/api/orders"].get.responses["200"].headers)).toEqual(["X-Total-Count"]);
+    for (const path of ["/api/orders", "/api/cart/checkout", "/api/payment"]) {
+      expect(Object.keys(doc.paths[path].post.responses["200"].headers)).toEqual(["Idempotent-Replayed"]);
+    }
+  });
+
   test("numeric query parameters are numbers with their limits, not patterned strings", () => {
     const parameter = (path: string, name: string) => doc.paths[path].get.parameters.find((p: any) => p.name === name)?.schema;
     expect(parameter("/api/products", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100 });

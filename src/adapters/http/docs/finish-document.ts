@@ -19,7 +19,10 @@ const ERROR_RESPONSES = {
   UnsupportedMediaType: [415, "A body in a media type the route does not read"],
   TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
   InternalError: [500, "Something failed on the shop's side; the answer never says what (it is logged with the request id)"],
+  ServiceUnavailable: [503, "Refused for now: the password checks are busy (see Retry-After), or a webhook's provider is not configured"],
 } as const;
+/** A webhook's 400s, which name no fields: its body is the provider's. */
+const INVALID_EVENT = { description: "`Invalid signature` (missing, wrong or stale), or `Malformed event` (a signed event the shop acts on, not as the provider sends it)" };
 type ErrorResponse = keyof typeof ERROR_RESPONSES;
 const NAME_OF_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, [status]]) => [String(status), name as ErrorResponse]));
 
@@ -53,7 +56,11 @@ function responsesFor(prefix: "" | "Envelope") {
   return Object.fromEntries(
     Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => [
       `${prefix}${name}`,
-      { description, ...(name === "TooManyRequests" ? { headers: LIMIT_HEADERS } : {}), content: { "application/json": { schema: { $ref: schema } } } },
+      {
+        description,
+        ...(name === "TooManyRequests" ? { headers: LIMIT_HEADERS } : name === "ServiceUnavailable" ? { headers: { "Retry-After": LIMIT_HEADERS["Retry-After"] } } : {}),
+        content: { "application/json": { schema: { $ref: schema } } },
+      },
     ]),
   );
 }
@@ -73,15 +80,25 @@ function finishOperation(path: string, method: string, operation: Operation): vo
   const envelope = operation["x-envelope"] === true;
   // A route that takes its body raw (a webhook's, as signed) reads it whatever its media type.
   const raw = operation["x-raw-body"] === true;
+  const counted = operation["x-total-count"] === true;
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
+  delete operation["x-total-count"];
   operation.security ??= [];
   const responses = (operation.responses ??= {});
   const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
   for (const status of Object.keys(responses)) {
     const name = NAME_OF_STATUS.get(status);
-    if (name) responses[status] = refer(name);
+    if (name) responses[status] = raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
   }
+  const success = Object.entries(responses).find(([status]) => status.startsWith("2"))?.[1] as Json | undefined;
+  const successHeaders = {
+    ...(counted ? { "X-Total-Count": integerHeader("How many match in all, before skip and take") } : {}),
+    ...(operation.parameters?.some((parameter) => (parameter as { name?: string }).name === "Idempotency-Key")
+      ? { "Idempotent-Replayed": { description: "true when this is the kept answer to an earlier request with the same Idempotency-Key", schema: { type: "string", enum: ["true"] } } }
+      : {}),
+  };
+  if (success && Object.keys(successHeaders).length > 0) success.headers = { ...(success.headers as Json | undefined), ...successHeaders };
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
   if (operation.parameters?.length || operation.requestBody) add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");

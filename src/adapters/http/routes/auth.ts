@@ -51,6 +51,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
           400: errorBody,
           403: errorBody,
           409: errorBody,
+          503: errorBody,
         },
         detail: { summary: "Create a CUSTOMER account (no session; sign in afterwards)" },
       },
@@ -66,7 +67,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         sameOrigin: true,
         body: credentials,
         parse: ["json", "urlencoded", "formdata"],
-        response: { 200: z.object({ user: sessionUserSchema.meta({ id: "SessionUser" }) }), 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody },
+        response: { 200: z.object({ user: sessionUserSchema.meta({ id: "SessionUser" }) }), 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody, 503: errorBody },
         detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
       },
     )

@@ -76,7 +76,8 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
         auth: "required",
         query: listQuery,
         response: { 200: z.array(orderSchema), 400: errorBody, 401: errorBody },
-        detail: { tags: ["Orders"], summary: "The signed-in user's orders, a bare array; the total before paging is in X-Total-Count" },
+        // A vendor extension the document's finishing reads: the 200 carries X-Total-Count.
+        detail: { tags: ["Orders"], summary: "The signed-in user's orders, a bare array; the total before paging is in X-Total-Count", "x-total-count": true } as object,
       },
     )
     .get("/orders/:id", async ({ principal, params }) => presentOrder(await useCases.getOrder(principal.actor, params.id)), {
@@ -96,7 +97,7 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
           trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
         }),
         ...JSON_BODY,
-        response: { 200: orderSchema, ...errors, 500: errorBody },
+        response: { 200: orderSchema, ...errors, 409: errorBody, 500: errorBody },
         detail: {
           tags: ["Orders"],
           summary: "Move an order (orders:write): by the status table; a paid order cancelled or refunded is refunded (also needs financials:refunds)",

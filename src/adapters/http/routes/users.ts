@@ -79,7 +79,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         body: passwordChange,
         ...JSON_BODY,
-        response: { 200: envelope(z.object({ message: z.string() })), ...errors, 429: envelopeError },
+        response: { 200: envelope(z.object({ message: z.string() })), ...errors, 429: envelopeError, 503: envelopeError },
         detail: { summary: "Change the password; re-issues this session's cookie and ends every other session" },
       },
     );
