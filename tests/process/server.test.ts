@@ -22,6 +22,8 @@ function startServer(env: Record<string, string>) {
 test("the real server starts on the embedded default and serves the seeded catalog over a socket", async () => {
   const { port, adapters } = await startServer({ DATA_DIR: dataDir, DATABASE_URL: "" });
   expect(adapters.database).toContain("embedded PGlite");
+  expect(adapters.payments).toStartWith("built-in fake processor");
+  expect(adapters.webhooks).toBe("none configured (each answers 503)");
 
   const products = await fetch(`http://127.0.0.1:${port}/api/products?limit=100`);
   expect(products.status).toBe(200);
@@ -40,11 +42,20 @@ test("the real server starts on the embedded default and serves the seeded catal
   expect(await health.json()).toEqual({ status: "ok" });
 }, 30_000);
 
-test("the same server runs on PostgreSQL with DATABASE_URL, migrating an empty database at start", async () => {
+test("the same server runs on PostgreSQL with DATABASE_URL, migrating an empty database at start; the log names Stripe and the webhooks that are on", async () => {
   const database = await createTestDatabase({ migrate: false });
   cleanups.push(database.drop);
-  const { port, adapters } = await startServer({ DATABASE_URL: database.url });
+  const { port, adapters } = await startServer({
+    DATABASE_URL: database.url,
+    STRIPE_SECRET_KEY: "sk_test_startuplog",
+    STRIPE_API_BASE: "http://127.0.0.1:9",
+    STRIPE_WEBHOOK_SECRET: "whsec_startuplog",
+    EASYPOST_WEBHOOK_SECRET: "easypost-secret",
+  });
   expect(adapters.database).toStartWith("PostgreSQL at 127.0.0.1:5432/");
+  // The start-up log says which processor takes the money, in which mode, and which webhooks are on.
+  expect(adapters.payments).toBe("Stripe (test mode) at 127.0.0.1:9, with Stripe Tax");
+  expect(adapters.webhooks).toBe("on for stripe, easypost; the others answer 503");
   expect(await (await fetch(`http://127.0.0.1:${port}/api/health`)).json()).toEqual({ status: "ok" });
   const products = (await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as any;
   expect(products.meta.total).toBe(0);
