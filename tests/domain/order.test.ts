@@ -85,3 +85,75 @@ describe("payment status moves", () => {
     for (const to of ORDER_STATUSES) expect(reaches(ORDER_TRANSITIONS, "CANCELLED", to) || reaches(ORDER_TRANSITIONS, "REFUNDED", to)).toBe(false);
   });
 });
+
+describe("payability (decisions §4: PENDING, and payment PENDING or FAILED)", () => {
+  for (const status of ORDER_STATUSES) {
+    for (const paymentStatus of PAYMENT_STATUSES) {
+      const expected =
+        paymentStatus === "PAID" ? "order.already_paid" : status === "PENDING" && (paymentStatus === "PENDING" || paymentStatus === "FAILED") ? null : "order.not_payable";
+      test(`${status}/${paymentStatus} → ${expected ?? "payable"}`, () => {
+        expect(payability({ status, paymentStatus })).toBe(expected);
+      });
+    }
+  }
+});
+
+describe("stock comes back when an order is cancelled or refunded before it shipped", () => {
+  test.each([
+    ["PENDING", "CANCELLED", true],
+    ["CONFIRMED", "CANCELLED", true],
+    ["PROCESSING", "REFUNDED", true],
+    ["SHIPPED", "REFUNDED", false],
+    ["DELIVERED", "REFUNDED", false],
+    ["PROCESSING", "SHIPPED", false],
+  ] as const)("%s → %s restocks: %p", (from, to, restocks) => {
+    expect(restocksOn(from, to)).toBe(restocks);
+  });
+});
+
+describe("a new order", () => {
+  const address = { address1: "1 Main St", address2: "Apt 4", city: "Austin", state: "TX", postalCode: "78701", country: "US" };
+  const line = (productId: string, price: number, quantity: number) => ({
+    productId,
+    quantity,
+    product: { name: `Sauce ${productId}`, sku: `SKU-${productId}`, featuredImage: `https://img.example.com/${productId}.jpg`, price },
+  });
+
+  test("is PENDING and unpaid, copies each product's name, SKU, image and price, and adds up in cents", () => {
+    const order = newOrder({
+      id: "o1",
+      orderNumber: "SF-20261123-AB12",
+      userId: "u1",
+      itemIds: ["i1", "i2"],
+      lines: [line("p1", 1299, 2), line("p2", 899, 1)],
+      shippingAddress: address,
+      billingAddress: { ...address, address2: null },
+      tax: 217,
+      notes: "Leave at the door",
+      at: new Date("2026-11-23T12:00:00Z"),
+    });
+    expect(order).toMatchObject({
+      status: "PENDING",
+      paymentStatus: "PENDING",
+      subtotal: 3497,
+      shippingCost: 699,
+      tax: 217,
+      discountAmount: 0,
+      total: 4413,
+      shippingMethod: "1 Main St\nApt 4\nAustin, TX 78701\nUS",
+      customerNotes: "Leave at the door",
+      trackingNumber: null,
+      stripePaymentIntentId: null,
+    });
+    expect(order.items).toEqual([
+      { id: "i1", productId: "p1", productName: "Sauce p1", productSku: "SKU-p1", productImage: "https://img.example.com/p1.jpg", quantity: 2, unitPrice: 1299, totalPrice: 2598 },
+      { id: "i2", productId: "p2", productName: "Sauce p2", productSku: "SKU-p2", productImage: "https://img.example.com/p2.jpg", quantity: 1, unitPrice: 899, totalPrice: 899 },
+    ]);
+  });
+
+  test("ships free from $50.00, and at the surcharge to Alaska below it", () => {
+    const base = { id: "o", orderNumber: "SF-20261123-AB12", userId: "u", itemIds: ["i"], billingAddress: address, tax: 0, notes: null, at: new Date(0) };
+    expect(newOrder({ ...base, lines: [line("p", 5000, 1)], shippingAddress: address }).shippingCost).toBe(0);
+    expect(newOrder({ ...base, lines: [line("p", 4999, 1)], shippingAddress: { ...address, state: "AK" } })).toMatchObject({ shippingCost: 1049, total: 6048 });
+  });
+});

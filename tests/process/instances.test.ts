@@ -39,7 +39,9 @@ afterAll(async () => {
 let clients = 0;
 /** A client of its own address, so the rate limit of one scenario never touches another's. */
 function aClient() {
-  const ip = `198.51.100.${++clients}`;
+  // An address each (10.x.y.z: room for 2^24 clients; an address past .255 is no address, and counts as the proxy's).
+  const n = ++clients;
+  const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
   let cookie = "";
   const call = async (instance: 0 | 1, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${instances[instance]}${path}`, {
