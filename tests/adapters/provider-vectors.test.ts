@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { easypostWebhookVerifier } from "../../src/adapters/events/easypost.ts";
 import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
 import vectors from "../support/provider-vectors.json";
@@ -17,7 +18,7 @@ describe("EasyPost's published signed event (EasyPost/examples fixtures)", () =>
   });
 
   test("the signature is the normalized secret's: keyed with the secret as typed, it would differ; another body or secret is refused", async () => {
-    expect(secret.normalize("NFKD")).not.toBe(secret);
+    expect(`hmac-sha256-hex=${createHmac("sha256", secret).update(body).digest("hex")}`).not.toBe(signature);
     expect(await refusal(easypostWebhookVerifier(secret)!(bytes(`${body}\n`), new Headers({ "x-hmac-signature": signature })))).toBe("Invalid signature");
     expect(await refusal(easypostWebhookVerifier("secret")!(bytes(body), new Headers({ "x-hmac-signature": signature })))).toBe("Invalid signature");
   });

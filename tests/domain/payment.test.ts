@@ -241,9 +241,9 @@ test("every processor event, on an order in any state, moves it only along the s
   let moved = 0;
   for (const status of ORDER_STATUSES) {
     for (const paymentStatus of PAYMENT_STATUSES) {
-      for (const paidVia of [null, "stripe", "square"]) {
+      for (const [paidVia, stripePaymentIntentId] of [[null, "pi_1"], [null, null], ["stripe", "pi_1"], ["square", "pi_1"]] as const) {
         const paidReference = paidVia === "square" ? "sq_1" : paidVia && "pi_1";
-        const state: State = { status, paymentStatus, stripePaymentIntentId: "pi_1", total: 2079, paidVia, paidReference };
+        const state: State = { status, paymentStatus, stripePaymentIntentId, total: 2079, paidVia, paidReference };
         for (const event of events) {
           const { changes } = processorEventEffect(state, event);
           if (changes.status) expect(reaches(ORDER_TRANSITIONS, status, changes.status)).toBe(true);

@@ -170,6 +170,8 @@ describe("media types", () => {
     expect([gzip.status, gzip.body.error]).toEqual([415, "Unsupported content encoding"]);
     const utf8 = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-type": 'application/json; charset="UTF-8"' });
     expect([utf8.status, utf8.body.data.name]).toEqual([200, "José"]);
+    const ascii = await raw("PUT", "/api/users/me", JSON.stringify({ name: "Jose" }), { ...me.headers, "content-type": "application/json; charset=us-ascii" });
+    expect(ascii.status).toBe(200);
   });
 
   test("a query string that is not UTF-8 (a stray byte, an encoded lone surrogate, a broken escape) is 400; UTF-8 escapes are read", async () => {

@@ -78,6 +78,8 @@ describe("the OpenAPI document (decisions §10)", () => {
       expect(doc.paths[path][method].responses["503"]).toEqual({ $ref: `#/components/responses/${ref}` });
     }
     expect(doc.components.responses.ServiceUnavailable.headers["Retry-After"].schema).toEqual({ type: "integer" });
+    // A route's own shape stays its own: health's 503 is no error body.
+    expect(doc.paths["/api/health"].get.responses["503"].content["application/json"].schema.properties.status).toEqual({ type: "string", const: "unavailable" });
     expect(doc.paths["/api/orders/{id}/status"].put.responses["409"]).toEqual({ $ref: "#/components/responses/Conflict" });
     for (const provider of ["stripe", "paypal", "square", "easypost", "resend"]) {
       expect(doc.paths[`/api/webhooks/${provider}`].post.responses["400"].description).toContain("`Invalid signature`");

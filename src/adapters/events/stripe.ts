@@ -3,7 +3,7 @@ import { z } from "zod";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
 import type { WebhookEffect, WebhookEvent, WebhookVerifier } from "../../application/events/webhook-event.ts";
 import type { Clock } from "../../application/ports/system.ts";
-import { PROVIDER_ID, currencyCode, eventType, invalidSignature, malformed, orderIdOf } from "./read.ts";
+import { PROVIDER_ID, currencyCode, eventType, invalidSignature, malformed, orderIdOf, readPart } from "./read.ts";
 
 /** Stripe's own tolerance for a signature's age, and ours for one from the future (a clock ahead, or a forged time). */
 const TOLERANCE_SECONDS = 300;
@@ -55,11 +55,10 @@ const KINDS = { "payment_intent.succeeded": "succeeded", "payment_intent.payment
 
 /** Decisions §8: the four payment events the shop acts on; null for any other. */
 function effectOf(type: string, data: unknown): WebhookEffect | null {
-  if (!(type in KINDS) && type !== "charge.refunded") return null;
-  const read = dataShape.safeParse(data);
-  if (!read.success) throw malformed("an event without its object");
-  const { object } = read.data;
-  if (type in KINDS) {
+  const intentEvent = Object.hasOwn(KINDS, type);
+  if (!intentEvent && type !== "charge.refunded") return null;
+  const { object } = readPart(data, dataShape, "a Stripe event");
+  if (intentEvent) {
     const intent = intentShape.safeParse(object);
     if (!intent.success) throw malformed(`a payment intent: ${intent.error.issues[0]?.message}`);
     const { id: intentId, amount_received, currency, metadata: meta } = intent.data;

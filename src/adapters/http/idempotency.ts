@@ -13,7 +13,8 @@ export const IDEMPOTENCY_KEY_HEADER = {
   name: "Idempotency-Key",
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255 },
-  description: "Send the same key to retry safely: the first answer is kept 24 hours and given again for the same body; another body is 422, a repeat while the first runs 409.",
+  description:
+    "Send the same key to retry safely: the first answer (below 500, and not a refusal that asks for a retry) is kept 24 hours and given again for the same body, marked Idempotent-Replayed: true; another body is 422, a repeat while the first runs 409.",
 } as const;
 
 /**

@@ -96,7 +96,9 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
     async refund({ intentId, amount, idempotencyKey }) {
       return once(`refund:${idempotencyKey}`, () => {
         if (!intents.has(intentId)) {
-          // What it took, and so how much a whole refund is, went with the process that took it.
+          // What it took, and so how much a whole refund is, went with the process that took it: it is
+          // refunded once, and the amount is what was asked (0: unknown).
+          if ([...refunds.values()].some((r) => r.intentId === intentId)) throw unexpectedState(forgotten(intentId), "refund again");
           const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: amount ?? 0, status: "succeeded" };
           refunds.set(refund.id, refund);
           return refund;

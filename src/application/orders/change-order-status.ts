@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type Order, type OrderStatus, type OrderView, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
-import { SHOP_PROCESSOR } from "../../domain/payment.ts";
+import { SHOP_PROCESSOR, paymentInProgress } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
@@ -17,8 +17,6 @@ type ChangeDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock">;
 
 /** Rounds of "stop the payment, then end the order" before giving up on an order that keeps getting a new payment intent. */
 const ROUNDS = 3;
-
-const paymentInProgress = () => new DomainError("payment.in_progress", "A payment of this order is being processed; try again shortly");
 
 /**
  * A staff move of an order (decisions §4), by the status table. SHIPPED needs a tracking number

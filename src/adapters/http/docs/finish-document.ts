@@ -19,7 +19,7 @@ const ERROR_RESPONSES = {
   UnsupportedMediaType: [415, "A body in a media type the route does not read"],
   TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
   InternalError: [500, "Something failed on the shop's side; the answer never says what (it is logged with the request id)"],
-  ServiceUnavailable: [503, "Refused for now: the password checks are busy (see Retry-After), or a webhook's provider is not configured"],
+  ServiceUnavailable: [503, "Refused for now: the password checks are busy (try again after Retry-After), or a webhook's provider is not configured"],
 } as const;
 /** A webhook's 400s, which name no fields: its body is the provider's. */
 const INVALID_EVENT = { description: "`Invalid signature` (missing, wrong or stale), or `Malformed event` (a signed event the shop acts on, not as the provider sends it)" };
@@ -65,6 +65,9 @@ function responsesFor(prefix: "" | "Envelope") {
   );
 }
 
+const ERROR_SCHEMAS = new Set(["#/components/schemas/Error", "#/components/schemas/EnvelopeError"]);
+const isErrorBody = (response: unknown) => ERROR_SCHEMAS.has(String((response as { content?: { "application/json"?: { schema?: { $ref?: unknown } } } }).content?.["application/json"]?.schema?.$ref));
+
 /** Decisions §9: every route but these is rate-limited. */
 const unlimited = (path: string) => path === "/api/health" || path.startsWith("/api/webhooks/");
 
@@ -87,15 +90,22 @@ function finishOperation(path: string, method: string, operation: Operation): vo
   operation.security ??= [];
   const responses = (operation.responses ??= {});
   const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
-  for (const status of Object.keys(responses)) {
+  for (const [status, response] of Object.entries(responses)) {
     const name = NAME_OF_STATUS.get(status);
-    if (name) responses[status] = raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
+    // Only the shop's error bodies are named answers: a route's own shape (health's 503) stays its own.
+    if (!name || !isErrorBody(response)) continue;
+    responses[status] = raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
   }
   const success = Object.entries(responses).find(([status]) => status.startsWith("2"))?.[1] as Json | undefined;
   const successHeaders = {
     ...(counted ? { "X-Total-Count": integerHeader("How many match in all, before skip and take") } : {}),
     ...(operation.parameters?.some((parameter) => (parameter as { name?: string }).name === "Idempotency-Key")
-      ? { "Idempotent-Replayed": { description: "true when this is the kept answer to an earlier request with the same Idempotency-Key", schema: { type: "string", enum: ["true"] } } }
+      ? {
+          "Idempotent-Replayed": {
+            description: "true when this is the kept answer to an earlier request with the same Idempotency-Key (a kept refusal, 4xx, carries it too)",
+            schema: { type: "string", enum: ["true"] },
+          },
+        }
       : {}),
   };
   if (success && Object.keys(successHeaders).length > 0) success.headers = { ...(success.headers as Json | undefined), ...successHeaders };

@@ -6,6 +6,7 @@ import type { RouteTable } from "./route-table.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
 const tooLarge = () => new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -116,9 +117,10 @@ export function bodyReading(routes: RouteTable) {
       if (bytes.byteLength === 0) return null;
       const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
       if (encoding && encoding !== "identity") throw new HttpError(415, "Unsupported content encoding", { contentEncoding: encoding, accepted: ["identity"] });
-      // Bodies are read as UTF-8 (JSON is nothing else, RFC 8259): a body that says it is in another charset is not taken as one.
+      // Bodies are read as UTF-8 (JSON is nothing else, RFC 8259): a body that says it is in another charset
+      // (ASCII aside, which is UTF-8 too) is not taken as one.
       const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
-      if (charset && charset !== "utf-8" && charset !== "utf8") throw new HttpError(415, "Unsupported content type", { charset, accepted: ["utf-8"] });
+      if (charset && !UTF8_CHARSETS.has(charset)) throw new HttpError(415, "Unsupported content type", { charset, accepted: ["utf-8"] });
       const type = mediaType(contentType);
       const accepts = facts?.accepts ?? [];
       if (accepts.length === 0 && isJson(type)) return refuseUnexpected(json(bytes));

@@ -14,19 +14,29 @@ const unlimited = (pattern: string | undefined) => pattern === "/api/health" || 
  */
 const alwaysLimited = (pattern: string | undefined) => pattern?.startsWith("/api/auth/") === true || pattern === "/api/users/password";
 
+/** An IPv6 address as its eight groups, numbers (an embedded dotted IPv4 tail as its two). */
+function groupsOf(ip: string): number[] {
+  const [address = ""] = ip.split("%");
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const hex = dotted ? `${address.slice(0, dotted.index)}${((+dotted[1]! << 8) | +dotted[2]!).toString(16)}:${((+dotted[3]! << 8) | +dotted[4]!).toString(16)}` : address;
+  const [head = "", tail] = hex.split("::");
+  const part = (text: string) => (text ? text.split(":").map((group) => parseInt(group, 16)) : []);
+  const [left, right] = [part(head), part(tail ?? "")];
+  return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
 /**
- * Whom the limit counts: an IPv4 address (an IPv4-mapped IPv6 one read as IPv4), or an IPv6
- * address's /64, the network one subscriber is given, where a host may take any of 2^64 addresses.
+ * Whom the limit counts: an IPv4 address (an IPv4-mapped IPv6 one, however written, as IPv4), or
+ * an IPv6 address's /64, the network one subscriber is given, where a host may take any of 2^64
+ * addresses. Given an address (the request's, checked as one).
  */
 export function clientOf(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
   if (!ip.includes(":")) return ip;
-  const [head = "", tail] = ip.split("%")[0]!.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`;
+  const groups = groupsOf(ip);
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join(".");
+  }
+  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
 }
 
 export interface RateLimitSettings {

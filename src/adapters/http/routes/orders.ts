@@ -10,7 +10,6 @@ import type { Idempotency } from "../idempotency.ts";
 import { JSON_BODY, errorBody, idOf, money, queryNumber } from "../schemas.ts";
 import { orderSchema, presentOrder } from "../order-presenter.ts";
 
-
 const addressInput = z.strictObject({
   address1: z.string().trim().min(1).max(200),
   address2: z.string().trim().max(200).nullable().optional(),

@@ -5,7 +5,7 @@ import { toDollars } from "../../../domain/money.ts";
 import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, dollarsInCents, idOf, envelope, envelopeError, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
+import { JSON_BODY, dollarsInCents, envelope, envelopeError, idOf, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
 export const productSchema = z.object({
