@@ -172,6 +172,8 @@ describe("media types", () => {
     expect([utf8.status, utf8.body.data.name]).toEqual([200, "José"]);
     const ascii = await raw("PUT", "/api/users/me", JSON.stringify({ name: "Jose" }), { ...me.headers, "content-type": "application/json; charset=us-ascii" });
     expect(ascii.status).toBe(200);
+    const quoted = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-type": 'application/json;charset="ISO-8859-1"' });
+    expect([quoted.status, quoted.body.details]).toEqual([415, { charset: "iso-8859-1", accepted: ["utf-8"] }]);
   });
 
   test("a query string that is not UTF-8 (a stray byte, an encoded lone surrogate, a broken escape) is 400; UTF-8 escapes are read", async () => {

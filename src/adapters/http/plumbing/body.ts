@@ -1,3 +1,4 @@
+import { MIMEType } from "node:util";
 import { Elysia } from "elysia";
 import { HttpError, invalidRequest } from "../errors.ts";
 import { inputProblems, issue } from "./input-checks.ts";
@@ -6,7 +7,18 @@ import type { RouteTable } from "./route-table.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii"]);
+const UTF8_CHARSETS = new Set(["utf-8", "utf8", "us-ascii", "ascii"]);
+
+/** The charset a Content-Type names, read as browsers read it (the WHATWG MIME parser: node:util's MIMEType); null for none. */
+function charsetOf(contentType: string | null): string | null {
+  if (!contentType) return null;
+  try {
+    return new MIMEType(contentType).params.get("charset")?.toLowerCase() ?? null;
+  } catch {
+    // Not a media type at all: the media-type check refuses it.
+    return null;
+  }
+}
 const tooLarge = () => new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -119,7 +131,7 @@ export function bodyReading(routes: RouteTable) {
       if (encoding && encoding !== "identity") throw new HttpError(415, "Unsupported content encoding", { contentEncoding: encoding, accepted: ["identity"] });
       // Bodies are read as UTF-8 (JSON is nothing else, RFC 8259): a body that says it is in another charset
       // (ASCII aside, which is UTF-8 too) is not taken as one.
-      const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers.get("content-type") ?? "")?.[1]?.toLowerCase();
+      const charset = charsetOf(request.headers.get("content-type"));
       if (charset && !UTF8_CHARSETS.has(charset)) throw new HttpError(415, "Unsupported content type", { charset, accepted: ["utf-8"] });
       const type = mediaType(contentType);
       const accepts = facts?.accepts ?? [];
