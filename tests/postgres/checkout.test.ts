@@ -5,8 +5,10 @@ import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import type { Product } from "../../src/domain/product.ts";
+import { signedInAs } from "../support/accounts.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { uowWith } from "../support/faults.ts";
+import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
@@ -54,6 +56,25 @@ describe("checkout under concurrency (PostgreSQL)", () => {
     expect(await orderCount()).toBe(5);
     const refusedShoppers = shoppers.filter((_, i) => results[i]!.status === "rejected");
     for (const { user, line } of refusedShoppers) expect((await deps.repos.carts.lines(user.id)).map((l) => [l.id, l.quantity])).toEqual([[line.id, 1]]);
+  });
+
+  test("over HTTP the same race is 5 answers of 200 and 35 clean 400s naming the product, never a 500", async () => {
+    const t = createTestApp(deps);
+    const sauce = aProduct({ inventory: 5 });
+    await deps.repos.products.create(sauce);
+    const shoppers = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const shopper = await signedInAs(t);
+        expect((await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1 }, headers: shopper.headers })).status).toBe(200);
+        return shopper;
+      }),
+    );
+    const answers = await Promise.all(shoppers.map((s) => t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: s.headers })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused).toHaveLength(35);
+    for (const a of refused) expect([a.status, a.body]).toEqual([400, { error: "Insufficient inventory", details: expect.objectContaining({ productId: sauce.id, available: 0 }) }]);
+    expect(await stockOf(sauce.id)).toBe(0);
   });
 
   test("the same cart line checked out twice at once makes one order, and takes the stock once", async () => {
