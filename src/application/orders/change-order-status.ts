@@ -23,12 +23,12 @@ const ROUNDS = 3;
  * and no other move takes one. Ending an unpaid order first stops its payment at the processor
  * (one found paid is settled, then refunded as any paid order); an unpaid order may end REFUNDED
  * as well as CANCELLED, as the table allows (money staff took and gave back outside the shop),
- * and nothing is refunded. Ending a paid order refunds it,
- * which also needs financials:refunds; the refund is made while the order is locked, with a key
- * from the order, so two staff ending it at once refund once, and a refused refund changes
- * nothing. Should the database fail after the processor refunded, the same move made again
- * replays the refund (its key) and lands, and the processor's charge.refunded event settles the
- * order meanwhile. The same use case serves PUT /api/orders/:id/status and `order:set-status`.
+ * and nothing is refunded. Ending a paid order refunds it, which also needs financials:refunds;
+ * the refund is made while the order is locked, with a key from the order, so two staff ending it
+ * at once refund once, and a refused refund changes nothing. Should the database fail after the
+ * processor refunded, the same move made again replays the refund (its key) and lands, and the
+ * processor's charge.refunded event settles the order meanwhile. The same use case serves
+ * PUT /api/orders/:id/status and `order:set-status`.
  */
 export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin): Promise<OrderView> {
   requirePermission(actor, "orders:write");

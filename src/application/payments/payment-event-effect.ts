@@ -11,8 +11,8 @@ import { applyProcessorEvent } from "./apply-processor-event.ts";
  * A payment event of any provider (decisions §8, §11), applied to its order by the domain's rules.
  * An event of the shop's own processor is about its intent, so the order that holds the intent is
  * the one it moves; an intent no order holds (not stored yet: the event came before checkout's
- * last step; or one the order has since replaced) goes to the order its metadata names. Another provider's payment names
- * its order by the id the shop gave it (reference, custom id). Paid through another provider, the
+ * last step; or one the order has since replaced) goes to the order its metadata names. Another
+ * provider's payment names its order by the id the shop gave it (reference, custom id). Paid through another provider, the
  * order's own intent is then cancelled, so it cannot be paid a second time.
  */
 export async function paymentEventEffect(tx: Repositories, deps: EventDeps, event: WebhookEvent, effect: Extract<WebhookEffect, { kind: "payment" }>): Promise<Applied> {

@@ -47,8 +47,8 @@ export interface RateLimitSettings {
 
 /**
  * Decisions §9, first on every request after its id and CORS headers, before its body is read:
- * one count per client IP (as TRUST_PROXY says to find it; an IPv6 client by its /64) and endpoint (method and route pattern:
- * /api/products/a and /api/products/b share one), in a fixed window. Every limited answer carries
+ * one count per client IP (as TRUST_PROXY says to find it; an IPv6 client by its /64) and endpoint
+ * (method and route pattern: /api/products/a and /api/products/b share one), in a fixed window. Every limited answer carries
  * X-RateLimit-Limit, -Remaining and -Reset (Unix seconds); past the limit it is 429 with
  * Retry-After, the window's length. Health and webhooks are not limited, nor the mobile app (its
  * User-Agent marker and a live session, both) except where passwords are checked. OPTIONS on a
