@@ -59,7 +59,9 @@ export function reaches<S extends string>(table: Readonly<Record<S, readonly S[]
   for (let at = queue.shift(); at !== undefined; at = queue.shift()) {
     for (const next of table[at]) {
       if (next === to) return true;
-      if (!seen.has(next)) seen.add(next), queue.push(next);
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push(next);
     }
   }
   return false;

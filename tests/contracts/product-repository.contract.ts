@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { DomainError } from "../../src/domain/errors.ts";
 import type { ProductQuery } from "../../src/domain/product.ts";
 import { aProduct } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";

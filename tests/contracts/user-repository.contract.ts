@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { DomainError } from "../../src/domain/errors.ts";
 import type { User } from "../../src/domain/user.ts";
 import { aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";

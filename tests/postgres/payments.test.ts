@@ -7,7 +7,6 @@ import { createFakeProcessor } from "../../src/adapters/payments/fake-processor.
 import { createStripeClient, createStripeGateway } from "../../src/adapters/payments/stripe-gateway.ts";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
-import { eventually } from "../support/eventually.ts";
 import { aProduct } from "../support/builders.ts";
 import { TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";

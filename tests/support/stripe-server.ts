@@ -256,7 +256,7 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     /** What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method. */
     completeAction(intentId: string, approved: boolean): Intent {
       const intent = intents.get(intentId);
-      if (!intent || intent.status !== "requires_action") throw new Error(`intent ${intentId} is not waiting for an action`);
+      if (intent?.status !== "requires_action") throw new Error(`intent ${intentId} is not waiting for an action`);
       if (approved) Object.assign(intent, { status: "succeeded", amount_received: intent.amount, next_action: null, latest_charge: charge(intent, intent.payment_method, true) });
       else Object.assign(intent, { status: "requires_payment_method", next_action: null, last_payment_error: { type: "card_error", code: "payment_intent_authentication_failure", message: "The customer did not authenticate." } });
       return structuredClone(intent);

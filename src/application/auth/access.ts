@@ -1,4 +1,4 @@
-import { type Actor, type RolePermissions } from "../../domain/permissions.ts";
+import type { Actor, RolePermissions } from "../../domain/permissions.ts";
 import { type Session, isSessionLive } from "../../domain/session.ts";
 import type { User, UserRole } from "../../domain/user.ts";
 import { loadRolePermissions } from "../permissions/role-permissions.ts";

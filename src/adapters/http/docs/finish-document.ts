@@ -88,7 +88,8 @@ function finishOperation(path: string, method: string, operation: Operation): vo
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
   operation.security ??= [];
-  const responses = (operation.responses ??= {});
+  operation.responses ??= {};
+  const responses = operation.responses;
   const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
   for (const [status, response] of Object.entries(responses)) {
     const name = NAME_OF_STATUS.get(status);

@@ -30,10 +30,10 @@ export interface RouteTable {
   patternAt(method: string, path: string): string | undefined;
 }
 
-const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
 
 function patternOf(path: string): RegExp {
-  const parts = path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part === "*" ? ".*" : escape(part)));
+  const parts = path.split("/").map((part) => (part.startsWith(":") ? "[^/]+" : part === "*" ? ".*" : escapeRegExp(part)));
   return new RegExp(`^${parts.join("/")}/?$`);
 }
 
