@@ -39,16 +39,25 @@ try {
   const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-sign-ins-${process.pid}.json`;
   await Bun.write(file, JSON.stringify({ url: signInUrl, clients: 24, seconds: 10, variants: variants.map((v) => v.body) }));
   const clients = Bun.spawn(["node", "bench/sign-in-clients.mjs", file], { stdout: "pipe", stderr: "inherit" });
-  const [patient, catalog] = await Promise.all([new Response(clients.stdout).text().then((text) => JSON.parse(text)), load("GET /api/products/:id, while 24 clients sign in", productUrl)]);
+  const [patient, catalog] = await Promise.all([
+    new Response(clients.stdout).text().then((text) => JSON.parse(text)),
+    load("GET /api/products/:id, while 24 clients sign in", productUrl),
+  ]);
   console.log(`\n24 sign-in clients honouring Retry-After for 10 s: ${JSON.stringify(patient.outcomes)}, p50 ${patient.p50} ms, p99 ${patient.p99} ms`);
   printTable([catalog]);
   console.log(`p99 while they sign in / idle p99: ${(catalog.p99 / idle.p99).toFixed(2)}×`);
 
   // A real sign-in while 24 others are in flight: answered within the bound's wait, or refused at once.
-  const flood = emails.slice(0, 24).map((email) => fetch(signInUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) }));
+  const flood = emails
+    .slice(0, 24)
+    .map((email) => fetch(signInUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) }));
   await Bun.sleep(50);
   const started = performance.now();
-  const real = await fetch(signInUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: emails[40], password: PASSWORD }) });
+  const real = await fetch(signInUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: emails[40], password: PASSWORD }),
+  });
   console.log(`a real sign-in while 24 are in flight: ${real.status} after ${Math.round(performance.now() - started)} ms`);
   await Promise.all(flood);
 } finally {

@@ -45,7 +45,12 @@ const variants = products.flatMap((product) =>
 
 // The app and the floor run side by side (on two ports) and take turns, so both see the same machine.
 const app = await startServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET });
-const floor = await startServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, PORT: String(BENCH_PORT + 1) }, "bench/baseline-cart-server.ts", "/", BENCH_PORT + 1);
+const floor = await startServer(
+  { DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, PORT: String(BENCH_PORT + 1) },
+  "bench/baseline-cart-server.ts",
+  "/",
+  BENCH_PORT + 1,
+);
 const cookie = { cookie: reader.cookie };
 const median = (rs: LoadResult[]) => [...rs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(rs.length / 2)] as LoadResult;
 try {
@@ -61,7 +66,9 @@ try {
   const getFloor = median(floorRuns);
   const post = await loadRotating("POST /api/cart (50 users in turn)", `${app.base}/api/cart`, variants, { method: "POST" });
   printTable([getApp, getFloor, post]);
-  console.log(`\nGET /api/cart runs (app / floor): ${appRuns.map((r) => r.requestsPerSecond).join(", ")} / ${floorRuns.map((r) => r.requestsPerSecond).join(", ")}`);
+  console.log(
+    `\nGET /api/cart runs (app / floor): ${appRuns.map((r) => r.requestsPerSecond).join(", ")} / ${floorRuns.map((r) => r.requestsPerSecond).join(", ")}`,
+  );
   console.log(`layers' cost on GET /api/cart: ${((1 - getApp.requestsPerSecond / getFloor.requestsPerSecond) * 100).toFixed(1)} % of the floor's throughput`);
 } finally {
   app.stop();

@@ -15,7 +15,14 @@ function request(method, path, cookie, body) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const req = http.request(
-      { host: base.hostname, port: base.port, method, path, agent, headers: { cookie, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) } },
+      {
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        agent,
+        headers: { cookie, ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}) },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");

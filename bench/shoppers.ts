@@ -86,7 +86,9 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
     console.log(`| POST /api/cart | ${result.add.count} | ${result.add.p50} | ${result.add.p99} |`);
     console.log(`| POST /api/cart/checkout | ${result.checkout.count} | ${result.checkout.p50} | ${result.checkout.p99} |`);
     if (pay) console.log(`| POST /api/payment | ${result.payment.count} | ${result.payment.p50} | ${result.payment.p99} |`);
-    console.log(`\n${CONNECTIONS} connections, ${SHOPPERS} shoppers; failures: ${result.failures} ${JSON.stringify(result.failureSamples)}; server peak RSS ${peakRss} MB`);
+    console.log(
+      `\n${CONNECTIONS} connections, ${SHOPPERS} shoppers; failures: ${result.failures} ${JSON.stringify(result.failureSamples)}; server peak RSS ${peakRss} MB`,
+    );
     console.log(`checkout: ${result.ordersPerSecond} orders/s, p99 ${result.checkout.p99} ms`);
     if (stripe) console.log(`processor: the Stripe adapter on the test server, ${latencyMs} ms an answer`);
     return result;

@@ -83,7 +83,10 @@ export interface Variant {
 /** Like load, but each request takes the next headers and body from `variants`, round robin. */
 export async function loadRotating(name: string, url: string, variants: Variant[], options: LoadOptions = {}): Promise<LoadResult> {
   const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-bench-${process.pid}.json`;
-  await Bun.write(file, JSON.stringify({ url, method: options.method ?? "GET", connections: options.connections ?? 50, seconds: options.seconds ?? 10, variants }));
+  await Bun.write(
+    file,
+    JSON.stringify({ url, method: options.method ?? "GET", connections: options.connections ?? 50, seconds: options.seconds ?? 10, variants }),
+  );
   return summarize(name, ["node", "bench/rotating-load.mjs", file]);
 }
 
@@ -113,7 +116,9 @@ export function watchMemory(pid: number) {
   let peakKb = 0;
   const samples: number[] = [];
   const timer = setInterval(async () => {
-    const status = await Bun.file(`/proc/${pid}/status`).text().catch(() => "");
+    const status = await Bun.file(`/proc/${pid}/status`)
+      .text()
+      .catch(() => "");
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
     peakKb = Math.max(peakKb, kb);
     if (process.env.BENCH_RSS_TRACE) samples.push(Math.round(kb / 1024));

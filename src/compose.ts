@@ -45,20 +45,29 @@ const REDIS_START_WAIT_MS = 500;
  * by every instance (and kept in memory while Redis does not answer).
  */
 function chooseCounters(config: Config, logger: Logger): { counters: RateLimitStore; description: string; connect(): Promise<void>; close(): void } {
-  if (!config.redisUrl) return { counters: createMemoryRateLimitStore(), description: "in memory (this instance only)", connect: async () => {}, close: () => {} };
+  if (!config.redisUrl)
+    return { counters: createMemoryRateLimitStore(), description: "in memory (this instance only)", connect: async () => {}, close: () => {} };
   // Commands fail at once while disconnected instead of queueing: the failover answers from memory meanwhile.
   const client = new RedisClient(config.redisUrl, { enableOfflineQueue: false, connectionTimeout: 1_000, autoReconnect: true });
   const connect = async () => {
     if (!client.connected) await client.connect();
   };
-  const counters = createFailoverRateLimitStore({ primary: createRedisRateLimitStore(client), fallback: createMemoryRateLimitStore(), logger, reconnect: connect });
+  const counters = createFailoverRateLimitStore({
+    primary: createRedisRateLimitStore(client),
+    fallback: createMemoryRateLimitStore(),
+    logger,
+    reconnect: connect,
+  });
   const url = new URL(config.redisUrl);
   return { counters, description: `Redis at ${url.hostname}:${url.port || 6379} (memory while it does not answer)`, connect, close: () => client.close() };
 }
 
 function chooseProcessor(config: Config, logger: Logger): { processor: Deps["payments"] & Deps["tax"]; description: string } {
   if (!config.stripe) {
-    return { processor: createFakeProcessor(cuid2Ids.next), description: "built-in fake processor (Stripe's test payment methods, state tax table; in memory)" };
+    return {
+      processor: createFakeProcessor(cuid2Ids.next),
+      description: "built-in fake processor (Stripe's test payment methods, state tax table; in memory)",
+    };
   }
   const mode = config.stripe.secretKey.includes("_live_") ? "live" : "test";
   const host = config.stripe.apiBase ? new URL(config.stripe.apiBase).host : "api.stripe.com";
@@ -67,8 +76,16 @@ function chooseProcessor(config: Config, logger: Logger): { processor: Deps["pay
 
 /** Which providers' webhooks are on (a provider not configured answers 503). */
 function describeWebhooks(config: Config): string {
-  const on = { stripe: config.stripeWebhookSecret, paypal: config.webhooks.paypal, square: config.webhooks.square, easypost: config.webhooks.easypostSecret, resend: config.webhooks.resendSecret };
-  const names = Object.entries(on).filter(([, setting]) => setting).map(([name]) => name);
+  const on = {
+    stripe: config.stripeWebhookSecret,
+    paypal: config.webhooks.paypal,
+    square: config.webhooks.square,
+    easypost: config.webhooks.easypostSecret,
+    resend: config.webhooks.resendSecret,
+  };
+  const names = Object.entries(on)
+    .filter(([, setting]) => setting)
+    .map(([name]) => name);
   return names.length ? `on for ${names.join(", ")}; the others answer 503` : "none configured (each answers 503)";
 }
 
@@ -108,7 +125,10 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       webhooks: describeWebhooks(config),
       passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time, ${hashingThreads * WAITING_PER_LANE} waiting at most`,
       counters: counters.description,
-      rateLimit: config.rateLimit.max === 0 ? "off (RATE_LIMIT_MAX=0)" : `${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s per client and endpoint`,
+      rateLimit:
+        config.rateLimit.max === 0
+          ? "off (RATE_LIMIT_MAX=0)"
+          : `${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s per client and endpoint`,
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
     },
     async connect() {

@@ -22,18 +22,30 @@ const envSchema = z.object({
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  SESSION_COOKIE_NAME: z.string().regex(/^[\w.-]+$/, "must be a plain cookie name").default("storefront.session-token"),
+  SESSION_COOKIE_NAME: z
+    .string()
+    .regex(/^[\w.-]+$/, "must be a plain cookie name")
+    .default("storefront.session-token"),
   CORS_ORIGINS: z.string().optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
-  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)").optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)").optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_\w+$/, "must be a Stripe secret key (sk_test_…, sk_live_… or a restricted rk_…)")
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)")
+    .optional(),
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
   EASYPOST_WEBHOOK_SECRET: z.string().min(1).optional(),
-  RESEND_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a Svix signing secret (whsec_…)").optional(),
+  RESEND_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a Svix signing secret (whsec_…)")
+    .optional(),
   SQUARE_WEBHOOK_SIGNATURE_KEY: z.string().min(1).optional(),
   SQUARE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   PAYPAL_CLIENT_ID: z.string().min(1).optional(),
@@ -177,7 +189,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: {
       easypostSecret: e.EASYPOST_WEBHOOK_SECRET ?? null,
       resendSecret: e.RESEND_WEBHOOK_SECRET ?? null,
-      square: e.SQUARE_WEBHOOK_SIGNATURE_KEY ? { signatureKey: e.SQUARE_WEBHOOK_SIGNATURE_KEY, notificationUrl: e.SQUARE_WEBHOOK_URL ?? `${publicUrl}/api/webhooks/square` } : null,
+      square: e.SQUARE_WEBHOOK_SIGNATURE_KEY
+        ? { signatureKey: e.SQUARE_WEBHOOK_SIGNATURE_KEY, notificationUrl: e.SQUARE_WEBHOOK_URL ?? `${publicUrl}/api/webhooks/square` }
+        : null,
       paypal:
         e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID
           ? { clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET, webhookId: e.PAYPAL_WEBHOOK_ID, apiBase: e.PAYPAL_API_BASE }
@@ -189,10 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL ?? null,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
     orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },
-    bootstrapAdmin:
-      e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD
-        ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD }
-        : null,
+    bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };
 }
@@ -201,12 +212,15 @@ function crossFieldProblems(e: Env): string[] {
   const problems: string[] = [];
   if (e.NODE_ENV === "production" && !e.AUTH_SECRET) problems.push("AUTH_SECRET: is required when NODE_ENV=production");
   if (e.NODE_ENV === "production" && (!e.DATABASE_URL || e.DATABASE_URL === "pglite://memory")) {
-    problems.push("DATABASE_URL: is required when NODE_ENV=production (postgres://…, or pglite:///absolute/path for a deliberate single-process embedded shop)");
+    problems.push(
+      "DATABASE_URL: is required when NODE_ENV=production (postgres://…, or pglite:///absolute/path for a deliberate single-process embedded shop)",
+    );
   }
   if (e.STRIPE_API_BASE && !e.STRIPE_SECRET_KEY) problems.push("STRIPE_API_BASE: needs STRIPE_SECRET_KEY (without it the built-in fake processor is used)");
   if (e.STRIPE_API_BASE && e.STRIPE_SECRET_KEY?.includes("_live_")) problems.push("STRIPE_API_BASE: a live key is never sent to another host");
   // The fake processor takes Stripe's test cards as payment: a production shop would give its goods away.
-  if (e.NODE_ENV === "production" && !e.STRIPE_SECRET_KEY) problems.push("STRIPE_SECRET_KEY: is required when NODE_ENV=production (the built-in fake processor accepts test cards)");
+  if (e.NODE_ENV === "production" && !e.STRIPE_SECRET_KEY)
+    problems.push("STRIPE_SECRET_KEY: is required when NODE_ENV=production (the built-in fake processor accepts test cards)");
   if (Boolean(e.BOOTSTRAP_ADMIN_EMAIL) !== Boolean(e.BOOTSTRAP_ADMIN_PASSWORD)) {
     problems.push("BOOTSTRAP_ADMIN_EMAIL: needs BOOTSTRAP_ADMIN_PASSWORD too (set both or neither)");
   }
@@ -214,7 +228,8 @@ function crossFieldProblems(e: Env): string[] {
     // "localhost:5173" parses as a URL of scheme "localhost:" whose origin is "null", the one pages
     // in sandboxes and data: URLs send: trusting it would trust them all.
     const url = URL.parse(origin);
-    if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) problems.push(`CORS_ORIGINS: "${origin}" is not an http(s) origin such as https://shop.example.com`);
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:"))
+      problems.push(`CORS_ORIGINS: "${origin}" is not an http(s) origin such as https://shop.example.com`);
   }
   const groups: Record<string, (keyof Env)[]> = {
     GOOGLE: ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
@@ -242,8 +257,7 @@ function databaseTarget(e: Env): DatabaseTarget {
 }
 
 function oauthConfig(e: Env): OAuthConfig {
-  const client = (clientId?: string, clientSecret?: string) =>
-    clientId && clientSecret ? { clientId, clientSecret } : undefined;
+  const client = (clientId?: string, clientSecret?: string) => (clientId && clientSecret ? { clientId, clientSecret } : undefined);
   return {
     google: client(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET),
     github: client(e.GITHUB_CLIENT_ID, e.GITHUB_CLIENT_SECRET),

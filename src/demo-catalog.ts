@@ -5,13 +5,11 @@ const products: DemoProduct[] = [
   {
     name: "Smokehouse Hickory BBQ Sauce",
     slug: "smokehouse-hickory-bbq-sauce",
-    description:
-      "A rich, slow-simmered barbecue sauce with hickory smoke, molasses, and tomato. Zero heat, all flavor, perfect for ribs and pulled pork.",
+    description: "A rich, slow-simmered barbecue sauce with hickory smoke, molasses, and tomato. Zero heat, all flavor, perfect for ribs and pulled pork.",
     price: 899,
     compareAtPrice: null,
     sku: "SF-BBQ-001",
-    featuredImage:
-      "https://images.storefront.example/products/smokehouse-hickory-bbq-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/smokehouse-hickory-bbq-sauce.jpg",
     images: [
       "https://images.storefront.example/products/smokehouse-hickory-bbq-sauce.jpg",
       "https://images.storefront.example/products/smokehouse-hickory-bbq-sauce-2.jpg",
@@ -23,8 +21,7 @@ const products: DemoProduct[] = [
   {
     name: "Honey Mango Glaze",
     slug: "honey-mango-glaze",
-    description:
-      "Sweet wildflower honey and ripe Ataulfo mango blended into a bright, pepper-free glaze. Brush it on grilled chicken, shrimp, or salmon.",
+    description: "Sweet wildflower honey and ripe Ataulfo mango blended into a bright, pepper-free glaze. Brush it on grilled chicken, shrimp, or salmon.",
     price: 799,
     compareAtPrice: 999,
     sku: "SF-MNG-002",
@@ -42,8 +39,7 @@ const products: DemoProduct[] = [
     price: 749,
     compareAtPrice: null,
     sku: "SF-VRD-003",
-    featuredImage:
-      "https://images.storefront.example/products/tomatillo-jalapeno-verde.jpg",
+    featuredImage: "https://images.storefront.example/products/tomatillo-jalapeno-verde.jpg",
     images: [
       "https://images.storefront.example/products/tomatillo-jalapeno-verde.jpg",
       "https://images.storefront.example/products/tomatillo-jalapeno-verde-2.jpg",
@@ -55,13 +51,11 @@ const products: DemoProduct[] = [
   {
     name: "Sweet Chili Garlic Sauce",
     slug: "sweet-chili-garlic-sauce",
-    description:
-      "A sticky, sweet-and-savory dipping sauce loaded with minced garlic and red chili flakes. Great with spring rolls, dumplings, and stir-fries.",
+    description: "A sticky, sweet-and-savory dipping sauce loaded with minced garlic and red chili flakes. Great with spring rolls, dumplings, and stir-fries.",
     price: 699,
     compareAtPrice: null,
     sku: "SF-SCG-004",
-    featuredImage:
-      "https://images.storefront.example/products/sweet-chili-garlic-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/sweet-chili-garlic-sauce.jpg",
     images: ["https://images.storefront.example/products/sweet-chili-garlic-sauce.jpg"],
     heatLevel: 1,
     inventory: 96,
@@ -70,13 +64,11 @@ const products: DemoProduct[] = [
   {
     name: "Chipotle Adobo Hot Sauce",
     slug: "chipotle-adobo-hot-sauce",
-    description:
-      "Smoked jalapeños simmered in a tangy adobo of tomato, vinegar, and cumin. Smoky, earthy, and made for eggs, burgers, and black beans.",
+    description: "Smoked jalapeños simmered in a tangy adobo of tomato, vinegar, and cumin. Smoky, earthy, and made for eggs, burgers, and black beans.",
     price: 999,
     compareAtPrice: null,
     sku: "SF-CHP-005",
-    featuredImage:
-      "https://images.storefront.example/products/chipotle-adobo-hot-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/chipotle-adobo-hot-sauce.jpg",
     images: [
       "https://images.storefront.example/products/chipotle-adobo-hot-sauce.jpg",
       "https://images.storefront.example/products/chipotle-adobo-hot-sauce-2.jpg",
@@ -94,8 +86,7 @@ const products: DemoProduct[] = [
     price: 1099,
     compareAtPrice: 1299,
     sku: "SF-SRI-006",
-    featuredImage:
-      "https://images.storefront.example/products/roasted-garlic-sriracha.jpg",
+    featuredImage: "https://images.storefront.example/products/roasted-garlic-sriracha.jpg",
     images: ["https://images.storefront.example/products/roasted-garlic-sriracha.jpg"],
     heatLevel: 2,
     inventory: 140,
@@ -109,8 +100,7 @@ const products: DemoProduct[] = [
     price: 649,
     compareAtPrice: null,
     sku: "SF-CAY-007",
-    featuredImage:
-      "https://images.storefront.example/products/louisiana-cayenne-classic.jpg",
+    featuredImage: "https://images.storefront.example/products/louisiana-cayenne-classic.jpg",
     images: ["https://images.storefront.example/products/louisiana-cayenne-classic.jpg"],
     heatLevel: 2,
     inventory: 205,
@@ -119,13 +109,11 @@ const products: DemoProduct[] = [
   {
     name: "Caribbean Habanero Hot Sauce",
     slug: "caribbean-habanero-hot-sauce",
-    description:
-      "Orange habaneros, carrot, and a splash of key lime deliver a fruity, bright heat that builds. Our best-selling all-purpose sauce.",
+    description: "Orange habaneros, carrot, and a splash of key lime deliver a fruity, bright heat that builds. Our best-selling all-purpose sauce.",
     price: 1299,
     compareAtPrice: null,
     sku: "SF-HAB-008",
-    featuredImage:
-      "https://images.storefront.example/products/caribbean-habanero-hot-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/caribbean-habanero-hot-sauce.jpg",
     images: [
       "https://images.storefront.example/products/caribbean-habanero-hot-sauce.jpg",
       "https://images.storefront.example/products/caribbean-habanero-hot-sauce-2.jpg",
@@ -137,13 +125,11 @@ const products: DemoProduct[] = [
   {
     name: "Pineapple Habanero Sauce",
     slug: "pineapple-habanero-sauce",
-    description:
-      "Roasted pineapple and habanero come together in a sweet-hot sauce with a lingering kick. Try it on al pastor tacos or grilled pork chops.",
+    description: "Roasted pineapple and habanero come together in a sweet-hot sauce with a lingering kick. Try it on al pastor tacos or grilled pork chops.",
     price: 1199,
     compareAtPrice: null,
     sku: "SF-PHB-009",
-    featuredImage:
-      "https://images.storefront.example/products/pineapple-habanero-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/pineapple-habanero-sauce.jpg",
     images: ["https://images.storefront.example/products/pineapple-habanero-sauce.jpg"],
     heatLevel: 3,
     inventory: 42,
@@ -152,13 +138,11 @@ const products: DemoProduct[] = [
   {
     name: "Scotch Bonnet Jerk Sauce",
     slug: "scotch-bonnet-jerk-sauce",
-    description:
-      "A Jamaican-inspired blend of Scotch bonnets, allspice, thyme, and scallion. Use it as a marinade or a finishing sauce for jerk chicken.",
+    description: "A Jamaican-inspired blend of Scotch bonnets, allspice, thyme, and scallion. Use it as a marinade or a finishing sauce for jerk chicken.",
     price: 1249,
     compareAtPrice: null,
     sku: "SF-SCB-010",
-    featuredImage:
-      "https://images.storefront.example/products/scotch-bonnet-jerk-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/scotch-bonnet-jerk-sauce.jpg",
     images: [
       "https://images.storefront.example/products/scotch-bonnet-jerk-sauce.jpg",
       "https://images.storefront.example/products/scotch-bonnet-jerk-sauce-2.jpg",
@@ -176,10 +160,7 @@ const products: DemoProduct[] = [
     compareAtPrice: 1799,
     sku: "SF-GHO-011",
     featuredImage: "https://images.storefront.example/products/ghost-pepper-inferno.jpg",
-    images: [
-      "https://images.storefront.example/products/ghost-pepper-inferno.jpg",
-      "https://images.storefront.example/products/ghost-pepper-inferno-2.jpg",
-    ],
+    images: ["https://images.storefront.example/products/ghost-pepper-inferno.jpg", "https://images.storefront.example/products/ghost-pepper-inferno-2.jpg"],
     heatLevel: 4,
     inventory: 51,
     isFeatured: true,
@@ -187,13 +168,11 @@ const products: DemoProduct[] = [
   {
     name: "Smoked Ghost Pepper & Garlic",
     slug: "smoked-ghost-pepper-garlic",
-    description:
-      "Applewood-smoked ghost peppers and slow-roasted garlic in a thick, savory sauce. Ideal for brisket, chili, and anything off the grill.",
+    description: "Applewood-smoked ghost peppers and slow-roasted garlic in a thick, savory sauce. Ideal for brisket, chili, and anything off the grill.",
     price: 1599,
     compareAtPrice: null,
     sku: "SF-SGG-012",
-    featuredImage:
-      "https://images.storefront.example/products/smoked-ghost-pepper-garlic.jpg",
+    featuredImage: "https://images.storefront.example/products/smoked-ghost-pepper-garlic.jpg",
     images: ["https://images.storefront.example/products/smoked-ghost-pepper-garlic.jpg"],
     heatLevel: 4,
     inventory: 18,
@@ -202,13 +181,11 @@ const products: DemoProduct[] = [
   {
     name: "Trinidad Scorpion Sauce",
     slug: "trinidad-scorpion-sauce",
-    description:
-      "Small-batch sauce built on Trinidad Moruga Scorpion peppers with mango and turmeric. Intensely hot with a fruity, floral backbone.",
+    description: "Small-batch sauce built on Trinidad Moruga Scorpion peppers with mango and turmeric. Intensely hot with a fruity, floral backbone.",
     price: 1699,
     compareAtPrice: null,
     sku: "SF-TRS-013",
-    featuredImage:
-      "https://images.storefront.example/products/trinidad-scorpion-sauce.jpg",
+    featuredImage: "https://images.storefront.example/products/trinidad-scorpion-sauce.jpg",
     images: ["https://images.storefront.example/products/trinidad-scorpion-sauce.jpg"],
     heatLevel: 4,
     inventory: 3,
@@ -217,13 +194,11 @@ const products: DemoProduct[] = [
   {
     name: "Carolina Reaper Reserve",
     slug: "carolina-reaper-reserve",
-    description:
-      "Made with fresh Carolina Reapers, roasted garlic, and a touch of black cherry. Not for the faint of heart, so start with a single drop.",
+    description: "Made with fresh Carolina Reapers, roasted garlic, and a touch of black cherry. Not for the faint of heart, so start with a single drop.",
     price: 1999,
     compareAtPrice: null,
     sku: "SF-CRR-014",
-    featuredImage:
-      "https://images.storefront.example/products/carolina-reaper-reserve.jpg",
+    featuredImage: "https://images.storefront.example/products/carolina-reaper-reserve.jpg",
     images: [
       "https://images.storefront.example/products/carolina-reaper-reserve.jpg",
       "https://images.storefront.example/products/carolina-reaper-reserve-2.jpg",
@@ -236,16 +211,12 @@ const products: DemoProduct[] = [
   {
     name: "Reaper Extract Limited Edition",
     slug: "reaper-extract-limited-edition",
-    description:
-      "Our hottest release ever: Carolina Reaper mash fortified with pepper extract, aged in small oak barrels. Numbered bottles, one per customer.",
+    description: "Our hottest release ever: Carolina Reaper mash fortified with pepper extract, aged in small oak barrels. Numbered bottles, one per customer.",
     price: 2450,
     compareAtPrice: null,
     sku: "SF-RXL-015",
-    featuredImage:
-      "https://images.storefront.example/products/reaper-extract-limited-edition.jpg",
-    images: [
-      "https://images.storefront.example/products/reaper-extract-limited-edition.jpg",
-    ],
+    featuredImage: "https://images.storefront.example/products/reaper-extract-limited-edition.jpg",
+    images: ["https://images.storefront.example/products/reaper-extract-limited-edition.jpg"],
     heatLevel: 5,
     inventory: 0,
     isFeatured: false,
@@ -258,8 +229,7 @@ const products: DemoProduct[] = [
     price: 3499,
     compareAtPrice: 3999,
     sku: "SF-GFT-016",
-    featuredImage:
-      "https://images.storefront.example/products/hot-sauce-discovery-gift-set.jpg",
+    featuredImage: "https://images.storefront.example/products/hot-sauce-discovery-gift-set.jpg",
     images: [
       "https://images.storefront.example/products/hot-sauce-discovery-gift-set.jpg",
       "https://images.storefront.example/products/hot-sauce-discovery-gift-set-2.jpg",

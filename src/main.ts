@@ -65,7 +65,8 @@ async function prepareDatabase() {
     if (applied.length > 0) logger.info("database.migrated", { applied });
   } else {
     const pending = await pendingMigrations(runtime.db);
-    if (pending.length > 0) throw new Error(`The database is behind this code by ${pending.length} migration(s) (${pending.join(", ")}): run \`npm run cli -- db:migrate\` first`);
+    if (pending.length > 0)
+      throw new Error(`The database is behind this code by ${pending.length} migration(s) (${pending.join(", ")}): run \`npm run cli -- db:migrate\` first`);
   }
   // Decisions §10: a production shop never gets the demo catalog by itself.
   const seeded = runtime.embedded && config.env !== "production" ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;

@@ -14,8 +14,18 @@ describe("configuration", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolMax: 10 });
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", DATABASE_POOL_MAX: "4" }).database).toMatchObject({ poolMax: 4 });
     expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
-    expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({ kind: "pglite", directory: "/tmp/x/pglite", label: "DATA_DIR /tmp/x", privateDir: "/tmp/x" });
-    expect(loadConfig({ DATABASE_URL: "pglite:///srv/shop/db" }).database).toEqual({ kind: "pglite", directory: "/srv/shop/db", label: "pglite:///srv/shop/db", privateDir: null });
+    expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({
+      kind: "pglite",
+      directory: "/tmp/x/pglite",
+      label: "DATA_DIR /tmp/x",
+      privateDir: "/tmp/x",
+    });
+    expect(loadConfig({ DATABASE_URL: "pglite:///srv/shop/db" }).database).toEqual({
+      kind: "pglite",
+      directory: "/srv/shop/db",
+      label: "pglite:///srv/shop/db",
+      privateDir: null,
+    });
   });
 
   test.each([
@@ -53,10 +63,14 @@ describe("configuration", () => {
       stripe: { secretKey: "sk_test_abc", apiBase: "http://127.0.0.1:12111" },
       stripeWebhookSecret: "whsec_xyz",
     });
-    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(/STRIPE_API_BASE: a live key is never sent to another host/);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(
+      /STRIPE_API_BASE: a live key is never sent to another host/,
+    );
     expect(() => loadConfig({ STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(/STRIPE_API_BASE: needs STRIPE_SECRET_KEY/);
     expect(() => loadConfig({ STRIPE_SECRET_KEY: "pk_test_abc" })).toThrow(/^Invalid configuration: STRIPE_SECRET_KEY: must be a Stripe secret key/);
-    expect(() => loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), DATABASE_URL: "postgres://u@h/db" })).toThrow(/STRIPE_SECRET_KEY: is required when NODE_ENV=production/);
+    expect(() => loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), DATABASE_URL: "postgres://u@h/db" })).toThrow(
+      /STRIPE_SECRET_KEY: is required when NODE_ENV=production/,
+    );
   });
 
   test("CORS_ORIGINS are kept as exact origins, and also allowed to make cookie changes", () => {

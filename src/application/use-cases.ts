@@ -62,23 +62,21 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     seedDemoCatalogIfEmpty: (catalog: DemoCatalog) => seedDemoCatalogIfEmpty(deps, catalog),
 
     getCart: (userId: string) => getCart(deps, userId),
-    addToCart: (userId: string, input: { productId: string; quantity: number }, origin: RequestOrigin) =>
-      addToCart(deps, userId, input, origin),
-    updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) =>
-      updateCartItem(deps, userId, itemId, quantity, origin),
+    addToCart: (userId: string, input: { productId: string; quantity: number }, origin: RequestOrigin) => addToCart(deps, userId, input, origin),
+    updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) => updateCartItem(deps, userId, itemId, quantity, origin),
     removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
 
     placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders.numberPrefix, userId, request, origin),
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
-    changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) =>
-      changeOrderStatus(deps, actor, ref, change, origin),
+    changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
     payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin),
     receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),
 
     claimIdempotencyKey: (userId: string, key: string, fingerprint: string) => claimIdempotencyKey(deps, userId, key, fingerprint),
-    keepIdempotentResponse: (userId: string, key: string, claimedAt: Date, response: KeptResponse) => keepIdempotentResponse(deps, userId, key, claimedAt, response),
+    keepIdempotentResponse: (userId: string, key: string, claimedAt: Date, response: KeptResponse) =>
+      keepIdempotentResponse(deps, userId, key, claimedAt, response),
     releaseIdempotencyKey: (userId: string, key: string, claimedAt: Date) => releaseIdempotencyKey(deps, userId, key, claimedAt),
 
     listLocations: (query: LocationQuery) => listLocations(deps, query),

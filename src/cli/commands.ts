@@ -107,13 +107,22 @@ export const commands: Record<string, Command> = {
     usage: "orders:list [--status S|all] [--json]",
     summary: "every user's orders, newest first (as JSON lines with --json)",
     run: (args, config) => {
-      const { values, positionals: extra } = parseArgs({ args, options: { status: { type: "string" }, json: { type: "boolean" } }, strict: true, allowPositionals: true });
+      const { values, positionals: extra } = parseArgs({
+        args,
+        options: { status: { type: "string" }, json: { type: "boolean" } },
+        strict: true,
+        allowPositionals: true,
+      });
       if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
       const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
       return withUseCases(config, async (useCases) => {
         const { orders } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: 0, take: null, sortOrder: "desc" }, true);
         for (const o of orders) {
-          console.log(values.json ? JSON.stringify(presentOrder(o)) : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`);
+          console.log(
+            values.json
+              ? JSON.stringify(presentOrder(o))
+              : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`,
+          );
         }
         if (!values.json) console.log(`${orders.length} order${orders.length === 1 ? "" : "s"}`);
       });
@@ -175,9 +184,7 @@ function changePermission(args: string[], config: Config, change: "grant" | "rev
   if (!isPermission(permission)) throw misuse(`Unknown permission "${permission}"`);
   return withUseCases(config, async (useCases) => {
     const changed =
-      change === "grant"
-        ? await useCases.grantPermission(SYSTEM_ACTOR, target, permission)
-        : await useCases.revokePermission(SYSTEM_ACTOR, target, permission);
+      change === "grant" ? await useCases.grantPermission(SYSTEM_ACTOR, target, permission) : await useCases.revokePermission(SYSTEM_ACTOR, target, permission);
     const verb = change === "grant" ? "granted to" : "revoked from";
     console.log(changed ? `${permission} ${verb} ${target}` : `${target} already ${change === "grant" ? "had" : "lacked"} ${permission}`);
   });

@@ -10,9 +10,58 @@ export interface Address {
 
 /** The codes a US address may give as its state: the 50 states, DC, and Puerto Rico. */
 export const US_STATES = [
-  "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME",
-  "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "PR",
-  "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+  "AL",
+  "AK",
+  "AZ",
+  "AR",
+  "CA",
+  "CO",
+  "CT",
+  "DE",
+  "DC",
+  "FL",
+  "GA",
+  "HI",
+  "ID",
+  "IL",
+  "IN",
+  "IA",
+  "KS",
+  "KY",
+  "LA",
+  "ME",
+  "MD",
+  "MA",
+  "MI",
+  "MN",
+  "MS",
+  "MO",
+  "MT",
+  "NE",
+  "NV",
+  "NH",
+  "NJ",
+  "NM",
+  "NY",
+  "NC",
+  "ND",
+  "OH",
+  "OK",
+  "OR",
+  "PA",
+  "PR",
+  "RI",
+  "SC",
+  "SD",
+  "TN",
+  "TX",
+  "UT",
+  "VT",
+  "VA",
+  "WA",
+  "WV",
+  "WI",
+  "WY",
 ] as const;
 export type UsState = (typeof US_STATES)[number];
 
@@ -74,7 +123,8 @@ export function addressProblems(address: Address): Array<{ field: keyof Address;
   if (!COUNTRY_CODES.has(address.country)) problems.push({ field: "country", message: "must be an ISO 3166-1 alpha-2 country code (e.g. US, CA)" });
   if (address.country !== "US") return problems;
   const fine = (field: keyof Address) => !problems.some((p) => p.field === field);
-  if (fine("state") && !(US_STATES as readonly string[]).includes(address.state)) problems.push({ field: "state", message: "must be a US state code (two letters, e.g. TX)" });
+  if (fine("state") && !(US_STATES as readonly string[]).includes(address.state))
+    problems.push({ field: "state", message: "must be a US state code (two letters, e.g. TX)" });
   if (fine("postalCode") && !US_ZIP.test(address.postalCode)) problems.push({ field: "postalCode", message: "must be a ZIP code (12345 or 12345-6789)" });
   return problems;
 }

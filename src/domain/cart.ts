@@ -15,12 +15,18 @@ export interface CartItem {
 }
 
 /** What a cart needs of a product: enough to show the line, price it, check its stock and order it. */
-export type CartProduct = Pick<
-  Product,
-  "id" | "name" | "slug" | "sku" | "price" | "compareAtPrice" | "featuredImage" | "heatLevel" | "inventory" | "isActive"
->;
+export type CartProduct = Pick<Product, "id" | "name" | "slug" | "sku" | "price" | "compareAtPrice" | "featuredImage" | "heatLevel" | "inventory" | "isActive">;
 export const CART_PRODUCT_FIELDS = [
-  "id", "name", "slug", "sku", "price", "compareAtPrice", "featuredImage", "heatLevel", "inventory", "isActive",
+  "id",
+  "name",
+  "slug",
+  "sku",
+  "price",
+  "compareAtPrice",
+  "featuredImage",
+  "heatLevel",
+  "inventory",
+  "isActive",
 ] as const satisfies readonly (keyof CartProduct)[];
 
 export interface CartLine extends CartItem {

@@ -41,9 +41,7 @@ const degrees = (radians: number) => (radians * 180) / Math.PI;
 export function distanceMiles(a: GeoPoint, b: GeoPoint): number {
   const dLat = radians(b.latitude - a.latitude);
   const dLng = radians(b.longitude - a.longitude);
-  const h =
-    Math.sin(dLat / 2) ** 2 +
-    Math.cos(radians(a.latitude)) * Math.cos(radians(b.latitude)) * Math.sin(dLng / 2) ** 2;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(radians(a.latitude)) * Math.cos(radians(b.latitude)) * Math.sin(dLng / 2) ** 2;
   return 2 * EARTH_RADIUS_MILES * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
@@ -70,10 +68,7 @@ export function matchesLocationQuery(location: Location, query: LocationQuery): 
   const q = query.q?.toLowerCase();
   return (
     (query.state === undefined || location.state === query.state) &&
-    (q === undefined ||
-      location.name.toLowerCase().includes(q) ||
-      location.city.toLowerCase().includes(q) ||
-      location.postalCode.startsWith(q))
+    (q === undefined || location.name.toLowerCase().includes(q) || location.city.toLowerCase().includes(q) || location.postalCode.startsWith(q))
   );
 }
 

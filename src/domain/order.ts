@@ -190,16 +190,18 @@ export interface NewOrderFields {
  * copied onto its items, shipping by the rules of §3 and the totals in cents.
  */
 export function newOrder(fields: NewOrderFields): Order {
-  const items = fields.lines.map((line, i): OrderItem => ({
-    id: fields.itemIds[i]!,
-    productId: line.productId,
-    productName: line.product.name,
-    productSku: line.product.sku,
-    productImage: line.product.featuredImage,
-    quantity: line.quantity,
-    unitPrice: line.product.price,
-    totalPrice: lineTotal(line.product.price, line.quantity),
-  }));
+  const items = fields.lines.map(
+    (line, i): OrderItem => ({
+      id: fields.itemIds[i]!,
+      productId: line.productId,
+      productName: line.product.name,
+      productSku: line.product.sku,
+      productImage: line.product.featuredImage,
+      quantity: line.quantity,
+      unitPrice: line.product.price,
+      totalPrice: lineTotal(line.product.price, line.quantity),
+    }),
+  );
   const priced = items.map((item) => ({ unitPrice: item.unitPrice, quantity: item.quantity }));
   const totals = orderTotals(priced, shippingCents(fields.shippingAddress, subtotalOf(priced)), fields.tax);
   return {

@@ -25,7 +25,8 @@ export function beginPaymentAttempt(
 ): { attempt: number } {
   const why = payability(order);
   if (why === "order.already_paid") throw new DomainError(why, "Order has already been paid");
-  if (why === "order.not_payable") throw new DomainError(why, "Order cannot be paid in its current status", { status: order.status, paymentStatus: order.paymentStatus });
+  if (why === "order.not_payable")
+    throw new DomainError(why, "Order cannot be paid in its current status", { status: order.status, paymentStatus: order.paymentStatus });
   const abandoned = order.paymentStartedAt !== null && now.getTime() - order.paymentStartedAt.getTime() >= PAYMENT_ATTEMPT_ABANDONED_MS;
   if (order.paymentStartedAt !== null && !abandoned) throw paymentInProgress();
   // No intent yet and never a failed payment: checkout has not stored its intent yet.
@@ -95,7 +96,8 @@ export type ProcessorEvent =
  * failed attempt, a cancellation; null while it waits (for a method, an action, the bank).
  */
 export function eventOfIntent(intent: { id: string; status: IntentStatus; amount: Cents; currency: string; lastError: Decline | null }): ProcessorEvent | null {
-  if (intent.status === "succeeded") return { kind: "succeeded", processor: SHOP_PROCESSOR, intentId: intent.id, amount: intent.amount, currency: intent.currency };
+  if (intent.status === "succeeded")
+    return { kind: "succeeded", processor: SHOP_PROCESSOR, intentId: intent.id, amount: intent.amount, currency: intent.currency };
   if (intent.status === "canceled") return { kind: "canceled", intentId: intent.id };
   if (intent.status === "requires_payment_method" && intent.lastError) return { kind: "failed", intentId: intent.id };
   return null;
@@ -123,7 +125,14 @@ const flag = (why: string, more: Partial<EventEffect> = {}): EventEffect => ({ .
 function paidWith(order: PaymentState): { via: string; reference: string | null } {
   return { via: order.paidVia ?? SHOP_PROCESSOR, reference: order.paidReference ?? order.stripePaymentIntentId };
 }
-const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEffect => ({ changes, restock: false, refundLatePayment: false, ignored: null, flagged: false, ...more });
+const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEffect => ({
+  changes,
+  restock: false,
+  refundLatePayment: false,
+  ignored: null,
+  flagged: false,
+  ...more,
+});
 const ENDED: readonly OrderStatus[] = ["CANCELLED", "REFUNDED"];
 const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
 
@@ -143,9 +152,13 @@ const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
 export function processorEventEffect(order: PaymentState, event: ProcessorEvent): EventEffect {
   const result = effectOf(order, event);
   const { status, paymentStatus } = result.changes;
-  if ((status && status !== order.status && !reaches(ORDER_TRANSITIONS, order.status, status)) ||
-    (paymentStatus && paymentStatus !== order.paymentStatus && !reaches(PAYMENT_TRANSITIONS, order.paymentStatus, paymentStatus))) {
-    throw new Error(`a ${event.kind} event would move an order ${order.status}/${order.paymentStatus} to ${status ?? order.status}/${paymentStatus ?? order.paymentStatus}, off the status tables`);
+  if (
+    (status && status !== order.status && !reaches(ORDER_TRANSITIONS, order.status, status)) ||
+    (paymentStatus && paymentStatus !== order.paymentStatus && !reaches(PAYMENT_TRANSITIONS, order.paymentStatus, paymentStatus))
+  ) {
+    throw new Error(
+      `a ${event.kind} event would move an order ${order.status}/${order.paymentStatus} to ${status ?? order.status}/${paymentStatus ?? order.paymentStatus}, off the status tables`,
+    );
   }
   return result;
 }
@@ -166,7 +179,10 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
       }
       if (ENDED.includes(order.status)) {
         if (!ours) return flag(`paid through ${event.processor} after the order was ${order.status}: not applied`);
-        return effect({ paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR, paidReference: event.intentId }, { refundLatePayment: true });
+        return effect(
+          { paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR, paidReference: event.intentId },
+          { refundLatePayment: true },
+        );
       }
       return effect({
         ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}),
@@ -191,7 +207,8 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
       // was paid with moves it; an unpaid one was paid and refunded before the success was heard.
       if (SETTLED.includes(order.paymentStatus)) {
         const { via, reference } = paidWith(order);
-        if (via !== SHOP_PROCESSOR || reference !== event.intentId) return ignore(`a refund of a payment the order was not paid with (${event.intentId}): recorded`);
+        if (via !== SHOP_PROCESSOR || reference !== event.intentId)
+          return ignore(`a refund of a payment the order was not paid with (${event.intentId}): recorded`);
         if (order.paymentStatus === "REFUNDED") return ignore("payment is already REFUNDED");
       }
       const paid = { paidVia: SHOP_PROCESSOR, paidReference: event.intentId };

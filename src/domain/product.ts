@@ -22,15 +22,7 @@ export interface Product {
   updatedAt: Date;
 }
 
-export const PRODUCT_SORTS = [
-  "newest",
-  "price_asc",
-  "price_desc",
-  "name_asc",
-  "name_desc",
-  "heat_asc",
-  "heat_desc",
-] as const;
+export const PRODUCT_SORTS = ["newest", "price_asc", "price_desc", "name_asc", "name_desc", "heat_asc", "heat_desc"] as const;
 export type ProductSort = (typeof PRODUCT_SORTS)[number];
 
 export interface ProductQuery extends PageRequest {
@@ -46,9 +38,7 @@ export function matchesProductQuery(product: Product, query: ProductQuery): bool
   const search = query.search?.toLowerCase();
   return (
     product.isActive &&
-    (search === undefined ||
-      product.name.toLowerCase().includes(search) ||
-      product.description.toLowerCase().includes(search)) &&
+    (search === undefined || product.name.toLowerCase().includes(search) || product.description.toLowerCase().includes(search)) &&
     (query.heatLevel === undefined || product.heatLevel === query.heatLevel) &&
     (query.minPrice === undefined || product.price >= query.minPrice) &&
     (query.maxPrice === undefined || product.price <= query.maxPrice)

@@ -38,7 +38,6 @@ function failover() {
   return { store, primary, events: () => lines.map((l) => l.event) };
 }
 
-
 test("Redis stopped: every count is still answered, from memory; the switch is logged once, and so is the way back", async () => {
   const { store, primary, events } = failover();
   expect((await store.increment("k", 60_000, new Date())).count).toBe(1);

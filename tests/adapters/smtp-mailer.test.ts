@@ -74,7 +74,10 @@ describe("SMTP mailer", () => {
       },
     });
     const deps = createMemoryDeps({ mailer });
-    const { clock, repos: { outbox } } = deps;
+    const {
+      clock,
+      repos: { outbox },
+    } = deps;
     const worker = createOutboxWorker(deps);
     await outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
 

@@ -12,12 +12,22 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const intentInput = (idempotencyKey: string) => ({ amount: 2079, currency: "usd" as const, metadata: { orderId: "ord_1", orderNumber: "SF-20261123-AB12" }, idempotencyKey });
+const intentInput = (idempotencyKey: string) => ({
+  amount: 2079,
+  currency: "usd" as const,
+  metadata: { orderId: "ord_1", orderNumber: "SF-20261123-AB12" },
+  idempotencyKey,
+});
 
 describe("Stripe adapter (STRIPE_API_BASE pointing the SDK at the test server)", () => {
   test("sends Stripe's form encoding: the metadata arrives as Stripe reads it, the idempotency key as its header", async () => {
     const intent = await gateway.createIntent(intentInput("order-ord_1"));
-    expect(server.intents.get(intent.id)).toMatchObject({ amount: 2079, currency: "usd", metadata: { orderId: "ord_1", orderNumber: "SF-20261123-AB12" }, automatic_payment_methods: { enabled: true, allow_redirects: "never" } });
+    expect(server.intents.get(intent.id)).toMatchObject({
+      amount: 2079,
+      currency: "usd",
+      metadata: { orderId: "ord_1", orderNumber: "SF-20261123-AB12" },
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
     expect(server.calls.at(-1)).toMatchObject({ method: "POST", path: "/v1/payment_intents", idempotencyKey: "order-ord_1" });
   });
 
@@ -32,7 +42,10 @@ describe("Stripe adapter (STRIPE_API_BASE pointing the SDK at the test server)",
 
   test("a processor still failing after the retries is payment.processor_failed (500 Payment processing failed)", async () => {
     server.failNext(3, 503);
-    expect(await domainErrorOf(gateway.createIntent(intentInput("never-made")))).toMatchObject({ code: "payment.processor_failed", message: "Payment processing failed" });
+    expect(await domainErrorOf(gateway.createIntent(intentInput("never-made")))).toMatchObject({
+      code: "payment.processor_failed",
+      message: "Payment processing failed",
+    });
   });
 
   test("a processor that cannot be reached, or refuses the key, is payment.processor_failed", async () => {

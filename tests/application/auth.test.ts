@@ -26,7 +26,11 @@ async function signInWithProvider(deps: MemoryDeps, profile: ExternalProfile, fr
     begin: () => ({ url: new URL("https://provider.example/authorize"), state: "state", codeVerifier: null }),
     fetchProfile: async () => profile,
   };
-  const session = await finishProviderSignIn({ ...deps, identityProviders: new Map([[profile.provider, provider]]) }, { providerId: profile.provider, code: "code", codeVerifier: null, extra: {} }, from);
+  const session = await finishProviderSignIn(
+    { ...deps, identityProviders: new Map([[profile.provider, provider]]) },
+    { providerId: profile.provider, code: "code", codeVerifier: null, extra: {} },
+    from,
+  );
   return { session, user: (await deps.repos.users.findById(session.user.id))! };
 }
 
@@ -112,7 +116,11 @@ describe("password sign-in", () => {
 
   test("wrong password, unknown e-mail and password-less accounts fail alike and are audited", async () => {
     const { deps } = await withAccount();
-    await signInWithProvider(deps, { provider: "github", providerAccountId: "7", email: "oauth@example.com", emailVerified: true, name: null, image: null }, NO_ORIGIN);
+    await signInWithProvider(
+      deps,
+      { provider: "github", providerAccountId: "7", email: "oauth@example.com", emailVerified: true, name: null, image: null },
+      NO_ORIGIN,
+    );
     for (const attempt of [
       { email: "ada@example.com", password: "wrong horse" },
       { email: "nobody@example.com", password: "correct horse" },
@@ -127,7 +135,9 @@ describe("password sign-in", () => {
     const { deps } = await withAccount();
     await register(deps, { email: "bob@example.com", password: "bob's password" }, origin, SHOP);
     for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) {
-      await expect(signInWithPassword(deps, { email: "ada@example.com", password: "nope nope" }, origin)).rejects.toMatchObject({ code: "auth.invalid_credentials" });
+      await expect(signInWithPassword(deps, { email: "ada@example.com", password: "nope nope" }, origin)).rejects.toMatchObject({
+        code: "auth.invalid_credentials",
+      });
     }
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({
       code: "auth.too_many_attempts",
@@ -154,16 +164,25 @@ describe("password sign-in", () => {
 
   test("a check the hasher refused before it ran (too busy) does not count against the e-mail's limit", async () => {
     const { deps } = await withAccount();
-    const busy = { ...deps, hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment")) } };
-    for (let i = 0; i < 10; i++) await expect(signInWithPassword(busy, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.busy" });
+    const busy = {
+      ...deps,
+      hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment")) },
+    };
+    for (let i = 0; i < 10; i++)
+      await expect(signInWithPassword(busy, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.busy" });
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
   test("a flood of sign-ins at once while the hasher is busy locks no one out: the refused ones, locked out or busy, take their counts back", async () => {
     const { deps } = await withAccount();
     // Busy only once every sign-in of the flood has been counted.
-    const busyLater = { ...deps.hasher, verify: async () => (await Bun.sleep(20), Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment"))) };
-    const flood = Array.from({ length: 12 }, () => signInWithPassword({ ...deps, hasher: busyLater }, { email: "ada@example.com", password: "correct horse" }, origin).catch((error) => error.code));
+    const busyLater = {
+      ...deps.hasher,
+      verify: async () => (await Bun.sleep(20), Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment"))),
+    };
+    const flood = Array.from({ length: 12 }, () =>
+      signInWithPassword({ ...deps, hasher: busyLater }, { email: "ada@example.com", password: "correct horse" }, origin).catch((error) => error.code),
+    );
     const outcomes = await Promise.all(flood);
     expect(outcomes.filter((code) => code === "auth.busy")).toHaveLength(MAX_FAILED_SIGN_INS);
     expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(12 - MAX_FAILED_SIGN_INS);
@@ -195,7 +214,13 @@ describe("identity-provider sign-in", () => {
   test("a new e-mail makes a CUSTOMER with a verified e-mail, no password and the provider's picture", async () => {
     const deps = createMemoryDeps();
     const { user, session } = await signInWithProvider(deps, profile(), origin);
-    expect(user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", isEmailVerified: true, passwordHash: null, image: "https://img.example.com/ada.png" });
+    expect(user).toMatchObject({
+      email: "ada@example.com",
+      role: "CUSTOMER",
+      isEmailVerified: true,
+      passwordHash: null,
+      image: "https://img.example.com/ada.png",
+    });
     expect(session.user).toMatchObject({ id: user.id, image: "https://img.example.com/ada.png" });
     const again = await signInWithProvider(deps, profile(), origin);
     expect(again.user.id).toBe(user.id);
@@ -234,7 +259,10 @@ describe("identity-provider sign-in", () => {
   function heldHasher(deps: MemoryDeps) {
     const release = Promise.withResolvers<void>();
     const checking = Promise.withResolvers<void>();
-    const hasher = { ...deps.hasher, verify: async (password: string, hash: string) => (checking.resolve(), await release.promise, deps.hasher.verify(password, hash)) };
+    const hasher = {
+      ...deps.hasher,
+      verify: async (password: string, hash: string) => (checking.resolve(), await release.promise, deps.hasher.verify(password, hash)),
+    };
     return { hasher, checking: checking.promise, release: release.resolve };
   }
 
@@ -254,7 +282,12 @@ describe("identity-provider sign-in", () => {
     const deps = createMemoryDeps();
     const squatted = await register(deps, { email: "victim@example.com", password: "attacker's password" }, origin, SHOP);
     const held = heldHasher(deps);
-    const change = changePassword({ ...deps, hasher: held.hasher }, squatted.id, { currentPassword: "attacker's password", newPassword: "attacker's new one" }, origin);
+    const change = changePassword(
+      { ...deps, hasher: held.hasher },
+      squatted.id,
+      { currentPassword: "attacker's password", newPassword: "attacker's new one" },
+      origin,
+    );
     await held.checking;
     const { session } = await signInWithProvider(deps, profile({ email: "victim@example.com" }));
     held.release();
@@ -408,7 +441,9 @@ describe("sessions and freshness", () => {
 
   test("a password change needs the current password", async () => {
     const { deps, user } = await setUp();
-    await expect(changePassword(deps, user.id, { currentPassword: "wrong", newPassword: "battery staple" }, origin)).rejects.toMatchObject({ code: "auth.wrong_password" });
+    await expect(changePassword(deps, user.id, { currentPassword: "wrong", newPassword: "battery staple" }, origin)).rejects.toMatchObject({
+      code: "auth.wrong_password",
+    });
     expect(await deps.repos.audit.list({ action: "user.password_change" })).toHaveLength(0);
   });
 

@@ -45,9 +45,23 @@ describe("placing an order", () => {
     const placed = await order(deps, ada.id, { cartItemIds: lines.map((l) => l.id), notes: " ring twice " });
 
     // 2 × 12.99 + 8.99 = 34.97, shipping 6.99, Texas 6.25 % per line: 1.62 + 0.56.
-    expect(placed).toEqual({ orderId: expect.any(String), orderNumber: expect.stringMatching(/^SF-20261122-[A-Z0-9]{4}$/), clientSecret: expect.stringMatching(/^pi_.+_secret_/), amount: 4414 });
+    expect(placed).toEqual({
+      orderId: expect.any(String),
+      orderNumber: expect.stringMatching(/^SF-20261122-[A-Z0-9]{4}$/),
+      clientSecret: expect.stringMatching(/^pi_.+_secret_/),
+      amount: 4414,
+    });
     const stored = await deps.repos.orders.findById(placed.orderId);
-    expect(stored).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", subtotal: 3497, shippingCost: 699, tax: 218, total: 4414, customerNotes: "ring twice", userId: ada.id });
+    expect(stored).toMatchObject({
+      status: "PENDING",
+      paymentStatus: "PENDING",
+      subtotal: 3497,
+      shippingCost: 699,
+      tax: 218,
+      total: 4414,
+      customerNotes: "ring twice",
+      userId: ada.id,
+    });
     expect(stored?.items.map((i) => [i.productName, i.productSku, i.quantity, i.unitPrice, i.totalPrice])).toEqual([
       ["Habanero", habanero.sku, 2, 1299, 2598],
       ["Verde", verde.sku, 1, 899, 899],
@@ -56,9 +70,19 @@ describe("placing an order", () => {
     expect(await deps.repos.carts.lines(ada.id)).toEqual([]);
 
     const intent = deps.processor.intents.get(stored!.stripePaymentIntentId!);
-    expect(intent).toMatchObject({ amount: 4414, currency: "usd", metadata: { orderId: placed.orderId, orderNumber: placed.orderNumber }, status: "requires_payment_method" });
+    expect(intent).toMatchObject({
+      amount: 4414,
+      currency: "usd",
+      metadata: { orderId: placed.orderId, orderNumber: placed.orderNumber },
+      status: "requires_payment_method",
+    });
     const [audit] = await deps.repos.audit.list({ action: "order.create" });
-    expect(audit).toMatchObject({ userId: ada.id, entityId: placed.orderId, ipAddress: "203.0.113.4", changes: { orderNumber: placed.orderNumber, total: 4414 } });
+    expect(audit).toMatchObject({
+      userId: ada.id,
+      entityId: placed.orderId,
+      ipAddress: "203.0.113.4",
+      changes: { orderNumber: placed.orderNumber, total: 4414 },
+    });
   });
 
   test("orders only the lines asked for; the rest stay in the cart", async () => {
@@ -105,7 +129,11 @@ describe("placing an order", () => {
     const lines = [await add(habanero.id, 2), await add(verde.id, 3)];
     await deps.repos.products.update(verde.id, { inventory: 2, updatedAt: new Date() });
     const error = await domainErrorOf(order(deps, ada.id, { cartItemIds: lines.map((l) => l.id) }));
-    expect(error).toMatchObject({ code: "inventory.insufficient", message: "Insufficient inventory", details: { productId: verde.id, productName: "Verde", requested: 3, available: 2 } });
+    expect(error).toMatchObject({
+      code: "inventory.insufficient",
+      message: "Insufficient inventory",
+      details: { productId: verde.id, productName: "Verde", requested: 3, available: 2 },
+    });
     expect([await stockOf(deps, habanero.id), await stockOf(deps, verde.id)]).toEqual([10, 2]);
     expect(Object.fromEntries((await deps.repos.carts.lines(ada.id)).map((l) => [l.productId, l.quantity]))).toEqual({ [habanero.id]: 2, [verde.id]: 3 });
     expect(deps.state.orders.size).toBe(0);
@@ -115,7 +143,10 @@ describe("placing an order", () => {
     const { deps, ada, habanero, add } = await shop();
     const line = await add(habanero.id, 1);
     const error = await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id], shippingAddress: { ...texas, state: "Texas" } }));
-    expect(error).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "shippingAddress.state", message: "must be a US state code (two letters, e.g. TX)" }] } });
+    expect(error).toMatchObject({
+      code: "invalid_input",
+      details: { issues: [{ path: "shippingAddress.state", message: "must be a US state code (two letters, e.g. TX)" }] },
+    });
   });
 
   test("abroad: $24.99 shipping and no US sales tax; billing defaults to shipping", async () => {
@@ -155,7 +186,10 @@ describe("placing an order", () => {
     expect(await deps.repos.carts.lines(ada.id)).toEqual(before);
     const [cancelled] = [...deps.state.orders.values()];
     expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING" });
-    expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({ to: "CANCELLED", reason: "the payment intent could not be created" });
+    expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({
+      to: "CANCELLED",
+      reason: "the payment intent could not be created",
+    });
   });
 
   test("an order number already taken is drawn again", async () => {
@@ -185,11 +219,19 @@ describe("placing an order while things change", () => {
     };
     const placed = await order(fickle, ada.id, { cartItemIds: [line.id] });
     // 3 × 12.99 = 38.97, shipping 6.99, tax 6.25 %: 2.44.
-    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ subtotal: 3897, tax: 244, total: 4840, items: [expect.objectContaining({ quantity: 3 })] });
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({
+      subtotal: 3897,
+      tax: 244,
+      total: 4840,
+      items: [expect.objectContaining({ quantity: 3 })],
+    });
 
     line = await add(habanero.id, 1);
     changes = Infinity;
-    expect(await domainErrorOf(order(fickle, ada.id, { cartItemIds: [line.id] }))).toMatchObject({ code: "cart.changed", message: "Your cart changed while the order was being placed; please try again" });
+    expect(await domainErrorOf(order(fickle, ada.id, { cartItemIds: [line.id] }))).toMatchObject({
+      code: "cart.changed",
+      message: "Your cart changed while the order was being placed; please try again",
+    });
   });
 
   test("a product taken off sale after its line was locked is, as decisions §4 says, not in the cart", async () => {
@@ -214,7 +256,10 @@ describe("placing an order while things change", () => {
           ),
       },
     };
-    expect(await domainErrorOf(order(racing, ada.id, { cartItemIds: lines.map((l) => l.id) }))).toMatchObject({ code: "cart.items_not_found", details: { cartItemIds: [lines[1]!.id] } });
+    expect(await domainErrorOf(order(racing, ada.id, { cartItemIds: lines.map((l) => l.id) }))).toMatchObject({
+      code: "cart.items_not_found",
+      details: { cartItemIds: [lines[1]!.id] },
+    });
   });
 
   test("an order over $999,999.99, the most a processor charges, is refused before tax is asked", async () => {
@@ -224,7 +269,11 @@ describe("placing an order while things change", () => {
     const line = await add(gold.id, 99);
     let asked = 0;
     const counting = { ...deps, tax: { calculate: (input: Parameters<typeof deps.tax.calculate>[0]) => (asked++, deps.tax.calculate(input)) } };
-    expect(await domainErrorOf(order(counting, ada.id, { cartItemIds: [line.id] }))).toMatchObject({ code: "order.too_large", message: "An order may total at most $999,999.99", details: { total: 9_900_000, maximum: 999_999.99 } });
+    expect(await domainErrorOf(order(counting, ada.id, { cartItemIds: [line.id] }))).toMatchObject({
+      code: "order.too_large",
+      message: "An order may total at most $999,999.99",
+      details: { total: 9_900_000, maximum: 999_999.99 },
+    });
     expect([asked, deps.state.orders.size, await stockOf(deps, gold.id)]).toEqual([0, 0, 500]);
   });
 
@@ -281,7 +330,11 @@ describe("reading orders", () => {
   test("one order: its owner's, or anyone's for orders:read; 404 when unknown", async () => {
     const { deps, ada, habanero, add, customer } = await shop();
     const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
-    expect((await getOrder(deps, customer, placed.orderId)).items[0]?.product).toMatchObject({ id: habanero.id, slug: habanero.slug, heatLevel: habanero.heatLevel });
+    expect((await getOrder(deps, customer, placed.orderId)).items[0]?.product).toMatchObject({
+      id: habanero.id,
+      slug: habanero.slug,
+      heatLevel: habanero.heatLevel,
+    });
     expect((await getOrder(deps, staff, placed.orderId)).id).toBe(placed.orderId);
     const bob: Actor = { userId: "bob", role: "CUSTOMER", permissions: new Set() };
     expect((await domainErrorOf(getOrder(deps, bob, placed.orderId))).code).toBe("forbidden");
@@ -313,7 +366,10 @@ describe("changing an order's status", () => {
     await move("PROCESSING");
     expect(await domainErrorOf(move("SHIPPED"))).toMatchObject({ code: "order.tracking_required", details: { field: "trackingNumber" } });
     expect(await move("SHIPPED", staff, "1Z999AA10123456784")).toMatchObject({ status: "SHIPPED", trackingNumber: "1Z999AA10123456784" });
-    expect(await domainErrorOf(move("PROCESSING"))).toMatchObject({ code: "order.invalid_transition", message: "An order cannot move from SHIPPED to PROCESSING; allowed: DELIVERED, REFUNDED" });
+    expect(await domainErrorOf(move("PROCESSING"))).toMatchObject({
+      code: "order.invalid_transition",
+      message: "An order cannot move from SHIPPED to PROCESSING; allowed: DELIVERED, REFUNDED",
+    });
     await move("DELIVERED");
     expect(await stockOf(deps, habanero.id)).toBe(8);
     const audits = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
@@ -339,7 +395,9 @@ describe("changing an order's status", () => {
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("CONFIRMED");
     const cancelled = await move("CANCELLED", admin);
     expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
-    expect([...deps.processor.refunds.values()]).toEqual([{ id: expect.any(String), intentId: cancelled.stripePaymentIntentId!, amount: cancelled.total, status: "succeeded" }]);
+    expect([...deps.processor.refunds.values()]).toEqual([
+      { id: expect.any(String), intentId: cancelled.stripePaymentIntentId!, amount: cancelled.total, status: "succeeded" },
+    ]);
     expect(await move("CANCELLED", admin).catch((e: DomainError) => e.code)).toBe("order.invalid_transition");
     expect(deps.processor.refunds.size).toBe(1);
     expect(await stockOf(deps, habanero.id)).toBe(10);
@@ -352,7 +410,10 @@ describe("changing an order's status", () => {
     await pay();
     await move("PROCESSING");
     await move("SHIPPED", staff, "TRACK-1");
-    const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed")) } };
+    const refusing = {
+      ...deps,
+      payments: { ...deps.payments, refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed")) },
+    };
     expect((await domainErrorOf(changeOrderStatus(refusing, admin, { id: orderId }, { status: "REFUNDED" }, origin))).code).toBe("payment.processor_failed");
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("SHIPPED");
     expect(await move("REFUNDED", admin)).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
@@ -365,7 +426,10 @@ describe("changing an order's status", () => {
     await deps.payments.confirmIntent(intentId, "pm_card_visa", "paid-behind-our-back");
     expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
     expect(await deps.repos.orders.findById(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: orderId }))[0]?.changes).toMatchObject({ foundWhen: "the order was moved to CANCELLED", intentId });
+    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: orderId }))[0]?.changes).toMatchObject({
+      foundWhen: "the order was moved to CANCELLED",
+      intentId,
+    });
     expect(await move("CANCELLED", admin)).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
     expect([...deps.processor.refunds.values()].map((r) => r.intentId)).toEqual([intentId]);
     expect(await stockOf(deps, habanero.id)).toBe(10);
@@ -375,7 +439,14 @@ describe("changing an order's status", () => {
     const { deps, orderId, move, habanero } = await placed();
     const { total } = (await deps.repos.orders.findById(orderId))!;
     const square = { kind: "succeeded" as const, processor: "square", intentId: "sq-payment-1", amount: total, currency: "usd" };
-    expect(await receiveWebhookEvent(deps, { provider: "square", eventId: "sq-evt-1", type: "payment.updated", effect: { kind: "payment", event: square, orderId } })).toBe("applied");
+    expect(
+      await receiveWebhookEvent(deps, {
+        provider: "square",
+        eventId: "sq-evt-1",
+        type: "payment.updated",
+        effect: { kind: "payment", event: square, orderId },
+      }),
+    ).toBe("applied");
     expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
     expect(await move("CANCELLED", admin)).toMatchObject({ status: "CANCELLED", paymentStatus: "PAID" });
     expect(deps.processor.refunds.size).toBe(0);
@@ -399,10 +470,16 @@ describe("changing an order's status", () => {
   test("a tracking number comes with SHIPPED only, 1 to 100 printable characters, and is never overwritten", async () => {
     const { move, pay } = await placed();
     await pay();
-    expect(await domainErrorOf(move("PROCESSING", staff, "EARLY-1"))).toMatchObject({ code: "order.tracking_not_allowed", details: { field: "trackingNumber" } });
+    expect(await domainErrorOf(move("PROCESSING", staff, "EARLY-1"))).toMatchObject({
+      code: "order.tracking_not_allowed",
+      details: { field: "trackingNumber" },
+    });
     await move("PROCESSING", staff, "  ");
     for (const bad of ["T".repeat(101), "AB\u0001C", "AB\u001b[31mRED", "A\nB"]) {
-      expect(await domainErrorOf(move("SHIPPED", staff, bad))).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] } });
+      expect(await domainErrorOf(move("SHIPPED", staff, bad))).toMatchObject({
+        code: "invalid_input",
+        details: { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] },
+      });
     }
     expect(await move("SHIPPED", staff, " 1Z999 ")).toMatchObject({ trackingNumber: "1Z999" });
     expect(await domainErrorOf(move("DELIVERED", staff, "CHANGED"))).toMatchObject({ code: "order.tracking_not_allowed" });
@@ -414,7 +491,9 @@ describe("changing an order's status", () => {
     const number = (await deps.repos.orders.findById(orderId))!.orderNumber;
     expect((await domainErrorOf(changeOrderStatus(deps, customer, { id: orderId }, { status: "CANCELLED" }, origin))).code).toBe("forbidden");
     expect(await changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: number }, { status: "CONFIRMED" }, origin)).toMatchObject({ status: "CONFIRMED" });
-    expect((await domainErrorOf(changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: "SF-20200101-ZZZZ" }, { status: "CONFIRMED" }, origin))).code).toBe("order.not_found");
+    expect((await domainErrorOf(changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: "SF-20200101-ZZZZ" }, { status: "CONFIRMED" }, origin))).code).toBe(
+      "order.not_found",
+    );
   });
 });
 
@@ -439,7 +518,9 @@ describe("unpaid orders running out of time", () => {
     expect(audit).toMatchObject({ userId: null, entityId: old.orderId, changes: { orderNumber: old.orderNumber, to: "CANCELLED" } });
     // The order paid meanwhile is settled as paid, as its webhook would settle it, and leaves the sweep.
     expect(await deps.repos.orders.findById(paidLate.orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: paidLate.orderId }))[0]?.changes).toMatchObject({ foundWhen: "the order's payment time ran out" });
+    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: paidLate.orderId }))[0]?.changes).toMatchObject({
+      foundWhen: "the order's payment time ran out",
+    });
     expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [], paidMeanwhile: [] });
   });
 
@@ -453,7 +534,13 @@ describe("unpaid orders running out of time", () => {
     }
     const last = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
     deps.clock.advance(61 * 60_000);
-    const unreachable = { ...deps, payments: { ...deps.payments, cancelIntent: (id: string) => (stuck.includes(id) ? Promise.reject(new Error("timeout")) : deps.payments.cancelIntent(id)) } };
+    const unreachable = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        cancelIntent: (id: string) => (stuck.includes(id) ? Promise.reject(new Error("timeout")) : deps.payments.cancelIntent(id)),
+      },
+    };
     expect(await expireUnpaidOrders(unreachable, 60)).toEqual({ expired: [last.orderNumber], paidMeanwhile: [] });
     expect((await expireUnpaidOrders(deps, 60)).expired).toHaveLength(120);
     expect([...deps.state.orders.values()].every((o) => o.status === "CANCELLED")).toBe(true);

@@ -27,10 +27,12 @@ const refuse = async () => {
 
 function setup(mailer: Mailer, options: Partial<OutboxWorkerOptions> = {}, logger: Logger = silentLogger) {
   const deps = createMemoryDeps({ mailer, logger });
-  const { clock, repos: { outbox } } = deps;
+  const {
+    clock,
+    repos: { outbox },
+  } = deps;
   const worker = createOutboxWorker(deps, options);
-  const enqueue = (to = "ada@example.com") =>
-    outbox.enqueue({ id: createId(), to, subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
+  const enqueue = (to = "ada@example.com") => outbox.enqueue({ id: createId(), to, subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
   const only = async () => (await outbox.list())[0]!;
   return { clock, outbox, worker, enqueue, only };
 }
@@ -81,7 +83,8 @@ describe("outbox worker", () => {
     const { mailer, sent } = fakeMailer();
     const deps = createMemoryDeps({ mailer });
     const worker = createOutboxWorker(deps);
-    for (const to of ["bounced@example.com", "fine@example.com"]) await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
+    for (const to of ["bounced@example.com", "fine@example.com"])
+      await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
     await deps.uow.transaction((tx) => tx.suppressions.add("Bounced@Example.com", "bounced", deps.clock.now()));
     expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 1 });
     expect(sent.map((m) => m.to)).toEqual(["fine@example.com"]);

@@ -37,12 +37,19 @@ describe("paying an order (decisions §4)", () => {
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1 });
     expect(deps.processor.intents.get(intentId)?.status).toBe("succeeded");
     const [audit] = await deps.repos.audit.list({ action: "payment.succeeded" });
-    expect(audit).toMatchObject({ userId: ada.id, entityId: placed.orderId, ipAddress: "203.0.113.9", changes: { intentId, intentStatus: "succeeded", paymentMethodId: "pm_card_visa", attempt: 1 } });
+    expect(audit).toMatchObject({
+      userId: ada.id,
+      entityId: placed.orderId,
+      ipAddress: "203.0.113.9",
+      changes: { intentId, intentStatus: "succeeded", paymentMethodId: "pm_card_visa", attempt: 1 },
+    });
   });
 
   test("the checks, in their order: unknown 404, another's 403, already paid, then not payable", async () => {
     const { deps, pay, placed } = await anOrder();
-    expect((await domainErrorOf(payOrder(deps, "someone", { orderId: "z12345678901234567890123", paymentMethodId: "pm_card_visa" }, origin))).code).toBe("order.not_found");
+    expect((await domainErrorOf(payOrder(deps, "someone", { orderId: "z12345678901234567890123", paymentMethodId: "pm_card_visa" }, origin))).code).toBe(
+      "order.not_found",
+    );
     expect(await domainErrorOf(pay("pm_card_visa", "someone-else"))).toMatchObject({ code: "forbidden", message: "This order belongs to another user" });
     await pay("pm_card_visa");
     expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
@@ -52,28 +59,53 @@ describe("paying an order (decisions §4)", () => {
 
   test("a declined card: payment FAILED, 402 with the processor's code and decline code; the order stays payable and a later card pays it", async () => {
     const { deps, stored, pay } = await anOrder();
-    expect(await domainErrorOf(pay("pm_card_chargeDeclined"))).toMatchObject({ code: "payment.declined", message: "Your card was declined.", details: { code: "card_declined", declineCode: "generic_decline" } });
+    expect(await domainErrorOf(pay("pm_card_chargeDeclined"))).toMatchObject({
+      code: "payment.declined",
+      message: "Your card was declined.",
+      details: { code: "card_declined", declineCode: "generic_decline" },
+    });
     expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED", paymentAttempts: 1 });
     expect((await domainErrorOf(pay("pm_card_chargeDeclinedInsufficientFunds"))).details).toEqual({ code: "card_declined", declineCode: "insufficient_funds" });
     expect((await pay("pm_card_mastercard")).order).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await stored()).toMatchObject({ paymentAttempts: 3 });
-    expect((await deps.repos.audit.list({ action: "payment.failed" })).map((a) => (a.changes.decline as { declineCode: string }).declineCode).sort()).toEqual(["generic_decline", "insufficient_funds"]);
+    expect((await deps.repos.audit.list({ action: "payment.failed" })).map((a) => (a.changes.decline as { declineCode: string }).declineCode).sort()).toEqual([
+      "generic_decline",
+      "insufficient_funds",
+    ]);
   });
 
   test("3-D Secure: requires_action leaves the order PENDING and hands back the client secret; the processor's later success confirms it", async () => {
     const { deps, placed, stored, pay, intentId } = await anOrder();
     const result = await pay("pm_card_threeDSecure2Required");
-    expect(result).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "requires_action", clientSecret: expect.stringContaining("_secret_") }, order: { status: "PENDING", paymentStatus: "PENDING" } });
-    expect((await deps.repos.audit.list({ action: "payment.requires_action" }))).toHaveLength(1);
+    expect(result).toMatchObject({
+      success: false,
+      paymentIntent: { id: intentId, status: "requires_action", clientSecret: expect.stringContaining("_secret_") },
+      order: { status: "PENDING", paymentStatus: "PENDING" },
+    });
+    expect(await deps.repos.audit.list({ action: "payment.requires_action" })).toHaveLength(1);
     deps.processor.completeAction(intentId, true);
-    expect(await receiveWebhookEvent(deps, stripeEvent("evt_3ds", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" }, placed.orderId))).toBe("applied");
+    expect(
+      await receiveWebhookEvent(
+        deps,
+        stripeEvent(
+          "evt_3ds",
+          "payment_intent.succeeded",
+          { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" },
+          placed.orderId,
+        ),
+      ),
+    ).toBe("applied");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
   });
 
   test("a cancelled intent fails the payment and is let go; the next attempt makes a fresh intent and pays", async () => {
     const { deps, stored, pay, intentId } = await anOrder();
     await deps.processor.cancelIntent(intentId);
-    expect(await pay("pm_card_visa")).toMatchObject({ success: false, paymentIntent: { id: intentId, status: "canceled" }, order: { paymentStatus: "FAILED", status: "PENDING" } });
+    expect(await pay("pm_card_visa")).toMatchObject({
+      success: false,
+      paymentIntent: { id: intentId, status: "canceled" },
+      order: { paymentStatus: "FAILED", status: "PENDING" },
+    });
     expect(await stored()).toMatchObject({ stripePaymentIntentId: null, paymentStatus: "FAILED" });
     const fresh = await pay("pm_card_visa");
     expect(fresh).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
@@ -96,10 +128,19 @@ describe("paying an order (decisions §4)", () => {
     const { deps, stored, pay } = await anOrder();
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const slow = { ...deps, payments: { ...deps.payments, confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await held, deps.payments.confirmIntent(...args)) } };
+    const slow = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await held, deps.payments.confirmIntent(...args)),
+      },
+    };
     const first = pay("pm_card_visa", undefined, slow as MemoryDeps);
     await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
-    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "payment.in_progress", message: "A payment of this order is being processed; try again shortly" });
+    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({
+      code: "payment.in_progress",
+      message: "A payment of this order is being processed; try again shortly",
+    });
     release();
     expect((await first).success).toBe(true);
     expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid" });
@@ -118,7 +159,10 @@ describe("paying an order (decisions §4)", () => {
     let crash = true;
     const flaky = {
       ...deps,
-      payments: { ...deps.payments, confirmIntent: (id: string, pm: string, key: string) => (confirmations.push(key), deps.payments.confirmIntent(id, pm, key)) },
+      payments: {
+        ...deps.payments,
+        confirmIntent: (id: string, pm: string, key: string) => (confirmations.push(key), deps.payments.confirmIntent(id, pm, key)),
+      },
       ids: { next: () => (crash ? ((crash = false), throwing()) : deps.ids.next()) },
     };
     expect(await pay("pm_card_visa", undefined, flaky as MemoryDeps).catch((e: Error) => e.message)).toBe("the database went away");
@@ -148,32 +192,62 @@ describe("payment events from the processor (decisions §8)", () => {
     expect(await receiveWebhookEvent(deps, stripeEvent("evt_a", "payment_intent.succeeded", paid, placed.orderId))).toBe("applied");
     expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", trackingNumber: "1Z-FIRST" });
 
-    const second = await deps.processor.createIntent({ amount: placed.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "a-second-intent" });
+    const second = await deps.processor.createIntent({
+      amount: placed.amount,
+      currency: "usd",
+      metadata: { orderId: placed.orderId },
+      idempotencyKey: "a-second-intent",
+    });
     await deps.processor.confirmIntent(second.id, "pm_card_visa", "second-charge");
     expect(await receiveWebhookEvent(deps, stripeEvent("evt_b", "payment_intent.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("flagged");
     expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: second.id, amount: placed.amount })]);
-    expect(await stored()).toMatchObject({ status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: intentId, paidVia: "stripe", paidReference: intentId });
+    expect(await stored()).toMatchObject({
+      status: "SHIPPED",
+      paymentStatus: "PAID",
+      stripePaymentIntentId: intentId,
+      paidVia: "stripe",
+      paidReference: intentId,
+    });
     const audits = await deps.repos.audit.list({ action: "webhook.stripe", entityId: placed.orderId });
-    expect(audits.find((entry) => entry.changes.eventId === "evt_b")?.changes).toMatchObject({ eventId: "evt_b", flagged: true, ignored: `paid again through stripe (${second.id}), after stripe (${intentId}): refunded` });
+    expect(audits.find((entry) => entry.changes.eventId === "evt_b")?.changes).toMatchObject({
+      eventId: "evt_b",
+      flagged: true,
+      ignored: `paid again through stripe (${second.id}), after stripe (${intentId}): refunded`,
+    });
   });
 
   test("applied once: a redelivery is a duplicate, with one state change and one audit entry", async () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "client-side");
-    const event = stripeEvent("evt_1", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
+    const event = stripeEvent(
+      "evt_1",
+      "payment_intent.succeeded",
+      { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" },
+      placed.orderId,
+    );
     expect(await receiveWebhookEvent(deps, event)).toBe("applied");
     expect(await receiveWebhookEvent(deps, event)).toBe("duplicate");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     const audits = await deps.repos.audit.list({ action: "webhook.stripe" });
     expect(audits).toHaveLength(1);
-    expect(audits[0]).toMatchObject({ userId: null, entityId: placed.orderId, changes: { eventId: "evt_1", type: "payment_intent.succeeded", from: { status: "PENDING" }, to: { status: "CONFIRMED", paymentStatus: "PAID" } } });
+    expect(audits[0]).toMatchObject({
+      userId: null,
+      entityId: placed.orderId,
+      changes: { eventId: "evt_1", type: "payment_intent.succeeded", from: { status: "PENDING" }, to: { status: "CONFIRMED", paymentStatus: "PAID" } },
+    });
   });
 
   test("the order is found by the intent when the metadata names none; an event for no order of ours is kept (never applied twice) and logged", async () => {
     const { deps, stored, intentId } = await anOrder();
     expect(await receiveWebhookEvent(deps, stripeEvent("evt_2", "payment_intent.payment_failed", { kind: "failed", intentId }))).toBe("applied");
     expect((await stored()).paymentStatus).toBe("FAILED");
-    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId: "pi_not_ours", amount: 100, currency: "usd" });
+    const stranger = stripeEvent("evt_3", "payment_intent.succeeded", {
+      kind: "succeeded",
+      processor: "stripe",
+      intentId: "pi_not_ours",
+      amount: 100,
+      currency: "usd",
+    });
     expect(await receiveWebhookEvent(deps, stranger)).toBe("not_found");
     expect(await receiveWebhookEvent(deps, stranger)).toBe("duplicate");
   });
@@ -189,17 +263,27 @@ describe("payment events from the processor (decisions §8)", () => {
     await pay("pm_card_visa");
     expect(await receiveWebhookEvent(deps, stripeEvent("evt_5", "charge.refunded", { kind: "refunded", intentId, fully: false }))).toBe("unchanged");
     expect((await stored()).status).toBe("CONFIRMED");
-    expect(await receiveWebhookEvent(deps, stripeEvent("evt_6", "charge.refunded", { kind: "refunded", intentId, fully: true }, placed.orderId))).toBe("applied");
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_6", "charge.refunded", { kind: "refunded", intentId, fully: true }, placed.orderId))).toBe(
+      "applied",
+    );
     expect(await stored()).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
     expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(10);
-    expect((await deps.repos.audit.list({ action: "webhook.stripe" })).map((a) => String(a.changes.ignored ?? "applied")).sort()).toEqual(["a partial refund leaves the order as it is", "applied"]);
+    expect((await deps.repos.audit.list({ action: "webhook.stripe" })).map((a) => String(a.changes.ignored ?? "applied")).sort()).toEqual([
+      "a partial refund leaves the order as it is",
+      "applied",
+    ]);
   });
 
   test("money for an order that had already ended goes back to the customer; if the refund is refused nothing is recorded and the redelivery applies it", async () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", updatedAt: new Date() });
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "late");
-    const event = stripeEvent("evt_7", "payment_intent.succeeded", { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" }, placed.orderId);
+    const event = stripeEvent(
+      "evt_7",
+      "payment_intent.succeeded",
+      { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" },
+      placed.orderId,
+    );
     const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new Error("Stripe is down")) } };
     expect(await receiveWebhookEvent(refusing as MemoryDeps, event).catch((e: Error) => e.message)).toBe("Stripe is down");
     expect(deps.state.webhookEvents.size).toBe(0);

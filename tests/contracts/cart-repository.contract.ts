@@ -160,7 +160,10 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       const theirs = await repo().add({ id: createId(), userId: other.id, productId: p3.id, quantity: 1, at: t1 });
       await target().uow.transaction(async (tx) => {
         const asked = await tx.carts.lockLines(user.id, [l2.id, l1.id, theirs.id, "z12345678901234567890123"]);
-        expect(asked.map((l) => [l.id, l.quantity, l.product.sku])).toEqual([[l1.id, 1, p1.sku], [l2.id, 2, p2.sku]]);
+        expect(asked.map((l) => [l.id, l.quantity, l.product.sku])).toEqual([
+          [l1.id, 1, p1.sku],
+          [l2.id, 2, p2.sku],
+        ]);
         expect((await tx.carts.lockLines(user.id, null)).map((l) => l.id)).toEqual([l1.id, l2.id]);
       });
     });
@@ -179,4 +182,3 @@ export function cartRepositoryContract(target: () => ContractTarget) {
     });
   });
 }
-

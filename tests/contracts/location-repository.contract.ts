@@ -22,8 +22,7 @@ export function locationRepositoryContract(target: () => ContractTarget) {
 
     test("lists by name, filtered by state and by a name, city or postal-code search", async () => {
       const shops = await arrange();
-      const names = async (q: { state?: string; q?: string }) =>
-        (await repo().list({ page: 1, limit: 20, ...q })).items.map((l) => l.name);
+      const names = async (q: { state?: string; q?: string }) => (await repo().list({ page: 1, limit: 20, ...q })).items.map((l) => l.name);
       expect(await names({})).toEqual(["Big D Sauces", "Downtown Pepper Co", "Mile High Heat", "round rock heat"]);
       expect(await names({ state: "CO" })).toEqual(["Mile High Heat"]);
       expect(await names({ q: "ROUND" })).toEqual(["round rock heat"]);

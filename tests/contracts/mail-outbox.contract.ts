@@ -16,8 +16,7 @@ function aMail(overrides: Partial<OutgoingMail & { createdAt: Date }> = {}) {
 export function mailOutboxContract(target: () => ContractTarget) {
   describe("MailOutbox", () => {
     const outbox = () => target().repos.outbox;
-    const claimIds = async (now: Date, leaseUntil: Date, limit = 10) =>
-      (await outbox().claimDue(now, leaseUntil, limit)).map((m) => m.id).sort();
+    const claimIds = async (now: Date, leaseUntil: Date, limit = 10) => (await outbox().claimDue(now, leaseUntil, limit)).map((m) => m.id).sort();
 
     test("an enqueued message lists whole, pending and due at once, oldest first", async () => {
       const later = aMail({ to: "bo@example.com", html: "<p>Hi</p>", createdAt: at(2) });
@@ -86,7 +85,11 @@ export function mailOutboxContract(target: () => ContractTarget) {
       for (const m of [pending, other, sent]) await outbox().enqueue(m);
       await outbox().markSent(sent.id, at(1), null);
       expect(await target().uow.transaction((tx) => tx.outbox.markSuppressed({ to: "bounce@example.com" }))).toBe(1);
-      expect(Object.fromEntries((await outbox().list()).map((m) => [m.id, m.status]))).toEqual({ [pending.id]: "suppressed", [other.id]: "pending", [sent.id]: "sent" });
+      expect(Object.fromEntries((await outbox().list()).map((m) => [m.id, m.status]))).toEqual({
+        [pending.id]: "suppressed",
+        [other.id]: "pending",
+        [sent.id]: "sent",
+      });
       expect(await claimIds(forever, forever)).toEqual([other.id]);
     });
 
@@ -95,9 +98,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
       await outbox().markFailed(mail.id, "451 try later", at(30));
-      expect(await outbox().list()).toEqual([
-        expect.objectContaining({ status: "pending", attempts: 1, nextAttemptAt: at(30), lastError: "451 try later" }),
-      ]);
+      expect(await outbox().list()).toEqual([expect.objectContaining({ status: "pending", attempts: 1, nextAttemptAt: at(30), lastError: "451 try later" })]);
       expect(await claimIds(at(29), at(300))).toEqual([]);
       const [retry] = await outbox().claimDue(at(30), at(330), 10);
       expect(retry).toMatchObject({ id: mail.id, attempts: 2, lastError: "451 try later" });
@@ -108,9 +109,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
       await outbox().markFailed(mail.id, "550 no such user", null);
-      expect(await outbox().list()).toEqual([
-        expect.objectContaining({ id: mail.id, status: "failed", attempts: 1, lastError: "550 no such user" }),
-      ]);
+      expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "failed", attempts: 1, lastError: "550 no such user" })]);
       expect(await claimIds(forever, forever)).toEqual([]);
     });
   });

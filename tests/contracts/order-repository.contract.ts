@@ -23,7 +23,11 @@ export function orderRepositoryContract(target: () => ContractTarget) {
           orderNumber: `SF-20261123-${String(sequence).padStart(4, "0")}`,
           userId: user.id,
           itemIds: products.map(() => cuid2Ids.next()),
-          lines: products.map((p, i) => ({ productId: p.id, quantity: i + 1, product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price } })),
+          lines: products.map((p, i) => ({
+            productId: p.id,
+            quantity: i + 1,
+            product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price },
+          })),
           shippingAddress: address,
           billingAddress: billing,
           tax: 123,
@@ -52,7 +56,13 @@ export function orderRepositoryContract(target: () => ContractTarget) {
         ...order,
         items: order.items.map((item, i) => ({
           ...item,
-          product: { id: products[i]!.id, name: i === 0 ? "Ghost Pepper Reserve" : "Verde", slug: products[i]!.slug, featuredImage: products[i]!.featuredImage, heatLevel: products[i]!.heatLevel },
+          product: {
+            id: products[i]!.id,
+            name: i === 0 ? "Ghost Pepper Reserve" : "Verde",
+            slug: products[i]!.slug,
+            featuredImage: products[i]!.featuredImage,
+            heatLevel: products[i]!.heatLevel,
+          },
         })),
       };
       expect(await repo().findById(order.id)).toEqual(expected);
@@ -84,7 +94,11 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       const { user, products } = await aShopper();
       const other = aUser();
       await target().repos.users.create(other);
-      const [a, b, c] = [await stored(user, products), await stored(user, products, { status: "CANCELLED" }), await stored(user, products, { paymentStatus: "FAILED" })];
+      const [a, b, c] = [
+        await stored(user, products),
+        await stored(user, products, { status: "CANCELLED" }),
+        await stored(user, products, { paymentStatus: "FAILED" }),
+      ];
       await stored(other, products);
       const ids = async (filter: Partial<Parameters<ReturnType<typeof repo>["list"]>[0]>) => {
         const result = await repo().list({ skip: 0, take: null, sortOrder: "desc", userId: user.id, ...filter });
@@ -105,7 +119,13 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       const later = new Date("2026-11-24T08:00:00Z");
       await repo().update(order.id, { status: "SHIPPED", trackingNumber: "1Z999", stripePaymentIntentId: "pi_123", updatedAt: later });
       await target().uow.transaction(async (tx) => {
-        expect(await tx.orders.lock(order.id)).toEqual({ ...order, status: "SHIPPED", trackingNumber: "1Z999", stripePaymentIntentId: "pi_123", updatedAt: later });
+        expect(await tx.orders.lock(order.id)).toEqual({
+          ...order,
+          status: "SHIPPED",
+          trackingNumber: "1Z999",
+          stripePaymentIntentId: "pi_123",
+          updatedAt: later,
+        });
         expect(await tx.orders.lock("z12345678901234567890123")).toBeNull();
       });
     });

@@ -55,7 +55,11 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
         status: "requires_payment_method",
         lastError: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." },
       });
-      expect((await confirm(intent, "pm_card_chargeDeclinedInsufficientFunds")).lastError).toEqual({ code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds." });
+      expect((await confirm(intent, "pm_card_chargeDeclinedInsufficientFunds")).lastError).toEqual({
+        code: "card_declined",
+        declineCode: "insufficient_funds",
+        message: "Your card has insufficient funds.",
+      });
       expect(await confirm(intent, "pm_card_visa")).toMatchObject({ status: "succeeded", lastError: null });
     });
 
@@ -74,7 +78,10 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
 
       const refused = await confirm(await anIntent(), "pm_card_threeDSecure2Required");
       target().completeAction(refused.id, false);
-      expect(await gateway().retrieveIntent(refused.id)).toMatchObject({ status: "requires_payment_method", lastError: { code: "payment_intent_authentication_failure" } });
+      expect(await gateway().retrieveIntent(refused.id)).toMatchObject({
+        status: "requires_payment_method",
+        lastError: { code: "payment_intent_authentication_failure" },
+      });
     });
 
     test("an unknown payment method is the caller's mistake: payment.invalid_method, named", async () => {

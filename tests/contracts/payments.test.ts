@@ -16,7 +16,10 @@ describe("Stripe adapter on the Stripe-shaped test server", () => {
   let target: ProcessorTarget;
   beforeAll(async () => {
     server = await startStripeTestServer();
-    target = { gateway: createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: server.url }), silentLogger), completeAction: server.completeAction };
+    target = {
+      gateway: createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: server.url }), silentLogger),
+      completeAction: server.completeAction,
+    };
   });
   afterAll(() => server.close());
   paymentGatewayContract(() => target);

@@ -39,8 +39,7 @@ export function productRepositoryContract(target: () => ContractTarget) {
       await repo().create(aProduct({ name: "Ghost Pepper Fury", description: "Smoky." }));
       await repo().create(aProduct({ name: "Verde", description: "Tangy tomatillo and GHOST chili." }));
       await repo().create(aProduct({ name: "100% Habanero", description: "Pure." }));
-      const names = async (search: string) =>
-        (await repo().list({ ...everything, search, sort: "name_asc" })).items.map((p) => p.name);
+      const names = async (search: string) => (await repo().list({ ...everything, search, sort: "name_asc" })).items.map((p) => p.name);
       expect(await names("ghost")).toEqual(["Ghost Pepper Fury", "Verde"]);
       expect(await names("100%")).toEqual(["100% Habanero"]);
       expect(await names("%")).toEqual(["100% Habanero"]);
@@ -51,8 +50,7 @@ export function productRepositoryContract(target: () => ContractTarget) {
       await repo().create(aProduct({ name: "Mild", heatLevel: 0, price: 599 }));
       await repo().create(aProduct({ name: "Medium", heatLevel: 3, price: 1299 }));
       await repo().create(aProduct({ name: "Hot", heatLevel: 3, price: 2450 }));
-      const names = async (q: Partial<ProductQuery>) =>
-        (await repo().list({ ...everything, sort: "price_asc", ...q })).items.map((p) => p.name);
+      const names = async (q: Partial<ProductQuery>) => (await repo().list({ ...everything, sort: "price_asc", ...q })).items.map((p) => p.name);
       expect(await names({ heatLevel: 3 })).toEqual(["Medium", "Hot"]);
       expect(await names({ minPrice: 1299 })).toEqual(["Medium", "Hot"]);
       expect(await names({ maxPrice: 1299 })).toEqual(["Mild", "Medium"]);
@@ -63,8 +61,7 @@ export function productRepositoryContract(target: () => ContractTarget) {
       await repo().create(aProduct({ name: "bravo", price: 500, heatLevel: 5, createdAt: new Date("2026-01-02") }));
       await repo().create(aProduct({ name: "Alpha", price: 900, heatLevel: 1, createdAt: new Date("2026-01-03") }));
       await repo().create(aProduct({ name: "Charlie", price: 700, heatLevel: 3, createdAt: new Date("2026-01-01") }));
-      const order = async (sort: ProductQuery["sort"]) =>
-        (await repo().list({ ...everything, sort })).items.map((p) => p.name);
+      const order = async (sort: ProductQuery["sort"]) => (await repo().list({ ...everything, sort })).items.map((p) => p.name);
       expect(await order("newest")).toEqual(["Alpha", "bravo", "Charlie"]);
       expect(await order("price_asc")).toEqual(["bravo", "Charlie", "Alpha"]);
       expect(await order("price_desc")).toEqual(["Alpha", "Charlie", "bravo"]);
@@ -180,7 +177,15 @@ export function productRepositoryContract(target: () => ContractTarget) {
       const b = aProduct({ inventory: 2 });
       for (const p of [a, b]) await repo().create(p);
       const at = new Date("2026-11-23T09:00:00Z");
-      expect(await repo().takeStock([{ productId: a.id, quantity: 3 }, { productId: b.id, quantity: 2 }], at)).toEqual([]);
+      expect(
+        await repo().takeStock(
+          [
+            { productId: a.id, quantity: 3 },
+            { productId: b.id, quantity: 2 },
+          ],
+          at,
+        ),
+      ).toEqual([]);
       expect(await repo().findById(a.id)).toMatchObject({ inventory: 2, updatedAt: at });
       expect((await repo().findById(b.id))?.inventory).toBe(0);
     });
@@ -190,10 +195,14 @@ export function productRepositoryContract(target: () => ContractTarget) {
       const short = aProduct({ name: "Scarce", inventory: 1 });
       const offSale = aProduct({ name: "Retired", inventory: 9, isActive: false });
       for (const p of [enough, short, offSale]) await repo().create(p);
-      const shortfalls = await target().uow
-        .transaction(async (tx) => {
+      const shortfalls = await target()
+        .uow.transaction(async (tx) => {
           const found = await tx.products.takeStock(
-            [{ productId: enough.id, quantity: 1 }, { productId: short.id, quantity: 2 }, { productId: offSale.id, quantity: 1 }],
+            [
+              { productId: enough.id, quantity: 1 },
+              { productId: short.id, quantity: 2 },
+              { productId: offSale.id, quantity: 1 },
+            ],
             new Date(),
           );
           // A caller gives the transaction up when any line is short: the others were taken.

@@ -20,7 +20,9 @@ export function sessionRepositoryContract(target: () => ContractTarget) {
     }
 
     test("a created session reads back whole, starting on a whole second and lasting 30 days", async () => {
-      const { sessions: [session] } = await sessionsOf(1);
+      const {
+        sessions: [session],
+      } = await sessionsOf(1);
       expect(await repo().findById(session!.id)).toEqual({
         id: session!.id,
         userId: session!.userId,
@@ -32,7 +34,9 @@ export function sessionRepositoryContract(target: () => ContractTarget) {
     });
 
     test("revoke ends one session once; the others of the user live on", async () => {
-      const { sessions: [one, two] } = await sessionsOf(2);
+      const {
+        sessions: [one, two],
+      } = await sessionsOf(2);
       expect(await repo().revoke(one!.id, later)).toBe(true);
       expect(await repo().revoke(one!.id, new Date("2026-03-03T00:00:00Z"))).toBe(false);
       expect(await repo().revoke("no-such-session", later)).toBe(false);
@@ -41,7 +45,9 @@ export function sessionRepositoryContract(target: () => ContractTarget) {
     });
 
     test("purgeEnded deletes expired and revoked sessions, and only those", async () => {
-      const { sessions: [live, revoked, expiring] } = await sessionsOf(3);
+      const {
+        sessions: [live, revoked, expiring],
+      } = await sessionsOf(3);
       await repo().revoke(revoked!.id, later);
       expect(await repo().purgeEnded(later)).toBe(1);
       expect(await repo().findById(revoked!.id)).toBeNull();

@@ -31,13 +31,17 @@ describe("addresses an order ships to (decisions §2)", () => {
       { field: "state", message: "must be a US state code (two letters, e.g. TX)" },
       { field: "postalCode", message: "must be a ZIP code (12345 or 12345-6789)" },
     ]);
-    expect(addressProblems(normalizeAddress({ address1: "10 Downing St", city: "London", state: "Greater London", postalCode: "SW1A 2AA", country: "gb" }))).toEqual([]);
+    expect(
+      addressProblems(normalizeAddress({ address1: "10 Downing St", city: "London", state: "Greater London", postalCode: "SW1A 2AA", country: "gb" })),
+    ).toEqual([]);
   });
 
   test("the country is one ISO 3166-1 assigns: a made-up or reserved code (XX, UK, EU) is a problem naming it", () => {
     const london = { address1: "10 Downing St", city: "London", state: "Greater London", postalCode: "SW1A 2AA" };
     for (const country of ["XX", "uk", "EU", "ZZ"]) {
-      expect(addressProblems(normalizeAddress({ ...london, country }))).toEqual([{ field: "country", message: "must be an ISO 3166-1 alpha-2 country code (e.g. US, CA)" }]);
+      expect(addressProblems(normalizeAddress({ ...london, country }))).toEqual([
+        { field: "country", message: "must be an ISO 3166-1 alpha-2 country code (e.g. US, CA)" },
+      ]);
     }
     for (const country of ["GB", "ca", "AX", "ZW"]) expect(addressProblems(normalizeAddress({ ...london, country }))).toEqual([]);
     expect(COUNTRY_CODES.size).toBe(249);

@@ -2,11 +2,13 @@ import { expect, test } from "bun:test";
 import { ORDER_NUMBER_ALPHABET, orderNumber, parseOrderNumber } from "../../src/domain/order-number.ts";
 
 /** Randomness that answers from a script, so the suffix is known. */
-const scripted = (...values: number[]) => (n: number) => {
-  const value = values.shift() ?? 0;
-  if (value >= n) throw new Error(`asked below ${n}, scripted ${value}`);
-  return value;
-};
+const scripted =
+  (...values: number[]) =>
+  (n: number) => {
+    const value = values.shift() ?? 0;
+    if (value >= n) throw new Error(`asked below ${n}, scripted ${value}`);
+    return value;
+  };
 
 test("PREFIX-YYYYMMDD-XXXX with the date in UTC, not the server's zone", () => {
   // 23:30 in New York on the 31st is already the 1st in UTC.

@@ -90,7 +90,11 @@ describe("payability (decisions §4: PENDING, and payment PENDING or FAILED)", (
   for (const status of ORDER_STATUSES) {
     for (const paymentStatus of PAYMENT_STATUSES) {
       const expected =
-        paymentStatus === "PAID" ? "order.already_paid" : status === "PENDING" && (paymentStatus === "PENDING" || paymentStatus === "FAILED") ? null : "order.not_payable";
+        paymentStatus === "PAID"
+          ? "order.already_paid"
+          : status === "PENDING" && (paymentStatus === "PENDING" || paymentStatus === "FAILED")
+            ? null
+            : "order.not_payable";
       test(`${status}/${paymentStatus} → ${expected ?? "payable"}`, () => {
         expect(payability({ status, paymentStatus })).toBe(expected);
       });
@@ -146,8 +150,26 @@ describe("a new order", () => {
       stripePaymentIntentId: null,
     });
     expect(order.items).toEqual([
-      { id: "i1", productId: "p1", productName: "Sauce p1", productSku: "SKU-p1", productImage: "https://img.example.com/p1.jpg", quantity: 2, unitPrice: 1299, totalPrice: 2598 },
-      { id: "i2", productId: "p2", productName: "Sauce p2", productSku: "SKU-p2", productImage: "https://img.example.com/p2.jpg", quantity: 1, unitPrice: 899, totalPrice: 899 },
+      {
+        id: "i1",
+        productId: "p1",
+        productName: "Sauce p1",
+        productSku: "SKU-p1",
+        productImage: "https://img.example.com/p1.jpg",
+        quantity: 2,
+        unitPrice: 1299,
+        totalPrice: 2598,
+      },
+      {
+        id: "i2",
+        productId: "p2",
+        productName: "Sauce p2",
+        productSku: "SKU-p2",
+        productImage: "https://img.example.com/p2.jpg",
+        quantity: 1,
+        unitPrice: 899,
+        totalPrice: 899,
+      },
     ]);
   });
 

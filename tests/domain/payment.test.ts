@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { ORDER_STATUSES, ORDER_TRANSITIONS, type Order, PAYMENT_STATUSES, PAYMENT_TRANSITIONS, reaches } from "../../src/domain/order.ts";
-import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent, beginPaymentAttempt, confirmationOutcome, eventOfIntent, processorEventEffect } from "../../src/domain/payment.ts";
+import {
+  PAYMENT_ATTEMPT_ABANDONED_MS,
+  type ProcessorEvent,
+  beginPaymentAttempt,
+  confirmationOutcome,
+  eventOfIntent,
+  processorEventEffect,
+} from "../../src/domain/payment.ts";
 
 type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia" | "paidReference">;
 const pending: State = { status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null, paidReference: null };
@@ -55,7 +62,14 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a paid order never goes back: a failure or cancellation after the success changes nothing", () => {
     for (const late of [failed, canceled]) {
-      const paid = { status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
+      const paid = {
+        status: "CONFIRMED",
+        paymentStatus: "PAID",
+        stripePaymentIntentId: "pi_1",
+        total: 2079,
+        paidVia: "stripe",
+        paidReference: "pi_1",
+      } as const;
       expect(processorEventEffect(paid, late)).toMatchObject({ changes: {}, ignored: "payment is already PAID" });
     }
   });
@@ -72,17 +86,31 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("every delivery order of success, a duplicate and a refund, mixed with stale failures, ends the same", () => {
     const ends = permutations([succeeded, succeeded, refunded, failed]).map((order) => JSON.stringify(settle(pending, order)));
-    expect(new Set(ends)).toEqual(new Set([JSON.stringify({ ...pending, status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1", restocked: 1, refundedLate: 0 })]));
+    expect(new Set(ends)).toEqual(
+      new Set([
+        JSON.stringify({ ...pending, status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1", restocked: 1, refundedLate: 0 }),
+      ]),
+    );
   });
 
   test("a refund after shipping keeps the goods out of stock", () => {
     const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(shipped, refunded)).toEqual({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1" }, restock: false, refundLatePayment: false, ignored: null, flagged: false });
+    expect(processorEventEffect(shipped, refunded)).toEqual({
+      changes: { status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1" },
+      restock: false,
+      refundLatePayment: false,
+      ignored: null,
+      flagged: false,
+    });
   });
 
   test("a partial refund leaves the order as it is", () => {
     const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(paid, { ...refunded, fully: false })).toMatchObject({ changes: {}, restock: false, ignored: "a partial refund leaves the order as it is" });
+    expect(processorEventEffect(paid, { ...refunded, fully: false })).toMatchObject({
+      changes: {},
+      restock: false,
+      ignored: "a partial refund leaves the order as it is",
+    });
   });
 
   test("money for an order that already ended is sent back, and the order stays ended", () => {
@@ -104,8 +132,14 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("a failure of an intent the order no longer uses is stale", () => {
-    expect(processorEventEffect({ ...pending, stripePaymentIntentId: "pi_2" }, failed)).toMatchObject({ changes: {}, ignored: "not the order's current payment intent" });
-    expect(processorEventEffect({ ...pending, stripePaymentIntentId: null }, canceled)).toMatchObject({ changes: {}, ignored: "not the order's current payment intent" });
+    expect(processorEventEffect({ ...pending, stripePaymentIntentId: "pi_2" }, failed)).toMatchObject({
+      changes: {},
+      ignored: "not the order's current payment intent",
+    });
+    expect(processorEventEffect({ ...pending, stripePaymentIntentId: null }, canceled)).toMatchObject({
+      changes: {},
+      ignored: "not the order's current payment intent",
+    });
   });
 
   test("a success moves only a PENDING order to CONFIRMED: an unpaid order staff moved on keeps its status, whatever order events arrive in", () => {
@@ -114,7 +148,9 @@ describe("processor events, applied monotonically (decisions §8)", () => {
       expect(processorEventEffect(movedOn, succeeded)).toMatchObject({ changes: { paymentStatus: "PAID", stripePaymentIntentId: "pi_1" }, ignored: null });
       expect(processorEventEffect(movedOn, succeeded).changes).not.toHaveProperty("status");
       const ends = new Set(permutations([succeeded, succeeded, failed]).map((order) => JSON.stringify(settle(movedOn, order))));
-      expect([...ends]).toEqual([JSON.stringify({ ...movedOn, paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1", restocked: 0, refundedLate: 0 })]);
+      expect([...ends]).toEqual([
+        JSON.stringify({ ...movedOn, paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1", restocked: 0, refundedLate: 0 }),
+      ]);
     }
   });
 
@@ -127,7 +163,8 @@ describe("processor events, applied monotonically (decisions §8)", () => {
           let state = { ...start, restocked: 0, refundedLate: 0 };
           for (const event of order) {
             const next = settle(state, [event]);
-            if (state.status !== "CANCELLED" && state.status !== "REFUNDED" && next.status !== state.status) expect(rank(next.status)).toBeGreaterThan(rank(state.status));
+            if (state.status !== "CANCELLED" && state.status !== "REFUNDED" && next.status !== state.status)
+              expect(rank(next.status)).toBeGreaterThan(rank(state.status));
             state = { ...next, restocked: state.restocked + next.restocked, refundedLate: state.refundedLate + next.refundedLate };
           }
           return JSON.stringify({ status: state.status, paymentStatus: state.paymentStatus, restocked: state.restocked });
@@ -138,8 +175,15 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("money for another amount or currency is flagged, never applied", () => {
-    expect(processorEventEffect(pending, { ...succeeded, amount: 1 })).toMatchObject({ changes: {}, flagged: true, ignored: "paid 1 usd, but the order's total is 2079 usd: not applied" });
-    expect(processorEventEffect(pending, { ...succeeded, currency: "EUR" })).toMatchObject({ flagged: true, ignored: "paid 2079 eur, but the order's total is 2079 usd: not applied" });
+    expect(processorEventEffect(pending, { ...succeeded, amount: 1 })).toMatchObject({
+      changes: {},
+      flagged: true,
+      ignored: "paid 1 usd, but the order's total is 2079 usd: not applied",
+    });
+    expect(processorEventEffect(pending, { ...succeeded, currency: "EUR" })).toMatchObject({
+      flagged: true,
+      ignored: "paid 2079 eur, but the order's total is 2079 usd: not applied",
+    });
   });
 
   test("a second intent's money for an order already paid is sent back, and flagged; its refund then moves nothing", () => {
@@ -152,15 +196,28 @@ describe("processor events, applied monotonically (decisions §8)", () => {
       flagged: true,
     });
     expect(processorEventEffect(paid, succeeded)).toMatchObject({ refundLatePayment: false, flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paid, { ...refunded, intentId: "pi_2" })).toMatchObject({ changes: {}, restock: false, ignored: "a refund of a payment the order was not paid with (pi_2): recorded" });
+    expect(processorEventEffect(paid, { ...refunded, intentId: "pi_2" })).toMatchObject({
+      changes: {},
+      restock: false,
+      ignored: "a refund of a payment the order was not paid with (pi_2): recorded",
+    });
   });
 
   test("paid through Square: a second Square payment is flagged, a redelivery is not; a Stripe refund of other money moves nothing", () => {
     const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" } as const;
     const square = { ...succeeded, processor: "square", intentId: "sq_1" };
     expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paidBySquare, { ...square, intentId: "sq_2" })).toMatchObject({ changes: {}, flagged: true, refundLatePayment: false, ignored: "paid again through square (sq_2), after square (sq_1): not applied" });
-    expect(processorEventEffect(paidBySquare, { ...refunded, intentId: "pi_other" })).toMatchObject({ changes: {}, restock: false, ignored: "a refund of a payment the order was not paid with (pi_other): recorded" });
+    expect(processorEventEffect(paidBySquare, { ...square, intentId: "sq_2" })).toMatchObject({
+      changes: {},
+      flagged: true,
+      refundLatePayment: false,
+      ignored: "paid again through square (sq_2), after square (sq_1): not applied",
+    });
+    expect(processorEventEffect(paidBySquare, { ...refunded, intentId: "pi_other" })).toMatchObject({
+      changes: {},
+      restock: false,
+      ignored: "a refund of a payment the order was not paid with (pi_other): recorded",
+    });
     expect(processorEventEffect(paidBySquare, refunded)).toMatchObject({ changes: {}, restock: false });
   });
 
@@ -175,15 +232,30 @@ describe("processor events, applied monotonically (decisions §8)", () => {
     });
     const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" } as const;
     expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paidBySquare, succeeded)).toMatchObject({ changes: {}, refundLatePayment: true, flagged: true, ignored: "paid again through stripe (pi_1), after square (sq_1): refunded" });
+    expect(processorEventEffect(paidBySquare, succeeded)).toMatchObject({
+      changes: {},
+      refundLatePayment: true,
+      flagged: true,
+      ignored: "paid again through stripe (pi_1), after square (sq_1): refunded",
+    });
     const paidByStripe = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(paidByStripe, square)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid again through square (sq_1), after stripe (pi_1): not applied" });
+    expect(processorEventEffect(paidByStripe, square)).toMatchObject({
+      changes: {},
+      refundLatePayment: false,
+      flagged: true,
+      ignored: "paid again through square (sq_1), after stripe (pi_1): not applied",
+    });
     for (const first of permutations([succeeded, square])) expect(settle(pending, first)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
   });
 
   test("money through another provider for an order that had ended is flagged, not applied", () => {
     const square = { ...succeeded, processor: "paypal", intentId: "CAPTURE-1" };
-    expect(processorEventEffect({ ...pending, status: "CANCELLED" }, square)).toMatchObject({ changes: {}, refundLatePayment: false, flagged: true, ignored: "paid through paypal after the order was CANCELLED: not applied" });
+    expect(processorEventEffect({ ...pending, status: "CANCELLED" }, square)).toMatchObject({
+      changes: {},
+      refundLatePayment: false,
+      flagged: true,
+      ignored: "paid through paypal after the order was CANCELLED: not applied",
+    });
   });
 
   test("a failure of an order that is no longer pending changes nothing", () => {
@@ -221,9 +293,18 @@ describe("starting an attempt at paying", () => {
 describe("what an intent says happened", () => {
   const intent = { id: "pi_1", amount: 2079, currency: "usd", lastError: null };
   test("succeeded, canceled and a declined attempt are events; waiting is none", () => {
-    expect(eventOfIntent({ ...intent, status: "succeeded" })).toEqual({ kind: "succeeded", processor: "stripe", intentId: "pi_1", amount: 2079, currency: "usd" });
+    expect(eventOfIntent({ ...intent, status: "succeeded" })).toEqual({
+      kind: "succeeded",
+      processor: "stripe",
+      intentId: "pi_1",
+      amount: 2079,
+      currency: "usd",
+    });
     expect(eventOfIntent({ ...intent, status: "canceled" })).toEqual({ kind: "canceled", intentId: "pi_1" });
-    expect(eventOfIntent({ ...intent, status: "requires_payment_method", lastError: { code: "card_declined", declineCode: null } })).toEqual({ kind: "failed", intentId: "pi_1" });
+    expect(eventOfIntent({ ...intent, status: "requires_payment_method", lastError: { code: "card_declined", declineCode: null } })).toEqual({
+      kind: "failed",
+      intentId: "pi_1",
+    });
     for (const status of ["requires_payment_method", "requires_action", "processing"] as const) expect(eventOfIntent({ ...intent, status })).toBeNull();
   });
 });
@@ -241,13 +322,19 @@ test("every processor event, on an order in any state, moves it only along the s
   let moved = 0;
   for (const status of ORDER_STATUSES) {
     for (const paymentStatus of PAYMENT_STATUSES) {
-      for (const [paidVia, stripePaymentIntentId] of [[null, "pi_1"], [null, null], ["stripe", "pi_1"], ["square", "pi_1"]] as const) {
+      for (const [paidVia, stripePaymentIntentId] of [
+        [null, "pi_1"],
+        [null, null],
+        ["stripe", "pi_1"],
+        ["square", "pi_1"],
+      ] as const) {
         const paidReference = paidVia === "square" ? "sq_1" : paidVia && "pi_1";
         const state: State = { status, paymentStatus, stripePaymentIntentId, total: 2079, paidVia, paidReference };
         for (const event of events) {
           const { changes } = processorEventEffect(state, event);
           if (changes.status) expect(reaches(ORDER_TRANSITIONS, status, changes.status)).toBe(true);
-          if (changes.paymentStatus && changes.paymentStatus !== paymentStatus) expect(reaches(PAYMENT_TRANSITIONS, paymentStatus, changes.paymentStatus)).toBe(true);
+          if (changes.paymentStatus && changes.paymentStatus !== paymentStatus)
+            expect(reaches(PAYMENT_TRANSITIONS, paymentStatus, changes.paymentStatus)).toBe(true);
           if (changes.status || changes.paymentStatus) moved++;
         }
       }

@@ -40,10 +40,21 @@ describe("order totals", () => {
 describe("addresses", () => {
   test("country defaults to US, codes are upper-cased, an empty second line is dropped, and Puerto Rico ships as the state PR", () => {
     expect(normalizeAddress({ address1: "1 Main St", address2: "", city: "Austin", state: "tx", postalCode: "78701" })).toEqual({
-      address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US",
+      address1: "1 Main St",
+      address2: null,
+      city: "Austin",
+      state: "TX",
+      postalCode: "78701",
+      country: "US",
     });
-    expect(normalizeAddress({ address1: "1 Calle Sol", city: "San Juan", state: "San Juan", postalCode: "00901", country: "pr" })).toMatchObject({ country: "US", state: "PR" });
-    expect(normalizeAddress({ address1: "1 Queen St", city: "Toronto", state: "on", postalCode: "M5H 2N2", country: "ca" })).toMatchObject({ country: "CA", state: "on" });
+    expect(normalizeAddress({ address1: "1 Calle Sol", city: "San Juan", state: "San Juan", postalCode: "00901", country: "pr" })).toMatchObject({
+      country: "US",
+      state: "PR",
+    });
+    expect(normalizeAddress({ address1: "1 Queen St", city: "Toronto", state: "on", postalCode: "M5H 2N2", country: "ca" })).toMatchObject({
+      country: "CA",
+      state: "on",
+    });
   });
 
   test("a US address needs a state code and a ZIP; others are taken as written", () => {

@@ -32,11 +32,18 @@ describe("passwordProblem", () => {
 describe("e-mail addresses", () => {
   test("are compared trimmed and lowercased", () => {
     expect(normalizeEmail("  Ada@Example.COM ")).toBe("ada@example.com");
-    expect(newUser({ id: "u", email: " Ada@Example.COM", passwordHash: null, role: "CUSTOMER", isEmailVerified: false, at: new Date(0) }).email).toBe("ada@example.com");
+    expect(newUser({ id: "u", email: " Ada@Example.COM", passwordHash: null, role: "CUSTOMER", isEmailVerified: false, at: new Date(0) }).email).toBe(
+      "ada@example.com",
+    );
   });
 
-  test.each([["ada@example.com", null], [" Ada@Example.co.uk ", null], ["not-an-email", "Invalid email address"], ["a@b", "Invalid email address"], ["a b@c.de", "Invalid email address"], [`${"a".repeat(64)}@example.com`, null], [`${"a".repeat(65)}@example.com`, "Invalid email address"]])(
-    "emailProblem(%p) → %p",
-    (email, problem) => expect(emailProblem(email)).toBe(problem),
-  );
+  test.each([
+    ["ada@example.com", null],
+    [" Ada@Example.co.uk ", null],
+    ["not-an-email", "Invalid email address"],
+    ["a@b", "Invalid email address"],
+    ["a b@c.de", "Invalid email address"],
+    [`${"a".repeat(64)}@example.com`, null],
+    [`${"a".repeat(65)}@example.com`, "Invalid email address"],
+  ])("emailProblem(%p) → %p", (email, problem) => expect(emailProblem(email)).toBe(problem));
 });

@@ -66,7 +66,10 @@ describe("POST /api/auth/callback/credentials", () => {
 
   test("bad credentials are 401 with one message; the sixth try in 15 minutes is 429", async () => {
     await t.call("POST", "/api/auth/register", { body: { email: "ada@example.com", password: "correct horse" } });
-    for (const body of [{ email: "ada@example.com", password: "wrong" }, { email: "ghost@example.com", password: "whatever" }]) {
+    for (const body of [
+      { email: "ada@example.com", password: "wrong" },
+      { email: "ghost@example.com", password: "whatever" },
+    ]) {
       const res = await t.call("POST", "/api/auth/callback/credentials", { body });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ error: "Invalid email or password" });
@@ -110,7 +113,8 @@ describe("sessions", () => {
 
   test("sign-out with a Bearer token ends that session; other sessions of the account live on", async () => {
     const me = await signedInAs(t);
-    const laptop = sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).headers) ?? "";
+    const laptop =
+      sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).headers) ?? "";
     expect((await t.call("POST", "/api/auth/signout", { headers: { authorization: `Bearer ${me.token}` } })).status).toBe(200);
     expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
     expect((await t.call("GET", "/api/users/me", { headers: { cookie: laptop } })).status).toBe(200);
@@ -118,7 +122,8 @@ describe("sessions", () => {
 
   test('{ "everywhere": true } ends every session of the account', async () => {
     const me = await signedInAs(t);
-    const laptop = sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).headers) ?? "";
+    const laptop =
+      sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: me.password } })).headers) ?? "";
     const res = await t.call("POST", "/api/auth/signout", { body: { everywhere: true }, headers: me.headers });
     expect(res.status).toBe(200);
     for (const cookie of [me.cookie, laptop]) expect((await t.call("GET", "/api/users/me", { headers: { cookie } })).status).toBe(401);
@@ -214,7 +219,10 @@ describe("sessions", () => {
     expect(foreign.body.error).toBe("Cross-site request refused");
     const same = await t.call("PUT", "/api/users/me", { ...change, headers: { ...me.headers, origin: "http://localhost:3000" } });
     expect(same.status).toBe(200);
-    const bearer = await t.call("PUT", "/api/users/me", { ...change, headers: { authorization: `Bearer ${me.cookie.split("=")[1]}`, origin: "https://evil.example" } });
+    const bearer = await t.call("PUT", "/api/users/me", {
+      ...change,
+      headers: { authorization: `Bearer ${me.cookie.split("=")[1]}`, origin: "https://evil.example" },
+    });
     expect(bearer.status).toBe(200);
   });
 
@@ -229,7 +237,10 @@ describe("sessions", () => {
   test("a sign-in in the same second as a password change, after it, is not ended with the old sessions", async () => {
     const me = await signedInAs(t);
     t.deps.clock.set(new Date("2026-11-22T12:00:05.300Z"));
-    const changed = await t.call("POST", "/api/users/password", { body: { currentPassword: me.password, newPassword: "a brand new one" }, headers: me.headers });
+    const changed = await t.call("POST", "/api/users/password", {
+      body: { currentPassword: me.password, newPassword: "a brand new one" },
+      headers: me.headers,
+    });
     expect(changed.status).toBe(200);
     t.deps.clock.advance(200);
     const again = await t.call("POST", "/api/auth/callback/credentials", { body: { email: me.email, password: "a brand new one" } });
@@ -240,7 +251,14 @@ describe("sessions", () => {
 
   test("a demotion written straight to the database (the CLI, another instance) takes effect within 30 s, no sign-in needed", async () => {
     const staff = await signedInAs(t, "STAFF");
-    const product = (n: number) => ({ name: `Sauce ${n}`, sku: `S-${n}`, price: 9.99, featuredImage: "https://img.example.com/s.jpg", heatLevel: 2, inventory: 5 });
+    const product = (n: number) => ({
+      name: `Sauce ${n}`,
+      sku: `S-${n}`,
+      price: 9.99,
+      featuredImage: "https://img.example.com/s.jpg",
+      heatLevel: 2,
+      inventory: 5,
+    });
     expect((await t.call("POST", "/api/products", { body: product(1), headers: staff.headers })).status).toBe(201);
     await t.deps.repos.users.update(staff.id, { role: "CUSTOMER", updatedAt: t.deps.clock.now() });
     t.deps.clock.advance(30_001);
@@ -259,13 +277,17 @@ describe("sessions", () => {
     expect((await t.call("GET", "/api/users/me", { headers: { cookie: renewed } })).status).toBe(200);
     expect((await t.call("GET", "/api/users/me", { headers: { cookie: otherCookie } })).status).toBe(401);
     expect((await t.call("GET", "/api/users/me", { headers: me.headers })).status).toBe(401);
-    const wrong = await t.call("POST", "/api/users/password", { body: { currentPassword: "nope", newPassword: "another new one" }, headers: { cookie: renewed } });
+    const wrong = await t.call("POST", "/api/users/password", {
+      body: { currentPassword: "nope", newPassword: "another new one" },
+      headers: { cookie: renewed },
+    });
     expect(wrong.status).toBe(400);
   });
 
   test("guessing the current password with a session is 429 with Retry-After after five wrong tries", async () => {
     const me = await signedInAs(t);
-    const change = (currentPassword: string) => t.call("POST", "/api/users/password", { body: { currentPassword, newPassword: "a brand new one" }, headers: me.headers });
+    const change = (currentPassword: string) =>
+      t.call("POST", "/api/users/password", { body: { currentPassword, newPassword: "a brand new one" }, headers: me.headers });
     for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).status).toBe(400);
     const refused = await change(me.password);
     expect(refused.status).toBe(429);

@@ -49,13 +49,31 @@ describe("cart", () => {
           id: added.body.cartItem.id,
           productId: habanero.id,
           quantity: 2,
-          product: { id: habanero.id, name: "Habanero", slug: "habanero", price: 10.99, compareAtPrice: 12.99, featuredImage: habanero.featuredImage, heatLevel: 4, inventory: 12 },
+          product: {
+            id: habanero.id,
+            name: "Habanero",
+            slug: "habanero",
+            price: 10.99,
+            compareAtPrice: 12.99,
+            featuredImage: habanero.featuredImage,
+            heatLevel: 4,
+            inventory: 12,
+          },
         },
         {
           id: expect.any(String),
           productId: verde.id,
           quantity: 3,
-          product: { id: verde.id, name: "Verde", slug: "verde", price: 3.33, compareAtPrice: null, featuredImage: verde.featuredImage, heatLevel: 1, inventory: 99 },
+          product: {
+            id: verde.id,
+            name: "Verde",
+            slug: "verde",
+            price: 3.33,
+            compareAtPrice: null,
+            featuredImage: verde.featuredImage,
+            heatLevel: 1,
+            inventory: 99,
+          },
         },
       ],
       itemCount: 2,
@@ -177,9 +195,21 @@ describe("cart", () => {
   });
 
   test("every cart route needs a session", async () => {
-    for (const [method, path] of [["GET", "/api/cart"], ["POST", "/api/cart"], ["PUT", "/api/cart/z12345678901234567890123"], ["DELETE", "/api/cart/z12345678901234567890123"], ["POST", "/api/cart/items"], ["DELETE", "/api/cart/items/z12345678901234567890123"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/cart"],
+      ["POST", "/api/cart"],
+      ["PUT", "/api/cart/z12345678901234567890123"],
+      ["DELETE", "/api/cart/z12345678901234567890123"],
+      ["POST", "/api/cart/items"],
+      ["DELETE", "/api/cart/items/z12345678901234567890123"],
+    ] as const) {
       const res = await t.call(method, path, { body: method === "GET" || method === "DELETE" ? undefined : { productId: habanero.id, quantity: 1 } });
-      expect({ method, path, status: res.status, body: res.body }).toEqual({ method, path, status: 401, body: { error: "Unauthorized - authentication required" } });
+      expect({ method, path, status: res.status, body: res.body }).toEqual({
+        method,
+        path,
+        status: 401,
+        body: { error: "Unauthorized - authentication required" },
+      });
     }
   });
 });
@@ -193,7 +223,10 @@ describe("audit of cart changes", () => {
     const untrusting = createTestApp(createMemoryDeps(), { trustProxy: false });
     const someone = await signedInAs(untrusting);
     await untrusting.deps.repos.products.create(habanero);
-    await untrusting.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 1 }, headers: { ...someone.headers, "x-forwarded-for": "203.0.113.5" } });
+    await untrusting.call("POST", "/api/cart", {
+      body: { productId: habanero.id, quantity: 1 },
+      headers: { ...someone.headers, "x-forwarded-for": "203.0.113.5" },
+    });
     const entries = await untrusting.deps.repos.audit.list({ action: "cart.add" });
     // Through app.handle there is no socket, so an untrusted header leaves the address unknown.
     expect(entries).toEqual([expect.objectContaining({ userId: someone.id, ipAddress: null })]);

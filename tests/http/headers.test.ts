@@ -10,7 +10,13 @@ const SHOP = "https://shop.example.com";
 describe("headers on every answer (decisions §10)", () => {
   test("nosniff on successes, errors and the docs alike", async () => {
     const t = createTestApp();
-    for (const [method, path] of [["GET", "/api/products"], ["GET", "/api/nowhere"], ["GET", "/api/cart"], ["POST", "/api/cart"], ["GET", "/api/docs"]]) {
+    for (const [method, path] of [
+      ["GET", "/api/products"],
+      ["GET", "/api/nowhere"],
+      ["GET", "/api/cart"],
+      ["POST", "/api/cart"],
+      ["GET", "/api/docs"],
+    ]) {
       const res = await t.call(method!, path!);
       expect({ path, nosniff: res.headers.get("x-content-type-options") }).toEqual({ path, nosniff: "nosniff" });
     }
@@ -66,7 +72,9 @@ describe("CORS for the origins in CORS_ORIGINS (decisions §10)", () => {
   const corsHeaders = (headers: Headers) => [...headers.keys()].filter((k) => k.startsWith("access-control-"));
 
   test("a preflight from a listed origin is 204 with what it may send", async () => {
-    const res = await app().call("OPTIONS", "/api/cart", { headers: { origin: WEB, "access-control-request-method": "POST", "access-control-request-headers": "content-type" } });
+    const res = await app().call("OPTIONS", "/api/cart", {
+      headers: { origin: WEB, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
     expect(res.status).toBe(204);
     expect(Object.fromEntries([...res.headers].filter(([k]) => k.startsWith("access-control-") || k === "vary"))).toEqual({
       "access-control-allow-origin": WEB,
@@ -115,7 +123,9 @@ describe("the request log (decisions §10)", () => {
     await t.call("GET", "/api/products", { headers: { ...me.headers, "x-forwarded-for": "198.51.100.25" } });
     await t.call("PUT", "/api/users/me", { body: "{", headers: { ...me.headers, "x-forwarded-for": "198.51.100.26" } });
     await eventually(() => {
-      const requests = lines.filter((l) => l.event === "request" && String(l.ip).startsWith("198.51.100.")).sort((a, b) => String(a.ip).localeCompare(String(b.ip)));
+      const requests = lines
+        .filter((l) => l.event === "request" && String(l.ip).startsWith("198.51.100."))
+        .sort((a, b) => String(a.ip).localeCompare(String(b.ip)));
       expect(requests.map((l) => [l.path, l.status, l.ip, l.userId])).toEqual([
         ["/api/cart", 200, "198.51.100.23", me.id],
         ["/api/products", 200, "198.51.100.24", undefined],

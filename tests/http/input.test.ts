@@ -55,7 +55,11 @@ describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
   });
 
   test("forms are held to UTF-8 too: a stray byte in a multipart part, or %FF and an encoded surrogate in a URL-encoded one", async () => {
-    const multipart = Buffer.concat([Buffer.from('--XX\r\nContent-Disposition: form-data; name="email"\r\n\r\na'), Buffer.from([0xff]), Buffer.from("b\r\n--XX--\r\n")]);
+    const multipart = Buffer.concat([
+      Buffer.from('--XX\r\nContent-Disposition: form-data; name="email"\r\n\r\na'),
+      Buffer.from([0xff]),
+      Buffer.from("b\r\n--XX--\r\n"),
+    ]);
     const refused = await raw("POST", "/api/auth/callback/credentials", multipart, { "content-type": "multipart/form-data; boundary=XX" });
     expect(refused.status).toBe(400);
     for (const form of [`email=a%FFb&password=x`, `email=${encodeURIComponent(me.email)}&password=%ED%A0%80`]) {
@@ -67,7 +71,11 @@ describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
   test("control characters are refused (tab and line breaks aside), in any field", async () => {
     for (const name of ["Bell\u0007", "Esc\u001b[31m", "Del\u007f"]) {
       const res = await t.call("PUT", "/api/users/me", { body: { name }, headers: me.headers });
-      expect({ name, status: res.status, issues: res.body.details?.issues }).toEqual({ name, status: 400, issues: [{ path: "name", message: "must not contain control characters" }] });
+      expect({ name, status: res.status, issues: res.body.details?.issues }).toEqual({
+        name,
+        status: 400,
+        issues: [{ path: "name", message: "must not contain control characters" }],
+      });
     }
   });
 
@@ -80,14 +88,17 @@ describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
   test("a GET or HEAD that says it has a body is a 400: nothing would read it; the answer is as any other's (envelope, CORS)", async () => {
     // The fetch API will not build a GET with a body; the header is what a raw client sends with one.
     for (const method of ["GET", "HEAD"]) {
-      const withBody = await t.app.handle(new Request("http://localhost/api/products", { method, headers: { "content-length": "7", "content-type": "application/json" } }));
+      const withBody = await t.app.handle(
+        new Request("http://localhost/api/products", { method, headers: { "content-length": "7", "content-type": "application/json" } }),
+      );
       expect({ method, status: withBody.status }).toEqual({ method, status: 400 });
     }
     expect((await t.app.handle(new Request("http://localhost/api/products", { headers: { "content-length": "0" } }))).status).toBe(200);
 
     const web = "https://web.example.com";
     const withCors = createTestApp(createMemoryDeps(), { corsOrigins: [web] });
-    const getWithBody = (path: string) => withCors.app.handle(new Request(`http://localhost${path}`, { headers: { "content-length": "2", "content-type": "application/json", origin: web } }));
+    const getWithBody = (path: string) =>
+      withCors.app.handle(new Request(`http://localhost${path}`, { headers: { "content-length": "2", "content-type": "application/json", origin: web } }));
     const enveloped = await getWithBody("/api/products");
     expect(await enveloped.json()).toEqual({ success: false, data: null, error: "A GET request takes no body" });
     expect(enveloped.headers.get("access-control-allow-origin")).toBe(web);
@@ -142,7 +153,10 @@ describe("common passwords (decisions §10)", () => {
   test.each(["password1", "12345678", "Iloveyou"])("registering with %p is a 400 naming the password", async (password) => {
     const res = await t.call("POST", "/api/auth/register", { body: { email: "new@example.com", password } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Invalid request", details: { issues: [{ path: "password", message: "Password is too common; choose one that is harder to guess" }] } });
+    expect(res.body).toEqual({
+      error: "Invalid request",
+      details: { issues: [{ path: "password", message: "Password is too common; choose one that is harder to guess" }] },
+    });
   });
 
   test("a password change to one is a 400 naming newPassword, and the old password still works", async () => {
@@ -155,7 +169,10 @@ describe("common passwords (decisions §10)", () => {
 
 describe("media types", () => {
   test("a JSON route refuses a form or text body with 415 naming JSON, so a page elsewhere cannot post one without a preflight", async () => {
-    for (const [type, body] of [["application/x-www-form-urlencoded", "currentPassword=x&newPassword=y"], ["text/plain", '{"name":"x"}']] as const) {
+    for (const [type, body] of [
+      ["application/x-www-form-urlencoded", "currentPassword=x&newPassword=y"],
+      ["text/plain", '{"name":"x"}'],
+    ] as const) {
       const path = type === "text/plain" ? "/api/users/me" : "/api/users/password";
       const res = await t.call(type === "text/plain" ? "PUT" : "POST", path, { body, headers: { ...me.headers, "content-type": type } });
       expect({ type, status: res.status, accepted: res.body.details?.accepted }).toEqual({ type, status: 415, accepted: ["application/json"] });
@@ -165,7 +182,10 @@ describe("media types", () => {
   test("a body in another charset or a content encoding is 415, never read as UTF-8 JSON by mistake; UTF-8 said aloud is fine", async () => {
     const body = JSON.stringify({ name: "José" });
     const latin1 = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-type": "application/json; charset=latin1" });
-    expect([latin1.status, latin1.body]).toEqual([415, { success: false, data: null, error: "Unsupported content type", details: { charset: "latin1", accepted: ["utf-8"] } }]);
+    expect([latin1.status, latin1.body]).toEqual([
+      415,
+      { success: false, data: null, error: "Unsupported content type", details: { charset: "latin1", accepted: ["utf-8"] } },
+    ]);
     const gzip = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-encoding": "gzip" });
     expect([gzip.status, gzip.body.error]).toEqual([415, "Unsupported content encoding"]);
     const utf8 = await raw("PUT", "/api/users/me", body, { ...me.headers, "content-type": 'application/json; charset="UTF-8"' });
@@ -193,4 +213,3 @@ describe("media types", () => {
     expect(text.body.details.accepted).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]);
   });
 });
-

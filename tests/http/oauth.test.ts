@@ -81,7 +81,10 @@ describe("OAuth sign-in", () => {
     expect(setCookie).toContain("Secure");
     stub = stubProviders({ [APPLE_TOKEN]: () => tokenResponse({ sub: "apple-1", email: "ann@privaterelay.example", email_verified: "true" }) });
     const form = new URLSearchParams({ code: "c", state, user: JSON.stringify({ name: { firstName: "Ann", lastName: "Lee" } }) });
-    const res = await t.call("POST", "/api/auth/callback/apple", { body: form.toString(), headers: { cookie, "content-type": "application/x-www-form-urlencoded" } });
+    const res = await t.call("POST", "/api/auth/callback/apple", {
+      body: form.toString(),
+      headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(res.status).toBe(302);
     const user = [...t.deps.state.users.values()][0];
     expect(user).toMatchObject({ email: "ann@privaterelay.example", name: "Ann Lee", passwordHash: null, isEmailVerified: true });
@@ -90,7 +93,10 @@ describe("OAuth sign-in", () => {
   test("each provider returns one way only: a POST for GitHub or a GET for Apple is 405 with Allow, and the state stays usable", async () => {
     const github = await begin("github");
     const form = (state: string) => new URLSearchParams({ code: "c", state }).toString();
-    const posted = await t.call("POST", "/api/auth/callback/github", { body: form(github.state), headers: { cookie: github.cookie, "content-type": "application/x-www-form-urlencoded" } });
+    const posted = await t.call("POST", "/api/auth/callback/github", {
+      body: form(github.state),
+      headers: { cookie: github.cookie, "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(posted.status).toBe(405);
     expect(posted.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect(posted.body.error).toBe("Sign-in with github returns with GET");
@@ -153,7 +159,8 @@ describe("OAuth pre-hijacking over HTTP (decisions §10)", () => {
   test("the squatter's session on this very instance is 401 the moment the owner signs in with Google", async () => {
     const password = "squatter's password";
     await t.call("POST", "/api/auth/register", { body: { email: "victim@example.com", password } });
-    const squatter = sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: "victim@example.com", password } })).headers) ?? "";
+    const squatter =
+      sessionCookieOf((await t.call("POST", "/api/auth/callback/credentials", { body: { email: "victim@example.com", password } })).headers) ?? "";
     expect((await t.call("GET", "/api/users/me", { headers: { cookie: squatter } })).status).toBe(200);
 
     const { state, cookie } = await begin("google");
@@ -163,7 +170,10 @@ describe("OAuth pre-hijacking over HTTP (decisions §10)", () => {
     expect((await t.call("GET", "/api/users/me", { headers: { cookie: squatter } })).status).toBe(401);
     expect((await t.call("PUT", "/api/users/me", { body: { name: "Still here?" }, headers: { cookie: squatter } })).status).toBe(401);
     expect((await t.call("POST", "/api/auth/callback/credentials", { body: { email: "victim@example.com", password } })).status).toBe(401);
-    expect((await t.call("GET", "/api/users/me", { headers: { cookie: owner } })).body.data).toMatchObject({ email: "victim@example.com", hasPassword: false, isEmailVerified: true });
+    expect((await t.call("GET", "/api/users/me", { headers: { cookie: owner } })).body.data).toMatchObject({
+      email: "victim@example.com",
+      hasPassword: false,
+      isEmailVerified: true,
+    });
   });
 });
-

@@ -24,7 +24,9 @@ describe("the OpenAPI document (decisions §10)", () => {
 
   test("servers is PUBLIC_URL; named schemas sit in components.schemas", () => {
     expect(doc.servers).toEqual([{ url: SHOP, description: "This shop (PUBLIC_URL)" }]);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Product", "Location", "NearbyLocation", "Cart", "CartItem", "Profile", "SessionUser", "Error", "EnvelopeError"]));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(["Product", "Location", "NearbyLocation", "Cart", "CartItem", "Profile", "SessionUser", "Error", "EnvelopeError"]),
+    );
     const cart = doc.paths["/api/cart"].get.responses["200"].content["application/json"].schema;
     expect(cart).toEqual({ $ref: "#/components/schemas/Cart" });
   });
@@ -79,7 +81,10 @@ describe("the OpenAPI document (decisions §10)", () => {
     }
     expect(doc.components.responses.ServiceUnavailable.headers["Retry-After"].schema).toEqual({ type: "integer" });
     // A route's own shape stays its own: health's 503 is no error body.
-    expect(doc.paths["/api/health"].get.responses["503"].content["application/json"].schema.properties.status).toEqual({ type: "string", const: "unavailable" });
+    expect(doc.paths["/api/health"].get.responses["503"].content["application/json"].schema.properties.status).toEqual({
+      type: "string",
+      const: "unavailable",
+    });
     expect(doc.paths["/api/orders/{id}/status"].put.responses["409"]).toEqual({ $ref: "#/components/responses/Conflict" });
     for (const provider of ["stripe", "paypal", "square", "easypost", "resend"]) {
       expect(doc.paths[`/api/webhooks/${provider}`].post.responses["400"].description).toContain("`Invalid signature`");
@@ -99,7 +104,8 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(parameter("/api/locations/nearby", "lat")).toEqual({ type: "number", minimum: -90, maximum: 90 });
     expect(parameter("/api/locations/nearby", "radius")).toMatchObject({ type: "number", maximum: 500 });
     for (const { operation } of operations()) {
-      for (const p of operation.parameters ?? []) expect({ name: p.name, pattern: p.schema.pattern === "^-?\\d+(\\.\\d+)?$" }).toEqual({ name: p.name, pattern: false });
+      for (const p of operation.parameters ?? [])
+        expect({ name: p.name, pattern: p.schema.pattern === "^-?\\d+(\\.\\d+)?$" }).toEqual({ name: p.name, pattern: false });
     }
   });
 });

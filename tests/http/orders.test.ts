@@ -27,7 +27,12 @@ describe("POST /api/orders", () => {
     const lines = [await add(habanero.id, 2), await add(verde.id, 1)];
     const res = await placeOrder({ cartItemIds: lines, shippingAddress: texas, notes: "Gate code 1234" });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/), orderId: expect.any(String), orderNumber: expect.stringMatching(/^SF-\d{8}-[A-Z0-9]{4}$/), amount: 44.14 });
+    expect(res.body).toEqual({
+      clientSecret: expect.stringMatching(/^pi_\w+_secret_\w+$/),
+      orderId: expect.any(String),
+      orderNumber: expect.stringMatching(/^SF-\d{8}-[A-Z0-9]{4}$/),
+      amount: 44.14,
+    });
     expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount).toBe(0);
   });
 
@@ -154,7 +159,15 @@ describe("reading orders", () => {
     expect(Array.isArray(res.body)).toBe(true);
     expect(res.body.map((o: { id: string }) => o.id)).toEqual([...ids].reverse());
     expect(res.headers.get("x-total-count")).toBe("3");
-    expect(res.body[0]).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", subtotal: 12.99, shippingCost: 6.99, tax: 0.81, discountAmount: 0, total: 20.79 });
+    expect(res.body[0]).toMatchObject({
+      status: "PENDING",
+      paymentStatus: "PENDING",
+      subtotal: 12.99,
+      shippingCost: 6.99,
+      tax: 0.81,
+      discountAmount: 0,
+      total: 20.79,
+    });
   });
 
   test("skip and take page, sortOrder turns it round, status and paymentStatus filter (all means no filter)", async () => {
@@ -180,7 +193,17 @@ describe("reading orders", () => {
       billingAddress: { ...texas, address2: null, country: "US" },
       stripePaymentIntentId: expect.stringMatching(/^pi_/),
       trackingNumber: null,
-      items: [{ productId: habanero.id, productName: "Habanero", productSku: habanero.sku, quantity: 1, unitPrice: 12.99, totalPrice: 12.99, product: { id: habanero.id, slug: habanero.slug, heatLevel: habanero.heatLevel } }],
+      items: [
+        {
+          productId: habanero.id,
+          productName: "Habanero",
+          productSku: habanero.sku,
+          quantity: 1,
+          unitPrice: 12.99,
+          totalPrice: 12.99,
+          product: { id: habanero.id, slug: habanero.slug, heatLevel: habanero.heatLevel },
+        },
+      ],
     });
     const other = await signedInAs(t);
     expect((await t.call("GET", `/api/orders/${id}`, { headers: other.headers })).status).toBe(403);
@@ -196,12 +219,18 @@ describe("PUT /api/orders/:id/status", () => {
     const id = (await placeOrder({ cartItemIds: [await add(habanero.id, 2)], shippingAddress: texas })).body.orderId;
     const staff = await signedInAs(t, "STAFF");
     const move = (body: unknown) => t.call("PUT", `/api/orders/${id}/status`, { body, headers: staff.headers });
-    expect((await move({ status: "SHIPPED", trackingNumber: "1Z" })).body).toEqual({ error: "An order cannot move from PENDING to SHIPPED; allowed: CONFIRMED, CANCELLED", details: { from: "PENDING", to: "SHIPPED", allowed: ["CONFIRMED", "CANCELLED"] } });
+    expect((await move({ status: "SHIPPED", trackingNumber: "1Z" })).body).toEqual({
+      error: "An order cannot move from PENDING to SHIPPED; allowed: CONFIRMED, CANCELLED",
+      details: { from: "PENDING", to: "SHIPPED", allowed: ["CONFIRMED", "CANCELLED"] },
+    });
     expect((await move({ status: "CONFIRMED" })).body).toMatchObject({ id, status: "CONFIRMED" });
     expect((await move({ status: "PROCESSING" })).status).toBe(200);
     const untracked = await move({ status: "SHIPPED" });
     expect([untracked.status, untracked.body.error]).toEqual([400, "A tracking number is needed to ship an order"]);
-    expect((await move({ status: "SHIPPED", trackingNumber: " 1Z999AA10123456784 " })).body).toMatchObject({ status: "SHIPPED", trackingNumber: "1Z999AA10123456784" });
+    expect((await move({ status: "SHIPPED", trackingNumber: " 1Z999AA10123456784 " })).body).toMatchObject({
+      status: "SHIPPED",
+      trackingNumber: "1Z999AA10123456784",
+    });
     expect((await move({ status: "DELIVERED", carrier: "UPS" })).status).toBe(400);
     const overwrite = await move({ status: "DELIVERED", trackingNumber: "CHANGED" });
     expect([overwrite.status, overwrite.body.error]).toEqual([400, "A tracking number is set only when an order ships"]);
@@ -210,7 +239,13 @@ describe("PUT /api/orders/:id/status", () => {
 
   test("a processor failure is 500 Payment processing failed; what failed inside stays in the log", async () => {
     const deps = createMemoryDeps();
-    const refusing = createTestApp({ ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", { reason: "no such payment intent: pi_123" })) } });
+    const refusing = createTestApp({
+      ...deps,
+      payments: {
+        ...deps.payments,
+        refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", { reason: "no such payment intent: pi_123" })),
+      },
+    });
     await refusing.deps.repos.products.create(structuredClone(habanero));
     const shopper = await signedInAs(refusing);
     const line = (await refusing.call("POST", "/api/cart", { body: { productId: habanero.id, quantity: 1 }, headers: shopper.headers })).body.cartItem.id;

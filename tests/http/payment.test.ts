@@ -18,7 +18,10 @@ beforeEach(async () => {
 
 async function anOrder(shopper = me, app = t) {
   const line = (await app.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 2 }, headers: shopper.headers })).body.cartItem.id;
-  return (await app.call("POST", "/api/orders", { body: { cartItemIds: [line], shippingAddress: texas }, headers: shopper.headers })).body as { orderId: string; orderNumber: string };
+  return (await app.call("POST", "/api/orders", { body: { cartItemIds: [line], shippingAddress: texas }, headers: shopper.headers })).body as {
+    orderId: string;
+    orderNumber: string;
+  };
 }
 const pay = (body: unknown, headers: Record<string, string> = me.headers, app = t) => app.call("POST", "/api/payment", { body, headers });
 
@@ -32,7 +35,11 @@ describe("POST /api/payment", () => {
       paymentIntent: { id: expect.stringMatching(/^pi_/), status: "succeeded", clientSecret: expect.stringContaining("_secret_") },
       order: { id: orderId, orderNumber, paymentStatus: "PAID", status: "CONFIRMED" },
     });
-    expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: res.body.paymentIntent.id });
+    expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({
+      status: "CONFIRMED",
+      paymentStatus: "PAID",
+      stripePaymentIntentId: res.body.paymentIntent.id,
+    });
   });
 
   test("validation comes first, then the session: bad input is 400 naming the field, even for another's order", async () => {
@@ -61,13 +68,19 @@ describe("POST /api/payment", () => {
     const other = await anOrder();
     const staff = await signedInAs(t, "STAFF");
     await t.call("PUT", `/api/orders/${other.orderId}/status`, { body: { status: "CANCELLED" }, headers: staff.headers });
-    expect(await pay({ orderId: other.orderId, paymentMethodId: "pm_card_visa" })).toMatchObject({ status: 400, body: { error: "Order cannot be paid in its current status" } });
+    expect(await pay({ orderId: other.orderId, paymentMethodId: "pm_card_visa" })).toMatchObject({
+      status: 400,
+      body: { error: "Order cannot be paid in its current status" },
+    });
   });
 
   test("a decline is 402 with the code and decline code; the order stays payable; an unknown method is 400", async () => {
     const { orderId } = await anOrder();
     const declined = await pay({ orderId, paymentMethodId: "pm_card_chargeDeclinedInsufficientFunds" });
-    expect([declined.status, declined.body]).toEqual([402, { error: "Your card was declined.", details: { code: "card_declined", declineCode: "insufficient_funds" } }]);
+    expect([declined.status, declined.body]).toEqual([
+      402,
+      { error: "Your card was declined.", details: { code: "card_declined", declineCode: "insufficient_funds" } },
+    ]);
     expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
     expect(await pay({ orderId, paymentMethodId: "pm_card_bogus" })).toMatchObject({ status: 400, body: { error: "No such payment method: 'pm_card_bogus'" } });
     expect((await pay({ orderId, paymentMethodId: "pm_card_visa" })).body.success).toBe(true);
@@ -76,7 +89,11 @@ describe("POST /api/payment", () => {
   test("3-D Secure: 200 with success false, requires_action and the client secret to finish it", async () => {
     const { orderId } = await anOrder();
     const res = await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" });
-    expect(res.body).toMatchObject({ success: false, paymentIntent: { status: "requires_action", clientSecret: expect.stringContaining("_secret_") }, order: { paymentStatus: "PENDING", status: "PENDING" } });
+    expect(res.body).toMatchObject({
+      success: false,
+      paymentIntent: { status: "requires_action", clientSecret: expect.stringContaining("_secret_") },
+      order: { paymentStatus: "PENDING", status: "PENDING" },
+    });
   });
 });
 
@@ -91,7 +108,7 @@ describe("Idempotency-Key (decisions §4)", () => {
     expect([again.status, again.body]).toEqual([first.status, first.body]);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(first.headers.get("idempotent-replayed")).toBeNull();
-    expect((await t.deps.repos.audit.list({ action: "payment.succeeded" }))).toHaveLength(1);
+    expect(await t.deps.repos.audit.list({ action: "payment.succeeded" })).toHaveLength(1);
   });
 
   test("a decline is kept too: the same key gives the same 402; a new key tries again", async () => {
@@ -100,7 +117,7 @@ describe("Idempotency-Key (decisions §4)", () => {
     expect((await pay(declined, withKey("k-decline"))).status).toBe(402);
     const replay = await pay(declined, withKey("k-decline"));
     expect([replay.status, replay.body.details]).toEqual([402, { code: "card_declined", declineCode: "generic_decline" }]);
-    expect((await t.deps.repos.audit.list({ action: "payment.failed" }))).toHaveLength(1);
+    expect(await t.deps.repos.audit.list({ action: "payment.failed" })).toHaveLength(1);
   });
 
   test("the same key with another body is 422; keys are each user's own", async () => {
@@ -118,7 +135,11 @@ describe("Idempotency-Key (decisions §4)", () => {
     let down = true;
     const flaky = createTestApp({
       ...deps,
-      payments: { ...deps.payments, confirmIntent: (...args: Parameters<typeof deps.payments.confirmIntent>) => (down ? Promise.reject(new Error("connection reset")) : deps.payments.confirmIntent(...args)) },
+      payments: {
+        ...deps.payments,
+        confirmIntent: (...args: Parameters<typeof deps.payments.confirmIntent>) =>
+          down ? Promise.reject(new Error("connection reset")) : deps.payments.confirmIntent(...args),
+      },
     });
     await flaky.deps.repos.products.create(structuredClone(sauce));
     const shopper = await signedInAs(flaky);
@@ -174,7 +195,8 @@ describe("POST /api/webhooks/stripe", () => {
   test("a signed payment_intent.succeeded pays the order once, however often it is delivered", async () => {
     const { orderId } = await anOrder();
     const { stripePaymentIntentId, total } = (await t.deps.repos.orders.findById(orderId))!;
-    for (let i = 0; i < 3; i++) expect(await deliver(succeeded(stripePaymentIntentId!, orderId, total))).toMatchObject({ status: 200, body: { received: true } });
+    for (let i = 0; i < 3; i++)
+      expect(await deliver(succeeded(stripePaymentIntentId!, orderId, total))).toMatchObject({ status: 200, body: { received: true } });
     expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await t.deps.repos.audit.list({ action: "webhook.stripe" })).toHaveLength(1);
   });
@@ -196,7 +218,10 @@ describe("POST /api/webhooks/stripe", () => {
     // A signature dated ahead would stay replayable until its time: refused as well.
     expect(await deliver(event, { timestamp: Math.floor(Date.now() / 1000) + 3600 })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
     expect((await t.call("POST", "/api/webhooks/stripe", { body: JSON.stringify(event), headers: { "content-type": "application/json" } })).status).toBe(400);
-    expect(await deliver({ id: "evt_other", object: "event", type: "customer.created", data: { object: { id: "cus_1" } } })).toMatchObject({ status: 200, body: { received: true } });
+    expect(await deliver({ id: "evt_other", object: "event", type: "customer.created", data: { object: { id: "cus_1" } } })).toMatchObject({
+      status: 200,
+      body: { received: true },
+    });
     expect(await deliver({ id: "evt_bare", object: "event", type: "customer.created" })).toMatchObject({ status: 200, body: { received: true } });
     expect(t.deps.state.webhookEvents.size).toBe(0);
   });
@@ -225,8 +250,12 @@ describe("POST /api/webhooks/stripe", () => {
   test("the body is taken raw whatever its type (no 415), and at most 1 MB (413)", async () => {
     const payload = JSON.stringify({ id: "evt_text", object: "event", type: "customer.created", data: { object: {} } });
     const signature = await Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret: TEST_WEBHOOK_SECRET });
-    expect((await t.call("POST", "/api/webhooks/stripe", { body: payload, headers: { "content-type": "text/plain", "stripe-signature": signature } })).status).toBe(200);
+    expect(
+      (await t.call("POST", "/api/webhooks/stripe", { body: payload, headers: { "content-type": "text/plain", "stripe-signature": signature } })).status,
+    ).toBe(200);
     const huge = "x".repeat(1024 * 1024 + 1);
-    expect((await t.call("POST", "/api/webhooks/stripe", { body: huge, headers: { "content-type": "application/json", "stripe-signature": signature } })).status).toBe(413);
+    expect(
+      (await t.call("POST", "/api/webhooks/stripe", { body: huge, headers: { "content-type": "application/json", "stripe-signature": signature } })).status,
+    ).toBe(413);
   });
 });

@@ -78,9 +78,7 @@ describe("HTTP plumbing", () => {
     expect(declared.body.error).toBe("Request body too large");
 
     const stream = new Blob([big]).stream();
-    const res = await app.handle(
-      new Request("http://localhost/api/echo", { method: "POST", body: stream, headers: { "content-type": "application/json" } }),
-    );
+    const res = await app.handle(new Request("http://localhost/api/echo", { method: "POST", body: stream, headers: { "content-type": "application/json" } }));
     expect(res.status).toBe(413);
   });
 
@@ -175,7 +173,9 @@ describe("API documents", () => {
       if (!operation.requestBody) continue;
       const schemas = Object.values(operation.requestBody.content).map((c: any) => c.schema);
       // An optional body (sign-out's) is an object or nothing at all.
-      const isObject = (schema: any) => schema?.type === "object" || (Array.isArray(schema?.type) && schema.type.includes("object") && schema.type.every((t: string) => t === "object" || t === "null"));
+      const isObject = (schema: any) =>
+        schema?.type === "object" ||
+        (Array.isArray(schema?.type) && schema.type.includes("object") && schema.type.every((t: string) => t === "object" || t === "null"));
       expect({ route, documented: schemas.length > 0 && schemas.every(isObject) }).toEqual({ route, documented: true });
     }
     const addToCart = paths["/api/cart"].post.requestBody.content["application/json"].schema;

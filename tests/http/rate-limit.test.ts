@@ -35,7 +35,10 @@ describe("rate limit (decisions §9)", () => {
     await t.call("GET", "/api/auth/providers", from("203.0.113.1"));
     await t.call("GET", "/api/auth/providers", from("203.0.113.1"));
     await t.call("GET", "/api/auth/providers", from("203.0.113.1"));
-    expect(await t.call("GET", "/api/auth/providers", from("203.0.113.1"))).toMatchObject({ status: 429, body: { error: "Rate limit exceeded. Please try again later." } });
+    expect(await t.call("GET", "/api/auth/providers", from("203.0.113.1"))).toMatchObject({
+      status: 429,
+      body: { error: "Rate limit exceeded. Please try again later." },
+    });
   });
 
   test("an endpoint is a method and a route pattern: two products share one counter; another route or method has its own", async () => {
@@ -65,7 +68,13 @@ describe("rate limit (decisions §9)", () => {
     expect((await t.call("GET", "/api/products", from("2001:db8:1:2:abcd::77"))).status).toBe(429);
     expect((await t.call("GET", "/api/products", from("2001:db8:1:3::1"))).status).toBe(200);
     expect(["::ffff:203.0.113.9", "0:0:0:0:0:ffff:203.0.113.9", "::FFFF:cb00:7109", "203.0.113.9"].map(clientOf)).toEqual(Array(4).fill("203.0.113.9"));
-    expect(["::1", "fe80::1%eth0", "2001:db8::", "2001:db8:1:2:3:4:5:6", "64:ff9b::203.0.113.9"].map(clientOf)).toEqual(["0:0:0:0::/64", "fe80:0:0:0::/64", "2001:db8:0:0::/64", "2001:db8:1:2::/64", "64:ff9b:0:0::/64"]);
+    expect(["::1", "fe80::1%eth0", "2001:db8::", "2001:db8:1:2:3:4:5:6", "64:ff9b::203.0.113.9"].map(clientOf)).toEqual([
+      "0:0:0:0::/64",
+      "fe80:0:0:0::/64",
+      "2001:db8:0:0::/64",
+      "2001:db8:1:2::/64",
+      "64:ff9b:0:0::/64",
+    ]);
   });
 
   test("a forwarded value that is no address (text, a port, brackets) is not the client: such requests count as the connection's", async () => {
@@ -88,14 +97,17 @@ describe("rate limit (decisions §9)", () => {
       const health = await t.call("GET", "/api/health", from("203.0.113.4"));
       expect([health.status, health.headers.get("x-ratelimit-limit")]).toEqual([200, null]);
       expect((await t.call("POST", "/api/webhooks/stripe", { ...from("203.0.113.4"), body: "{}" })).status).toBe(400);
-      expect((await t.call("OPTIONS", "/api/products", from("203.0.113.4", { origin: "https://app.example.com", "access-control-request-method": "POST" }))).status).toBe(204);
+      expect(
+        (await t.call("OPTIONS", "/api/products", from("203.0.113.4", { origin: "https://app.example.com", "access-control-request-method": "POST" }))).status,
+      ).toBe(204);
     }
   });
 
   test("only those routes: a path that merely starts like them is limited, and so is an OPTIONS to no route", async () => {
     const t = await limited(2);
     const statuses = [];
-    for (const path of ["/api/healthcheck", "/api/health-anything", "/api/webhooks/stripe/extra", "/api/webhooks/fedex"]) statuses.push((await t.call("GET", path, from("203.0.113.14"))).status);
+    for (const path of ["/api/healthcheck", "/api/health-anything", "/api/webhooks/stripe/extra", "/api/webhooks/fedex"])
+      statuses.push((await t.call("GET", path, from("203.0.113.14"))).status);
     expect(statuses).toEqual([404, 404, 429, 429]);
     const options = [];
     for (let i = 0; i < 3; i++) options.push((await t.call("OPTIONS", "/api/no-such-route", from("203.0.113.15"))).status);
@@ -112,14 +124,21 @@ describe("rate limit (decisions §9)", () => {
     }
     // The marker alone (no session) is limited as anyone is.
     const anonymous = { "user-agent": MOBILE, "x-forwarded-for": "203.0.113.6" };
-    expect([(await t.call("GET", "/api/products", { headers: anonymous })).status, (await t.call("GET", "/api/products", { headers: anonymous })).status]).toEqual([200, 429]);
+    expect([
+      (await t.call("GET", "/api/products", { headers: anonymous })).status,
+      (await t.call("GET", "/api/products", { headers: anonymous })).status,
+    ]).toEqual([200, 429]);
     // A session without the marker is limited too.
     const browser = { ...shopper.headers, "x-forwarded-for": "203.0.113.7" };
-    expect([(await t.call("GET", "/api/cart", { headers: browser })).status, (await t.call("GET", "/api/cart", { headers: browser })).status]).toEqual([200, 429]);
+    expect([(await t.call("GET", "/api/cart", { headers: browser })).status, (await t.call("GET", "/api/cart", { headers: browser })).status]).toEqual([
+      200, 429,
+    ]);
     // A session that has ended is no session.
     await t.call("POST", "/api/auth/signout", { headers: shopper.headers });
     const ended = { ...exempt, "x-forwarded-for": "203.0.113.8" };
-    expect([(await t.call("GET", "/api/products", { headers: ended })).status, (await t.call("GET", "/api/products", { headers: ended })).status]).toEqual([200, 429]);
+    expect([(await t.call("GET", "/api/products", { headers: ended })).status, (await t.call("GET", "/api/products", { headers: ended })).status]).toEqual([
+      200, 429,
+    ]);
   });
 
   test("not where passwords are checked or accounts made: a free account and the marker do not buy unlimited guesses, sign-ups or password changes", async () => {
@@ -127,14 +146,24 @@ describe("rate limit (decisions §9)", () => {
     const shopper = await signedInAs(t);
     const exempt = { ...shopper.headers, "user-agent": MOBILE, "x-forwarded-for": "203.0.113.10" };
     const signIns = [];
-    for (let i = 0; i < 3; i++) signIns.push((await t.call("POST", "/api/auth/callback/credentials", { headers: exempt, body: { email: `guess${i}@example.com`, password: "wrong password" } })).status);
+    for (let i = 0; i < 3; i++)
+      signIns.push(
+        (await t.call("POST", "/api/auth/callback/credentials", { headers: exempt, body: { email: `guess${i}@example.com`, password: "wrong password" } }))
+          .status,
+      );
     expect(signIns).toEqual([401, 429, 429]);
     const signUps = [];
-    for (let i = 0; i < 3; i++) signUps.push((await t.call("POST", "/api/auth/register", { headers: exempt, body: { email: `new${i}@example.com`, password: "sauce lover 99" } })).status);
+    for (let i = 0; i < 3; i++)
+      signUps.push(
+        (await t.call("POST", "/api/auth/register", { headers: exempt, body: { email: `new${i}@example.com`, password: "sauce lover 99" } })).status,
+      );
     expect(signUps).toEqual([201, 429, 429]);
     expect((await t.deps.repos.outbox.list()).filter((m) => m.to.startsWith("new"))).toHaveLength(1);
     const changes = [];
-    for (let i = 0; i < 2; i++) changes.push((await t.call("POST", "/api/users/password", { headers: exempt, body: { currentPassword: "wrong", newPassword: "another sauce 99" } })).status);
+    for (let i = 0; i < 2; i++)
+      changes.push(
+        (await t.call("POST", "/api/users/password", { headers: exempt, body: { currentPassword: "wrong", newPassword: "another sauce 99" } })).status,
+      );
     expect(changes[1]).toBe(429);
   });
 
@@ -152,7 +181,16 @@ test("a sign-in refused because the hasher's queue is full is 503 with Retry-Aft
   const shopper = await signedInAs(t);
   const lines: Array<Record<string, unknown>> = [];
   const logger = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
-  const busy = createTestApp({ ...deps, hasher: { ...deps.hasher, verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 })) } }, { logger });
+  const busy = createTestApp(
+    {
+      ...deps,
+      hasher: {
+        ...deps.hasher,
+        verify: () => Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 })),
+      },
+    },
+    { logger },
+  );
   const res = await busy.call("POST", "/api/auth/callback/credentials", { body: { email: shopper.email, password: shopper.password } });
   expect([res.status, res.body, res.headers.get("retry-after")]).toEqual([503, { error: "Too many sign-ins at once; please try again in a moment" }, "1"]);
   expect(lines.filter((line) => line.level === "error")).toEqual([]);

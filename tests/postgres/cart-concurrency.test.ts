@@ -102,4 +102,3 @@ describe("cart changes are atomic with their audit entry (PostgreSQL)", () => {
     }
   });
 });
-

@@ -31,7 +31,8 @@ async function shopperWith(product: Product, quantity = 1) {
   return { user, line };
 }
 
-const checkout = (d: typeof deps, userId: string, lineIds: string[]) => placeOrder(d, "SF", userId, { cartItemIds: lineIds, shippingAddress: texas }, NO_ORIGIN);
+const checkout = (d: typeof deps, userId: string, lineIds: string[]) =>
+  placeOrder(d, "SF", userId, { cartItemIds: lineIds, shippingAddress: texas }, NO_ORIGIN);
 const stockOf = async (id: string) => (await deps.repos.products.findById(id))!.inventory;
 const orderCount = async () => Number((await sql<{ n: string }>`select count(*) as n from orders`.execute(database.db)).rows[0]!.n);
 
@@ -73,7 +74,8 @@ describe("checkout under concurrency (PostgreSQL)", () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
     const refused = answers.filter((a) => a.status !== 200);
     expect(refused).toHaveLength(35);
-    for (const a of refused) expect([a.status, a.body]).toEqual([400, { error: "Insufficient inventory", details: expect.objectContaining({ productId: sauce.id, available: 0 }) }]);
+    for (const a of refused)
+      expect([a.status, a.body]).toEqual([400, { error: "Insufficient inventory", details: expect.objectContaining({ productId: sauce.id, available: 0 }) }]);
     expect(await stockOf(sauce.id)).toBe(0);
   });
 

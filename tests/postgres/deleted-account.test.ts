@@ -30,8 +30,15 @@ test("a token of an account deleted behind the shop's back is 401 on every route
 
   // …and a fresh look finds neither the session nor the account.
   const fresh = createTestApp(createPgDeps(database.db));
-  for (const [method, path] of [["GET", "/api/cart"], ["GET", "/api/users/me"], ["POST", "/api/auth/signout"]] as const) {
-    const res = await fresh.call(method, path, { headers: { authorization: `Bearer ${me.token}` }, body: method === "POST" ? { everywhere: true } : undefined });
+  for (const [method, path] of [
+    ["GET", "/api/cart"],
+    ["GET", "/api/users/me"],
+    ["POST", "/api/auth/signout"],
+  ] as const) {
+    const res = await fresh.call(method, path, {
+      headers: { authorization: `Bearer ${me.token}` },
+      body: method === "POST" ? { everywhere: true } : undefined,
+    });
     expect({ path, status: res.status }).toEqual({ path, status: 401 });
   }
 });

@@ -28,7 +28,12 @@ afterAll(async () => {
 });
 
 /** The whole app on PostgreSQL, paying through the Stripe adapter on the test server (or the given processor). */
-function shop(processor: Pick<Deps, "payments" | "tax">["payments"] & Deps["tax"] = createStripeGateway(createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url }), silentLogger)) {
+function shop(
+  processor: Pick<Deps, "payments" | "tax">["payments"] & Deps["tax"] = createStripeGateway(
+    createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url }),
+    silentLogger,
+  ),
+) {
   return createTestApp({ ...createPgDeps(database.db), payments: processor, tax: processor });
 }
 
@@ -68,7 +73,10 @@ describe("payments on PostgreSQL, through the Stripe adapter", () => {
     const refused = answers.filter((a) => a.status !== 200);
     expect(refused).toHaveLength(19);
     for (const answer of refused) {
-      expect([[409, "A payment of this order is being processed; try again shortly"], [400, "Order has already been paid"]]).toContainEqual([answer.status, answer.body.error]);
+      expect([
+        [409, "A payment of this order is being processed; try again shortly"],
+        [400, "Order has already been paid"],
+      ]).toContainEqual([answer.status, answer.body.error]);
     }
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await auditCount("payment.succeeded", orderId)).toBe(1);
@@ -90,7 +98,9 @@ describe("payments on PostgreSQL, through the Stripe adapter", () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(await paid.order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await declined.order()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
-    const audits = await sql<{ changes: { eventId: string; ignored?: string } }>`select changes from audit_log where action = 'webhook.stripe' and entity_id = ${paid.orderId}`.execute(database.db);
+    const audits = await sql<{
+      changes: { eventId: string; ignored?: string };
+    }>`select changes from audit_log where action = 'webhook.stripe' and entity_id = ${paid.orderId}`.execute(database.db);
     expect(audits.rows.filter((r) => r.changes.eventId === success.id)).toHaveLength(1);
     expect(audits.rows.filter((r) => r.changes.eventId === success.id && !r.changes.ignored)).toHaveLength(1);
   });
@@ -121,7 +131,9 @@ describe("payments on PostgreSQL, through the Stripe adapter", () => {
     expect([paid.status, paid.body.success, paid.body.order]).toEqual([200, true, expect.objectContaining({ status: "CONFIRMED", paymentStatus: "PAID" })]);
     expect(stripe.ran("/confirm") - confirmationsBefore).toBe(1);
     expect(await auditCount("webhook.stripe", orderId)).toBe(1);
-    const payment = await sql<{ changes: { ignored?: string } }>`select changes from audit_log where action = 'payment.succeeded' and entity_id = ${orderId}`.execute(database.db);
+    const payment = await sql<{
+      changes: { ignored?: string };
+    }>`select changes from audit_log where action = 'payment.succeeded' and entity_id = ${orderId}`.execute(database.db);
     expect(payment.rows.map((r) => r.changes.ignored)).toEqual(["payment is already PAID"]);
   });
 
@@ -171,9 +183,18 @@ describe("the whole path over HTTP: add to cart, check out, pay with pm_card_vis
     // 3 × 12.99 = 38.97, $6.99 shipping, Texas 6.25 %: 2.44.
     expect(placed.amount).toBe(48.4);
     const paid = await pay("pm_card_visa");
-    expect(paid.body).toMatchObject({ success: true, paymentIntent: { id: intentId, status: "succeeded" }, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(paid.body).toMatchObject({
+      success: true,
+      paymentIntent: { id: intentId, status: "succeeded" },
+      order: { status: "CONFIRMED", paymentStatus: "PAID" },
+    });
     expect((await deliver(t, succeededEvent(intentId, orderId))).status).toBe(200);
-    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", total: 48.4, items: [expect.objectContaining({ productId: sauce.id, quantity: 3 })] });
+    expect(await order()).toMatchObject({
+      status: "CONFIRMED",
+      paymentStatus: "PAID",
+      total: 48.4,
+      items: [expect.objectContaining({ productId: sauce.id, quantity: 3 })],
+    });
     expect((await t.call("GET", `/api/products/${sauce.id}`)).body.data.inventory).toBe(47);
     expect(await auditCount("webhook.stripe", orderId)).toBe(1);
   }
@@ -190,7 +211,16 @@ describe("the whole path over HTTP: add to cart, check out, pay with pm_card_vis
         id: `evt_${intentId}`,
         object: "event",
         type: "payment_intent.succeeded",
-        data: { object: { id: intent.id, object: "payment_intent", amount: intent.amount, amount_received: intent.amount, currency: intent.currency, metadata: { orderId } } },
+        data: {
+          object: {
+            id: intent.id,
+            object: "payment_intent",
+            amount: intent.amount,
+            amount_received: intent.amount,
+            currency: intent.currency,
+            metadata: { orderId },
+          },
+        },
       };
     });
   });

@@ -56,7 +56,8 @@ async function anOrder(t: Shop) {
 
 const deliverTimes = (t: Shop, provider: string, delivery: Delivery, times = 10) =>
   Promise.all(Array.from({ length: times }, () => t.call("POST", `/api/webhooks/${provider}`, { body: delivery.body, headers: delivery.headers })));
-const audits = async (action: string) => (await sql<{ changes: Record<string, unknown> }>`select changes from audit_log where action = ${action}`.execute(database.db)).rows;
+const audits = async (action: string) =>
+  (await sql<{ changes: Record<string, unknown> }>`select changes from audit_log where action = ${action}`.execute(database.db)).rows;
 
 describe("each provider's event delivered 10 times at once: one effect, one audit row (PostgreSQL)", () => {
   test("EasyPost: delivered once", async () => {
@@ -80,7 +81,11 @@ describe("each provider's event delivered 10 times at once: one effect, one audi
   test("Square: paid once", async () => {
     const t = shop();
     const { orderId, order, total } = await anOrder(t);
-    const event = { type: "payment.updated", event_id: "sq-evt-1", data: { object: { payment: { id: "sq_1", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency: "USD" } } } } };
+    const event = {
+      type: "payment.updated",
+      event_id: "sq-evt-1",
+      data: { object: { payment: { id: "sq_1", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency: "USD" } } } },
+    };
     await deliverTimes(t, "square", signedBySquare(event, SQUARE_KEY, SQUARE_URL));
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
     expect(await audits("webhook.square")).toHaveLength(1);
@@ -89,7 +94,11 @@ describe("each provider's event delivered 10 times at once: one effect, one audi
   test("PayPal: paid once", async () => {
     const t = shop();
     const { orderId, order, total } = await anOrder(t);
-    const event = { id: "WH-PG-EVT-1", event_type: "PAYMENT.CAPTURE.COMPLETED", resource: { id: "CAP-1", custom_id: orderId, amount: { value: (total / 100).toFixed(2), currency_code: "USD" } } };
+    const event = {
+      id: "WH-PG-EVT-1",
+      event_type: "PAYMENT.CAPTURE.COMPLETED",
+      resource: { id: "CAP-1", custom_id: orderId, amount: { value: (total / 100).toFixed(2), currency_code: "USD" } },
+    };
     await deliverTimes(t, "paypal", signedByPayPal(event, PAYPAL.webhookId));
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal" });
     expect(await audits("webhook.paypal")).toHaveLength(1);
@@ -104,11 +113,20 @@ test("Stripe and Square both report success for one order at once: it is paid on
     const intentId = (await order()).stripePaymentIntentId!;
     await t.deps.payments.confirmIntent(intentId, "pm_card_visa", `cross-${round}`);
     const stripe = await signedByStripe(
-      { id: `evt_cross_${round}`, object: "event", type: "payment_intent.succeeded", data: { object: { id: intentId, object: "payment_intent", amount: total, amount_received: total, currency: "usd", metadata: { orderId } } } },
+      {
+        id: `evt_cross_${round}`,
+        object: "event",
+        type: "payment_intent.succeeded",
+        data: { object: { id: intentId, object: "payment_intent", amount: total, amount_received: total, currency: "usd", metadata: { orderId } } },
+      },
       TEST_WEBHOOK_SECRET,
     );
     const square = signedBySquare(
-      { type: "payment.updated", event_id: `sq-cross-${round}`, data: { object: { payment: { id: "sq_cross", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency: "USD" } } } } },
+      {
+        type: "payment.updated",
+        event_id: `sq-cross-${round}`,
+        data: { object: { payment: { id: "sq_cross", status: "COMPLETED", reference_id: orderId, amount_money: { amount: total, currency: "USD" } } } },
+      },
       SQUARE_KEY,
       SQUARE_URL,
     );

@@ -28,7 +28,17 @@ test("two sweepers at once (two CLI processes) cancel each expired order once an
     const user = aUser();
     await deps.repos.users.create(user);
     const line = await addToCart(deps, user.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
-    numbers.push((await placeOrder(deps, "SF", user.id, { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } }, NO_ORIGIN)).orderNumber);
+    numbers.push(
+      (
+        await placeOrder(
+          deps,
+          "SF",
+          user.id,
+          { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
+          NO_ORIGIN,
+        )
+      ).orderNumber,
+    );
   }
   await sql`update orders set created_at = now() - interval '2 hours'`.execute(database.db);
   expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(40);
@@ -39,7 +49,9 @@ test("two sweepers at once (two CLI processes) cancel each expired order once an
     await sql`lock table orders in access exclusive mode`.execute(trx);
     const started = [outcome(sweep()), outcome(sweep())] as const;
     await eventually(async () => {
-      const waiting = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      const waiting = await sql<{
+        n: string;
+      }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
       expect(Number(waiting.rows[0]?.n)).toBe(2);
     }, 20_000);
     return started;

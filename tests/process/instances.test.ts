@@ -27,7 +27,10 @@ beforeAll(async () => {
     RATE_LIMIT_MAX: String(LIMIT),
     SESSION_CACHE_SECONDS: "2",
   };
-  const started = await Promise.all([waitForStart(children.spawn([process.execPath, "src/main.ts"], env)), waitForStart(children.spawn([process.execPath, "src/main.ts"], env))]);
+  const started = await Promise.all([
+    waitForStart(children.spawn([process.execPath, "src/main.ts"], env)),
+    waitForStart(children.spawn([process.execPath, "src/main.ts"], env)),
+  ]);
   instances = started.map(({ port }) => `http://127.0.0.1:${port}/api`) as [string, string];
 }, 30_000);
 afterAll(async () => {
@@ -69,47 +72,64 @@ async function aShopper(registerOn: 0 | 1 = 0) {
 const SCENARIO_MS = 20_000;
 
 describe("two instances sharing PostgreSQL and Redis", () => {
-  test("the rate limit holds across both: N allowed in all, the next denied on whichever instance gets it", async () => {
-    const client = aClient();
-    const statuses = [];
-    for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/products")).status);
-    expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
-    expect((await client.call(0, "GET", "/products")).status).toBe(429);
-  }, SCENARIO_MS);
+  test(
+    "the rate limit holds across both: N allowed in all, the next denied on whichever instance gets it",
+    async () => {
+      const client = aClient();
+      const statuses = [];
+      for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/products")).status);
+      expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+      expect((await client.call(0, "GET", "/products")).status).toBe(429);
+    },
+    SCENARIO_MS,
+  );
 
-  test("the sign-in lockout holds across both: five wrong passwords on either, and the sixth try is refused", async () => {
-    const email = `lockout-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    expect((await aClient().call(0, "POST", "/auth/register", { email, password: "sauce lover 99" })).status).toBe(201);
-    for (let i = 0; i < 5; i++) expect((await aClient().call((i % 2) as 0 | 1, "POST", "/auth/callback/credentials", { email, password: "wrong guess" })).status).toBe(401);
-    const sixth = await aClient().call(1, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" });
-    expect([sixth.status, sixth.body.error]).toEqual([429, "Too many failed sign-in attempts. Please try again later."]);
-  }, SCENARIO_MS);
+  test(
+    "the sign-in lockout holds across both: five wrong passwords on either, and the sixth try is refused",
+    async () => {
+      const email = `lockout-${crypto.randomUUID().slice(0, 8)}@example.com`;
+      expect((await aClient().call(0, "POST", "/auth/register", { email, password: "sauce lover 99" })).status).toBe(201);
+      for (let i = 0; i < 5; i++)
+        expect((await aClient().call((i % 2) as 0 | 1, "POST", "/auth/callback/credentials", { email, password: "wrong guess" })).status).toBe(401);
+      const sixth = await aClient().call(1, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" });
+      expect([sixth.status, sixth.body.error]).toEqual([429, "Too many failed sign-in attempts. Please try again later."]);
+    },
+    SCENARIO_MS,
+  );
 
-  test("a session made on one works on the other; signed out on one, it is refused there at once and on the other within its cache time", async () => {
-    const shopper = await aShopper();
-    expect((await shopper.call(0, "GET", "/auth/session")).body.user).toMatchObject({ role: "CUSTOMER" });
-    expect((await shopper.call(1, "GET", "/users/me")).status).toBe(200);
-    const token = shopper.cookie();
-    expect((await shopper.call(0, "POST", "/auth/signout")).status).toBe(200);
-    shopper.useCookie(token);
-    expect((await shopper.call(0, "GET", "/users/me")).status).toBe(401);
-    // Instance 1 trusted the session a moment ago; it asks the database again once its cache time (2 s here, 30 s by default) is up.
-    await eventually(async () => {
-      // Each look from an address of its own, so the looking is not rate-limited.
-      const probe = aClient();
-      probe.useCookie(token);
-      expect((await probe.call(1, "GET", "/users/me")).status).toBe(401);
-    }, 5_000);
-  }, SCENARIO_MS);
+  test(
+    "a session made on one works on the other; signed out on one, it is refused there at once and on the other within its cache time",
+    async () => {
+      const shopper = await aShopper();
+      expect((await shopper.call(0, "GET", "/auth/session")).body.user).toMatchObject({ role: "CUSTOMER" });
+      expect((await shopper.call(1, "GET", "/users/me")).status).toBe(200);
+      const token = shopper.cookie();
+      expect((await shopper.call(0, "POST", "/auth/signout")).status).toBe(200);
+      shopper.useCookie(token);
+      expect((await shopper.call(0, "GET", "/users/me")).status).toBe(401);
+      // Instance 1 trusted the session a moment ago; it asks the database again once its cache time (2 s here, 30 s by default) is up.
+      await eventually(async () => {
+        // Each look from an address of its own, so the looking is not rate-limited.
+        const probe = aClient();
+        probe.useCookie(token);
+        expect((await probe.call(1, "GET", "/users/me")).status).toBe(401);
+      }, 5_000);
+    },
+    SCENARIO_MS,
+  );
 
-  test("a cart changed on one is read on the other", async () => {
-    const deps = createPgDeps(database.db);
-    const sauce = aProduct({ inventory: 50 });
-    await deps.repos.products.create(sauce);
-    const shopper = await aShopper();
-    expect((await shopper.call(0, "POST", "/cart", { productId: sauce.id, quantity: 3 })).status).toBe(200);
-    expect((await shopper.call(1, "GET", "/cart")).body).toMatchObject({ totalQuantity: 3, items: [{ productId: sauce.id, quantity: 3 }] });
-  }, SCENARIO_MS);
+  test(
+    "a cart changed on one is read on the other",
+    async () => {
+      const deps = createPgDeps(database.db);
+      const sauce = aProduct({ inventory: 50 });
+      await deps.repos.products.create(sauce);
+      const shopper = await aShopper();
+      expect((await shopper.call(0, "POST", "/cart", { productId: sauce.id, quantity: 3 })).status).toBe(200);
+      expect((await shopper.call(1, "GET", "/cart")).body).toMatchObject({ totalQuantity: 3, items: [{ productId: sauce.id, quantity: 3 }] });
+    },
+    SCENARIO_MS,
+  );
 
   test("a checkout race across both instances never oversells", async () => {
     const deps = createPgDeps(database.db);
@@ -126,33 +146,43 @@ describe("two instances sharing PostgreSQL and Redis", () => {
     expect(Number(orders.rows[0]!.n)).toBe(3);
   });
 
-  test("Redis stopped: no request fails, the limit goes on per instance; Redis back, it is shared again", async () => {
-    await redis.stop();
-    try {
-      const client = aClient();
-      const statuses = [];
-      for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call(0, "GET", "/products")).status);
-      expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
-      // The other instance has counted nothing of it: while Redis is away, each counts on its own.
-      const other = await client.call(1, "GET", "/products");
-      expect([other.status, other.headers.get("x-ratelimit-remaining")]).toEqual([200, String(LIMIT - 1)]);
-    } finally {
-      await redis.start();
-    }
-    // Back on Redis (each instance finds it again in the background): one counter for both again.
-    await eventually(async () => {
-      const client = aClient();
-      const statuses = [];
-      for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/locations")).status);
-      expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
-    }, 10_000);
-  }, SCENARIO_MS);
+  test(
+    "Redis stopped: no request fails, the limit goes on per instance; Redis back, it is shared again",
+    async () => {
+      await redis.stop();
+      try {
+        const client = aClient();
+        const statuses = [];
+        for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call(0, "GET", "/products")).status);
+        expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+        // The other instance has counted nothing of it: while Redis is away, each counts on its own.
+        const other = await client.call(1, "GET", "/products");
+        expect([other.status, other.headers.get("x-ratelimit-remaining")]).toEqual([200, String(LIMIT - 1)]);
+      } finally {
+        await redis.start();
+      }
+      // Back on Redis (each instance finds it again in the background): one counter for both again.
+      await eventually(async () => {
+        const client = aClient();
+        const statuses = [];
+        for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/locations")).status);
+        expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+      }, 10_000);
+    },
+    SCENARIO_MS,
+  );
 });
 
 test("Redis down when the shop starts: it starts without waiting on Redis's retries, limits in memory, and moves to Redis once Redis answers", async () => {
   const late = await startRedisServer();
   await late.stop();
-  const shop = children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: "pglite://memory", REDIS_URL: late.url, RATE_LIMIT_MAX: "2", TRUST_PROXY: "true" });
+  const shop = children.spawn([process.execPath, "src/main.ts"], {
+    PORT: "0",
+    DATABASE_URL: "pglite://memory",
+    REDIS_URL: late.url,
+    RATE_LIMIT_MAX: "2",
+    TRUST_PROXY: "true",
+  });
   try {
     const { port, log } = await waitForStart(shop);
     expect(log.find((entry) => entry.event === "redis.unreachable_at_start")).toMatchObject({ level: "warn" });

@@ -42,7 +42,16 @@ test("SIGTERM during a slow request: no new connection is taken, the request in 
   await held.ran;
   server.kill("SIGTERM");
   try {
-    await eventually(async () => expect(await fetch(`${base}/health`).then(() => "served", (e: { code?: string }) => e.code)).toBe("ECONNREFUSED"), 5_000);
+    await eventually(
+      async () =>
+        expect(
+          await fetch(`${base}/health`).then(
+            () => "served",
+            (e: { code?: string }) => e.code,
+          ),
+        ).toBe("ECONNREFUSED"),
+      5_000,
+    );
   } finally {
     held.release();
   }
@@ -62,7 +71,8 @@ test("a request still running when the drain time is up is cut, and the process 
   });
   const { port } = await waitForStart(server);
   const base = `http://127.0.0.1:${port}/api`;
-  const json = (path: string, body: unknown, cookie = "") => fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) });
+  const json = (path: string, body: unknown, cookie = "") =>
+    fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) });
   await json("/auth/register", { email: "sam@example.com", password: "sauce lover 99" });
   const cookie = (await json("/auth/callback/credentials", { email: "sam@example.com", password: "sauce lover 99" })).headers.getSetCookie()[0]!.split(";")[0]!;
   const { data: products } = (await (await fetch(`${base}/products?limit=1`)).json()) as { data: Array<{ id: string }> };
@@ -71,7 +81,10 @@ test("a request still running when the drain time is up is cut, and the process 
 
   // Stripe never answers while the shop stops.
   const held = stripe.holdNext("/confirm");
-  const paying = json("/payment", { orderId, paymentMethodId: "pm_card_visa" }, cookie).then((res) => res.status, () => "cut");
+  const paying = json("/payment", { orderId, paymentMethodId: "pm_card_visa" }, cookie).then(
+    (res) => res.status,
+    () => "cut",
+  );
   await held.ran;
   server.kill("SIGTERM");
   try {
@@ -89,7 +102,8 @@ test("a clean-up that hangs (a request cut while it waits on a row lock keeps it
   try {
     const { port } = await waitForStart(server);
     const base = `http://127.0.0.1:${port}/api`;
-    const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect((await post("/auth/register", { email: "lee@example.com", password: "sauce lover 99" })).status).toBe(201);
     // Someone else holds the account's row: the sign-in waits on it, holding a pooled connection.
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -97,9 +111,14 @@ test("a clean-up that hangs (a request cut while it waits on a row lock keeps it
       await sql`select id from users where email = 'lee@example.com' for update`.execute(trx);
       await released;
     });
-    const signingIn = post("/auth/callback/credentials", { email: "lee@example.com", password: "sauce lover 99" }).then((res) => res.status, () => "cut");
+    const signingIn = post("/auth/callback/credentials", { email: "lee@example.com", password: "sauce lover 99" }).then(
+      (res) => res.status,
+      () => "cut",
+    );
     await eventually(async () => {
-      const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      const waiting = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
       expect(waiting.rows[0]?.n).toBe(1);
     }, 10_000);
     server.kill("SIGTERM");

@@ -43,7 +43,9 @@ describe("start-up refusals", () => {
     expect(existsSync(unused)).toBe(false);
     expect(second.code).toBe(1);
     const errors = second.output.split("\n").filter((line) => line.includes('"level":"error"'));
-    expect(errors.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event: "server.start_failed", error: `Port ${first.port} is already in use` })]);
+    expect(errors.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ event: "server.start_failed", error: `Port ${first.port} is already in use` }),
+    ]);
     expect((await fetch(`http://127.0.0.1:${first.port}/api/health`)).status).toBe(200);
   }, 30_000);
 
@@ -65,7 +67,9 @@ describe("start-up refusals", () => {
 
   test("NODE_ENV=production without DATABASE_URL: exit 1 naming it, and no embedded database made", async () => {
     const dir = aDir();
-    const { code, output } = await outcome(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: dir }));
+    const { code, output } = await outcome(
+      server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: dir }),
+    );
     expect(code).toBe(1);
     expect(output.trim().split("\n")).toHaveLength(1);
     expect(output).toContain("DATABASE_URL: is required when NODE_ENV=production");
@@ -124,20 +128,26 @@ describe("start-up refusals", () => {
 
   test("NODE_ENV=production on a deliberate embedded database starts empty: the demo catalog is never seeded in production", async () => {
     const db = join(aDir(), "db");
-    const { port } = await waitForStart(server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }));
+    const { port } = await waitForStart(
+      server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }),
+    );
     expect(((await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as { meta: { total: number } }).meta.total).toBe(0);
   }, 30_000);
 
   test.each([
     ["shorter than 32 characters", "x", 0o600, "holds a secret of 1 characters; it needs at least 32"],
     ["readable by others", "s".repeat(48), 0o644, "is readable by others (mode 644)"],
-  ])("an auth-secret file %s stops the start, naming the file", async (_, secret, mode, message) => {
-    const dir = aDir();
-    writeFileSync(join(dir, "auth-secret"), secret);
-    chmodSync(join(dir, "auth-secret"), mode);
-    const { code, output } = await outcome(server({ DATA_DIR: dir }));
-    expect(code).toBe(1);
-    const failure = JSON.parse(output.split("\n").find((line) => line.includes("server.start_failed")) ?? "{}");
-    expect(failure.error).toContain(`${join(dir, "auth-secret")} ${message}`);
-  }, 30_000);
+  ])(
+    "an auth-secret file %s stops the start, naming the file",
+    async (_, secret, mode, message) => {
+      const dir = aDir();
+      writeFileSync(join(dir, "auth-secret"), secret);
+      chmodSync(join(dir, "auth-secret"), mode);
+      const { code, output } = await outcome(server({ DATA_DIR: dir }));
+      expect(code).toBe(1);
+      const failure = JSON.parse(output.split("\n").find((line) => line.includes("server.start_failed")) ?? "{}");
+      expect(failure.error).toContain(`${join(dir, "auth-secret")} ${message}`);
+    },
+    30_000,
+  );
 });

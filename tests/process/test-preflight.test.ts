@@ -15,7 +15,9 @@ test("without PostgreSQL, a run that needs it stops with one line saying what to
   const { code, output } = await withoutPostgres("tests/postgres/deleted-account.test.ts");
   expect(code).toBe(1);
   const said = output.split("\n").filter((line) => line.includes("PostgreSQL") || line.includes("ECONNREFUSED"));
-  expect(said).toEqual([expect.stringContaining("The tests need PostgreSQL at 127.0.0.1:1 (TEST_DATABASE_URL), which does not answer (ECONNREFUSED): start it with")]);
+  expect(said).toEqual([
+    expect.stringContaining("The tests need PostgreSQL at 127.0.0.1:1 (TEST_DATABASE_URL), which does not answer (ECONNREFUSED): start it with"),
+  ]);
 });
 
 test("a run of tests that do not need PostgreSQL runs without it", async () => {

@@ -54,7 +54,10 @@ export interface TestAppOptions {
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
-export function createTestApp<D extends Deps & { repos: Repositories } = MemoryDeps>(deps: D = createMemoryDeps() as unknown as D, options: TestAppOptions = {}) {
+export function createTestApp<D extends Deps & { repos: Repositories } = MemoryDeps>(
+  deps: D = createMemoryDeps() as unknown as D,
+  options: TestAppOptions = {},
+) {
   const publicUrl = options.publicUrl ?? TEST_PUBLIC_URL;
   const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL, rateLimit: options.rateLimit ?? { max: 0, windowSeconds: 900 } });
   const app = createApp(useCases, {

@@ -12,7 +12,9 @@ import { createHmac } from "node:crypto";
 const SIGNING_KEY = "paypal-test-signing-key";
 
 export function paypalSignature(transmissionId: string, transmissionTime: string, webhookId: string, eventBytes: string): string {
-  return createHmac("sha256", SIGNING_KEY).update(`${transmissionId}|${transmissionTime}|${webhookId}|${Bun.hash.crc32(eventBytes)}`).digest("base64");
+  return createHmac("sha256", SIGNING_KEY)
+    .update(`${transmissionId}|${transmissionTime}|${webhookId}|${Bun.hash.crc32(eventBytes)}`)
+    .digest("base64");
 }
 
 const EVENT_FIELD = ',"webhook_event":';
@@ -29,10 +31,18 @@ export async function startPayPalServer(credentials: { clientId: string; clientS
       calls.push({ path, body: text.startsWith("{") ? JSON.parse(text) : text });
       if (path === "/v1/oauth2/token") {
         const expected = `Basic ${btoa(`${credentials.clientId}:${credentials.clientSecret}`)}`;
-        if (request.headers.get("authorization") !== expected || text !== "grant_type=client_credentials") return Response.json({ error: "invalid_client" }, { status: 401 });
+        if (request.headers.get("authorization") !== expected || text !== "grant_type=client_credentials")
+          return Response.json({ error: "invalid_client" }, { status: 401 });
         const token = `A21AA${crypto.randomUUID().replaceAll("-", "")}`;
         tokens.add(token);
-        return Response.json({ scope: "https://uri.paypal.com/services/webhooks", access_token: token, token_type: "Bearer", app_id: "APP-80W284485P519543T", expires_in: 32400, nonce: crypto.randomUUID() });
+        return Response.json({
+          scope: "https://uri.paypal.com/services/webhooks",
+          access_token: token,
+          token_type: "Bearer",
+          app_id: "APP-80W284485P519543T",
+          expires_in: 32400,
+          nonce: crypto.randomUUID(),
+        });
       }
       if (path === "/v1/notifications/verify-webhook-signature") {
         const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";

@@ -16,7 +16,11 @@ export function processes() {
   return {
     spawn(command: string[], env: Record<string, string | undefined>): Server {
       const dataDir = env.DATA_DIR ?? dataDirs[dataDirs.push(mkdtempSync(join(tmpdir(), "storefront-data-"))) - 1];
-      const child = Bun.spawn(command, { env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", ...env, DATA_DIR: dataDir }, stdout: "pipe", stderr: "pipe" });
+      const child = Bun.spawn(command, {
+        env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", ...env, DATA_DIR: dataDir },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       started.push(child);
       return child;
     },
@@ -35,7 +39,11 @@ export async function waitForStart(server: Server): Promise<{ port: number; adap
   for await (const chunk of server.stdout) {
     buffered += decoder.decode(chunk);
     // The last piece may be a line still on its way.
-    const log = buffered.split("\n").slice(0, -1).filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    const log = buffered
+      .split("\n")
+      .slice(0, -1)
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
     const started = log.find((entry) => entry.event === "server.started");
     if (started) return { ...started, log };
   }

@@ -20,7 +20,10 @@ export async function startRedisServer() {
   const url = `redis://127.0.0.1:${port}`;
 
   async function start() {
-    child = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "inherit" });
+    child = Bun.spawn(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdout: "ignore",
+      stderr: "inherit",
+    });
     for (let i = 0; i < 200; i++) {
       const ping = Bun.spawnSync(["redis-cli", "-p", String(port), "ping"]);
       if (ping.stdout.toString().trim() === "PONG") return;

@@ -32,8 +32,12 @@ let sequence = 0;
 const newId = (prefix: string) => `${prefix}_${Date.now().toString(36)}${(++sequence).toString(36).padStart(6, "0")}TEST`;
 const now = () => Math.floor(Date.now() / 1000);
 
-const error = (status: number, fields: Json): Answer => ({ status, body: { error: { doc_url: `https://docs.stripe.com/error-codes/${fields.code ?? ""}`, ...fields } } });
-const missing = (param: string, id: string) => error(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${param === "intent" ? "payment_intent" : param}: '${id}'` });
+const error = (status: number, fields: Json): Answer => ({
+  status,
+  body: { error: { doc_url: `https://docs.stripe.com/error-codes/${fields.code ?? ""}`, ...fields } },
+});
+const missing = (param: string, id: string) =>
+  error(404, { type: "invalid_request_error", code: "resource_missing", param, message: `No such ${param === "intent" ? "payment_intent" : param}: '${id}'` });
 const unexpectedState = (intent: Intent, action: string) =>
   error(400, {
     type: "invalid_request_error",
@@ -54,8 +58,10 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
 
   function createIntent(p: Json): Answer {
     const amount = Number(p.amount);
-    if (!Number.isInteger(amount) || amount < 50) return error(400, { type: "invalid_request_error", code: "amount_too_small", param: "amount", message: "Amount must be at least $0.50 usd" });
-    if (amount > 99_999_999) return error(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: "Amount must be no more than $999,999.99" });
+    if (!Number.isInteger(amount) || amount < 50)
+      return error(400, { type: "invalid_request_error", code: "amount_too_small", param: "amount", message: "Amount must be at least $0.50 usd" });
+    if (amount > 99_999_999)
+      return error(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: "Amount must be no more than $999,999.99" });
     const id = newId("pi");
     const intent: Intent = {
       ...structuredClone(fixtures.payment_intent),
@@ -66,7 +72,10 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       metadata: p.metadata ?? {},
       client_secret: `${id}_secret_${newId("s")}`,
       status: "requires_payment_method",
-      automatic_payment_methods: { enabled: p.automatic_payment_methods?.enabled === "true", allow_redirects: p.automatic_payment_methods?.allow_redirects ?? "always" },
+      automatic_payment_methods: {
+        enabled: p.automatic_payment_methods?.enabled === "true",
+        allow_redirects: p.automatic_payment_methods?.allow_redirects ?? "always",
+      },
       created: now(),
       canceled_at: null,
       cancellation_reason: null,
@@ -117,11 +126,23 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     const decline = DECLINES[method];
     if (decline) {
       const chargeId = charge(intent, intent.payment_method, false);
-      const lastError = { type: "card_error", code: "card_declined", ...decline, charge: chargeId, payment_method: { id: intent.payment_method, object: "payment_method", type: "card" } };
+      const lastError = {
+        type: "card_error",
+        code: "card_declined",
+        ...decline,
+        charge: chargeId,
+        payment_method: { id: intent.payment_method, object: "payment_method", type: "card" },
+      };
       Object.assign(intent, { status: "requires_payment_method", last_payment_error: lastError, latest_charge: chargeId, payment_method: null });
       return error(402, { ...lastError, payment_intent: structuredClone(intent) });
     }
-    Object.assign(intent, { status: "succeeded", amount_received: intent.amount, last_payment_error: null, next_action: null, latest_charge: charge(intent, intent.payment_method, true) });
+    Object.assign(intent, {
+      status: "succeeded",
+      amount_received: intent.amount,
+      last_payment_error: null,
+      next_action: null,
+      latest_charge: charge(intent, intent.payment_method, true),
+    });
     return { status: 200, body: structuredClone(intent) };
   }
 
@@ -136,20 +157,46 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     const intent = intents.get(String(p.payment_intent));
     if (!intent) return missing("payment_intent", String(p.payment_intent));
     const paid = intent.latest_charge ? charges.get(intent.latest_charge) : undefined;
-    if (intent.status !== "succeeded" || !paid) return error(400, { type: "invalid_request_error", code: "charge_not_refundable", message: "This PaymentIntent does not have a successful charge to refund." });
+    if (intent.status !== "succeeded" || !paid)
+      return error(400, {
+        type: "invalid_request_error",
+        code: "charge_not_refundable",
+        message: "This PaymentIntent does not have a successful charge to refund.",
+      });
     const left = paid.amount - paid.amount_refunded;
     const amount = p.amount === undefined ? left : Number(p.amount);
-    if (left === 0) return error(400, { type: "invalid_request_error", code: "charge_already_refunded", message: `Charge ${paid.id} has already been refunded.` });
-    if (amount > left) return error(400, { type: "invalid_request_error", code: "amount_too_large", param: "amount", message: `Refund amount ($${amount / 100}) is greater than unrefunded amount on charge ($${left / 100})` });
+    if (left === 0)
+      return error(400, { type: "invalid_request_error", code: "charge_already_refunded", message: `Charge ${paid.id} has already been refunded.` });
+    if (amount > left)
+      return error(400, {
+        type: "invalid_request_error",
+        code: "amount_too_large",
+        param: "amount",
+        message: `Refund amount ($${amount / 100}) is greater than unrefunded amount on charge ($${left / 100})`,
+      });
     Object.assign(paid, { amount_refunded: paid.amount_refunded + amount, refunded: paid.amount_refunded + amount === paid.amount });
-    const body = { ...structuredClone(fixtures.refund), id: newId("re"), amount, charge: paid.id, payment_intent: intent.id, currency: intent.currency, status: "succeeded", created: now() };
+    const body = {
+      ...structuredClone(fixtures.refund),
+      id: newId("re"),
+      amount,
+      charge: paid.id,
+      payment_intent: intent.id,
+      currency: intent.currency,
+      status: "succeeded",
+      created: now(),
+    };
     return { status: 200, body };
   }
 
   function calculateTax(p: Json): Answer {
     const address = p.customer_details?.address ?? {};
     const rate = address.country === "US" ? STATE_TAX_RATES[address.state as keyof typeof STATE_TAX_RATES] : 0;
-    if (rate === undefined) return error(400, { type: "invalid_request_error", code: "customer_tax_location_invalid", message: "We could not determine the customer's tax location based on the provided customer address." });
+    if (rate === undefined)
+      return error(400, {
+        type: "invalid_request_error",
+        code: "customer_tax_location_invalid",
+        message: "We could not determine the customer's tax location based on the provided customer address.",
+      });
     const lines = (p.line_items ?? []) as Json[];
     const taxes = lines.map((line) => Math.round((Number(line.amount) * rate) / 100_000));
     const subtotal = lines.reduce((sum, line) => sum + Number(line.amount), 0);
@@ -161,11 +208,29 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
         id: newId("taxcalc"),
         amount_total: subtotal + tax,
         currency: p.currency,
-        customer_details: { ...fixtures["tax.calculation"].customer_details, address: { line2: "", ...address }, address_source: p.customer_details?.address_source },
+        customer_details: {
+          ...fixtures["tax.calculation"].customer_details,
+          address: { line2: "", ...address },
+          address_source: p.customer_details?.address_source,
+        },
         shipping_cost: null,
         tax_amount_exclusive: tax,
         tax_amount_inclusive: 0,
-        tax_breakdown: [{ ...fixtures["tax.calculation"].tax_breakdown[0], amount: tax, taxable_amount: subtotal, tax_rate_details: { country: address.country, state: address.state, percentage_decimal: String(rate / 1000), tax_type: "sales_tax", flat_amount: null, rate_type: "percentage" } }],
+        tax_breakdown: [
+          {
+            ...fixtures["tax.calculation"].tax_breakdown[0],
+            amount: tax,
+            taxable_amount: subtotal,
+            tax_rate_details: {
+              country: address.country,
+              state: address.state,
+              percentage_decimal: String(rate / 1000),
+              tax_type: "sales_tax",
+              flat_amount: null,
+              rate_type: "percentage",
+            },
+          },
+        ],
         tax_date: now(),
       },
     };
@@ -176,7 +241,8 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     if (resource === "payment_intents" && method === "POST" && !id) return createIntent(p);
     if (resource === "payment_intents" && method === "POST" && action === "confirm") return confirm(intents.get(id!), id!, p);
     if (resource === "payment_intents" && method === "POST" && action === "cancel") return cancel(intents.get(id!), id!);
-    if (resource === "payment_intents" && method === "GET" && id && !action) return intents.has(id) ? { status: 200, body: structuredClone(intents.get(id)!) } : missing("intent", id);
+    if (resource === "payment_intents" && method === "GET" && id && !action)
+      return intents.has(id) ? { status: 200, body: structuredClone(intents.get(id)!) } : missing("intent", id);
     if (resource === "refunds" && method === "POST" && !id) return refund(p);
     if (path === "/v1/tax/calculations" && method === "POST") return calculateTax(p);
     return error(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` });
@@ -200,13 +266,24 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       // Stripe refuses a key while its first request still runs; stripe-node retries that 409.
       if (key && running.has(key)) {
         calls.push({ method: request.method, path: url.pathname, idempotencyKey: key, replayed: false });
-        return respond(error(409, { type: "idempotency_error", code: "idempotency_key_in_use", message: "There is currently another in-progress request using this Stripe-Idempotency-Key." }));
+        return respond(
+          error(409, {
+            type: "idempotency_error",
+            code: "idempotency_key_in_use",
+            message: "There is currently another in-progress request using this Stripe-Idempotency-Key.",
+          }),
+        );
       }
       const kept = key ? replays.get(key) : undefined;
       calls.push({ method: request.method, path: url.pathname, idempotencyKey: key, replayed: Boolean(kept && kept.fingerprint === fingerprint) });
       if (kept) {
         if (kept.fingerprint !== fingerprint) {
-          return respond(error(400, { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` }));
+          return respond(
+            error(400, {
+              type: "idempotency_error",
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+            }),
+          );
         }
         return respond(kept.answer, { "idempotent-replayed": "true" });
       }
@@ -257,13 +334,33 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     completeAction(intentId: string, approved: boolean): Intent {
       const intent = intents.get(intentId);
       if (intent?.status !== "requires_action") throw new Error(`intent ${intentId} is not waiting for an action`);
-      if (approved) Object.assign(intent, { status: "succeeded", amount_received: intent.amount, next_action: null, latest_charge: charge(intent, intent.payment_method, true) });
-      else Object.assign(intent, { status: "requires_payment_method", next_action: null, last_payment_error: { type: "card_error", code: "payment_intent_authentication_failure", message: "The customer did not authenticate." } });
+      if (approved)
+        Object.assign(intent, {
+          status: "succeeded",
+          amount_received: intent.amount,
+          next_action: null,
+          latest_charge: charge(intent, intent.payment_method, true),
+        });
+      else
+        Object.assign(intent, {
+          status: "requires_payment_method",
+          next_action: null,
+          last_payment_error: { type: "card_error", code: "payment_intent_authentication_failure", message: "The customer did not authenticate." },
+        });
       return structuredClone(intent);
     },
     /** A Stripe event about `object`, as a webhook delivers it (sign it with the SDK's test header helper). */
     event(type: string, object: Json, id = newId("evt")): Json {
-      return { ...structuredClone(fixtures.event), id, type, api_version: API_VERSION, created: now(), livemode: false, pending_webhooks: 1, data: { object: structuredClone(object) } };
+      return {
+        ...structuredClone(fixtures.event),
+        id,
+        type,
+        api_version: API_VERSION,
+        created: now(),
+        livemode: false,
+        pending_webhooks: 1,
+        data: { object: structuredClone(object) },
+      };
     },
     close: () => server.stop(true),
   };

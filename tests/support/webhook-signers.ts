@@ -26,13 +26,23 @@ export function signedByEasyPost(event: object | string, secret: string): Delive
 export function signedByResend(event: object | string, secret: string, messageId: string, at = new Date()): Delivery {
   const body = bodyOf(event);
   const signature = new Webhook(secret).sign(messageId, at, body);
-  return { body, headers: { "content-type": "application/json", "svix-id": messageId, "svix-timestamp": String(Math.floor(at.getTime() / 1000)), "svix-signature": signature } };
+  return {
+    body,
+    headers: {
+      "content-type": "application/json",
+      "svix-id": messageId,
+      "svix-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "svix-signature": signature,
+    },
+  };
 }
 
 /** Square: base64 HMAC-SHA256 of the notification URL followed by the body (as the square SDK's WebhooksHelper checks it). */
 export function signedBySquare(event: object | string, signatureKey: string, notificationUrl: string): Delivery {
   const body = bodyOf(event);
-  const signature = createHmac("sha256", signatureKey).update(notificationUrl + body).digest("base64");
+  const signature = createHmac("sha256", signatureKey)
+    .update(notificationUrl + body)
+    .digest("base64");
   return { body, headers: { "content-type": "application/json", "x-square-hmacsha256-signature": signature } };
 }
 
@@ -43,7 +53,11 @@ export function signedBySquare(event: object | string, signatureKey: string, not
 export function signedByPayPal(
   event: object | string,
   webhookId: string,
-  { certUrl = "https://api.paypal.com/v1/notifications/certs/CERT-360caa42", at = new Date(), signature }: { certUrl?: string; at?: Date; signature?: string } = {},
+  {
+    certUrl = "https://api.paypal.com/v1/notifications/certs/CERT-360caa42",
+    at = new Date(),
+    signature,
+  }: { certUrl?: string; at?: Date; signature?: string } = {},
 ): Delivery {
   const body = bodyOf(event);
   const transmissionId = crypto.randomUUID();

@@ -5,7 +5,18 @@ import type { Db } from "./database.ts";
 
 // Every audited change writes one of these, so it is compiled once (see compile-once.ts).
 const insertEntry = compileOnce(
-  (db, id: string, userId: string | null, action: string, entityType: string, entityId: string | null, changes: string, ipAddress: string | null, userAgent: string | null, createdAt: Date) =>
+  (
+    db,
+    id: string,
+    userId: string | null,
+    action: string,
+    entityType: string,
+    entityId: string | null,
+    changes: string,
+    ipAddress: string | null,
+    userAgent: string | null,
+    createdAt: Date,
+  ) =>
     db.insertInto("audit_log").values({
       id,
       user_id: userId,

@@ -20,17 +20,12 @@ function toCartItem(row: Selectable<CartItemsTable>): CartItem {
 const CART_LOCK_SPACE = 0x0ca27;
 
 // The cart's queries run on every cart request, so each is compiled once (see compile-once.ts).
-const lockCart = compileOnce((db, userId: string) =>
-  db.selectNoFrom(sql<null>`pg_advisory_xact_lock(${CART_LOCK_SPACE}, hashtext(${userId}))`.as("locked")),
-);
+const lockCart = compileOnce((db, userId: string) => db.selectNoFrom(sql<null>`pg_advisory_xact_lock(${CART_LOCK_SPACE}, hashtext(${userId}))`.as("locked")));
 
 const summarize = compileOnce((db, userId: string, productId: string) =>
   db
     .selectFrom("cart_items")
-    .select((eb) => [
-      eb.fn.countAll<string>().as("line_count"),
-      eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart"),
-    ])
+    .select((eb) => [eb.fn.countAll<string>().as("line_count"), eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart")])
     .where("user_id", "=", userId),
 );
 
@@ -158,7 +153,9 @@ export function createPgCartRepository(db: Db): CartRepository {
       if (lines.length === 0) return;
       await db
         .insertInto("cart_items")
-        .values(lines.map((l) => ({ id: l.id, user_id: l.userId, product_id: l.productId, quantity: l.quantity, created_at: l.createdAt, updated_at: l.updatedAt })))
+        .values(
+          lines.map((l) => ({ id: l.id, user_id: l.userId, product_id: l.productId, quantity: l.quantity, created_at: l.createdAt, updated_at: l.updatedAt })),
+        )
         .onConflict((oc) =>
           oc.columns(["user_id", "product_id"]).doUpdateSet((eb) => ({
             quantity: sql<number>`least(${MAX_LINE_QUANTITY}, ${eb.ref("cart_items.quantity")} + ${eb.ref("excluded.quantity")})`,

@@ -18,7 +18,12 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
               created_at: eb.ref("excluded.created_at"),
               expires_at: eb.ref("excluded.expires_at"),
             }))
-            .where((eb) => eb.or([eb("idempotency_keys.expires_at", "<=", now), eb.and([eb("idempotency_keys.response_status", "is", null), eb("idempotency_keys.created_at", "<", staleBefore)])])),
+            .where((eb) =>
+              eb.or([
+                eb("idempotency_keys.expires_at", "<=", now),
+                eb.and([eb("idempotency_keys.response_status", "is", null), eb("idempotency_keys.created_at", "<", staleBefore)]),
+              ]),
+            ),
         )
         .returning("key")
         .execute();

@@ -31,13 +31,7 @@ export function createPgLocationRepository(db: Db): LocationRepository {
       const q = query.q;
       if (q !== undefined) {
         const pattern = containsPattern(q);
-        matching = matching.where((eb) =>
-          eb.or([
-            eb("name", "ilike", pattern),
-            eb("city", "ilike", pattern),
-            eb("postal_code", "like", startsWithPattern(q)),
-          ]),
-        );
+        matching = matching.where((eb) => eb.or([eb("name", "ilike", pattern), eb("city", "ilike", pattern), eb("postal_code", "like", startsWithPattern(q))]));
       }
       const offset = offsetOf(query);
       const rows = await matching
@@ -48,9 +42,7 @@ export function createPgLocationRepository(db: Db): LocationRepository {
         .limit(query.limit)
         .offset(offset)
         .execute();
-      const total = await totalOf(rows, offset, () =>
-        matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
-      );
+      const total = await totalOf(rows, offset, () => matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow());
       return { items: rows.map(toLocation), total };
     },
 
@@ -86,12 +78,7 @@ export function createPgLocationRepository(db: Db): LocationRepository {
     },
 
     async findByNameAndPostalCode(name, postalCode) {
-      const row = await db
-        .selectFrom("locations")
-        .selectAll()
-        .where("name", "=", name)
-        .where("postal_code", "=", postalCode)
-        .executeTakeFirst();
+      const row = await db.selectFrom("locations").selectAll().where("name", "=", name).where("postal_code", "=", postalCode).executeTakeFirst();
       return row ? toLocation(row) : null;
     },
 

@@ -78,7 +78,11 @@ export function createPgMailOutbox(db: Db): MailOutbox {
 
     async markFailed(id, error, retryAt) {
       const changes = retryAt ? { next_attempt_at: retryAt } : { status: "failed" };
-      await db.updateTable("mail_outbox").set({ last_error: error, ...changes }).where("id", "=", id).execute();
+      await db
+        .updateTable("mail_outbox")
+        .set({ last_error: error, ...changes })
+        .where("id", "=", id)
+        .execute();
     },
 
     async list() {

@@ -37,7 +37,10 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
   };
 }
 
-type ItemRow = Pick<Selectable<OrderItemsTable>, "id" | "product_id" | "product_name" | "product_sku" | "product_image" | "quantity" | "unit_price_cents" | "total_price_cents">;
+type ItemRow = Pick<
+  Selectable<OrderItemsTable>,
+  "id" | "product_id" | "product_name" | "product_sku" | "product_image" | "quantity" | "unit_price_cents" | "total_price_cents"
+>;
 
 const toItem = (i: ItemRow): OrderItem => ({
   id: i.id,
@@ -81,9 +84,19 @@ const itemsOf = compileOnce((db, orderIds: string[]) =>
     .selectFrom("order_items")
     .innerJoin("products", "products.id", "order_items.product_id")
     .select([
-      "order_items.id", "order_items.order_id", "order_items.product_id", "order_items.product_name", "order_items.product_sku",
-      "order_items.product_image", "order_items.quantity", "order_items.unit_price_cents", "order_items.total_price_cents",
-      "products.name", "products.slug", "products.featured_image", "products.heat_level",
+      "order_items.id",
+      "order_items.order_id",
+      "order_items.product_id",
+      "order_items.product_name",
+      "order_items.product_sku",
+      "order_items.product_image",
+      "order_items.quantity",
+      "order_items.unit_price_cents",
+      "order_items.total_price_cents",
+      "products.name",
+      "products.slug",
+      "products.featured_image",
+      "products.heat_level",
     ])
     .where("order_items.order_id", "=", sql<string>`any(${orderIds}::text[])`)
     .orderBy("order_items.order_id")
@@ -123,7 +136,10 @@ const byIdLockedOrSkipped = compileOnce((db, id: string) => lockedRow(db, id).fo
 export function createPgOrderRepository(db: Db): OrderRepository {
   async function withItems(rows: OrderRow[]): Promise<OrderView[]> {
     if (rows.length === 0) return [];
-    const items = await itemsOf(db, rows.map((r) => r.id));
+    const items = await itemsOf(
+      db,
+      rows.map((r) => r.id),
+    );
     const byOrder = Map.groupBy(items, (item) => item.order_id);
     return rows.map((row) => ({
       ...toOrder(row, []),

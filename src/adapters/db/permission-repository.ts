@@ -24,11 +24,7 @@ export function createPgPermissionRepository(db: Db): PermissionRepository {
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
     async revoke(role, permission) {
-      const result = await db
-        .deleteFrom("role_permissions")
-        .where("role", "=", role)
-        .where("permission", "=", permission)
-        .executeTakeFirst();
+      const result = await db.deleteFrom("role_permissions").where("role", "=", role).where("permission", "=", permission).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
   };

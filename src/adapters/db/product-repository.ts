@@ -11,13 +11,34 @@ import type { ProductRow } from "./tables.ts";
 const lowerName = sql<string>`lower(name) collate "C"`;
 
 const orderings: Record<ProductSort, Array<[ReturnType<typeof sql> | keyof ProductRow, "asc" | "desc"]>> = {
-  newest: [["created_at", "desc"], ["id", "asc"]],
-  price_asc: [["price_cents", "asc"], ["id", "asc"]],
-  price_desc: [["price_cents", "desc"], ["id", "asc"]],
-  name_asc: [[lowerName, "asc"], ["id", "asc"]],
-  name_desc: [[lowerName, "desc"], ["id", "asc"]],
-  heat_asc: [["heat_level", "asc"], ["id", "asc"]],
-  heat_desc: [["heat_level", "desc"], ["id", "asc"]],
+  newest: [
+    ["created_at", "desc"],
+    ["id", "asc"],
+  ],
+  price_asc: [
+    ["price_cents", "asc"],
+    ["id", "asc"],
+  ],
+  price_desc: [
+    ["price_cents", "desc"],
+    ["id", "asc"],
+  ],
+  name_asc: [
+    [lowerName, "asc"],
+    ["id", "asc"],
+  ],
+  name_desc: [
+    [lowerName, "desc"],
+    ["id", "asc"],
+  ],
+  heat_asc: [
+    ["heat_level", "asc"],
+    ["id", "asc"],
+  ],
+  heat_desc: [
+    ["heat_level", "desc"],
+    ["id", "asc"],
+  ],
 };
 
 export function toProduct(row: ProductRow): Product {
@@ -63,7 +84,14 @@ const pairs = (db: Db, ids: string[], quantities: number[]) =>
 const lockedInOrder = (db: Db, ids: string[], quantities: number[]) =>
   db
     .with("lines", () => pairs(db, ids, quantities))
-    .with("locked", (qb) => qb.selectFrom("products").select("products.id").where("products.id", "in", (eb) => eb.selectFrom("lines").select("lines.id")).orderBy("products.id").forUpdate());
+    .with("locked", (qb) =>
+      qb
+        .selectFrom("products")
+        .select("products.id")
+        .where("products.id", "in", (eb) => eb.selectFrom("lines").select("lines.id"))
+        .orderBy("products.id")
+        .forUpdate(),
+    );
 
 /** Takes stock for a checkout: each product only if it is on sale and has the quantity, so stock never goes below zero. */
 const takeStock = compileOnce((db, ids: string[], quantities: number[], at: Date) =>
@@ -97,9 +125,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
       let matching = db.selectFrom("products").where("is_active", "=", true);
       if (query.search !== undefined) {
         const pattern = containsPattern(query.search);
-        matching = matching.where((eb) =>
-          eb.or([eb("name", "ilike", pattern), eb("description", "ilike", pattern)]),
-        );
+        matching = matching.where((eb) => eb.or([eb("name", "ilike", pattern), eb("description", "ilike", pattern)]));
       }
       if (query.heatLevel !== undefined) matching = matching.where("heat_level", "=", query.heatLevel);
       if (query.minPrice !== undefined) matching = matching.where("price_cents", ">=", query.minPrice);
@@ -113,9 +139,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
         .offset(offset);
       for (const [column, direction] of orderings[query.sort]) page = page.orderBy(column, direction);
       const rows = await page.execute();
-      const total = await totalOf(rows, offset, () =>
-        matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow(),
-      );
+      const total = await totalOf(rows, offset, () => matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow());
       return { items: rows.map(toProduct), total };
     },
 
@@ -130,26 +154,28 @@ export function createPgProductRepository(db: Db): ProductRepository {
     },
 
     async create(p) {
-      await rejectingConflicts(() => db
-        .insertInto("products")
-        .values({
-          id: p.id,
-          name: p.name,
-          slug: p.slug,
-          description: p.description,
-          price_cents: p.price,
-          compare_at_price_cents: p.compareAtPrice,
-          sku: p.sku,
-          featured_image: p.featuredImage,
-          images: p.images,
-          heat_level: p.heatLevel,
-          inventory: p.inventory,
-          is_active: p.isActive,
-          is_featured: p.isFeatured,
-          created_at: p.createdAt,
-          updated_at: p.updatedAt,
-        })
-        .execute());
+      await rejectingConflicts(() =>
+        db
+          .insertInto("products")
+          .values({
+            id: p.id,
+            name: p.name,
+            slug: p.slug,
+            description: p.description,
+            price_cents: p.price,
+            compare_at_price_cents: p.compareAtPrice,
+            sku: p.sku,
+            featured_image: p.featuredImage,
+            images: p.images,
+            heat_level: p.heatLevel,
+            inventory: p.inventory,
+            is_active: p.isActive,
+            is_featured: p.isFeatured,
+            created_at: p.createdAt,
+            updated_at: p.updatedAt,
+          })
+          .execute(),
+      );
     },
 
     async update(id, c) {
@@ -179,18 +205,46 @@ export function createPgProductRepository(db: Db): ProductRepository {
     },
 
     async takeStock(lines, at) {
-      const taken = new Set((await takeStock(db, lines.map((l) => l.productId), lines.map((l) => l.quantity), at)).map((r) => r.id));
+      const taken = new Set(
+        (
+          await takeStock(
+            db,
+            lines.map((l) => l.productId),
+            lines.map((l) => l.quantity),
+            at,
+          )
+        ).map((r) => r.id),
+      );
       const short = lines.filter((l) => !taken.has(l.productId));
       if (short.length === 0) return [];
-      const current = new Map((await stockOf(db, short.map((l) => l.productId))).map((p) => [p.id, p]));
+      const current = new Map(
+        (
+          await stockOf(
+            db,
+            short.map((l) => l.productId),
+          )
+        ).map((p) => [p.id, p]),
+      );
       return short.map((l) => {
         const product = current.get(l.productId);
-        return { productId: l.productId, productName: product?.name ?? "", requested: l.quantity, available: product?.is_active ? product.inventory : 0, onSale: product?.is_active ?? false };
+        return {
+          productId: l.productId,
+          productName: product?.name ?? "",
+          requested: l.quantity,
+          available: product?.is_active ? product.inventory : 0,
+          onSale: product?.is_active ?? false,
+        };
       });
     },
 
     async returnStock(lines, at) {
-      if (lines.length > 0) await returnStock(db, lines.map((l) => l.productId), lines.map((l) => l.quantity), at);
+      if (lines.length > 0)
+        await returnStock(
+          db,
+          lines.map((l) => l.productId),
+          lines.map((l) => l.quantity),
+          at,
+        );
     },
   };
 }

@@ -40,12 +40,7 @@ export function createPgSessionRepository(db: Db): SessionRepository {
       return Number(result.numDeletedRows);
     },
     async revokeAllOf(userId, at) {
-      const result = await db
-        .updateTable("sessions")
-        .set({ revoked_at: at })
-        .where("user_id", "=", userId)
-        .where("revoked_at", "is", null)
-        .executeTakeFirst();
+      const result = await db.updateTable("sessions").set({ revoked_at: at }).where("user_id", "=", userId).where("revoked_at", "is", null).executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
   };

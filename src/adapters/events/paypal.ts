@@ -74,7 +74,13 @@ export function paypalWebhookVerifier(check: PayPalSignatureCheck | null, clock:
     const base = { provider: "paypal", eventId: event.id, type: event.event_type };
     if (event.event_type === "PAYMENT.CAPTURE.COMPLETED") {
       const capture = readPart(event.resource, captureShape, "a PayPal capture");
-      const paid = { kind: "succeeded" as const, processor: "paypal", intentId: capture.id, amount: cents(capture.amount.value), currency: capture.amount.currency_code };
+      const paid = {
+        kind: "succeeded" as const,
+        processor: "paypal",
+        intentId: capture.id,
+        amount: cents(capture.amount.value),
+        currency: capture.amount.currency_code,
+      };
       return { ...base, effect: { kind: "payment", event: paid, orderId: orderIdOf(capture.custom_id) } };
     }
     if (event.event_type === "PAYMENT.CAPTURE.REFUNDED") {

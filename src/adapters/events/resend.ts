@@ -25,7 +25,11 @@ export function resendWebhookVerifier(secret: string | null): WebhookVerifier | 
   if (!secret) return null;
   const svix = new Webhook(secret);
   return async (payload, headers) => {
-    const signed = { "svix-id": headers.get("svix-id") ?? "", "svix-timestamp": headers.get("svix-timestamp") ?? "", "svix-signature": headers.get("svix-signature") ?? "" };
+    const signed = {
+      "svix-id": headers.get("svix-id") ?? "",
+      "svix-timestamp": headers.get("svix-timestamp") ?? "",
+      "svix-signature": headers.get("svix-signature") ?? "",
+    };
     try {
       svix.verify(Buffer.from(payload), signed);
     } catch (error) {
@@ -41,7 +45,8 @@ export function resendWebhookVerifier(secret: string | null): WebhookVerifier | 
       const { to } = readPart(event.data, bounceShape, "a Resend bounce or complaint");
       return { ...base, effect: { kind: "mail-suppression", addresses: to, reason: event.type === "email.bounced" ? "bounced" : "complained" } };
     }
-    if (event.type === "email.delivered") return { ...base, effect: { kind: "mail-delivered", messageId: readPart(event.data, deliveryShape, "a Resend delivery").email_id } };
+    if (event.type === "email.delivered")
+      return { ...base, effect: { kind: "mail-delivered", messageId: readPart(event.data, deliveryShape, "a Resend delivery").email_id } };
     return { ...base, effect: null };
   };
 }

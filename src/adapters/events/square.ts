@@ -32,6 +32,13 @@ export function squareWebhookVerifier(signatureKey: string | null, notificationU
     if (event.type !== "payment.updated" || !completed.safeParse(event.data).success) return { ...base, effect: null };
     const { payment } = readPart(event.data, paymentShape, "a Square payment").object;
     const { amount, currency } = payment.amount_money;
-    return { ...base, effect: { kind: "payment", event: { kind: "succeeded", processor: "square", intentId: payment.id, amount, currency }, orderId: orderIdOf(payment.reference_id) } };
+    return {
+      ...base,
+      effect: {
+        kind: "payment",
+        event: { kind: "succeeded", processor: "square", intentId: payment.id, amount, currency },
+        orderId: orderIdOf(payment.reference_id),
+      },
+    };
   };
 }

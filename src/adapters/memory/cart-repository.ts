@@ -56,7 +56,10 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
     async restoreLines(lines) {
       for (const line of lines) {
         const current = ofUser(line.userId).find((i) => i.productId === line.productId);
-        items.set(current?.id ?? line.id, current ? { ...current, quantity: Math.min(MAX_LINE_QUANTITY, current.quantity + line.quantity) } : structuredClone(line));
+        items.set(
+          current?.id ?? line.id,
+          current ? { ...current, quantity: Math.min(MAX_LINE_QUANTITY, current.quantity + line.quantity) } : structuredClone(line),
+        );
       }
     },
   };

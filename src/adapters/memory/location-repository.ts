@@ -1,9 +1,4 @@
-import {
-  type Location,
-  compareLocations,
-  distanceMiles,
-  matchesLocationQuery,
-} from "../../domain/location.ts";
+import { type Location, compareLocations, distanceMiles, matchesLocationQuery } from "../../domain/location.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { LocationRepository } from "../../application/ports/catalog.ts";
 

@@ -52,7 +52,9 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
       return found.length > 0;
     },
     async markSuppressed(which) {
-      const found = [...messages.values()].filter((m) => ("id" in which ? m.id === which.id : m.status === "pending" && m.to.toLowerCase() === which.to.toLowerCase()));
+      const found = [...messages.values()].filter((m) =>
+        "id" in which ? m.id === which.id : m.status === "pending" && m.to.toLowerCase() === which.to.toLowerCase(),
+      );
       for (const message of found) message.status = "suppressed";
       return found.length;
     },

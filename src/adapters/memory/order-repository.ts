@@ -2,7 +2,8 @@ import type { Order, OrderView } from "../../domain/order.ts";
 import type { Product } from "../../domain/product.ts";
 import type { OrderRepository } from "../../application/ports/orders.ts";
 
-const byCreation = (a: Pick<Order, "id" | "createdAt">, b: Pick<Order, "id" | "createdAt">) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byCreation = (a: Pick<Order, "id" | "createdAt">, b: Pick<Order, "id" | "createdAt">) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>): OrderRepository {
   function view(order: Order): OrderView {
@@ -10,7 +11,16 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       ...order,
       items: order.items.map((item) => {
         const p = products.get(item.productId);
-        return { ...item, product: { id: item.productId, name: p?.name ?? item.productName, slug: p?.slug ?? "", featuredImage: p?.featuredImage ?? item.productImage, heatLevel: p?.heatLevel ?? 0 } };
+        return {
+          ...item,
+          product: {
+            id: item.productId,
+            name: p?.name ?? item.productName,
+            slug: p?.slug ?? "",
+            featuredImage: p?.featuredImage ?? item.productImage,
+            heatLevel: p?.heatLevel ?? 0,
+          },
+        };
       }),
     });
   }
@@ -32,11 +42,19 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       return [...orders.values()].find((o) => o.stripePaymentIntentId === intentId)?.id ?? null;
     },
     async idsOfTrackingNumber(trackingNumber) {
-      return [...orders.values()].filter((o) => o.trackingNumber === trackingNumber).map((o) => o.id).sort();
+      return [...orders.values()]
+        .filter((o) => o.trackingNumber === trackingNumber)
+        .map((o) => o.id)
+        .sort();
     },
     async list(filter) {
       const matching = [...orders.values()]
-        .filter((o) => (!filter.userId || o.userId === filter.userId) && (!filter.status || o.status === filter.status) && (!filter.paymentStatus || o.paymentStatus === filter.paymentStatus))
+        .filter(
+          (o) =>
+            (!filter.userId || o.userId === filter.userId) &&
+            (!filter.status || o.status === filter.status) &&
+            (!filter.paymentStatus || o.paymentStatus === filter.paymentStatus),
+        )
         .sort((a, b) => (filter.sortOrder === "asc" ? byCreation(a, b) : byCreation(b, a)));
       const page = matching.slice(filter.skip, filter.take === null ? undefined : filter.skip + filter.take);
       return { orders: page.map(view), total: matching.length };

@@ -7,9 +7,7 @@ export function createMemoryPermissionRepository(grants: Map<string, RolePermiss
   const key = (role: UserRole, permission: Permission) => `${role} ${permission}`;
   return {
     async all() {
-      return [...grants.values()]
-        .sort((a, b) => (a.role + a.permission < b.role + b.permission ? -1 : 1))
-        .map((g) => ({ ...g }));
+      return [...grants.values()].sort((a, b) => (a.role + a.permission < b.role + b.permission ? -1 : 1)).map((g) => ({ ...g }));
     },
     async grant(role, permission) {
       if (grants.has(key(role, permission))) return false;

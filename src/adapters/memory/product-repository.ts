@@ -17,9 +17,7 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
 
   return {
     async list(query) {
-      const matching = [...products.values()]
-        .filter((p) => matchesProductQuery(p, query))
-        .sort(productComparators[query.sort]);
+      const matching = [...products.values()].filter((p) => matchesProductQuery(p, query)).sort(productComparators[query.sort]);
       const start = offsetOf(query);
       return { items: structuredClone(matching.slice(start, start + query.limit)), total: matching.length };
     },
@@ -48,7 +46,9 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       const shortfalls = lines.flatMap((line) => {
         const product = products.get(line.productId);
         const available = product?.isActive ? product.inventory : 0;
-        return available >= line.quantity ? [] : [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available, onSale: product?.isActive ?? false }];
+        return available >= line.quantity
+          ? []
+          : [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available, onSale: product?.isActive ?? false }];
       });
       if (shortfalls.length === 0) {
         for (const line of lines) {

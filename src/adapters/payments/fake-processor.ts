@@ -9,7 +9,10 @@ type Outcome = { status: IntentStatus; decline?: { code: string; declineCode: st
 export const TEST_PAYMENT_METHODS: Readonly<Record<string, Outcome>> = {
   pm_card_visa: { status: "succeeded" },
   pm_card_mastercard: { status: "succeeded" },
-  pm_card_chargeDeclined: { status: "requires_payment_method", decline: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." } },
+  pm_card_chargeDeclined: {
+    status: "requires_payment_method",
+    decline: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." },
+  },
   pm_card_chargeDeclinedInsufficientFunds: {
     status: "requires_payment_method",
     decline: { code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds." },
@@ -29,12 +32,13 @@ const unexpectedState = (intent: PaymentIntent, action: string) =>
  * when it is to be refunded: the shop refunds only what its database says was paid, so a paid order
  * can still be cancelled or refunded after a restart.
  */
-export function createFakeProcessor(randomToken: () => string): PaymentGateway & TaxCalculator & {
-  /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
-  completeAction(intentId: string, approved: boolean): PaymentIntent;
-  intents: ReadonlyMap<string, PaymentIntent>;
-  refunds: ReadonlyMap<string, Refund>;
-} {
+export function createFakeProcessor(randomToken: () => string): PaymentGateway &
+  TaxCalculator & {
+    /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
+    completeAction(intentId: string, approved: boolean): PaymentIntent;
+    intents: ReadonlyMap<string, PaymentIntent>;
+    refunds: ReadonlyMap<string, Refund>;
+  } {
   const intents = new Map<string, PaymentIntent>();
   const refunds = new Map<string, Refund>();
   const replays = new Map<string, unknown>();
@@ -62,7 +66,15 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
     async createIntent({ amount, currency, metadata, idempotencyKey }) {
       return once(`create:${idempotencyKey}`, () => {
         const id = `pi_${randomToken()}`;
-        const intent: PaymentIntent = { id, status: "requires_payment_method", clientSecret: `${id}_secret_${randomToken()}`, amount, currency, metadata: { ...metadata }, lastError: null };
+        const intent: PaymentIntent = {
+          id,
+          status: "requires_payment_method",
+          clientSecret: `${id}_secret_${randomToken()}`,
+          amount,
+          currency,
+          metadata: { ...metadata },
+          lastError: null,
+        };
         intents.set(id, intent);
         return intent;
       });
@@ -107,7 +119,8 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
         if (intent.status !== "succeeded") throw unexpectedState(intent, "refund");
         const left = intent.amount - refunded(intentId);
         const value = amount ?? left;
-        if (value <= 0 || value > left) throw new DomainError("payment.processor_failed", "Payment processing failed", { reason: `refund of ${value} exceeds the ${left} left` });
+        if (value <= 0 || value > left)
+          throw new DomainError("payment.processor_failed", "Payment processing failed", { reason: `refund of ${value} exceeds the ${left} left` });
         const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: value, status: "succeeded" };
         refunds.set(refund.id, refund);
         return refund;

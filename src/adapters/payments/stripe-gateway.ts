@@ -20,7 +20,9 @@ export function createStripeClient({ secretKey, apiBase }: StripeSettings): Stri
     maxNetworkRetries: NETWORK_RETRIES,
     timeout: TIMEOUT_MS,
     appInfo: { name: "storefront" },
-    ...(base ? { host: base.hostname, port: base.port || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" } : {}),
+    ...(base
+      ? { host: base.hostname, port: base.port || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" }
+      : {}),
   });
 }
 
@@ -66,7 +68,12 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
       return await run();
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      logger.error("stripe.failed", { operation, error: messageOf(error), type: (error as { type?: string }).type, requestId: (error as { requestId?: string }).requestId });
+      logger.error("stripe.failed", {
+        operation,
+        error: messageOf(error),
+        type: (error as { type?: string }).type,
+        requestId: (error as { requestId?: string }).requestId,
+      });
       throw new DomainError("payment.processor_failed", "Payment processing failed", { operation });
     }
   }
@@ -86,7 +93,14 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
 
   return {
     createIntent: ({ amount, currency, metadata, idempotencyKey }) =>
-      call("createIntent", async () => toIntent(await stripe.paymentIntents.create({ amount, currency, metadata, automatic_payment_methods: { enabled: true, allow_redirects: "never" } }, { idempotencyKey }))),
+      call("createIntent", async () =>
+        toIntent(
+          await stripe.paymentIntents.create(
+            { amount, currency, metadata, automatic_payment_methods: { enabled: true, allow_redirects: "never" } },
+            { idempotencyKey },
+          ),
+        ),
+      ),
 
     confirmIntent: (intentId, paymentMethodId, idempotencyKey) =>
       orIntentAsItIs("confirmIntent", () =>

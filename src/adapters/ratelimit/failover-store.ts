@@ -27,7 +27,14 @@ export function within<T>(work: Promise<T>, ms: number): Promise<T> {
  * `retryEveryMs` while requests come. Counts made in memory meanwhile stay there: while degraded,
  * each instance counts on its own.
  */
-export function createFailoverRateLimitStore({ primary, fallback, logger, timeoutMs = 250, retryEveryMs = 1_000, reconnect }: FailoverOptions): RateLimitStore & { degraded(): boolean } {
+export function createFailoverRateLimitStore({
+  primary,
+  fallback,
+  logger,
+  timeoutMs = 250,
+  retryEveryMs = 1_000,
+  reconnect,
+}: FailoverOptions): RateLimitStore & { degraded(): boolean } {
   let degraded = false;
   let retrying = false;
   let lastRetry = 0;
@@ -45,7 +52,10 @@ export function createFailoverRateLimitStore({ primary, fallback, logger, timeou
     lastRetry = Date.now();
     void (async () => {
       try {
-        await within((reconnect?.() ?? Promise.resolve()).then(() => primary.ping()), timeoutMs);
+        await within(
+          (reconnect?.() ?? Promise.resolve()).then(() => primary.ping()),
+          timeoutMs,
+        );
         degraded = false;
         logger.info("ratelimit.restored", { to: "redis" });
       } catch {

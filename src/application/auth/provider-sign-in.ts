@@ -54,16 +54,18 @@ async function accountFor(
   }
   const email = normalizeEmail(profile.email);
   const existing = await tx.users.findByEmail(email);
-  const user = existing ? await claimIfUnverified(tx, deps, existing, origin) : newUser({
-    id: deps.ids.next(),
-    email,
-    name: profile.name,
-    passwordHash: null,
-    role: "CUSTOMER",
-    image: profile.image,
-    isEmailVerified: true,
-    at: deps.clock.now(),
-  });
+  const user = existing
+    ? await claimIfUnverified(tx, deps, existing, origin)
+    : newUser({
+        id: deps.ids.next(),
+        email,
+        name: profile.name,
+        passwordHash: null,
+        role: "CUSTOMER",
+        image: profile.image,
+        isEmailVerified: true,
+        at: deps.clock.now(),
+      });
   if (!existing) await tx.users.create(user);
   await tx.users.linkIdentity(profile.provider, profile.providerAccountId, user.id);
   return { user, event: existing ? "auth.login" : "auth.register" };

@@ -27,7 +27,14 @@ export async function signInWithPassword(
   const matches = await attempt.run(() => deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH));
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>
-      recordAudit(tx, deps, { userId: user?.id ?? null, action: "auth.login_failed", entityType: "user", entityId: user?.id ?? null, changes: { email }, origin }),
+      recordAudit(tx, deps, {
+        userId: user?.id ?? null,
+        action: "auth.login_failed",
+        entityType: "user",
+        entityId: user?.id ?? null,
+        changes: { email },
+        origin,
+      }),
     );
     throw invalid();
   }

@@ -15,7 +15,14 @@ export function signOut(
   return deps.uow.transaction(async (tx) => {
     const now = deps.clock.now();
     const ended = everywhere ? await tx.sessions.revokeAllOf(session.userId, now) : Number(await tx.sessions.revoke(session.id, now));
-    await recordAudit(tx, deps, { userId: session.userId, action: "auth.logout", entityType: "session", entityId: session.id, changes: { everywhere, ended }, origin });
+    await recordAudit(tx, deps, {
+      userId: session.userId,
+      action: "auth.logout",
+      entityType: "session",
+      entityId: session.id,
+      changes: { everywhere, ended },
+      origin,
+    });
     return { everywhere };
   });
 }

@@ -1,8 +1,7 @@
 import type { User } from "../../domain/user.ts";
 import type { OutgoingMail } from "../ports/mail.ts";
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
 export function welcomeMail(user: Pick<User, "email" | "name">, shopUrl: string): OutgoingMail {
   const greeting = user.name ? `Hi ${user.name},` : "Hi,";

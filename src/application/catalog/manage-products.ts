@@ -25,7 +25,14 @@ export async function createProduct(deps: CatalogDeps, actor: Actor, input: NewP
   const product: Product = { ...input, slug, images: input.images ?? [input.featuredImage], id: deps.ids.next(), createdAt: now, updatedAt: now };
   await deps.uow.transaction(async (tx) => {
     await tx.products.create(product);
-    await recordAudit(tx, deps, { userId: actor.userId, action: "product.create", entityType: "product", entityId: product.id, changes: { ...input, slug: product.slug, images: product.images }, origin });
+    await recordAudit(tx, deps, {
+      userId: actor.userId,
+      action: "product.create",
+      entityType: "product",
+      entityId: product.id,
+      changes: { ...input, slug: product.slug, images: product.images },
+      origin,
+    });
   });
   return product;
 }

@@ -45,10 +45,7 @@ export function seedDemoCatalog(deps: Pick<Deps, "uow" | "ids" | "clock">, catal
  * is first seen (not only right after the first migration: `db:migrate` may have run before the
  * first start). Null when the shop already had a catalog.
  */
-export async function seedDemoCatalogIfEmpty(
-  deps: Pick<Deps, "uow" | "ids" | "clock">,
-  catalog: DemoCatalog,
-): Promise<SeedResult | null> {
+export async function seedDemoCatalogIfEmpty(deps: Pick<Deps, "uow" | "ids" | "clock">, catalog: DemoCatalog): Promise<SeedResult | null> {
   const [products, locations] = await deps.uow.read((db) =>
     Promise.all([db.products.list({ sort: "newest", page: 1, limit: 1 }), db.locations.list({ page: 1, limit: 1 })]),
   );

@@ -6,7 +6,13 @@ import type { WebhookEvent } from "./webhook-event.ts";
  * The audit entry `webhook.<provider>` of an event that found nothing to move (or is only recorded):
  * what it said, about which entity, and by whom (no one: the provider).
  */
-export function auditEvent(tx: Repositories, deps: EventDeps, event: WebhookEvent, entity: { type: string; id: string | null }, changes: Record<string, unknown>): Promise<void> {
+export function auditEvent(
+  tx: Repositories,
+  deps: EventDeps,
+  event: WebhookEvent,
+  entity: { type: string; id: string | null },
+  changes: Record<string, unknown>,
+): Promise<void> {
   return tx.audit.record({
     id: deps.ids.next(),
     userId: null,

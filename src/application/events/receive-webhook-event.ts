@@ -13,7 +13,12 @@ export interface Applied {
   afterCommit?: () => Promise<void>;
 }
 
-type Apply<K extends WebhookEffect["kind"]> = (tx: Repositories, deps: EventDeps, event: WebhookEvent, effect: Extract<WebhookEffect, { kind: K }>) => Promise<Applied>;
+type Apply<K extends WebhookEffect["kind"]> = (
+  tx: Repositories,
+  deps: EventDeps,
+  event: WebhookEvent,
+  effect: Extract<WebhookEffect, { kind: K }>,
+) => Promise<Applied>;
 
 const EFFECTS: { [K in WebhookEffect["kind"]]: Apply<K> } = {
   payment: paymentEventEffect,
@@ -36,7 +41,8 @@ export async function receiveWebhookEvent(deps: EventDeps, event: WebhookEvent):
   const { effect } = event;
   if (!effect) return "ignored";
   const applied = await deps.uow.transaction(async (tx): Promise<Applied> => {
-    if (!(await tx.webhookEvents.record({ provider: event.provider, eventId: event.eventId, type: event.type, receivedAt: deps.clock.now() }))) return { outcome: "duplicate" };
+    if (!(await tx.webhookEvents.record({ provider: event.provider, eventId: event.eventId, type: event.type, receivedAt: deps.clock.now() })))
+      return { outcome: "duplicate" };
     return (EFFECTS[effect.kind] as Apply<typeof effect.kind>)(tx, deps, event, effect as never);
   });
   await applied.afterCommit?.();

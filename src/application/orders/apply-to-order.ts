@@ -16,7 +16,12 @@ export interface OrderChange {
  * stock when the change says so, and its audit entry. Every path that moves an order (staff, the
  * sweeper, a checkout undone, a payment, the processor's events) ends here.
  */
-export async function applyToOrder(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, order: Pick<Order, "id" | "items">, change: OrderChange): Promise<void> {
+export async function applyToOrder(
+  tx: Repositories,
+  deps: Pick<Deps, "ids" | "clock">,
+  order: Pick<Order, "id" | "items">,
+  change: OrderChange,
+): Promise<void> {
   const now = deps.clock.now();
   if (change.restock) await tx.products.returnStock(itemQuantities(order), now);
   if (Object.keys(change.changes).length > 0) await tx.orders.update(order.id, { ...change.changes, updatedAt: now });

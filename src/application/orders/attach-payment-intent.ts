@@ -32,7 +32,10 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
     return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
   } catch (error) {
     deps.logger.error("order.payment_intent_failed", { orderId: order.id, error: messageOf(error) });
-    if (intentId) await deps.payments.cancelIntent(intentId).catch((e: unknown) => deps.logger.error("order.intent_cancel_failed", { orderId: order.id, error: messageOf(e) }));
+    if (intentId)
+      await deps.payments
+        .cancelIntent(intentId)
+        .catch((e: unknown) => deps.logger.error("order.intent_cancel_failed", { orderId: order.id, error: messageOf(e) }));
     await undoOrder(deps, order, lines, origin);
     throw new DomainError("order.creation_failed", "Order creation failed");
   }
@@ -51,7 +54,12 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
           await applyToOrder(tx, deps, current, {
             changes: { status: "CANCELLED" },
             restock: restocksOn(current.status, "CANCELLED"),
-            audit: { action: "order.status_update", userId: order.userId, origin, changes: { from: current.status, to: "CANCELLED", reason: "the payment intent could not be created" } },
+            audit: {
+              action: "order.status_update",
+              userId: order.userId,
+              origin,
+              changes: { from: current.status, to: "CANCELLED", reason: "the payment intent could not be created" },
+            },
           });
         }
         await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));

@@ -71,7 +71,11 @@ async function move(
   if (!refund && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return null;
   const refunded = refund ? await refundOrder(deps, actor, order) : null;
   await applyToOrder(tx, deps, order, {
-    changes: { status: to, ...(refunded === "here" ? { paymentStatus: "REFUNDED" } : {}), ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
+    changes: {
+      status: to,
+      ...(refunded === "here" ? { paymentStatus: "REFUNDED" } : {}),
+      ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}),
+    },
     restock: restocksOn(order.status, to),
     audit: {
       action: "order.status_update",

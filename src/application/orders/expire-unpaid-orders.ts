@@ -54,7 +54,13 @@ async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, pay
         action: "order.expire",
         userId: null,
         origin: NO_ORIGIN,
-        changes: { orderNumber: order.orderNumber, from: order.status, to: "CANCELLED", paymentStatus: order.paymentStatus, unpaidForMinutes: paymentTtlMinutes },
+        changes: {
+          orderNumber: order.orderNumber,
+          from: order.status,
+          to: "CANCELLED",
+          paymentStatus: order.paymentStatus,
+          unpaidForMinutes: paymentTtlMinutes,
+        },
       },
     });
     return true;

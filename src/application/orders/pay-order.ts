@@ -39,7 +39,14 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   try {
     const intentId =
       order.stripePaymentIntentId ??
-      (await deps.payments.createIntent({ amount: order.total, currency: "usd", metadata: { orderId: order.id, orderNumber: order.orderNumber }, idempotencyKey: `order-${order.id}-attempt-${attempt}` })).id;
+      (
+        await deps.payments.createIntent({
+          amount: order.total,
+          currency: "usd",
+          metadata: { orderId: order.id, orderNumber: order.orderNumber },
+          idempotencyKey: `order-${order.id}-attempt-${attempt}`,
+        })
+      ).id;
     intent = await deps.payments.confirmIntent(intentId, request.paymentMethodId, `confirm-${order.id}-${attempt}-${request.paymentMethodId}`);
   } catch (error) {
     await endAttempt(deps, order.id).catch((e: unknown) => deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }));
@@ -56,7 +63,13 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
       action: outcome.audit,
       userId,
       origin,
-      changes: { intentId: intent.id, intentStatus: intent.status, paymentMethodId: request.paymentMethodId, attempt, ...(outcome.decline ? { decline: outcome.decline } : {}) },
+      changes: {
+        intentId: intent.id,
+        intentStatus: intent.status,
+        paymentMethodId: request.paymentMethodId,
+        attempt,
+        ...(outcome.decline ? { decline: outcome.decline } : {}),
+      },
     };
     const event = eventOfIntent(intent);
     const changes = { ...adopt, paymentStartedAt: null };
@@ -68,7 +81,8 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
     return known;
   });
 
-  if (outcome.decline) throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });
+  if (outcome.decline)
+    throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });
   return {
     // Paid and kept: money that arrived for an order ended meanwhile went straight back.
     success: outcome.success && settled.paymentStatus === "PAID",

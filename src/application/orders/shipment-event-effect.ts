@@ -12,7 +12,12 @@ import { applyToOrder } from "./apply-to-order.ts";
  * status table; any other status, or an order no longer SHIPPED, is recorded only; so is a
  * tracking number of no order of ours (not found). The orders are locked in id order.
  */
-export async function shipmentEventEffect(tx: Repositories, deps: EventDeps, event: WebhookEvent, effect: Extract<WebhookEffect, { kind: "shipment" }>): Promise<Applied> {
+export async function shipmentEventEffect(
+  tx: Repositories,
+  deps: EventDeps,
+  event: WebhookEvent,
+  effect: Extract<WebhookEffect, { kind: "shipment" }>,
+): Promise<Applied> {
   const said = { trackingCode: effect.trackingCode, carrierStatus: effect.status };
   const ids = await tx.orders.idsOfTrackingNumber(effect.trackingCode);
   if (ids.length === 0) {

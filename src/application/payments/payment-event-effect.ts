@@ -15,7 +15,12 @@ import { applyProcessorEvent } from "./apply-processor-event.ts";
  * provider's payment names its order by the id the shop gave it (reference, custom id). Paid through another provider, the
  * order's own intent is then cancelled, so it cannot be paid a second time.
  */
-export async function paymentEventEffect(tx: Repositories, deps: EventDeps, event: WebhookEvent, effect: Extract<WebhookEffect, { kind: "payment" }>): Promise<Applied> {
+export async function paymentEventEffect(
+  tx: Repositories,
+  deps: EventDeps,
+  event: WebhookEvent,
+  effect: Extract<WebhookEffect, { kind: "payment" }>,
+): Promise<Applied> {
   const ours = effect.event.kind !== "succeeded" || effect.event.processor === SHOP_PROCESSOR;
   const orderId = (ours ? await tx.orders.idOfPaymentIntent(effect.event.intentId) : null) ?? effect.orderId;
   const order = orderId ? await tx.orders.lock(orderId) : null;
@@ -37,7 +42,9 @@ export async function paymentEventEffect(tx: Repositories, deps: EventDeps, even
   return {
     outcome,
     afterCommit: async () => {
-      await deps.payments.cancelIntent(ownIntent).catch((error: unknown) => deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, error: messageOf(error) }));
+      await deps.payments
+        .cancelIntent(ownIntent)
+        .catch((error: unknown) => deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, error: messageOf(error) }));
     },
   };
 }

@@ -33,8 +33,6 @@ async function change(deps: PermissionDeps, actor: Actor, role: UserRole, permis
   });
 }
 
-export const grantPermission = (deps: PermissionDeps, actor: Actor, role: UserRole, permission: Permission) =>
-  change(deps, actor, role, permission, true);
+export const grantPermission = (deps: PermissionDeps, actor: Actor, role: UserRole, permission: Permission) => change(deps, actor, role, permission, true);
 
-export const revokePermission = (deps: PermissionDeps, actor: Actor, role: UserRole, permission: Permission) =>
-  change(deps, actor, role, permission, false);
+export const revokePermission = (deps: PermissionDeps, actor: Actor, role: UserRole, permission: Permission) => change(deps, actor, role, permission, false);

@@ -8,9 +8,7 @@ export interface LoadedRolePermissions {
   fromDefaults: boolean;
 }
 
-export const defaultRolePermissions: RolePermissions = new Map(
-  USER_ROLES.map((role) => [role, new Set(DEFAULT_ROLE_PERMISSIONS[role])]),
-);
+export const defaultRolePermissions: RolePermissions = new Map(USER_ROLES.map((role) => [role, new Set(DEFAULT_ROLE_PERMISSIONS[role])]));
 
 /** The role-permission table as a map; an empty table means the spec's defaults. */
 export async function loadRolePermissions(deps: Pick<Deps, "uow">): Promise<LoadedRolePermissions> {

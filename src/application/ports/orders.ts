@@ -12,7 +12,9 @@ export interface OrderFilter {
   sortOrder: "asc" | "desc";
 }
 
-export type OrderChanges = Partial<Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt" | "paidVia" | "paidReference">> & { updatedAt: Date };
+export type OrderChanges = Partial<
+  Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt" | "paidVia" | "paidReference">
+> & { updatedAt: Date };
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 

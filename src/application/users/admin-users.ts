@@ -33,7 +33,14 @@ export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccoun
   });
   await deps.uow.transaction(async (tx) => {
     await tx.users.create(user);
-    await recordAudit(tx, deps, { userId: actor.userId, action: "auth.register", entityType: "user", entityId: user.id, changes: { email: user.email, role: user.role, by: actor.role }, origin });
+    await recordAudit(tx, deps, {
+      userId: actor.userId,
+      action: "auth.register",
+      entityType: "user",
+      entityId: user.id,
+      changes: { email: user.email, role: user.role, by: actor.role },
+      origin,
+    });
   });
   return user;
 }
@@ -44,7 +51,14 @@ export async function setUserRole(deps: AdminDeps, actor: Actor, email: string, 
     const user = await tx.users.findByEmail(email);
     if (!user) throw new DomainError("user.not_found", `No user with email ${normalizeEmail(email)}`);
     const updated = await tx.users.update(user.id, { role, updatedAt: deps.clock.now() });
-    await recordAudit(tx, deps, { userId: actor.userId, action: "user.role_change", entityType: "user", entityId: user.id, changes: { from: user.role, to: role }, origin });
+    await recordAudit(tx, deps, {
+      userId: actor.userId,
+      action: "user.role_change",
+      entityType: "user",
+      entityId: user.id,
+      changes: { from: user.role, to: role },
+      origin,
+    });
     return updated ?? user;
   });
 }

@@ -9,12 +9,7 @@ export interface ProfileChanges {
   image?: string | null;
 }
 
-export async function updateProfile(
-  deps: Pick<Deps, "uow" | "ids" | "clock">,
-  userId: string,
-  changes: ProfileChanges,
-  origin: RequestOrigin,
-): Promise<User> {
+export async function updateProfile(deps: Pick<Deps, "uow" | "ids" | "clock">, userId: string, changes: ProfileChanges, origin: RequestOrigin): Promise<User> {
   return deps.uow.transaction(async (tx) => {
     const user = await tx.users.update(userId, { ...changes, updatedAt: deps.clock.now() });
     if (!user) throw accountGone();

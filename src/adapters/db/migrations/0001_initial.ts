@@ -3,8 +3,7 @@ import { type Kysely, sql } from "kysely";
 // Frozen: this file describes the schema as it was on 2026-11-22. Change the schema in a new migration.
 
 const ROLES = "('ADMIN','DEVELOPER','STAFF','CUSTOMER','WHOLESALE','FUNDRAISER')";
-const ORDER_STATUSES =
-  "('PENDING','CONFIRMED','PROCESSING','SHIPPED','DELIVERED','CANCELLED','REFUNDED')";
+const ORDER_STATUSES = "('PENDING','CONFIRMED','PROCESSING','SHIPPED','DELIVERED','CANCELLED','REFUNDED')";
 const PAYMENT_STATUSES = "('PENDING','PAID','FAILED','REFUNDED')";
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -16,7 +15,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("email", "text", (c) => c.notNull().unique().check(sql`email = lower(btrim(email))`))
     .addColumn("name", "text")
     .addColumn("password_hash", "text")
-    .addColumn("role", "text", (c) => c.notNull().defaultTo("CUSTOMER").check(sql.raw(`role in ${ROLES}`)))
+    .addColumn("role", "text", (c) =>
+      c
+        .notNull()
+        .defaultTo("CUSTOMER")
+        .check(sql.raw(`role in ${ROLES}`)),
+    )
     .addColumn("image", "text")
     .addColumn("is_email_verified", "boolean", (c) => c.notNull().defaultTo(false))
     .addColumn("sessions_valid_after", "timestamptz")
@@ -68,12 +72,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(now))
     .execute();
   // The public catalog only ever lists active products, so the indexes cover just those.
-  await db.schema.createIndex("products_active_created_idx").on("products")
-    .columns(["created_at desc", "id"]).where(sql.ref("is_active"), "=", true).execute();
-  await db.schema.createIndex("products_active_price_idx").on("products")
-    .columns(["price_cents", "id"]).where(sql.ref("is_active"), "=", true).execute();
-  await db.schema.createIndex("products_active_heat_idx").on("products")
-    .columns(["heat_level", "id"]).where(sql.ref("is_active"), "=", true).execute();
+  await db.schema.createIndex("products_active_created_idx").on("products").columns(["created_at desc", "id"]).where(sql.ref("is_active"), "=", true).execute();
+  await db.schema.createIndex("products_active_price_idx").on("products").columns(["price_cents", "id"]).where(sql.ref("is_active"), "=", true).execute();
+  await db.schema.createIndex("products_active_heat_idx").on("products").columns(["heat_level", "id"]).where(sql.ref("is_active"), "=", true).execute();
 
   await db.schema
     .createTable("cart_items")
@@ -92,8 +93,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("order_number", "text", (c) => c.notNull().unique())
     .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
     .addColumn("status", "text", (c) => c.notNull().check(sql.raw(`status in ${ORDER_STATUSES}`)))
-    .addColumn("payment_status", "text", (c) =>
-      c.notNull().check(sql.raw(`payment_status in ${PAYMENT_STATUSES}`)))
+    .addColumn("payment_status", "text", (c) => c.notNull().check(sql.raw(`payment_status in ${PAYMENT_STATUSES}`)))
     .addColumn("subtotal_cents", "integer", (c) => c.notNull().check(sql`subtotal_cents >= 0`))
     .addColumn("shipping_cents", "integer", (c) => c.notNull().check(sql`shipping_cents >= 0`))
     .addColumn("tax_cents", "integer", (c) => c.notNull().check(sql`tax_cents >= 0`))
@@ -107,13 +107,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("stripe_payment_intent_id", "text", (c) => c.unique())
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(now))
-    .addCheckConstraint("orders_total_check",
-      sql`total_cents = subtotal_cents + shipping_cents + tax_cents - discount_cents`)
+    .addCheckConstraint("orders_total_check", sql`total_cents = subtotal_cents + shipping_cents + tax_cents - discount_cents`)
     .execute();
   await db.schema.createIndex("orders_user_created_idx").on("orders").columns(["user_id", "created_at"]).execute();
   // The sweeper looks for unpaid PENDING orders by age.
-  await db.schema.createIndex("orders_pending_created_idx").on("orders").column("created_at")
-    .where(sql.ref("status"), "=", "PENDING").execute();
+  await db.schema.createIndex("orders_pending_created_idx").on("orders").column("created_at").where(sql.ref("status"), "=", "PENDING").execute();
 
   await db.schema
     .createTable("order_items")
@@ -168,8 +166,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(now))
     .addColumn("sent_at", "timestamptz")
     .execute();
-  await db.schema.createIndex("mail_outbox_due_idx").on("mail_outbox").column("next_attempt_at")
-    .where(sql.ref("status"), "=", "pending").execute();
+  await db.schema.createIndex("mail_outbox_due_idx").on("mail_outbox").column("next_attempt_at").where(sql.ref("status"), "=", "pending").execute();
 
   await db.schema
     .createTable("locations")
@@ -194,8 +191,18 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    "locations", "mail_outbox", "webhook_events", "audit_log", "order_items", "orders",
-    "cart_items", "products", "role_permissions", "fundraisers", "user_identities", "users",
+    "locations",
+    "mail_outbox",
+    "webhook_events",
+    "audit_log",
+    "order_items",
+    "orders",
+    "cart_items",
+    "products",
+    "role_permissions",
+    "fundraisers",
+    "user_identities",
+    "users",
   ]) {
     await db.schema.dropTable(table).execute();
   }

@@ -22,7 +22,9 @@ const ERROR_RESPONSES = {
   ServiceUnavailable: [503, "Refused for now: the password checks are busy (try again after Retry-After), or a webhook's provider is not configured"],
 } as const;
 /** A webhook's 400s, which name no fields: its body is the provider's. */
-const INVALID_EVENT = { description: "`Invalid signature` (missing, wrong or stale), or `Malformed event` (a signed event the shop acts on, not as the provider sends it)" };
+const INVALID_EVENT = {
+  description: "`Invalid signature` (missing, wrong or stale), or `Malformed event` (a signed event the shop acts on, not as the provider sends it)",
+};
 type ErrorResponse = keyof typeof ERROR_RESPONSES;
 const NAME_OF_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, [status]]) => [String(status), name as ErrorResponse]));
 
@@ -58,7 +60,11 @@ function responsesFor(prefix: "" | "Envelope") {
       `${prefix}${name}`,
       {
         description,
-        ...(name === "TooManyRequests" ? { headers: LIMIT_HEADERS } : name === "ServiceUnavailable" ? { headers: { "Retry-After": LIMIT_HEADERS["Retry-After"] } } : {}),
+        ...(name === "TooManyRequests"
+          ? { headers: LIMIT_HEADERS }
+          : name === "ServiceUnavailable"
+            ? { headers: { "Retry-After": LIMIT_HEADERS["Retry-After"] } }
+            : {}),
         content: { "application/json": { schema: { $ref: schema } } },
       },
     ]),
@@ -66,7 +72,8 @@ function responsesFor(prefix: "" | "Envelope") {
 }
 
 const ERROR_SCHEMAS = new Set(["#/components/schemas/Error", "#/components/schemas/EnvelopeError"]);
-const isErrorBody = (response: unknown) => ERROR_SCHEMAS.has(String((response as { content?: { "application/json"?: { schema?: { $ref?: unknown } } } }).content?.["application/json"]?.schema?.$ref));
+const isErrorBody = (response: unknown) =>
+  ERROR_SCHEMAS.has(String((response as { content?: { "application/json"?: { schema?: { $ref?: unknown } } } }).content?.["application/json"]?.schema?.$ref));
 
 /** Decisions §9: every route but these is rate-limited. */
 const unlimited = (path: string) => path === "/api/health" || path.startsWith("/api/webhooks/");
@@ -95,7 +102,8 @@ function finishOperation(path: string, method: string, operation: Operation): vo
     const name = NAME_OF_STATUS.get(status);
     // Only the shop's error bodies are named answers: a route's own shape (health's 503) stays its own.
     if (!name || !isErrorBody(response)) continue;
-    responses[status] = raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
+    responses[status] =
+      raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
   }
   const success = Object.entries(responses).find(([status]) => status.startsWith("2"))?.[1] as Json | undefined;
   const successHeaders = {
@@ -127,7 +135,8 @@ export function finishDocument(generated: OpenApiDocument, info: { publicUrl: st
   liftDefinitions(toJsonSchema(errorBody), schemas);
   liftDefinitions(toJsonSchema(envelopeError), schemas);
   const paths = liftDefinitions(generated.paths, schemas) as OpenApiDocument["paths"];
-  for (const [path, operations] of Object.entries(paths)) for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation);
+  for (const [path, operations] of Object.entries(paths))
+    for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation);
   return {
     openapi: "3.1.0",
     info: {

@@ -41,7 +41,11 @@ export function apiDocs({ publicUrl, cookieName }: { publicUrl: string; cookieNa
         // Built on first request, when every route is registered (routes never change after start);
         // the generator is loaded then too, not by every process at start.
         document ??= import("@elysiajs/openapi").then(({ toOpenAPISchema }) =>
-          finishDocument(toOpenAPISchema(docs, undefined, undefined, { zod: toJsonSchema }) as unknown as OpenApiDocument, { publicUrl, cookieName, version: API_VERSION }),
+          finishDocument(toOpenAPISchema(docs, undefined, undefined, { zod: toJsonSchema }) as unknown as OpenApiDocument, {
+            publicUrl,
+            cookieName,
+            version: API_VERSION,
+          }),
         );
         return document;
       },

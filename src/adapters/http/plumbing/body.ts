@@ -102,50 +102,56 @@ function refuseUnexpected(body: unknown): null {
  * route that takes its body raw (a webhook's, for its signature) is left alone.
  */
 export function bodyReading(routes: RouteTable) {
-  return new Elysia({ name: "plumbing.body" })
-    // Refused here, after CORS and the rate limit have had the request, so the answer is as any other's:
-    // a GET's or HEAD's body (nothing reads it, so nothing could say what in it is unknown), and a
-    // query string that is not UTF-8 (the router would read %FF or an encoded lone surrogate as U+FFFD).
-    .onRequest(({ request }) => {
-      if ((request.method === "GET" || request.method === "HEAD") && (Number(request.headers.get("content-length") ?? 0) > 0 || request.headers.has("transfer-encoding"))) {
-        throw new HttpError(400, `A ${request.method} request takes no body`);
-      }
-      const query = request.url.indexOf("?");
-      if (query !== -1 && request.url.includes("%", query)) {
-        try {
-          decodeURIComponent(request.url.slice(query + 1));
-        } catch {
-          throw new HttpError(400, "Query string is not valid UTF-8");
+  return (
+    new Elysia({ name: "plumbing.body" })
+      // Refused here, after CORS and the rate limit have had the request, so the answer is as any other's:
+      // a GET's or HEAD's body (nothing reads it, so nothing could say what in it is unknown), and a
+      // query string that is not UTF-8 (the router would read %FF or an encoded lone surrogate as U+FFFD).
+      .onRequest(({ request }) => {
+        if (
+          (request.method === "GET" || request.method === "HEAD") &&
+          (Number(request.headers.get("content-length") ?? 0) > 0 || request.headers.has("transfer-encoding"))
+        ) {
+          throw new HttpError(400, `A ${request.method} request takes no body`);
         }
-      }
-    })
-    .onParse({ as: "global" }, async ({ request, contentType, route }) => {
-      const facts = routes.facts(request.method, route);
-      if (facts?.raw) return null;
-      const bytes = await readBody(request);
-      const info = requestInfo(request);
-      if (info && request.headers.has("idempotency-key")) info.bodyDigest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-      // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
-      if (bytes.byteLength === 0) return null;
-      const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
-      if (encoding && encoding !== "identity") throw new HttpError(415, "Unsupported content encoding", { contentEncoding: encoding, accepted: ["identity"] });
-      // Bodies are read as UTF-8 (JSON is nothing else, RFC 8259): a body that says it is in another charset
-      // (ASCII aside, which is UTF-8 too) is not taken as one.
-      const charset = charsetOf(request.headers.get("content-type"));
-      if (charset && !UTF8_CHARSETS.has(charset)) throw new HttpError(415, "Unsupported content type", { charset, accepted: ["utf-8"] });
-      const type = mediaType(contentType);
-      const accepts = facts?.accepts ?? [];
-      if (accepts.length === 0 && isJson(type)) return refuseUnexpected(json(bytes));
-      if (!accepts.some((accepted) => accepted === type || (accepted === "application/json" && isJson(type)))) {
-        throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: accepts });
-      }
-      return decode(bytes, type, request.headers.get("content-type") ?? type);
-    })
-    .onTransform({ as: "global" }, ({ query, params, body }) => {
-      const issues = [...inputProblems(query), ...inputProblems(params), ...inputProblems(body)];
-      if (issues.length > 0) {
-        const { error, details } = invalidRequest(issues);
-        throw new HttpError(400, error, details);
-      }
-    });
+        const query = request.url.indexOf("?");
+        if (query !== -1 && request.url.includes("%", query)) {
+          try {
+            decodeURIComponent(request.url.slice(query + 1));
+          } catch {
+            throw new HttpError(400, "Query string is not valid UTF-8");
+          }
+        }
+      })
+      .onParse({ as: "global" }, async ({ request, contentType, route }) => {
+        const facts = routes.facts(request.method, route);
+        if (facts?.raw) return null;
+        const bytes = await readBody(request);
+        const info = requestInfo(request);
+        if (info && request.headers.has("idempotency-key")) info.bodyDigest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+        // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
+        if (bytes.byteLength === 0) return null;
+        const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+        if (encoding && encoding !== "identity")
+          throw new HttpError(415, "Unsupported content encoding", { contentEncoding: encoding, accepted: ["identity"] });
+        // Bodies are read as UTF-8 (JSON is nothing else, RFC 8259): a body that says it is in another charset
+        // (ASCII aside, which is UTF-8 too) is not taken as one.
+        const charset = charsetOf(request.headers.get("content-type"));
+        if (charset && !UTF8_CHARSETS.has(charset)) throw new HttpError(415, "Unsupported content type", { charset, accepted: ["utf-8"] });
+        const type = mediaType(contentType);
+        const accepts = facts?.accepts ?? [];
+        if (accepts.length === 0 && isJson(type)) return refuseUnexpected(json(bytes));
+        if (!accepts.some((accepted) => accepted === type || (accepted === "application/json" && isJson(type)))) {
+          throw new HttpError(415, "Unsupported content type", { contentType: type || null, accepted: accepts });
+        }
+        return decode(bytes, type, request.headers.get("content-type") ?? type);
+      })
+      .onTransform({ as: "global" }, ({ query, params, body }) => {
+        const issues = [...inputProblems(query), ...inputProblems(params), ...inputProblems(body)];
+        if (issues.length > 0) {
+          const { error, details } = invalidRequest(issues);
+          throw new HttpError(400, error, details);
+        }
+      })
+  );
 }

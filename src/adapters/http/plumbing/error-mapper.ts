@@ -54,31 +54,30 @@ function classify(code: string | number, error: unknown, allowed: string[]): { s
  * body), whose route's envelope macro never runs; the macro, where it runs, finds it wrapped already.
  */
 export function errorMapper(logger: Logger, routes: RouteTable) {
-  return new Elysia({ name: "plumbing.errors" })
-    .onError({ as: "global" }, ({ code, error, request, path, set }) => {
-      const classified = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
-      const { status } = classified;
-      const info = requestInfo(request);
-      if (info && error instanceof DomainError && TRY_AGAIN.has(error.code)) info.tryAgain = true;
-      let { body } = classified;
-      const retryAfter = body.details?.retryAfterSeconds;
-      if ((status === 429 || status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
-      if (status === 503 && error instanceof DomainError) {
-        // A refusal the shop chose (busy, not configured), not a failure: no stack, at warn.
-        logger.warn("request.refused", { requestId: info?.id, path, code: error.code });
-      } else if (status >= 500) {
-        logger.error("request.failed", {
-          requestId: info?.id,
-          path,
-          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-          details: body.details,
-        });
-      }
-      // What failed inside (a processor's reason, say) is for the log, not the caller.
-      if (status >= 500) body = { error: body.error };
-      set.status = status;
-      if (status === 405) set.headers.allow = String(body.details?.allow);
-      if (routes.envelopeAt(path)) return { success: false, data: null, ...body };
-      return body;
-    });
+  return new Elysia({ name: "plumbing.errors" }).onError({ as: "global" }, ({ code, error, request, path, set }) => {
+    const classified = classify(code, error, code === "NOT_FOUND" ? routes.methodsAt(path) : []);
+    const { status } = classified;
+    const info = requestInfo(request);
+    if (info && error instanceof DomainError && TRY_AGAIN.has(error.code)) info.tryAgain = true;
+    let { body } = classified;
+    const retryAfter = body.details?.retryAfterSeconds;
+    if ((status === 429 || status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
+    if (status === 503 && error instanceof DomainError) {
+      // A refusal the shop chose (busy, not configured), not a failure: no stack, at warn.
+      logger.warn("request.refused", { requestId: info?.id, path, code: error.code });
+    } else if (status >= 500) {
+      logger.error("request.failed", {
+        requestId: info?.id,
+        path,
+        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        details: body.details,
+      });
+    }
+    // What failed inside (a processor's reason, say) is for the log, not the caller.
+    if (status >= 500) body = { error: body.error };
+    set.status = status;
+    if (status === 405) set.headers.allow = String(body.details?.allow);
+    if (routes.envelopeAt(path)) return { success: false, data: null, ...body };
+    return body;
+  });
 }

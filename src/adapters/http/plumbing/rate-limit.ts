@@ -18,7 +18,9 @@ const alwaysLimited = (pattern: string | undefined) => pattern?.startsWith("/api
 function groupsOf(ip: string): number[] {
   const [address = ""] = ip.split("%");
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
-  const hex = dotted ? `${address.slice(0, dotted.index)}${((+dotted[1]! << 8) | +dotted[2]!).toString(16)}:${((+dotted[3]! << 8) | +dotted[4]!).toString(16)}` : address;
+  const hex = dotted
+    ? `${address.slice(0, dotted.index)}${((+dotted[1]! << 8) | +dotted[2]!).toString(16)}:${((+dotted[3]! << 8) | +dotted[4]!).toString(16)}`
+    : address;
   const [head = "", tail] = hex.split("::");
   const part = (text: string) => (text ? text.split(":").map((group) => parseInt(group, 16)) : []);
   const [left, right] = [part(head), part(tail ?? "")];
@@ -36,7 +38,10 @@ export function clientOf(ip: string): string {
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
     return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join(".");
   }
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
 }
 
 export interface RateLimitSettings {

@@ -38,7 +38,9 @@ function patternOf(path: string): RegExp {
 }
 
 function factsOf(route: Route): RouteFacts {
-  const parsers = Array.isArray(route.hooks?.parse) ? (route.hooks.parse as Array<{ fn?: unknown }>).map((p) => p.fn).filter((fn): fn is string => typeof fn === "string") : [];
+  const parsers = Array.isArray(route.hooks?.parse)
+    ? (route.hooks.parse as Array<{ fn?: unknown }>).map((p) => p.fn).filter((fn): fn is string => typeof fn === "string")
+    : [];
   if (parsers.includes("none")) return { accepts: [], raw: true };
   if (!route.hooks?.body) return { accepts: [], raw: false };
   const declared = parsers.map((name) => MEDIA_TYPES[name]).filter((type): type is string => type !== undefined);
@@ -56,7 +58,12 @@ export function routeTable(routes: () => readonly Route[]): RouteTable {
     (table ??= {
       byPath: routes()
         .filter((r) => r.method !== "OPTIONS" && r.method !== "ALL")
-        .map((r) => ({ pattern: patternOf(r.path), path: r.path, method: r.method, envelope: (r.hooks?.detail as Record<string, unknown> | undefined)?.["x-envelope"] === true }))
+        .map((r) => ({
+          pattern: patternOf(r.path),
+          path: r.path,
+          method: r.method,
+          envelope: (r.hooks?.detail as Record<string, unknown> | undefined)?.["x-envelope"] === true,
+        }))
         // Fewest parameters first: /cart/checkout before /cart/:id.
         .sort((a, b) => a.path.split(":").length - b.path.split(":").length),
       byRoute: new Map(routes().map((r) => [`${r.method} ${r.path}`, factsOf(r)])),

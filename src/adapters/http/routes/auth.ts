@@ -67,20 +67,22 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         sameOrigin: true,
         body: credentials,
         parse: ["json", "urlencoded", "formdata"],
-        response: { 200: z.object({ user: sessionUserSchema.meta({ id: "SessionUser" }) }), 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody, 503: errorBody },
+        response: {
+          200: z.object({ user: sessionUserSchema.meta({ id: "SessionUser" }) }),
+          400: errorBody,
+          401: errorBody,
+          403: errorBody,
+          429: errorBody,
+          503: errorBody,
+        },
         detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
       },
     )
-    .get(
-      "/session",
-      ({ principal, sessionExpires }) =>
-        principal && sessionExpires ? { user: principal.user, expires: sessionExpires.toISOString() } : {},
-      {
-        optionalAuth: true,
-        response: { 200: z.object({ user: sessionUserSchema.optional(), expires: z.string().optional() }) },
-        detail: { summary: "The current session, or {} without one" },
-      },
-    )
+    .get("/session", ({ principal, sessionExpires }) => (principal && sessionExpires ? { user: principal.user, expires: sessionExpires.toISOString() } : {}), {
+      optionalAuth: true,
+      response: { 200: z.object({ user: sessionUserSchema.optional(), expires: z.string().optional() }) },
+      detail: { summary: "The current session, or {} without one" },
+    })
     .post(
       "/signout",
       async ({ principal, body, origin, endSession }) => {

@@ -14,8 +14,7 @@ const fullProduct = shortProduct.extend({
   heatLevel: z.int(),
   inventory: z.int(),
 });
-const line = <P extends z.ZodType>(product: P) =>
-  z.object({ id: z.string(), productId: z.string(), quantity: z.int().min(1), product });
+const line = <P extends z.ZodType>(product: P) => z.object({ id: z.string(), productId: z.string(), quantity: z.int().min(1), product });
 
 const cartSchema = z
   .object({
@@ -31,7 +30,12 @@ const changedLine = z.object({ success: z.literal(true), cartItem: line(shortPro
 function presentChanged({ id, productId, quantity, product }: CartLine): z.infer<typeof changedLine> {
   return {
     success: true,
-    cartItem: { id, productId, quantity, product: { id: product.id, name: product.name, price: toDollars(product.price), featuredImage: product.featuredImage } },
+    cartItem: {
+      id,
+      productId,
+      quantity,
+      product: { id: product.id, name: product.name, price: toDollars(product.price), featuredImage: product.featuredImage },
+    },
   };
 }
 
@@ -90,11 +94,14 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
       async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)),
       add("Add a product; a product already in the cart has its quantity increased"),
     )
-    .post("/items", async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)), add("Alias of POST /api/cart"))
+    .post(
+      "/items",
+      async ({ principal, body, origin }) => presentChanged(await useCases.addToCart(principal.user.id, body, origin)),
+      add("Alias of POST /api/cart"),
+    )
     .put(
       "/:id",
-      async ({ principal, params, body, origin }) =>
-        presentChanged(await useCases.updateCartItem(principal.user.id, params.id, body.quantity, origin)),
+      async ({ principal, params, body, origin }) => presentChanged(await useCases.updateCartItem(principal.user.id, params.id, body.quantity, origin)),
       {
         auth: "required",
         params: z.object({ id: idOf("a cart item") }),

@@ -27,7 +27,9 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
   function savedState(providerId: string, method: "GET" | "POST", cookie: Cookies, returned: string) {
     const { callbackMethod } = useCases.identityProvider(providerId);
     if (callbackMethod !== method) {
-      throw new HttpError(405, `Sign-in with ${providerId} returns with ${callbackMethod}`, { allow: `${callbackMethod === "GET" ? "GET, HEAD" : "POST"}, OPTIONS` });
+      throw new HttpError(405, `Sign-in with ${providerId} returns with ${callbackMethod}`, {
+        allow: `${callbackMethod === "GET" ? "GET, HEAD" : "POST"}, OPTIONS`,
+      });
     }
     const raw = cookie[STATE_COOKIE]?.value;
     cookie[STATE_COOKIE]?.remove();
@@ -66,7 +68,9 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
       "/callback/:provider",
       async ({ params, query, cookie, origin, startSession, redirect }) => {
         const saved = savedState(params.provider, "GET", cookie as Cookies, query.state);
-        await startSession(await useCases.finishProviderSignIn({ providerId: params.provider, code: query.code, codeVerifier: saved.codeVerifier, extra: {} }, origin));
+        await startSession(
+          await useCases.finishProviderSignIn({ providerId: params.provider, code: query.code, codeVerifier: saved.codeVerifier, extra: {} }, origin),
+        );
         return redirect(`${settings.publicUrl}/`, 302);
       },
       {
@@ -81,7 +85,9 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
       async ({ params, body, cookie, origin, startSession, redirect }) => {
         const saved = savedState(params.provider, "POST", cookie as Cookies, body.state);
         const extra: Record<string, string> = body.user ? { user: body.user } : {};
-        await startSession(await useCases.finishProviderSignIn({ providerId: params.provider, code: body.code, codeVerifier: saved.codeVerifier, extra }, origin));
+        await startSession(
+          await useCases.finishProviderSignIn({ providerId: params.provider, code: body.code, codeVerifier: saved.codeVerifier, extra }, origin),
+        );
         return redirect(`${settings.publicUrl}/`, 302);
       },
       {

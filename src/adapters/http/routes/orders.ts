@@ -16,7 +16,11 @@ const addressInput = z.strictObject({
   city: z.string().trim().min(1).max(100),
   state: z.string().trim().min(1).max(100).describe("state or province; for the US its two-letter code"),
   postalCode: z.string().trim().min(1).max(20).describe("for the US a ZIP code"),
-  country: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code").optional().describe("ISO 3166-1 alpha-2; US when absent"),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
+    .optional()
+    .describe("ISO 3166-1 alpha-2; US when absent"),
 });
 
 const orderFields = {
@@ -29,7 +33,10 @@ const cartItemIds = z.array(idOf("a cart item")).min(1).max(MAX_CART_LINES);
 const placedSchema = z.object({ clientSecret: z.string(), orderId: z.string(), orderNumber: z.string(), amount: money }).meta({ id: "PlacedOrder" });
 
 const withAll = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum([...values, "all"] as [string, ...string[]]).optional().transform((v) => (v === "all" ? undefined : (v as T[number] | undefined)));
+  z
+    .enum([...values, "all"] as [string, ...string[]])
+    .optional()
+    .transform((v) => (v === "all" ? undefined : (v as T[number] | undefined)));
 
 const listQuery = z.object({
   status: withAll(ORDER_STATUSES).describe("or all"),
@@ -61,7 +68,8 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     )
     .post(
       "/cart/checkout",
-      async ({ principal, body, origin }) => presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin)),
+      async ({ principal, body, origin }) =>
+        presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin)),
       place("POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
     )
     .get(
@@ -76,7 +84,11 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
         query: listQuery,
         response: { 200: z.array(orderSchema), 400: errorBody, 401: errorBody },
         // A vendor extension the document's finishing reads: the 200 carries X-Total-Count.
-        detail: { tags: ["Orders"], summary: "The signed-in user's orders, a bare array; the total before paging is in X-Total-Count", "x-total-count": true } as object,
+        detail: {
+          tags: ["Orders"],
+          summary: "The signed-in user's orders, a bare array; the total before paging is in X-Total-Count",
+          "x-total-count": true,
+        } as object,
       },
     )
     .get("/orders/:id", async ({ principal, params }) => presentOrder(await useCases.getOrder(principal.actor, params.id)), {

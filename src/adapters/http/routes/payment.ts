@@ -29,10 +29,23 @@ export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempo
       idempotent: true,
       body: z.strictObject({
         orderId: idOf("an order"),
-        paymentMethodId: z.string().regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa").describe("the processor's payment method id"),
+        paymentMethodId: z
+          .string()
+          .regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa")
+          .describe("the processor's payment method id"),
       }),
       ...JSON_BODY,
-      response: { 200: paymentSchema, 400: errorBody, 401: errorBody, 402: declineBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody, 500: errorBody },
+      response: {
+        200: paymentSchema,
+        400: errorBody,
+        401: errorBody,
+        402: declineBody,
+        403: errorBody,
+        404: errorBody,
+        409: errorBody,
+        422: errorBody,
+        500: errorBody,
+      },
       detail: {
         tags: ["Payment"],
         summary: "Pay an order: the caller's own, while payable; succeeded confirms it, requires_action hands back the client secret, a decline is 402",

@@ -8,23 +8,25 @@ import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, dollarsInCents, envelope, envelopeError, idOf, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
-export const productSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  slug: z.string(),
-  description: z.string(),
-  price: money,
-  compareAtPrice: money.nullable(),
-  sku: z.string(),
-  featuredImage: z.url(),
-  images: z.array(z.url()),
-  heatLevel: z.int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL),
-  inventory: z.int(),
-  isActive: z.boolean(),
-  isFeatured: z.boolean(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-}).meta({ id: "Product" });
+export const productSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    price: money,
+    compareAtPrice: money.nullable(),
+    sku: z.string(),
+    featuredImage: z.url(),
+    images: z.array(z.url()),
+    heatLevel: z.int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL),
+    inventory: z.int(),
+    isActive: z.boolean(),
+    isFeatured: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "Product" });
 
 export function presentProduct(p: Product): z.infer<typeof productSchema> {
   return {
@@ -45,7 +47,6 @@ export function presentProduct(p: Product): z.infer<typeof productSchema> {
     updatedAt: p.updatedAt.toISOString(),
   };
 }
-
 
 const listQuery = z
   .object({

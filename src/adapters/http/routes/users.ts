@@ -6,17 +6,19 @@ import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, envelope, envelopeError, newPassword, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
-const profileSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
-  role: z.string(),
-  image: z.string().nullable(),
-  isEmailVerified: z.boolean(),
-  hasPassword: z.boolean(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-}).meta({ id: "Profile" });
+const profileSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: z.string(),
+    image: z.string().nullable(),
+    isEmailVerified: z.boolean(),
+    hasPassword: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "Profile" });
 
 const present = (u: User): z.infer<typeof profileSchema> => ({
   id: u.id,
@@ -34,7 +36,11 @@ const present = (u: User): z.infer<typeof profileSchema> => ({
 const profileChanges = z
   .object({
     name: z.string().trim().min(1).max(100).nullable().optional(),
-    image: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+    image: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .optional(),
   })
   .strict();
 

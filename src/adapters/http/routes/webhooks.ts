@@ -63,7 +63,10 @@ export function webhookRoutes(useCases: UseCases, verifiers: WebhookSettings) {
           summary: `${about.summary}; each event applied once, other types acknowledged`,
           security: [],
           parameters: about.signedWith.map((name) => ({ in: "header", name, required: true, schema: { type: "string" } })),
-          requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: `The provider's event, exactly as it signed it` } } } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { type: "object", description: `The provider's event, exactly as it signed it` } } },
+          },
           "x-raw-body": true,
         } as object,
       },
