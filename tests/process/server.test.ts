@@ -79,4 +79,4 @@ test("a database that cannot be reached stops the start with exit code 1 and one
   const failure = output.split("\n").find((line) => line.includes("server.start_failed"));
   expect(JSON.parse(failure ?? "{}").error).toContain("ECONNREFUSED 127.0.0.1:1");
   expect(output).not.toContain("    at ");
-});
+}, 30_000);

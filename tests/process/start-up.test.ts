@@ -74,7 +74,7 @@ describe("start-up refusals", () => {
     expect(output.trim().split("\n")).toHaveLength(1);
     expect(output).toContain("DATABASE_URL: is required when NODE_ENV=production");
     expect(readdirSync(dir)).toEqual([]);
-  });
+  }, 30_000);
 
   test("an embedded DATA_DIR held by a live server: a second server and the CLI exit 1 naming it and the holder, touching nothing", async () => {
     const dir = aDir();

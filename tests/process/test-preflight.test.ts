@@ -18,9 +18,9 @@ test("without PostgreSQL, a run that needs it stops with one line saying what to
   expect(said).toEqual([
     expect.stringContaining("The tests need PostgreSQL at 127.0.0.1:1 (TEST_DATABASE_URL), which does not answer (ECONNREFUSED): start it with"),
   ]);
-});
+}, 30_000);
 
 test("a run of tests that do not need PostgreSQL runs without it", async () => {
   const { code, output } = await withoutPostgres("tests/domain/session.test.ts");
   expect({ code, passed: output.includes("1 pass") }).toEqual({ code: 0, passed: true });
-});
+}, 30_000);
