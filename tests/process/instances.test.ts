@@ -182,7 +182,7 @@ test("Redis down when the shop starts: it starts without waiting on Redis's retr
   await late.stop();
   const shop = children.spawn([process.execPath, "src/main.ts"], {
     PORT: "0",
-    DATABASE_URL: "pglite://memory",
+    DATABASE_URL: database.url,
     REDIS_URL: late.url,
     RATE_LIMIT_MAX: "2",
     TRUST_PROXY: "true",

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../support/postgres.ts";
+import { withMigratedDatabase } from "../support/embedded-template.ts";
 import { outcome, processes, waitForStart } from "../support/processes.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "storefront-server-"));
@@ -64,8 +65,8 @@ test("the same server runs on PostgreSQL with DATABASE_URL, migrating an empty d
 test("an embedded database migrated by the CLI before the first start still gets the demo catalog", async () => {
   const migratedFirst = mkdtempSync(join(tmpdir(), "storefront-migrated-"));
   cleanups.push(async () => rmSync(migratedFirst, { recursive: true, force: true }));
-  const cli = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:migrate"], { env: { ...process.env, DATA_DIR: migratedFirst, DATABASE_URL: "" } });
-  expect(cli.exitCode).toBe(0);
+  // The template is an embedded database the CLI's db:migrate made (tests/support/embedded-template.ts).
+  withMigratedDatabase(migratedFirst);
 
   const { port } = await startServer({ DATA_DIR: migratedFirst, DATABASE_URL: "" });
   const products = (await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as any;

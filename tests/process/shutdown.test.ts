@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { eventually } from "../support/eventually.ts";
-import { createTestDatabase } from "../support/postgres.ts";
+import { type TestDatabase, createSeededTestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { processes, waitForStart } from "../support/processes.ts";
 import { type StripeTestServer, startStripeTestServer } from "../support/stripe-server.ts";
 
 const children = processes();
 let stripe: StripeTestServer;
+// The shop's shutdown is the subject, not its database: PostgreSQL, whose start costs nothing.
+let shop: TestDatabase;
 beforeAll(async () => {
-  stripe = await startStripeTestServer();
+  [stripe, shop] = await Promise.all([startStripeTestServer(), createSeededTestDatabase()]);
 });
 afterAll(async () => {
   await children.stopAll();
   stripe.close();
+  await shop.drop();
 });
 
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
@@ -20,7 +23,7 @@ const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: 
 test("SIGTERM during a slow request: no new connection is taken, the request in flight finishes, and the process exits 0", async () => {
   const server = children.spawn([process.execPath, "src/main.ts"], {
     PORT: "0",
-    DATABASE_URL: "pglite://memory",
+    DATABASE_URL: shop.url,
     STRIPE_SECRET_KEY: stripe.secretKey,
     STRIPE_API_BASE: stripe.url,
   });
@@ -64,7 +67,7 @@ test("SIGTERM during a slow request: no new connection is taken, the request in 
 test("a request still running when the drain time is up is cut, and the process still exits 0", async () => {
   const server = children.spawn([process.execPath, "src/main.ts"], {
     PORT: "0",
-    DATABASE_URL: "pglite://memory",
+    DATABASE_URL: shop.url,
     STRIPE_SECRET_KEY: stripe.secretKey,
     STRIPE_API_BASE: stripe.url,
     SHUTDOWN_DRAIN_SECONDS: "1",

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../support/postgres.ts";
+import { withMigratedDatabase } from "../support/embedded-template.ts";
 import { outcome, processes, waitForStart } from "../support/processes.ts";
 
 // Decisions §10, start-up: each refusal is one line and exit code 1, with nothing half-started.
@@ -77,7 +78,7 @@ describe("start-up refusals", () => {
   }, 30_000);
 
   test("an embedded DATA_DIR held by a live server: a second server and the CLI exit 1 naming it and the holder, touching nothing", async () => {
-    const dir = aDir();
+    const dir = children.migratedDataDir();
     const holder = server({ DATA_DIR: dir });
     await waitForStart(holder);
     const before = snapshot(dir);
@@ -90,36 +91,13 @@ describe("start-up refusals", () => {
     expect(snapshot(dir)).toEqual(before);
   }, 30_000);
 
-  test("a lock file left behind, even naming a process that lives on, holds nothing: only a live holder's lock counts", async () => {
-    const dir = aDir();
-    // A process that died, and one alive but not ours (this test runner): neither holds the flock.
-    for (const pid of [Bun.spawnSync(["true"]).pid, process.pid]) {
-      writeFileSync(join(dir, "pglite.lock"), JSON.stringify({ pid, command: "gone", since: "2026-01-01T00:00:00Z" }));
-      const holder = server({ DATA_DIR: dir });
-      const { port } = await waitForStart(holder);
-      expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
-      holder.kill();
-      await holder.exited;
-    }
-  }, 30_000);
-
-  test("a server killed without a chance to clean up leaves the database free for the next", async () => {
-    const dir = aDir();
-    const first = server({ DATA_DIR: dir });
-    await waitForStart(first);
-    first.kill("SIGKILL");
-    await first.exited;
-    const { port } = await waitForStart(server({ DATA_DIR: dir }));
-    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
-  }, 30_000);
-
   test("DATA_DIR is made 0700 and the generated auth-secret 0600; one that exists open to others is closed, and the log says so", async () => {
     const dir = join(aDir(), "fresh");
     await waitForStart(server({ DATA_DIR: dir }));
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, "auth-secret")).mode & 0o777).toBe(0o600);
 
-    const open = aDir();
+    const open = withMigratedDatabase(aDir());
     chmodSync(open, 0o755);
     const { log } = await waitForStart(server({ DATA_DIR: open }));
     expect(statSync(open).mode & 0o777).toBe(0o700);
@@ -127,7 +105,7 @@ describe("start-up refusals", () => {
   }, 30_000);
 
   test("NODE_ENV=production on a deliberate embedded database starts empty: the demo catalog is never seeded in production", async () => {
-    const db = join(aDir(), "db");
+    const db = join(withMigratedDatabase(aDir()), "pglite");
     const { port } = await waitForStart(
       server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }),
     );

@@ -61,6 +61,14 @@ export async function createTestDatabase({ migrate = true } = {}): Promise<TestD
   };
 }
 
+/** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would. */
+export async function createSeededTestDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  const seed = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:seed"], { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" } });
+  if (seed.exitCode !== 0) throw new Error(`db:seed failed: ${seed.stderr.toString()}`);
+  return database;
+}
+
 export async function truncateAll(db: Db): Promise<void> {
   const tables = await db.introspection.getTables();
   const names = tables.map((t) => `"${t.name}"`);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { withMigratedDatabase } from "./embedded-template.ts";
 
 export type Server = Subprocess<"ignore", "pipe", "pipe">;
 
@@ -23,6 +24,12 @@ export function processes() {
       });
       started.push(child);
       return child;
+    },
+    /** A DATA_DIR of its own holding a migrated embedded database (a copy of one made once), for a start that is not about making it. */
+    migratedDataDir(): string {
+      const dataDir = mkdtempSync(join(tmpdir(), "storefront-data-"));
+      dataDirs.push(dataDir);
+      return withMigratedDatabase(dataDir);
     },
     async stopAll() {
       for (const child of started) child.kill();

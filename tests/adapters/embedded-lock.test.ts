@@ -1,0 +1,54 @@
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
+
+// Decisions §10: an embedded database belongs to one process. The lock is a flock, which the kernel
+// keeps per open file: a second open of the same file in this process is refused like another
+// process would be, so the rules are tested here without starting servers.
+const dir = mkdtempSync(join(tmpdir(), "storefront-lock-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const lockFile = (name: string) => join(dir, `${name}.lock`);
+
+test("a held lock refuses the next taker, naming the DATA_DIR and the holder; released, it can be taken again", () => {
+  const file = lockFile("held");
+  const first = lockEmbeddedDatabase(file, "DATA_DIR /srv/shop");
+  expect(() => lockEmbeddedDatabase(file, "DATA_DIR /srv/shop")).toThrow(
+    new RegExp(`^DATA_DIR /srv/shop is in use by process ${process.pid} \\(.+, since \\d{4}-\\d\\d-\\d\\dT`),
+  );
+  first.release();
+  first.release();
+  lockEmbeddedDatabase(file, "DATA_DIR /srv/shop").release();
+});
+
+test("a lock file left behind holds nothing, even one naming a process that lives on: only a live holder's flock counts", () => {
+  for (const pid of [Bun.spawnSync(["true"]).pid, process.pid]) {
+    const file = lockFile(`left-${pid}`);
+    writeFileSync(file, JSON.stringify({ pid, command: "gone", since: "2026-01-01T00:00:00Z" }));
+    const lock = lockEmbeddedDatabase(file, "DATA_DIR x");
+    expect(JSON.parse(readFileSync(file, "utf8")).pid).toBe(process.pid);
+    lock.release();
+  }
+});
+
+test("a holder killed without a chance to clean up (SIGKILL) leaves the lock free for the next", async () => {
+  const file = lockFile("killed");
+  const holder = Bun.spawn(
+    [
+      process.execPath,
+      "-e",
+      `require(${JSON.stringify(join(import.meta.dir, "../../src/adapters/db/embedded-lock.ts"))}).lockEmbeddedDatabase(${JSON.stringify(file)}, "x"); console.log("locked"); setInterval(() => {}, 1000);`,
+    ],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  try {
+    const reader = holder.stdout.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("locked");
+    expect(() => lockEmbeddedDatabase(file, "DATA_DIR y")).toThrow(`DATA_DIR y is in use by process ${holder.pid}`);
+  } finally {
+    holder.kill("SIGKILL");
+    await holder.exited;
+  }
+  lockEmbeddedDatabase(file, "DATA_DIR y").release();
+}, 10_000);
