@@ -1,6 +1,11 @@
-# Storefront API on Bun.
+# Storefront on Bun, for production: NODE_ENV=production, so it needs a PostgreSQL database, an
+# AUTH_SECRET of at least 32 characters and a Stripe key (the built-in fake processor accepts test
+# cards, so production refuses to start without Stripe), and it never seeds the demo catalog:
 #   docker build -t storefront .
-#   docker run -p 3000:3000 -e DATABASE_URL=postgres://… -e AUTH_SECRET=… storefront
+#   docker run -p 3000:3000 -e DATABASE_URL=postgres://user:pass@host:5432/db \
+#     -e AUTH_SECRET="$(openssl rand -base64 48)" -e STRIPE_SECRET_KEY=sk_test_… storefront
+# It migrates the database at start (MIGRATE_ON_START=false to leave that to `db:migrate`).
+# To try the shop without any of that, run `npm ci && npm start` instead (README).
 FROM node:20-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -19,4 +24,7 @@ COPY src ./src
 RUN mkdir -p /app/data && chown bun:bun /app/data && chmod 700 /app/data
 USER bun
 EXPOSE 3000
+# The image has no curl: Bun asks. Liveness with a database round trip (200, or 503 when it is down).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["bun", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["bun", "src/main.ts"]
