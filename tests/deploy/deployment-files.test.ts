@@ -41,7 +41,7 @@ test("the Dockerfile's own example starts: the variables it names are all produc
 test("the image's and compose's health checks pass against a shop that answers, and fail against none", async () => {
   const imageCheck = JSON.parse(dockerfile.match(/HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/)![1]!) as string[];
   for (const check of [imageCheck, ...shops.map((shop) => shop.healthcheck!.test.slice(1))]) {
-    expect(await runCheck(check, healthy.port)).toBe(0);
+    expect(await runCheck(check, healthy.port!)).toBe(0);
     expect(await runCheck(check, 1)).toBe(1);
   }
 }, 20_000);
