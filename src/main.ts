@@ -120,7 +120,8 @@ mailWorker.start();
 const housekeeping = createHousekeeping(runtime.deps, { intervalMs: 60_000, orderPaymentTtlMinutes: config.orders.paymentTtlMinutes });
 housekeeping.start();
 logger.info("server.started", {
-  url: `${config.publicUrl}/api`,
+  url: config.publicUrl,
+  docs: `${config.publicUrl}/api/docs`,
   port: app.server?.port,
   adapters: { ...runtime.adapters, sessionSecret: secretSource },
 });

@@ -21,7 +21,11 @@ function startServer(env: Record<string, string>) {
 }
 
 test("the real server starts on the embedded default and serves the seeded catalog over a socket", async () => {
-  const { port, adapters } = await startServer({ DATA_DIR: dataDir, DATABASE_URL: "" });
+  const started = await startServer({ DATA_DIR: dataDir, DATABASE_URL: "", PUBLIC_URL: "http://localhost:3999" });
+  const { port, adapters } = started;
+  // The log names the docs page, and that page answers.
+  expect(started).toMatchObject({ url: "http://localhost:3999", docs: "http://localhost:3999/api/docs" });
+  expect((await fetch(`http://127.0.0.1:${port}/api/docs`)).status).toBe(200);
   expect(adapters.database).toContain("embedded PGlite");
   expect(adapters.payments).toStartWith("built-in fake processor");
   expect(adapters.webhooks).toBe("none configured (each answers 503)");

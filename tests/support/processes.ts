@@ -40,7 +40,9 @@ export function processes() {
 }
 
 /** Reads the server's JSON log until it says where it listens; `log` is every line up to then. */
-export async function waitForStart(server: Server): Promise<{ port: number; adapters: Record<string, string>; log: Record<string, unknown>[] }> {
+export async function waitForStart(
+  server: Server,
+): Promise<{ port: number; url: string; docs: string; adapters: Record<string, string>; log: Record<string, unknown>[] }> {
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of server.stdout) {

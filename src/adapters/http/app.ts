@@ -11,6 +11,7 @@ import { rateLimit } from "./plumbing/rate-limit.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
+import { aboutRoutes } from "./routes/about.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -49,6 +50,7 @@ export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustP
     .use(errorMapper(logger, routes))
     .use(requestLog(logger, tokenSubject(auth)))
     .use(apiDocs({ publicUrl, cookieName: session.cookieName }))
+    .use(aboutRoutes(publicUrl))
     .use(healthRoutes(useCases, logger))
     .use(authRoutes(useCases, { ...auth, publicUrl }))
     .use(userRoutes(useCases, auth))
