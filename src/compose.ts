@@ -53,13 +53,18 @@ function chooseCounters(config: Config, logger: Logger): { counters: RateLimitSt
     if (!client.connected) await client.connect();
   };
   const counters = createFailoverRateLimitStore({
-    primary: createRedisRateLimitStore(client),
+    primary: createRedisRateLimitStore(client, config.redisKeyPrefix),
     fallback: createMemoryRateLimitStore(),
     logger,
     reconnect: connect,
   });
   const url = new URL(config.redisUrl);
-  return { counters, description: `Redis at ${url.hostname}:${url.port || 6379} (memory while it does not answer)`, connect, close: () => client.close() };
+  return {
+    counters,
+    description: `Redis at ${url.hostname}:${url.port || 6379}, keys under ${config.redisKeyPrefix} (memory while it does not answer)`,
+    connect,
+    close: () => client.close(),
+  };
 }
 
 function chooseProcessor(config: Config, logger: Logger): { processor: Deps["payments"] & Deps["tax"]; description: string } {

@@ -6,11 +6,20 @@ import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+/** A URL with one of these schemes; the message names them (and never echoes the value: a URL may hold a password). */
+const urlOf = (...schemes: string[]) =>
+  z.url({
+    protocol: new RegExp(`^(${schemes.join("|")})$`),
+    error: `must be a ${schemes
+      .map((scheme) => `${scheme}://`)
+      .join(", ")
+      .replace(/, ([^,]+)$/, " or $1")} URL`,
+  });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PUBLIC_URL: urlOf("http", "https").optional(),
   DATABASE_URL: z
     .string()
     .refine((v) => /^postgres(ql)?:\/\//.test(v) || v === "pglite://memory" || /^pglite:\/\/\/./.test(v), {
@@ -27,7 +36,7 @@ const envSchema = z.object({
     .regex(/^[\w.-]+$/, "must be a plain cookie name")
     .default("storefront.session-token"),
   CORS_ORIGINS: z.string().optional(),
-  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  SMTP_URL: urlOf("smtp", "smtps").optional(),
   MAIL_FROM: z.string().min(3).default("Storefront <no-reply@storefront.local>"),
   STRIPE_SECRET_KEY: z
     .string()
@@ -37,7 +46,7 @@ const envSchema = z.object({
     .string()
     .regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)")
     .optional(),
-  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_API_BASE: urlOf("http", "https").optional(),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
@@ -47,12 +56,17 @@ const envSchema = z.object({
     .regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a Svix signing secret (whsec_…)")
     .optional(),
   SQUARE_WEBHOOK_SIGNATURE_KEY: z.string().min(1).optional(),
-  SQUARE_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SQUARE_WEBHOOK_URL: urlOf("http", "https").optional(),
   PAYPAL_CLIENT_ID: z.string().min(1).optional(),
   PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
   PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
-  PAYPAL_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api-m.paypal.com"),
-  REDIS_URL: z.url({ protocol: /^(redis|rediss|valkey|valkeys)$/ }).optional(),
+  PAYPAL_API_BASE: urlOf("http", "https").default("https://api-m.paypal.com"),
+  REDIS_URL: urlOf("redis", "rediss", "valkey", "valkeys").optional(),
+  // Decisions §14: several shops may share one Redis, each under its own prefix.
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,64}$/, "must be 1 to 64 printable characters without spaces")
+    .default("storefront:"),
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   RATE_LIMIT_EXEMPT_USER_AGENT: z.string().min(1).max(200).default("StorefrontMobileApp"),
@@ -145,6 +159,8 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** Null: counters (rate limits, sign-in lockout) in this process's memory. */
   redisUrl: string | null;
+  /** Where this shop's keys live in Redis (REDIS_KEY_PREFIX), so shops sharing one Redis share nothing else. */
+  redisKeyPrefix: string;
   /** max 0: no rate limit. */
   rateLimit: { max: number; windowSeconds: number; exemptUserAgent: string };
   orders: OrderSettings;
@@ -159,7 +175,7 @@ export class ConfigError extends Error {
 /** Reads the environment; an unset variable and an empty one mean the same. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = envSchema.safeParse(present);
+  const parsed = envSchema.safeParse(present, { error: (issue) => explain(issue, present) });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
@@ -201,11 +217,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
     orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },
     bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };
+}
+
+/**
+ * Zod's own words for what a person typed into a variable, made plain: `PORT=abc` is "must be a
+ * whole number, not "abc"" (zod would say it received NaN). Numbers and choices quote what was
+ * given; nothing else is echoed, since a value may be a secret.
+ */
+function explain(issue: z.core.$ZodRawIssue, given: Record<string, string | undefined>): string | undefined {
+  const value = given[String(issue.path?.[0])];
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.expected === "number" || issue.expected === "int" ? `must be a whole number, not ${JSON.stringify(value)}` : undefined;
+    case "too_small":
+      return issue.origin === "number" ? `must be at least ${issue.minimum}, not ${value}` : undefined;
+    case "too_big":
+      return issue.origin === "number" ? `must be at most ${issue.maximum}, not ${value}` : undefined;
+    case "invalid_value":
+      return `must be one of ${issue.values.join(", ")}, not ${JSON.stringify(value)}`;
+    default:
+      return undefined;
+  }
 }
 
 function crossFieldProblems(e: Env): string[] {

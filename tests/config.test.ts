@@ -82,4 +82,30 @@ describe("configuration", () => {
   test("PUBLIC_URL loses a trailing slash", () => {
     expect(loadConfig({ PUBLIC_URL: "https://shop.example.com/" }).publicUrl).toBe("https://shop.example.com");
   });
+
+  test("a value of the wrong kind is named in plain words: what the variable must be, and what was given where it is no secret", () => {
+    const problem = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return "accepted";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(problem({ PORT: "abc" })).toBe('Invalid configuration: PORT: must be a whole number, not "abc"');
+    expect(problem({ PORT: "70000" })).toBe("Invalid configuration: PORT: must be at most 65535, not 70000");
+    expect(problem({ RATE_LIMIT_MAX: "lots" })).toBe('Invalid configuration: RATE_LIMIT_MAX: must be a whole number, not "lots"');
+    expect(problem({ NODE_ENV: "staging" })).toBe('Invalid configuration: NODE_ENV: must be one of development, production, test, not "staging"');
+    // A URL may carry a password: its scheme is named, the URL itself never repeated.
+    const redis = problem({ REDIS_URL: "http://user:hunter2@cache:6379" });
+    expect(redis).toBe("Invalid configuration: REDIS_URL: must be a redis://, rediss://, valkey:// or valkeys:// URL");
+    expect(problem({ SMTP_URL: "http://mail" })).toBe("Invalid configuration: SMTP_URL: must be a smtp:// or smtps:// URL");
+    expect(problem({ PUBLIC_URL: "ftp://shop" })).toBe("Invalid configuration: PUBLIC_URL: must be a http:// or https:// URL");
+  });
+
+  test("REDIS_KEY_PREFIX: storefront: unless set, so two shops can share one Redis; no spaces", () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe("storefront:");
+    expect(loadConfig({ REDIS_KEY_PREFIX: "shop-b:" }).redisKeyPrefix).toBe("shop-b:");
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: "shop b" })).toThrow("REDIS_KEY_PREFIX: must be 1 to 64 printable characters without spaces");
+  });
 });

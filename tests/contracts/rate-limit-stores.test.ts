@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { createMemoryRateLimitStore } from "../../src/adapters/ratelimit/memory-store.ts";
 import { createRedisRateLimitStore } from "../../src/adapters/ratelimit/redis-store.ts";
@@ -18,3 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => client.close());
 rateLimitStoreContract("Redis", () => createRedisRateLimitStore(client, `storefront-test:${process.pid}:`));
+
+test("two shops sharing one Redis under their own REDIS_KEY_PREFIX share no counter", async () => {
+  const run = `${process.pid}-${Date.now()}`;
+  const [north, south] = [createRedisRateLimitStore(client, `north-${run}:`), createRedisRateLimitStore(client, `south-${run}:`)];
+  const now = new Date();
+  for (let i = 0; i < 3; i++) await north.increment("203.0.113.9 POST /api/auth/callback/credentials", 60_000, now);
+  expect((await south.increment("203.0.113.9 POST /api/auth/callback/credentials", 60_000, now)).count).toBe(1);
+  expect((await north.increment("203.0.113.9 POST /api/auth/callback/credentials", 60_000, now)).count).toBe(4);
+  await Promise.all([north.reset("203.0.113.9 POST /api/auth/callback/credentials"), south.reset("203.0.113.9 POST /api/auth/callback/credentials")]);
+});

@@ -25,7 +25,7 @@ const SCRIPTS = {
  * Fixed-window counters in Redis, shared by every instance: each operation one round trip (a Lua
  * script by its hash, sent whole once when Redis does not know it yet). Keys live under `prefix`.
  */
-export function createRedisRateLimitStore(client: RedisClient, prefix = "storefront:"): RateLimitStore & { ping(): Promise<void> } {
+export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { ping(): Promise<void> } {
   async function run(script: keyof typeof SCRIPTS, key: string, args: string[] = []): Promise<unknown> {
     const { source, sha } = SCRIPTS[script];
     try {
