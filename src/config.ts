@@ -57,10 +57,10 @@ const envSchema = z.object({
     .optional(),
   SQUARE_WEBHOOK_SIGNATURE_KEY: z.string().min(1).optional(),
   SQUARE_WEBHOOK_URL: urlOf("http", "https").optional(),
+  // Accepted, and no longer needed: PayPal's deliveries are verified offline (decisions §15), with PAYPAL_WEBHOOK_ID alone.
   PAYPAL_CLIENT_ID: z.string().min(1).optional(),
   PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
   PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
-  PAYPAL_API_BASE: urlOf("http", "https").default("https://api-m.paypal.com"),
   REDIS_URL: urlOf("redis", "rediss", "valkey", "valkeys").optional(),
   // Decisions §14: several shops may share one Redis, each under its own prefix.
   REDIS_KEY_PREFIX: z
@@ -149,7 +149,7 @@ export interface Config {
     easypostSecret: string | null;
     resendSecret: string | null;
     square: { signatureKey: string; notificationUrl: string } | null;
-    paypal: { clientId: string; clientSecret: string; webhookId: string; apiBase: string } | null;
+    paypal: { webhookId: string } | null;
   };
   /** False: the schema is `db:migrate`'s business (several instances); a start on a schema behind the code stops. */
   migrateOnStart: boolean;
@@ -208,10 +208,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       square: e.SQUARE_WEBHOOK_SIGNATURE_KEY
         ? { signatureKey: e.SQUARE_WEBHOOK_SIGNATURE_KEY, notificationUrl: e.SQUARE_WEBHOOK_URL ?? `${publicUrl}/api/webhooks/square` }
         : null,
-      paypal:
-        e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID
-          ? { clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET, webhookId: e.PAYPAL_WEBHOOK_ID, apiBase: e.PAYPAL_API_BASE }
-          : null,
+      paypal: e.PAYPAL_WEBHOOK_ID ? { webhookId: e.PAYPAL_WEBHOOK_ID } : null,
     },
     migrateOnStart: e.MIGRATE_ON_START,
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
@@ -274,7 +271,6 @@ function crossFieldProblems(e: Env): string[] {
     GITHUB: ["GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"],
     FACEBOOK: ["FACEBOOK_CLIENT_ID", "FACEBOOK_CLIENT_SECRET"],
     APPLE: ["APPLE_CLIENT_ID", "APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY"],
-    PAYPAL: ["PAYPAL_CLIENT_ID", "PAYPAL_CLIENT_SECRET", "PAYPAL_WEBHOOK_ID"],
   };
   if (e.SQUARE_WEBHOOK_URL && !e.SQUARE_WEBHOOK_SIGNATURE_KEY) problems.push("SQUARE_WEBHOOK_URL: needs SQUARE_WEBHOOK_SIGNATURE_KEY");
   for (const names of Object.values(groups)) {

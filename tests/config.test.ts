@@ -73,6 +73,13 @@ describe("configuration", () => {
     );
   });
 
+  test("PayPal: PAYPAL_WEBHOOK_ID alone turns its webhook on (verified offline); the app's client id and secret are accepted, not needed", () => {
+    expect(loadConfig({}).webhooks.paypal).toBeNull();
+    expect(loadConfig({ PAYPAL_WEBHOOK_ID: "WH-1" }).webhooks.paypal).toEqual({ webhookId: "WH-1" });
+    expect(loadConfig({ PAYPAL_WEBHOOK_ID: "WH-1", PAYPAL_CLIENT_ID: "id", PAYPAL_CLIENT_SECRET: "secret" }).webhooks.paypal).toEqual({ webhookId: "WH-1" });
+    expect(loadConfig({ PAYPAL_CLIENT_ID: "id", PAYPAL_CLIENT_SECRET: "secret" }).webhooks.paypal).toBeNull();
+  });
+
   test("CORS_ORIGINS are kept as exact origins, and also allowed to make cookie changes", () => {
     const config = loadConfig({ CORS_ORIGINS: " https://web.example.com/ , http://localhost:5173" });
     expect(config.corsOrigins).toEqual(["https://web.example.com", "http://localhost:5173"]);

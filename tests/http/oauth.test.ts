@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { sessionCookieOf } from "../support/accounts.ts";
+import { CookieJar } from "../support/cookie-jar.ts";
 import { TEST_PUBLIC_URL, type TestApp, createTestApp } from "../support/http.ts";
 import { type ProviderStub, appleSigningKey, json, stubProviders, tokenResponse } from "../support/provider-stub.ts";
 
@@ -144,6 +145,44 @@ describe("OAuth sign-in", () => {
     const crossed = await t.call("GET", `/api/auth/callback/github?code=c&state=${other.state}`, { headers: { cookie: other.cookie } });
     expect(crossed.status).toBe(400);
     expect(stub?.requests).toHaveLength(0);
+  });
+
+  /** Sends a request as a browser would: the jar picks the cookies by path and takes the answer's. */
+  async function browse(jar: CookieJar, method: string, target: string, form?: URLSearchParams) {
+    const path = new URL(target, TEST_PUBLIC_URL).pathname;
+    const headers: Record<string, string> = { cookie: jar.header(path) };
+    if (form) headers["content-type"] = "application/x-www-form-urlencoded";
+    const res = await t.call(method, target, { headers, body: form?.toString() });
+    jar.store(path, res.headers);
+    return res;
+  }
+
+  test("a state is used once: in a browser's cookie jar the state cookie is gone after its callback, and the same callback again is 400", async () => {
+    const jar = new CookieJar();
+    const started = await browse(jar, "GET", "/api/auth/signin/github");
+    const state = new URL(started.headers.get("location") ?? "").searchParams.get("state");
+    githubAnswers("ada@example.com", true);
+    const callback = `/api/auth/callback/github?code=c&state=${state}`;
+    expect((await browse(jar, "GET", callback)).status).toBe(302);
+    expect(jar.pathsOf("storefront.oauth-state")).toEqual([]);
+
+    const again = await browse(jar, "GET", callback);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe("Invalid or expired sign-in state; please start again");
+    expect(stub?.to(GITHUB_TOKEN)).toHaveLength(1);
+  });
+
+  test("Apple's form POST spends its state the same way: the second POST with it is 400", async () => {
+    const jar = new CookieJar();
+    const started = await browse(jar, "GET", "/api/auth/signin/apple");
+    const state = new URL(started.headers.get("location") ?? "").searchParams.get("state") ?? "";
+    stub = stubProviders({ [APPLE_TOKEN]: () => tokenResponse({ sub: "apple-1", email: "ann@privaterelay.example", email_verified: "true" }) });
+    const form = new URLSearchParams({ code: "c", state });
+    expect((await browse(jar, "POST", "/api/auth/callback/apple", form)).status).toBe(302);
+    expect(jar.pathsOf("storefront.oauth-state")).toEqual([]);
+
+    expect((await browse(jar, "POST", "/api/auth/callback/apple", form)).status).toBe(400);
+    expect(stub.to(APPLE_TOKEN)).toHaveLength(1);
   });
 
   test("an unconfigured provider is 404; /providers lists only configured ones", async () => {

@@ -1,41 +1,51 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { easypostWebhookVerifier } from "../../src/adapters/events/easypost.ts";
-import { createPayPalSignatureCheck } from "../../src/adapters/events/paypal-api.ts";
 import { paypalWebhookVerifier } from "../../src/adapters/events/paypal.ts";
 import { resendWebhookVerifier } from "../../src/adapters/events/resend.ts";
 import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
-import { systemClock } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, TEST_PUBLIC_URL, createTestApp } from "../support/http.ts";
-import { type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
+import { eventually } from "../support/eventually.ts";
+import {
+  PAYPAL_EC_CERT,
+  PAYPAL_EC_KEY,
+  PAYPAL_EXPIRED_CERT,
+  PAYPAL_TEST_CERT,
+  PAYPAL_TEST_CERT_URL,
+  type TestCertificateSource,
+  testCertificateSource,
+} from "../support/paypal-certificates.ts";
 import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare } from "../support/webhook-signers.ts";
 
 const EASYPOST_SECRET = "easypost-webhook-secret-ﬁ"; // a ligature NFKD turns into "fi"
 const RESEND_SECRET = `whsec_${Buffer.from("resend-signing-secret-for-tests").toString("base64")}`;
 const SQUARE_KEY = "square-signature-key";
 const SQUARE_URL = `${TEST_PUBLIC_URL}/api/webhooks/square`;
-const PAYPAL = { clientId: "paypal-client", clientSecret: "paypal-secret", webhookId: "WH-TEST-1" };
+const PAYPAL_WEBHOOK_ID = "WH-TEST-1";
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
-let paypal: PayPalServer;
 let t: TestApp;
-beforeAll(async () => {
-  paypal = await startPayPalServer(PAYPAL);
-});
-afterAll(() => paypal.close());
+/** PayPal's certificate host, as the tests stand in for it: what it serves and every fetch. */
+let certificates: TestCertificateSource;
 beforeEach(async () => {
-  t = createTestApp(createMemoryDeps(), {
+  const deps = createMemoryDeps();
+  certificates = testCertificateSource();
+  t = createTestApp(deps, {
     webhooks: {
       easypost: easypostWebhookVerifier(EASYPOST_SECRET),
       resend: resendWebhookVerifier(RESEND_SECRET),
       square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL),
-      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock), systemClock),
+      paypal: paypalWebhookVerifier({ webhookId: PAYPAL_WEBHOOK_ID, certificates }, deps.clock),
     },
   });
 });
+
+/** Signed as PayPal signs, at the shop's (fixed) time, for its webhook, with the tests' certificate unless told otherwise. */
+const signedForPayPal = (event: object | string, options: Parameters<typeof signedByPayPal>[2] = {}) =>
+  signedByPayPal(event, PAYPAL_WEBHOOK_ID, { at: t.deps.clock.now(), ...options });
 
 const deliver = (provider: string, { body, headers }: Delivery) => t.call("POST", `/api/webhooks/${provider}`, { body, headers });
 
@@ -192,78 +202,174 @@ describe("PayPal", () => {
     resource_type: "capture",
     resource: { id: "CAPTURE-1", status: "COMPLETED", custom_id: orderId, amount: { value, currency_code: "USD" } },
   });
-  const signed = (event: object | string, options?: Parameters<typeof signedByPayPal>[2]) => signedByPayPal(event, PAYPAL.webhookId, options);
-  const verifications = () => paypal.ran("/v1/notifications/verify-webhook-signature");
+  const paying = (orderId: string, total: number) => capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2));
+  const refused = { status: 400, body: { error: "Invalid signature" } };
+  const certAt = (name: string) => `https://api.paypal.com/v1/notifications/certs/${name}`;
+  /** 256 bytes, as long as an RSA-2048 signature, from no key at all. */
+  const FORGED_SIGNATURE = Buffer.alloc(256, 7).toString("base64");
 
-  test("PayPal's API says the signature holds: a completed capture for the total pays the order; a refunded one is recorded; the token is asked for once", async () => {
+  /** The same shop (its memory and clock) with PayPal's certificate host serving what `pemAt` says. */
+  function serving(pemAt: (url: string) => string | undefined) {
+    certificates = testCertificateSource(pemAt);
+    t = createTestApp(t.deps, { webhooks: { paypal: paypalWebhookVerifier({ webhookId: PAYPAL_WEBHOOK_ID, certificates }, t.deps.clock) } });
+  }
+  async function nothingHappened(order: () => Promise<{ paymentStatus: string }>) {
+    expect((await order()).paymentStatus).toBe("PENDING");
+    expect(t.deps.state.webhookEvents.size).toBe(0);
+    expect(await auditsOf("paypal")).toEqual([]);
+  }
+
+  test("signed by the key of the certificate at its cert URL: a completed capture for the total pays the order, a refunded one is recorded; the certificate is fetched once", async () => {
     const { orderId, order, total } = await anOrder();
-    const tokensBefore = paypal.ran("/v1/oauth2/token");
-    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2))))).status).toBe(200);
+    expect((await deliver("paypal", signedForPayPal(paying(orderId, total)))).status).toBe(200);
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal", paidReference: "CAPTURE-1" });
-    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.REFUNDED", orderId, "1.00")))).status).toBe(200);
+    expect((await deliver("paypal", signedForPayPal(capture("PAYMENT.CAPTURE.REFUNDED", orderId, "1.00")))).status).toBe(200);
     expect((await auditsOf("paypal")).map((a) => a.changes.type).sort()).toEqual(["PAYMENT.CAPTURE.COMPLETED", "PAYMENT.CAPTURE.REFUNDED"]);
-    expect(paypal.ran("/v1/oauth2/token") - tokensBefore).toBe(1);
-    const asked = paypal.calls.filter((c) => c.path === "/v1/notifications/verify-webhook-signature").at(-1)!.body;
-    expect(asked).toMatchObject({ webhook_id: PAYPAL.webhookId, auth_algo: "SHA256withRSA", webhook_event: { event_type: "PAYMENT.CAPTURE.REFUNDED" } });
+    expect(certificates.fetched).toEqual([PAYPAL_TEST_CERT_URL]);
   });
 
-  test("PayPal is asked about the body's very bytes: spacing, escapes and a 1.0 that JSON.stringify would change still verify", async () => {
+  test("the signature covers the body's very bytes: spacing, escapes and a 1.0 that JSON.stringify would change still verify", async () => {
     const { orderId, order, total } = await anOrder();
     const body = `{ "id": "WH-BYTES-1", "event_type": "PAYMENT.CAPTURE.COMPLETED", "summary": "Paiement re\\u00e7u \\/ 1",
       "resource": { "id": "CAPTURE-BYTES", "custom_id": "${orderId}", "amount": { "value": "${(total / 100).toFixed(2)}", "currency_code": "USD" }, "fee": 1.0 } }`;
-    expect((await deliver("paypal", signed(body))).status).toBe(200);
+    expect((await deliver("paypal", signedForPayPal(body))).status).toBe(200);
     expect(await order()).toMatchObject({ paymentStatus: "PAID", paidReference: "CAPTURE-BYTES" });
   });
 
-  test("a verification PayPal refuses is 400; so is a delivery missing any one header, with another algorithm, or sent over five minutes ago or ahead, the last three before any call", async () => {
+  test("anything PayPal signed, changed, is 400 with nothing recorded: one byte of the body, the webhook id, the transmission id, its time, the signature", async () => {
     const { orderId, order, total } = await anOrder();
-    const event = capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2));
-    expect(await deliver("paypal", signed(event, { signature: "forged-signature" }))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
-    const signedFor = signed(event);
-    expect(await deliver("paypal", { body: JSON.stringify({ ...event, id: "WH-OTHER" }), headers: signedFor.headers })).toMatchObject({ status: 400 });
-    const before = verifications();
-    for (const header of Object.keys(signedFor.headers).filter((h) => h.startsWith("paypal-"))) {
-      const { [header]: _, ...missing } = signedFor.headers;
-      expect(await deliver("paypal", { body: signedFor.body, headers: missing })).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
-    }
-    expect(await deliver("paypal", { body: signedFor.body, headers: { ...signedFor.headers, "paypal-auth-algo": "SHA1withRSA" } })).toMatchObject({
-      status: 400,
-    });
-    for (const at of [new Date(Date.now() - 6 * 60_000), new Date(Date.now() + 6 * 60_000)]) {
-      expect(await deliver("paypal", signed(event, { at }))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
-    }
-    expect(await deliver("paypal", signed("not json"))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
-    expect(verifications()).toBe(before);
-    expect((await order()).paymentStatus).toBe("PENDING");
-    expect(t.deps.state.webhookEvents.size).toBe(0);
+    const good = signedForPayPal(paying(orderId, total));
+    const aSecondLater = new Date(t.deps.clock.now().getTime() + 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const tampered: Delivery[] = [
+      { body: good.body.replace('"CAPTURE-1"', '"CAPTURE-2"'), headers: good.headers },
+      signedByPayPal(paying(orderId, total), "WH-ANOTHER-WEBHOOK", { at: t.deps.clock.now() }),
+      { body: good.body, headers: { ...good.headers, "paypal-transmission-id": crypto.randomUUID() } },
+      { body: good.body, headers: { ...good.headers, "paypal-transmission-time": aSecondLater } },
+      {
+        body: good.body,
+        headers: { ...good.headers, "paypal-transmission-sig": signedForPayPal(paying(orderId, total)).headers["paypal-transmission-sig"] ?? "" },
+      },
+      { body: good.body, headers: { ...good.headers, "paypal-transmission-sig": FORGED_SIGNATURE } },
+      { body: good.body, headers: { ...good.headers, "paypal-transmission-sig": "not base64 at all!" } },
+    ];
+    for (const delivery of tampered) expect(await deliver("paypal", delivery)).toMatchObject(refused);
+    await nothingHappened(order);
+    expect((await deliver("paypal", good)).status).toBe(200);
   });
 
-  test("a cert URL off paypal.com is refused before any call to PayPal", async () => {
-    const { orderId, total } = await anOrder();
-    const before = paypal.calls.length;
-    for (const certUrl of ["https://evil.example.com/cert.pem", "https://paypal.com.evil.example.com/cert.pem", "http://api.paypal.com/cert.pem"]) {
-      const delivery = signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2)), { certUrl });
-      expect(await deliver("paypal", delivery)).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
-    }
-    expect(paypal.calls.length).toBe(before);
+  test("nothing is read before the signature holds: a forged body that is not JSON is Invalid signature; signed, it is Malformed event", async () => {
+    const forged = signedForPayPal("{not json");
+    expect(await deliver("paypal", { body: forged.body, headers: { ...forged.headers, "paypal-transmission-sig": FORGED_SIGNATURE } })).toMatchObject(refused);
+    expect(await deliver("paypal", forged)).toMatchObject({ status: 400, body: { error: "Malformed event" } });
   });
 
-  test("the token: asked for once by ten deliveries at once; asked for again when PayPal stops taking it, and the delivery still verifies", async () => {
-    const { orderId, total } = await anOrder();
-    const tokensBefore = paypal.ran("/v1/oauth2/token");
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => deliver("paypal", signed(capture(`CUSTOMER.NOTICE.${i}`, orderId, "1.00")))));
-    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-    expect(paypal.ran("/v1/oauth2/token") - tokensBefore).toBe(1);
-    paypal.expireTokens();
-    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, (total / 100).toFixed(2))))).status).toBe(200);
-    expect(paypal.ran("/v1/oauth2/token") - tokensBefore).toBe(2);
+  test("a header missing, another algorithm, or a time over five minutes off is refused before any certificate is fetched", async () => {
+    const { orderId, order, total } = await anOrder();
+    const good = signedForPayPal(paying(orderId, total));
+    const deliveries: Delivery[] = [];
+    for (const header of Object.keys(good.headers).filter((h) => h.startsWith("paypal-"))) {
+      const { [header]: _, ...missing } = good.headers;
+      deliveries.push({ body: good.body, headers: missing });
+    }
+    for (const algorithm of ["SHA1withRSA", "SHA512withRSA", "SHA256withECDSA", "sha256WithRSAEncryption", "none"])
+      deliveries.push({ body: good.body, headers: { ...good.headers, "paypal-auth-algo": algorithm } });
+    for (const minutes of [-6, 6]) deliveries.push(signedForPayPal(paying(orderId, total), { at: new Date(t.deps.clock.now().getTime() + minutes * 60_000) }));
+    deliveries.push({ body: good.body, headers: { ...good.headers, "paypal-transmission-time": "yesterday" } });
+    for (const delivery of deliveries) expect(await deliver("paypal", delivery)).toMatchObject(refused);
+    expect(certificates.fetched).toEqual([]);
+    await nothingHappened(order);
+  });
+
+  test("a cert URL that is not https on paypal.com or a subdomain is refused before anything is fetched, though the host would serve the right certificate", async () => {
+    serving(() => PAYPAL_TEST_CERT);
+    const { orderId, order, total } = await anOrder();
+    for (const certUrl of [
+      "http://api.paypal.com/v1/notifications/certs/CERT-1",
+      "https://paypal.com.evil.example/v1/notifications/certs/CERT-1",
+      "https://api.paypal.com.evil.example/cert.pem",
+      "https://evilpaypal.com/cert.pem",
+      "https://evil.example/api.paypal.com/cert.pem",
+      "https://evil.example/?u=https://api.paypal.com/cert.pem",
+      "https://api.paypal.com@evil.example/cert.pem",
+      "https://api.paypal.com:443@evil.example/cert.pem",
+      "https://evil.example\\@api.paypal.com/cert.pem",
+      "https://user:secret@api.paypal.com/cert.pem",
+      "https://api.paypal.com:8443/cert.pem",
+      "https://api.paypal.com./cert.pem",
+      "https://api.paypal.com%2eevil.example/cert.pem",
+      "ftp://api.paypal.com/cert.pem",
+      "//api.paypal.com/cert.pem",
+      "api.paypal.com/cert.pem",
+    ]) {
+      expect([certUrl, await deliver("paypal", signedForPayPal(paying(orderId, total), { certUrl }))]).toMatchObject([certUrl, refused]);
+    }
+    expect(certificates.fetched).toEqual([]);
+    await nothingHappened(order);
+    // PayPal's own hosts, however the URL spells them, are fetched.
+    for (const certUrl of [certAt("CERT-LIVE"), "https://paypal.com/cert.pem", "https://API.PayPal.com:443/cert.pem"]) {
+      expect((await deliver("paypal", signedForPayPal(capture("CUSTOMER.NOTICE", orderId, "1.00"), { certUrl }))).status).toBe(200);
+    }
+    expect(certificates.fetched).toEqual([certAt("CERT-LIVE"), "https://paypal.com/cert.pem", "https://api.paypal.com/cert.pem"]);
+  });
+
+  test("an expired certificate, one not valid yet, one whose key is not RSA, text that is no certificate, and one that cannot be fetched: 400, nothing recorded", async () => {
+    const served: Record<string, string> = {
+      [certAt("EXPIRED")]: PAYPAL_EXPIRED_CERT,
+      [certAt("EC")]: PAYPAL_EC_CERT,
+      [certAt("TEXT")]: "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n",
+      [certAt("VALID")]: PAYPAL_TEST_CERT,
+    };
+    serving((url) => served[url]);
+    const { orderId, order, total } = await anOrder();
+    const event = paying(orderId, total);
+    // The expired certificate has the very key that signs; the EC one signs with its own key.
+    for (const delivery of [
+      signedForPayPal(event, { certUrl: certAt("EXPIRED") }),
+      signedForPayPal(event, { certUrl: certAt("EC"), key: PAYPAL_EC_KEY }),
+      signedForPayPal(event, { certUrl: certAt("TEXT") }),
+      signedForPayPal(event, { certUrl: certAt("MISSING") }),
+    ])
+      expect(await deliver("paypal", delivery)).toMatchObject(refused);
+    const now = t.deps.clock.now();
+    t.deps.clock.set(new Date("2024-12-31T23:59:00Z"));
+    expect(await deliver("paypal", signedForPayPal(event, { certUrl: certAt("VALID") }))).toMatchObject(refused);
+    t.deps.clock.set(now);
+    await nothingHappened(order);
+    expect((await deliver("paypal", signedForPayPal(event, { certUrl: certAt("VALID") }))).status).toBe(200);
+  });
+
+  test("forged deliveries cost one certificate fetch per URL: 100 naming one URL fetch it once, 10 at once naming another once; one that failed is asked again only a minute later", async () => {
+    serving((url) => (url.endsWith("GONE") ? undefined : PAYPAL_TEST_CERT));
+    const { orderId, order, total } = await anOrder();
+    const forged = (certUrl: string) => {
+      const delivery = signedForPayPal(paying(orderId, total), { certUrl });
+      return { body: delivery.body, headers: { ...delivery.headers, "paypal-transmission-sig": FORGED_SIGNATURE } };
+    };
+    const fetchesOf = (url: string) => certificates.fetched.filter((fetched) => fetched === url).length;
+    for (let i = 0; i < 100; i++) expect(await deliver("paypal", forged(certAt("ONE")))).toMatchObject(refused);
+    expect(fetchesOf(certAt("ONE"))).toBe(1);
+
+    const release = certificates.hold();
+    const atOnce = Promise.all(Array.from({ length: 10 }, () => deliver("paypal", forged(certAt("OTHER")))));
+    await eventually(() => expect(fetchesOf(certAt("OTHER"))).toBe(1));
+    release();
+    expect((await atOnce).map((answer) => answer.status)).toEqual(Array(10).fill(400));
+    expect(fetchesOf(certAt("OTHER"))).toBe(1);
+
+    for (let i = 0; i < 10; i++) expect(await deliver("paypal", forged(certAt("GONE")))).toMatchObject(refused);
+    expect(fetchesOf(certAt("GONE"))).toBe(1);
+    t.deps.clock.advance(61_000);
+    expect(await deliver("paypal", forged(certAt("GONE")))).toMatchObject(refused);
+    expect(fetchesOf(certAt("GONE"))).toBe(2);
+    expect(certificates.fetched).toHaveLength(4);
+    await nothingHappened(order);
   });
 
   test("an amount far above any total is flagged, not refused; an amount that is no amount is malformed", async () => {
     const { orderId, order } = await anOrder();
-    expect((await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, "12345678901.00")))).status).toBe(200);
+    expect((await deliver("paypal", signedForPayPal(capture("PAYMENT.CAPTURE.COMPLETED", orderId, "12345678901.00")))).status).toBe(200);
     expect((await auditsOf("paypal"))[0]?.changes).toMatchObject({ flagged: true, amount: 1234567890100 });
-    expect(await deliver("paypal", signed(capture("PAYMENT.CAPTURE.COMPLETED", orderId, "1e5")))).toMatchObject({
+    expect(await deliver("paypal", signedForPayPal(capture("PAYMENT.CAPTURE.COMPLETED", orderId, "1e5")))).toMatchObject({
       status: 400,
       body: { error: "Malformed event" },
     });
@@ -279,6 +385,7 @@ describe("what a verified event may say", () => {
       ["easypost", signedByEasyPost("{not json", EASYPOST_SECRET)],
       ["resend", signedByResend("{not json", RESEND_SECRET, "msg_not_json")],
       ["square", signedBySquare("{not json", SQUARE_KEY, SQUARE_URL)],
+      ["paypal", signedForPayPal("{not json")],
       ["easypost", signedByEasyPost("[1, 2]", EASYPOST_SECRET)],
     ];
     for (const [provider, delivery] of deliveries) expect(await deliver(provider, delivery)).toMatchObject({ status: 400, body: { error: "Malformed event" } });
@@ -323,12 +430,12 @@ describe("what a verified event may say", () => {
       ],
       ["easypost", signedByEasyPost({ id: "evt_batch", description: "batch.created", result: null }, EASYPOST_SECRET)],
       ["resend", signedByResend({ type: "email.sent", data: { to: "not a list", email_id: 42 } }, RESEND_SECRET, "msg_sent")],
-      ["paypal", signedByPayPal({ id: "WH-CHECKOUT", event_type: "CHECKOUT.ORDER.APPROVED", resource: { amount: 5, purchase_units: [] } }, PAYPAL.webhookId)],
+      ["paypal", signedForPayPal({ id: "WH-CHECKOUT", event_type: "CHECKOUT.ORDER.APPROVED", resource: { amount: 5, purchase_units: [] } })],
       // Without the part a provider-specific event carries at all.
       ["easypost", signedByEasyPost({ id: "evt_bare", description: "batch.created" }, EASYPOST_SECRET)],
       ["square", signedBySquare({ type: "location.created", event_id: "sq-bare" }, SQUARE_KEY, SQUARE_URL)],
       ["resend", signedByResend({ type: "email.opened" }, RESEND_SECRET, "msg_bare")],
-      ["paypal", signedByPayPal({ id: "WH-BARE", event_type: "CHECKOUT.ORDER.APPROVED" }, PAYPAL.webhookId)],
+      ["paypal", signedForPayPal({ id: "WH-BARE", event_type: "CHECKOUT.ORDER.APPROVED" })],
     ];
     for (const [provider, delivery] of deliveries) {
       const res = await deliver(provider, delivery);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { easypostWebhookVerifier } from "../../src/adapters/events/easypost.ts";
-import { createPayPalSignatureCheck } from "../../src/adapters/events/paypal-api.ts";
 import { paypalWebhookVerifier } from "../../src/adapters/events/paypal.ts";
 import { resendWebhookVerifier } from "../../src/adapters/events/resend.ts";
 import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
@@ -9,7 +8,7 @@ import { systemClock } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
-import { type PayPalServer, startPayPalServer } from "../support/paypal-server.ts";
+import { testCertificateSource } from "../support/paypal-certificates.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare, signedByStripe } from "../support/webhook-signers.ts";
@@ -18,19 +17,15 @@ const EASYPOST_SECRET = "easypost-secret";
 const RESEND_SECRET = `whsec_${Buffer.from("resend-secret-for-postgres-tests").toString("base64")}`;
 const SQUARE_KEY = "square-key";
 const SQUARE_URL = `${TEST_PUBLIC_URL}/api/webhooks/square`;
-const PAYPAL = { clientId: "pp-client", clientSecret: "pp-secret", webhookId: "WH-PG" };
+const PAYPAL_WEBHOOK_ID = "WH-PG";
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
 let database: TestDatabase;
-let paypal: PayPalServer;
 beforeAll(async () => {
-  [database, paypal] = await Promise.all([createTestDatabase(), startPayPalServer(PAYPAL)]);
+  database = await createTestDatabase();
 });
 beforeEach(() => database.truncate());
-afterAll(async () => {
-  paypal.close();
-  await database.drop();
-});
+afterAll(() => database.drop());
 
 function shop() {
   return createTestApp(createPgDeps(database.db), {
@@ -38,7 +33,7 @@ function shop() {
       easypost: easypostWebhookVerifier(EASYPOST_SECRET),
       resend: resendWebhookVerifier(RESEND_SECRET),
       square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL),
-      paypal: paypalWebhookVerifier(createPayPalSignatureCheck({ ...PAYPAL, apiBase: paypal.url }, systemClock), systemClock),
+      paypal: paypalWebhookVerifier({ webhookId: PAYPAL_WEBHOOK_ID, certificates: testCertificateSource() }, systemClock),
     },
   });
 }
@@ -99,7 +94,7 @@ describe("each provider's event delivered 10 times at once: one effect, one audi
       event_type: "PAYMENT.CAPTURE.COMPLETED",
       resource: { id: "CAP-1", custom_id: orderId, amount: { value: (total / 100).toFixed(2), currency_code: "USD" } },
     };
-    await deliverTimes(t, "paypal", signedByPayPal(event, PAYPAL.webhookId));
+    await deliverTimes(t, "paypal", signedByPayPal(event, PAYPAL_WEBHOOK_ID));
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "paypal" });
     expect(await audits("webhook.paypal")).toHaveLength(1);
   });

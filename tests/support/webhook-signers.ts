@@ -1,7 +1,7 @@
-import { createHmac } from "node:crypto";
+import { createHmac, sign } from "node:crypto";
 import Stripe from "stripe";
 import { Webhook } from "svix";
-import { paypalSignature } from "./paypal-server.ts";
+import { PAYPAL_TEST_CERT_URL, PAYPAL_TEST_KEY } from "./paypal-certificates.ts";
 
 /** How each provider signs a delivery, for tests to send what the provider would (and what it would not). */
 export type Delivery = { body: string; headers: Record<string, string> };
@@ -47,28 +47,27 @@ export function signedBySquare(event: object | string, signatureKey: string, not
 }
 
 /**
- * PayPal: the five transmission headers, signed over the body's bytes as the PayPal-shaped server
- * checks them (see paypal-server.ts); `signature` sends another instead, `at` another time.
+ * PayPal, as its SDKs verify it: `<transmission id>|<transmission time>|<webhook id>|<CRC32 of the
+ * body, decimal>` signed with RSA-SHA256 (SHA256withRSA) by the key of the certificate at the cert
+ * URL; here the tests' own key and certificate. `at` sends another time, `key` signs with another key.
  */
 export function signedByPayPal(
   event: object | string,
   webhookId: string,
-  {
-    certUrl = "https://api.paypal.com/v1/notifications/certs/CERT-360caa42",
-    at = new Date(),
-    signature,
-  }: { certUrl?: string; at?: Date; signature?: string } = {},
+  { certUrl = PAYPAL_TEST_CERT_URL, at = new Date(), key = PAYPAL_TEST_KEY }: { certUrl?: string; at?: Date; key?: string } = {},
 ): Delivery {
   const body = bodyOf(event);
   const transmissionId = crypto.randomUUID();
-  const transmissionTime = at.toISOString();
+  // PayPal writes its times to the second.
+  const transmissionTime = at.toISOString().replace(/\.\d{3}Z$/, "Z");
+  const signed = `${transmissionId}|${transmissionTime}|${webhookId}|${Bun.hash.crc32(Buffer.from(body))}`;
   return {
     body,
     headers: {
       "content-type": "application/json",
       "paypal-transmission-id": transmissionId,
       "paypal-transmission-time": transmissionTime,
-      "paypal-transmission-sig": signature ?? paypalSignature(transmissionId, transmissionTime, webhookId, body),
+      "paypal-transmission-sig": sign("sha256", Buffer.from(signed), key).toString("base64"),
       "paypal-cert-url": certUrl,
       "paypal-auth-algo": "SHA256withRSA",
     },

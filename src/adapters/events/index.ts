@@ -2,7 +2,7 @@ import type { WebhookVerifier } from "../../application/events/webhook-event.ts"
 import type { Clock } from "../../application/ports/system.ts";
 import type { Config } from "../../config.ts";
 import { easypostWebhookVerifier } from "./easypost.ts";
-import { createPayPalSignatureCheck } from "./paypal-api.ts";
+import { httpsCertificateSource } from "./paypal-certificates.ts";
 import { paypalWebhookVerifier } from "./paypal.ts";
 import { resendWebhookVerifier } from "./resend.ts";
 import { squareWebhookVerifier } from "./square.ts";
@@ -16,7 +16,7 @@ export function webhookVerifiers(config: Pick<Config, "stripeWebhookSecret" | "w
   const { webhooks } = config;
   return {
     stripe: stripeWebhookVerifier(config.stripeWebhookSecret, clock),
-    paypal: paypalWebhookVerifier(webhooks.paypal ? createPayPalSignatureCheck(webhooks.paypal, clock) : null, clock),
+    paypal: paypalWebhookVerifier(webhooks.paypal ? { webhookId: webhooks.paypal.webhookId, certificates: httpsCertificateSource() } : null, clock),
     square: webhooks.square ? squareWebhookVerifier(webhooks.square.signatureKey, webhooks.square.notificationUrl) : null,
     easypost: easypostWebhookVerifier(webhooks.easypostSecret),
     resend: resendWebhookVerifier(webhooks.resendSecret),

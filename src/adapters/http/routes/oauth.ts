@@ -9,6 +9,8 @@ import { errorBody, redirectResponse } from "../schemas.ts";
 
 const STATE_COOKIE = "storefront.oauth-state";
 const STATE_MAX_AGE_SECONDS = 10 * 60;
+// A browser keeps a cookie per name and path: it is cleared only by a Set-Cookie on the path it was set on.
+const STATE_COOKIE_PATH = "/api/auth";
 
 const stateCookie = z.object({ provider: z.enum(IDENTITY_PROVIDERS), state: z.string(), codeVerifier: z.string().nullable() });
 
@@ -16,7 +18,14 @@ const providerParam = z.object({ provider: z.string().max(20) });
 // Providers add fields of their own (scope, authuser, prompt, iss...); only these are read.
 const callbackFields = z.object({ code: z.string().min(1).max(4096), state: z.string().min(1).max(512), user: z.string().max(4096).optional() });
 
-type Cookies = Record<string, { value?: unknown; remove(): unknown } | undefined>;
+type Cookies = Record<string, { value?: unknown; set(config: Record<string, unknown>): unknown } | undefined>;
+
+/** Set and cleared with the same attributes, so the clearing answer replaces the very cookie the browser holds. */
+function stateCookieAttributes(callbackMethod: "GET" | "POST", secureCookies: boolean) {
+  // Apple returns with a cross-site form POST, which only carries SameSite=None cookies (and those must be Secure).
+  const crossSite = callbackMethod === "POST";
+  return { httpOnly: true, path: STATE_COOKIE_PATH, sameSite: crossSite ? "none" : "lax", secure: crossSite || secureCookies } as const;
+}
 
 /** OAuth sign-in: /signin/:provider redirects with state (and PKCE) in a short-lived cookie; the callback finishes it. */
 export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publicUrl: string }) {
@@ -32,7 +41,8 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
       });
     }
     const raw = cookie[STATE_COOKIE]?.value;
-    cookie[STATE_COOKIE]?.remove();
+    // Spent whatever the outcome, so a state is used once.
+    if (raw !== undefined) cookie[STATE_COOKIE]?.set({ ...stateCookieAttributes(callbackMethod, settings.secureCookies), value: "", maxAge: 0 });
     const saved = stateCookie.safeParse(typeof raw === "string" ? safeJson(raw) : raw);
     if (!saved.success || saved.data.provider !== providerId || saved.data.state !== returned) {
       throw new DomainError("auth.invalid_oauth_state", "Invalid or expired sign-in state; please start again");
@@ -46,15 +56,10 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
       "/signin/:provider",
       ({ params, cookie, redirect }) => {
         const begun = useCases.beginProviderSignIn(params.provider);
-        // Apple returns with a cross-site form POST, which only carries SameSite=None cookies.
-        const crossSite = begun.callbackMethod === "POST";
         cookie[STATE_COOKIE]?.set({
+          ...stateCookieAttributes(begun.callbackMethod, settings.secureCookies),
           value: JSON.stringify({ provider: begun.provider, state: begun.state, codeVerifier: begun.codeVerifier }),
-          httpOnly: true,
-          path: "/api/auth",
           maxAge: STATE_MAX_AGE_SECONDS,
-          sameSite: crossSite ? "none" : "lax",
-          secure: crossSite || settings.secureCookies,
         });
         return redirect(begun.url.toString(), 302);
       },

@@ -1,0 +1,117 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { crc32 } from "node:zlib";
+import { certificateCache, httpsCertificateSource } from "../../src/adapters/events/paypal-certificates.ts";
+import { createFixedClock } from "../../src/adapters/memory/deps.ts";
+import { PAYPAL_TEST_CERT, testCertificateSource } from "../support/paypal-certificates.ts";
+
+describe("the certificate cache", () => {
+  const url = (n: number) => new URL(`https://api.paypal.com/v1/notifications/certs/CERT-${n}`);
+
+  test("deliveries asking at once for a URL not fetched yet share one fetch", async () => {
+    const source = testCertificateSource(() => PAYPAL_TEST_CERT);
+    const certificateAt = certificateCache(source, createFixedClock());
+    const release = source.hold();
+    const asked = Array.from({ length: 10 }, () => certificateAt(url(1)));
+    release();
+    const subjects = (await Promise.all(asked)).map((certificate) => certificate.subject);
+    expect(subjects).toEqual(Array(10).fill("CN=storefront-paypal-test-cert"));
+    expect(source.fetched).toHaveLength(1);
+  });
+
+  test("it holds the 32 URLs used last: the one used longest ago is fetched again, one used since is not", async () => {
+    const source = testCertificateSource(() => PAYPAL_TEST_CERT);
+    const certificateAt = certificateCache(source, createFixedClock());
+    for (let n = 0; n < 32; n++) await certificateAt(url(n));
+    await certificateAt(url(0));
+    await certificateAt(url(32));
+    expect(source.fetched).toHaveLength(33);
+    await certificateAt(url(0));
+    expect(source.fetched).toHaveLength(33);
+    await certificateAt(url(1));
+    expect(source.fetched.at(-1)).toBe(url(1).href);
+    expect(source.fetched).toHaveLength(34);
+  });
+});
+
+describe("the platform's CRC-32, which PayPal's signature covers", () => {
+  test("is the standard CRC-32 (check value of '123456789'), and Bun's own agrees on any bytes", () => {
+    expect(crc32("123456789")).toBe(3421780262);
+    const bytes = new Uint8Array(Array.from({ length: 1024 }, (_, i) => (i * 7919) % 256));
+    expect(crc32(bytes)).toBe(Bun.hash.crc32(bytes));
+  });
+});
+
+describe("fetching a certificate over the network", () => {
+  const huge = "x".repeat(200 * 1024);
+  let stalled = Promise.withResolvers<void>();
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (path === "/cert.pem") return new Response(PAYPAL_TEST_CERT);
+      if (path === "/moved") return Response.redirect("/cert.pem", 302);
+      if (path === "/huge") return new Response(huge);
+      if (path === "/huge-streamed") {
+        // Sent chunked, with no Content-Length: only counting what arrives stops it.
+        const bytes = new TextEncoder().encode(huge);
+        return new Response(
+          new ReadableStream({
+            start(controller) {
+              for (let i = 0; i < bytes.length; i += 8192) controller.enqueue(bytes.slice(i, i + 8192));
+              controller.close();
+            },
+          }),
+        );
+      }
+      if (path === "/stalled-body") {
+        const { promise } = stalled;
+        return new Response(
+          new ReadableStream({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode("-----BEGIN CERTIFICATE-----\n"));
+              await promise;
+              controller.close();
+            },
+          }),
+        );
+      }
+      if (path === "/stalled") await stalled.promise;
+      return new Response("not found", { status: 404 });
+    },
+  });
+  afterAll(() => {
+    stalled.resolve();
+    server.stop(true);
+  });
+  const at = (path: string) => new URL(`http://127.0.0.1:${server.port}${path}`);
+  const source = httpsCertificateSource({ timeoutMs: 300, maxBytes: 64 * 1024 });
+
+  test("answers the certificate's text", async () => {
+    expect(await source.fetch(at("/cert.pem"))).toBe(PAYPAL_TEST_CERT);
+  });
+
+  test("refuses an error status, a redirect (it could leave paypal.com) and more than 64 KB, with a length or sent chunked", async () => {
+    for (const path of ["/missing", "/moved", "/huge", "/huge-streamed"]) {
+      expect(
+        await source.fetch(at(path)).then(
+          () => `${path} fetched`,
+          () => "refused",
+        ),
+      ).toBe("refused");
+    }
+  });
+
+  // Without the time limit this waits for the server, which waits for the test: the test's own 5 s fail it.
+  test("gives up when the host does not answer in time, or stops half way", async () => {
+    stalled = Promise.withResolvers<void>();
+    for (const path of ["/stalled", "/stalled-body"])
+      expect(
+        await source.fetch(at(path)).then(
+          () => "fetched",
+          () => "refused",
+        ),
+      ).toBe("refused");
+    stalled.resolve();
+  }, 5_000);
+});
