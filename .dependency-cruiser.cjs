@@ -6,6 +6,13 @@ module.exports = {
     { name: "application-not-adapters", severity: "error", comment: "Use cases and ports never reach an adapter.", from: { path: "^src/application/" }, to: { path: "^src/(adapters|cli|config|compose|main)" } },
     { name: "config-imports-no-adapter", severity: "error", from: { path: "^src/config\\.ts$" }, to: { path: "^src/adapters/" } },
     { name: "cli-not-http", severity: "error", comment: "The CLI calls use cases, never the HTTP adapter.", from: { path: "^src/cli/" }, to: { path: "^src/adapters/http/" } },
+    {
+      name: "adapters-own-their-settings",
+      severity: "error",
+      comment: "An adapter declares the settings it takes; config produces values of those shapes and the composition root hands them over.",
+      from: { path: "^src/adapters/" },
+      to: { path: "^src/config\\.ts$" },
+    },
     { name: "adapters-not-cli-or-main", severity: "error", from: { path: "^src/adapters/" }, to: { path: "^src/(cli|main|compose)" } },
   ],
   options: {

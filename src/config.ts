@@ -75,6 +75,10 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 
+// The settings below are the ones the adapters declare (identity/, db/database.ts, events/index.ts),
+// restated: config imports no adapter, and where compose.ts and main.ts hand them over the compiler
+// checks that what config produces is what each adapter takes.
+
 export interface OAuthClientConfig {
   clientId: string;
   clientSecret: string;
