@@ -1,5 +1,5 @@
 import { Client } from "pg";
-import { demoCatalog } from "../src/demo-catalog.ts";
+import { demoCatalog } from "../src/application/catalog/demo-catalog.ts";
 import { makeUseCases } from "../src/application/use-cases.ts";
 import { migrateToLatest } from "../src/adapters/db/migrate.ts";
 import { buildRuntime } from "../src/compose.ts";

@@ -1,4 +1,4 @@
-import { demoCatalog } from "./demo-catalog.ts";
+import { demoCatalog } from "./application/catalog/demo-catalog.ts";
 import { createOutboxWorker } from "./application/mail/outbox-worker.ts";
 import { createHousekeeping } from "./application/system/housekeeping.ts";
 import { makeUseCases } from "./application/use-cases.ts";

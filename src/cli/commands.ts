@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { demoCatalog } from "../demo-catalog.ts";
+import { demoCatalog } from "../application/catalog/demo-catalog.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
 import { NO_ORIGIN } from "../domain/audit.ts";
 import { toDollars } from "../domain/money.ts";
