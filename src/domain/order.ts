@@ -1,7 +1,7 @@
 import { type Address, addressLines } from "./address.ts";
 import { DomainError } from "./errors.ts";
 import { type Cents, lineTotal } from "./money.ts";
-import { orderTotals, shippingCents, subtotalOf } from "./pricing.ts";
+import { priceOrder } from "./pricing.ts";
 
 export const ORDER_STATUSES = ["PENDING", "CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -202,8 +202,7 @@ export function newOrder(fields: NewOrderFields): Order {
       totalPrice: lineTotal(line.product.price, line.quantity),
     }),
   );
-  const priced = items.map((item) => ({ unitPrice: item.unitPrice, quantity: item.quantity }));
-  const totals = orderTotals(priced, shippingCents(fields.shippingAddress, subtotalOf(priced)), fields.tax);
+  const totals = priceOrder(items, fields.shippingAddress, fields.tax);
   return {
     id: fields.id,
     orderNumber: fields.orderNumber,
