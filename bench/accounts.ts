@@ -1,6 +1,7 @@
 // Sign-in throughput (bcrypt-bound) and product latency while sign-ins saturate: `npm run bench:accounts`.
 import { silentLogger } from "../src/adapters/log.ts";
 import { buildRuntime } from "../src/compose.ts";
+import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../src/config.ts";
 import { aUser } from "../tests/support/builders.ts";
 import { load, loadRotating, prepareDatabase, printTable, startServer } from "./support.ts";
@@ -11,7 +12,7 @@ const ACCOUNTS = 64;
 const PASSWORD = "bench password";
 
 const databaseUrl = await prepareDatabase();
-const config = loadConfig({ DATABASE_URL: databaseUrl });
+const config = loadConfig({ DATABASE_URL: databaseUrl }, commonPasswords);
 const runtime = buildRuntime(config, silentLogger);
 const passwordHash = await runtime.deps.hasher.hash(PASSWORD);
 const emails = Array.from({ length: ACCOUNTS }, (_, i) => `bench-${i}@example.com`);

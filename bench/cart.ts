@@ -5,6 +5,7 @@ import { makeUseCases } from "../src/application/use-cases.ts";
 import { silentLogger } from "../src/adapters/log.ts";
 import { createSessionTokens } from "../src/adapters/http/session.ts";
 import { buildRuntime } from "../src/compose.ts";
+import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../src/config.ts";
 import { aUser } from "../tests/support/builders.ts";
 import { BENCH_PORT, type LoadResult, load, loadRotating, prepareDatabase, printTable, startServer } from "./support.ts";
@@ -14,7 +15,7 @@ const WRITERS = 50;
 const origin = { ipAddress: "127.0.0.1", userAgent: "bench" };
 
 const databaseUrl = await prepareDatabase();
-const config = loadConfig({ DATABASE_URL: databaseUrl });
+const config = loadConfig({ DATABASE_URL: databaseUrl }, commonPasswords);
 const runtime = buildRuntime(config, silentLogger);
 // Plenty of stock, so the adds measure the path, not the refusals.
 await runtime.db.updateTable("products").set({ inventory: 1_000_000 }).execute();

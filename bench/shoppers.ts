@@ -6,6 +6,7 @@ import { makeUseCases } from "../src/application/use-cases.ts";
 import { createSessionTokens } from "../src/adapters/http/session.ts";
 import { silentLogger } from "../src/adapters/log.ts";
 import { buildRuntime } from "../src/compose.ts";
+import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../src/config.ts";
 import { aUser } from "../tests/support/builders.ts";
 import { startStripeTestServer } from "../tests/support/stripe-server.ts";
@@ -30,7 +31,7 @@ Client.prototype.query = function (this: Client, ...args: unknown[]) {
 /** Runs the load and prints what it measured; returns the summary for the caller's last line. */
 export async function runShopperBench({ pay }: { pay: boolean }) {
   const databaseUrl = await prepareDatabase();
-  const config = loadConfig({ DATABASE_URL: databaseUrl });
+  const config = loadConfig({ DATABASE_URL: databaseUrl }, commonPasswords);
   const runtime = buildRuntime(config, silentLogger);
   // Plenty of stock: the bench measures orders, not refusals.
   await runtime.db.updateTable("products").set({ inventory: 10_000_000 }).execute();

@@ -1,8 +1,9 @@
 import { Client } from "pg";
-import { demoCatalog } from "../src/demo-catalog.ts";
+import { demoCatalog } from "../src/application/catalog/demo-catalog.ts";
 import { makeUseCases } from "../src/application/use-cases.ts";
 import { migrateToLatest } from "../src/adapters/db/migrate.ts";
 import { buildRuntime } from "../src/compose.ts";
+import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/adapters/log.ts";
 
@@ -23,7 +24,7 @@ export async function prepareDatabase(): Promise<string> {
   await admin.query(`drop database if exists ${BENCH_DATABASE} with (force)`);
   await admin.query(`create database ${BENCH_DATABASE}`);
   await admin.end();
-  const config = loadConfig({ DATABASE_URL: benchDatabaseUrl() });
+  const config = loadConfig({ DATABASE_URL: benchDatabaseUrl() }, commonPasswords);
   const runtime = buildRuntime(config, silentLogger);
   await migrateToLatest(runtime.db);
   await makeUseCases(runtime.deps, { publicUrl: config.publicUrl }).seedDemoCatalog(demoCatalog);

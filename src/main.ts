@@ -1,10 +1,11 @@
-import { demoCatalog } from "./demo-catalog.ts";
+import { demoCatalog } from "./application/catalog/demo-catalog.ts";
 import { createOutboxWorker } from "./application/mail/outbox-worker.ts";
 import { createHousekeeping } from "./application/system/housekeeping.ts";
 import { makeUseCases } from "./application/use-cases.ts";
 import { messageOf } from "./domain/errors.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
+import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
@@ -15,7 +16,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 
 function readConfig() {
   try {
-    return loadConfig();
+    return loadConfig(process.env, commonPasswords);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);

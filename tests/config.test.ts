@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../src/config.ts";
+import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
+import { loadConfig as loadConfigWith } from "../src/config.ts";
+
+const loadConfig = (env: Record<string, string | undefined>) => loadConfigWith(env, commonPasswords);
 
 describe("configuration", () => {
   test("nothing configured means the embedded database in ./data on port 3000", () => {
@@ -46,6 +49,15 @@ describe("configuration", () => {
     ["CORS_ORIGINS", "ftp://files.example.com"],
   ])("a bad %s (%s) is refused with a message naming it", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
+  });
+
+  test("the bootstrap admin's password is checked against the common-password list the caller hands in, with the other settings' problems", () => {
+    const env = { BOOTSTRAP_ADMIN_EMAIL: "admin@example.com", BOOTSTRAP_ADMIN_PASSWORD: "saffron-harbor-41" };
+    expect(loadConfig(env).bootstrapAdmin).toEqual({ email: "admin@example.com", password: "saffron-harbor-41" });
+    const listed = { includes: (lowercased: string) => lowercased === "saffron-harbor-41" };
+    expect(() => loadConfigWith({ ...env, PORT: "abc" }, listed)).toThrow(
+      /^Invalid configuration: PORT: .*; BOOTSTRAP_ADMIN_PASSWORD: Password is too common; choose one that is harder to guess$/,
+    );
   });
 
   test("production needs DATABASE_URL set explicitly: PostgreSQL or a deliberate embedded directory, never the default or memory", () => {

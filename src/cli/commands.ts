@@ -1,11 +1,11 @@
 import { parseArgs } from "node:util";
-import { demoCatalog } from "../demo-catalog.ts";
+import { demoCatalog } from "../application/catalog/demo-catalog.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
 import { NO_ORIGIN } from "../domain/audit.ts";
 import { toDollars } from "../domain/money.ts";
 import { ORDER_STATUSES, type OrderStatus, isOrderStatus } from "../domain/order.ts";
 import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
-import { presentOrder } from "../adapters/http/order-presenter.ts";
+import { presentOrder } from "../adapters/presenters/order.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { migrateToLatest } from "../adapters/db/migrate.ts";
 import { createJsonLogger } from "../adapters/log.ts";

@@ -1,3 +1,4 @@
+import { commonPasswords } from "../adapters/crypto/common-passwords.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { commands, usage } from "./commands.ts";
 import { DomainError } from "../domain/errors.ts";
@@ -15,7 +16,7 @@ if (!command) {
 }
 
 try {
-  const config = loadConfig();
+  const config = loadConfig(process.env, commonPasswords);
   await command.run(args, config);
   process.exit(0);
 } catch (error) {

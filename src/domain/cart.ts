@@ -1,5 +1,6 @@
 import { DomainError } from "./errors.ts";
-import { type Cents, lineTotal, sumCents } from "./money.ts";
+import type { Cents } from "./money.ts";
+import { subtotalOf } from "./pricing.ts";
 import type { Product } from "./product.ts";
 
 export const MAX_LINE_QUANTITY = 99;
@@ -44,7 +45,7 @@ export function cartTotals(lines: readonly { quantity: number; product: Pick<Pro
   return {
     itemCount: lines.length,
     totalQuantity: lines.reduce((sum, l) => sum + l.quantity, 0),
-    subtotal: sumCents(lines.map((l) => lineTotal(l.product.price, l.quantity))),
+    subtotal: subtotalOf(lines.map((l) => ({ unitPrice: l.product.price, quantity: l.quantity }))),
   };
 }
 

@@ -1,7 +1,7 @@
 import { type Address, addressLines } from "./address.ts";
 import { DomainError } from "./errors.ts";
 import { type Cents, lineTotal } from "./money.ts";
-import { orderTotals, shippingCents, subtotalOf } from "./pricing.ts";
+import { priceOrder } from "./pricing.ts";
 
 export const ORDER_STATUSES = ["PENDING", "CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -11,7 +11,7 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /**
  * Where an order may go from each status (decisions §4), as data: side effects (stock, refunds,
- * audit) are the use cases' business, not the table's. CANCELLED and REFUNDED are final.
+ * audit) are the use cases' business, not the table's. CANCELLED and REFUNDED are final (isFinalStatus).
  */
 export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   PENDING: ["CONFIRMED", "CANCELLED"],
@@ -33,6 +33,9 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly Paymen
   PAID: ["REFUNDED"],
   REFUNDED: [],
 };
+
+/** Whether an order has ended: its status has no move out of it. Read from the table, so a status added to it is counted right. */
+export const isFinalStatus = (status: OrderStatus): boolean => ORDER_TRANSITIONS[status].length === 0;
 
 export const isOrderStatus = (value: string): value is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(value);
 export const isPaymentStatus = (value: string): value is PaymentStatus => (PAYMENT_STATUSES as readonly string[]).includes(value);
@@ -101,7 +104,7 @@ export function trackingNumberFor(to: OrderStatus, given: string | null | undefi
 
 /** Goods that never left come back to stock: an order cancelled or refunded before it shipped. */
 export function restocksOn(from: OrderStatus, to: OrderStatus): boolean {
-  return (to === "CANCELLED" || to === "REFUNDED") && from !== "SHIPPED" && from !== "DELIVERED";
+  return isFinalStatus(to) && from !== "SHIPPED" && from !== "DELIVERED";
 }
 
 /** The goods an order holds, product by product: what its stock moves are made of. */
@@ -202,8 +205,7 @@ export function newOrder(fields: NewOrderFields): Order {
       totalPrice: lineTotal(line.product.price, line.quantity),
     }),
   );
-  const priced = items.map((item) => ({ unitPrice: item.unitPrice, quantity: item.quantity }));
-  const totals = orderTotals(priced, shippingCents(fields.shippingAddress, subtotalOf(priced)), fields.tax);
+  const totals = priceOrder(items, fields.shippingAddress, fields.tax);
   return {
     id: fields.id,
     orderNumber: fields.orderNumber,

@@ -37,8 +37,13 @@ export function subtotalOf(lines: readonly PricedLine[]): Cents {
   return sumCents(lines.map((line) => lineTotal(line.unitPrice, line.quantity)));
 }
 
-/** Decisions §3: total = subtotal + shipping + tax − discount, all in integer cents (no discounts exist yet). */
-export function orderTotals(lines: readonly PricedLine[], shipping: Cents, tax: Cents, discount: Cents = 0): OrderTotals {
+/**
+ * Decisions §3: an order's totals from its lines, where it ships and its tax, the one place they are
+ * worked out: shipping by the rules above on the subtotal, total = subtotal + shipping + tax −
+ * discount, all in integer cents (no discounts exist yet).
+ */
+export function priceOrder(lines: readonly PricedLine[], shippingAddress: Pick<Address, "country" | "state">, tax: Cents, discount: Cents = 0): OrderTotals {
   const subtotal = subtotalOf(lines);
-  return { subtotal, shippingCost: shipping, tax, discountAmount: discount, total: subtotal + shipping + tax - discount };
+  const shippingCost = shippingCents(shippingAddress, subtotal);
+  return { subtotal, shippingCost, tax, discountAmount: discount, total: subtotal + shippingCost + tax - discount };
 }

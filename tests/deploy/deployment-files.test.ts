@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { commonPasswords } from "../../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createTestApp } from "../support/http.ts";
 
@@ -33,9 +34,9 @@ test("the Dockerfile's own example starts: the variables it names are all produc
   const filled = (value: string) => (value.startsWith('"$(') ? "x".repeat(64) : value.replace("…", "51AbCdEf"));
   const env = Object.fromEntries([...example.matchAll(/-e (\w+)=("[^"]*"|\S+)/g)].map(([, name, value]) => [name, filled(value!)]));
   expect(Object.keys(env).sort()).toEqual(["AUTH_SECRET", "DATABASE_URL", "STRIPE_SECRET_KEY"]);
-  expect(() => loadConfig({ NODE_ENV: "production", ...env })).not.toThrow();
+  expect(() => loadConfig({ NODE_ENV: "production", ...env }, commonPasswords)).not.toThrow();
   const { STRIPE_SECRET_KEY: _, ...withoutStripe } = env;
-  expect(() => loadConfig({ NODE_ENV: "production", ...withoutStripe })).toThrow("STRIPE_SECRET_KEY");
+  expect(() => loadConfig({ NODE_ENV: "production", ...withoutStripe }, commonPasswords)).toThrow("STRIPE_SECRET_KEY");
 });
 
 test("the image's and compose's health checks pass against a shop that answers, and fail against none", async () => {

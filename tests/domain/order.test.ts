@@ -6,6 +6,7 @@ import {
   PAYMENT_TRANSITIONS,
   type OrderStatus,
   type PaymentStatus,
+  isFinalStatus,
   payability,
   restocksOn,
   transition,
@@ -84,6 +85,23 @@ describe("payment status moves", () => {
     expect(reaches(ORDER_TRANSITIONS, "DELIVERED", "PENDING")).toBe(false);
     for (const to of ORDER_STATUSES) expect(reaches(ORDER_TRANSITIONS, "CANCELLED", to) || reaches(ORDER_TRANSITIONS, "REFUNDED", to)).toBe(false);
   });
+});
+
+describe("final statuses: those with no move out of them in the table", () => {
+  test("CANCELLED and REFUNDED, and no other (decisions §4)", () => {
+    expect(ORDER_STATUSES.filter(isFinalStatus)).toEqual(["CANCELLED", "REFUNDED"]);
+  });
+
+  for (const status of ORDER_STATUSES) {
+    const final = EXPECTED_ORDER_MOVES[status].length === 0;
+    test(`${status} is ${final ? "final: every move out of it is refused" : "not final: an order there can still end"}`, () => {
+      expect(isFinalStatus(status)).toBe(final);
+      for (const to of ORDER_STATUSES) {
+        if (final) expect(() => transition(status, to)).toThrow(DomainError);
+      }
+      if (!final) expect(ORDER_STATUSES.some((to) => isFinalStatus(to) && reaches(ORDER_TRANSITIONS, status, to))).toBe(true);
+    });
+  }
 });
 
 describe("payability (decisions §4: PENDING, and payment PENDING or FAILED)", () => {

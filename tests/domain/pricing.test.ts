@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { addressLines, addressProblems, normalizeAddress } from "../../src/domain/address.ts";
-import { orderTotals, shippingCents } from "../../src/domain/pricing.ts";
+import { priceOrder, shippingCents } from "../../src/domain/pricing.ts";
 
 const us = (state: string) => ({ country: "US", state });
 
@@ -21,19 +21,32 @@ describe("shipping (decisions §3)", () => {
   });
 });
 
-describe("order totals", () => {
+describe("priceOrder: lines, where they ship and tax give the totals (decisions §3)", () => {
+  const line = (unitPrice: number, quantity = 1) => ({ unitPrice, quantity });
+
   test("total = subtotal + shipping + tax − discount, in integer cents", () => {
-    const lines = [
-      { unitPrice: 1299, quantity: 3 },
-      { unitPrice: 899, quantity: 1 },
-    ];
-    expect(orderTotals(lines, 699, 389)).toEqual({ subtotal: 4796, shippingCost: 699, tax: 389, discountAmount: 0, total: 5884 });
-    expect(orderTotals(lines, 0, 0, 500)).toMatchObject({ total: 4296 });
+    const lines = [line(1299, 3), line(899)];
+    expect(priceOrder(lines, us("TX"), 389)).toEqual({ subtotal: 4796, shippingCost: 699, tax: 389, discountAmount: 0, total: 5884 });
+    expect(priceOrder(lines, us("TX"), 0, 500)).toEqual({ subtotal: 4796, shippingCost: 699, tax: 0, discountAmount: 500, total: 4995 });
+  });
+
+  test.each([
+    ["TX, $49.99 in two lines", us("TX"), [line(1999), line(1000, 3)], 4999, 699],
+    ["TX, $50.00 in two lines: free", us("TX"), [line(2000), line(1000, 3)], 5000, 0],
+    ["AK, $49.99: ×1.5", us("AK"), [line(4999)], 4999, 1049],
+    ["AK, $50.00: free", us("AK"), [line(2500, 2)], 5000, 0],
+    ["HI, $49.99: ×1.5", us("HI"), [line(4999)], 4999, 1049],
+    ["PR, $49.99: ×2", us("PR"), [line(4999)], 4999, 1398],
+    ["PR, $50.00: free", us("PR"), [line(5000)], 5000, 0],
+    ["Canada, $49.99", { country: "CA", state: "ON" }, [line(4999)], 4999, 2499],
+    ["Canada, $500.00: never free", { country: "CA", state: "ON" }, [line(5000, 10)], 50000, 2499],
+  ])("%s", (_, address, lines, subtotal, shipping) => {
+    expect(priceOrder(lines, address, 123)).toEqual({ subtotal, shippingCost: shipping, tax: 123, discountAmount: 0, total: subtotal + shipping + 123 });
   });
 
   test("cents never drift however many lines: 0.1 + 0.2 is 30 cents", () => {
-    const lines = Array.from({ length: 50 }, (_, i) => ({ unitPrice: i % 2 ? 10 : 20, quantity: 99 }));
-    expect(orderTotals(lines, 0, 0).subtotal).toBe(25 * 99 * 30);
+    const lines = Array.from({ length: 50 }, (_, i) => line(i % 2 ? 10 : 20, 99));
+    expect(priceOrder(lines, us("TX"), 0).subtotal).toBe(25 * 99 * 30);
   });
 });
 

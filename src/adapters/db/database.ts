@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
 import { Pool } from "pg";
-import type { DatabaseTarget } from "../../config.ts";
 import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
@@ -11,6 +10,14 @@ import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";
 
 export type Db = Kysely<Database>;
+
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string; poolMax?: number }
+  /**
+   * `directory` null: in memory. `label` names it for people (DATA_DIR, or the URL). `privateDir`:
+   * DATA_DIR, when the database lives in it (kept 0700); null for a directory named by the URL.
+   */
+  | { kind: "pglite"; directory: string | null; label: string; privateDir: string | null };
 
 export interface OpenDatabase {
   db: Db;

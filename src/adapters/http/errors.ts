@@ -1,5 +1,5 @@
 import type { ErrorCode } from "../../domain/errors.ts";
-import { MAX_ISSUES } from "./plumbing/input-checks.ts";
+import { MAX_ISSUES, type ValidationIssue } from "./plumbing/input-checks.ts";
 
 /** One status per domain error code; a new code will not compile until it is mapped here. */
 export const statusOf = {
@@ -58,11 +58,6 @@ export class HttpError extends Error {
 export interface ErrorBody {
   error: string;
   details?: Record<string, unknown>;
-}
-
-export interface ValidationIssue {
-  path: string;
-  message: string;
 }
 
 export function invalidRequest(issues: ValidationIssue[]): ErrorBody {

@@ -8,8 +8,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
 /** An id of the shop's (decisions §2: a path or body id of another shape is a 400), named in the issue: "must be an order id". */
 export const idOf = (what: `a ${string}` | `an ${string}`) => z.string().regex(new RegExp(CUID2_PATTERN), `must be ${what} id`);
 
-export const money = z.number().describe("US dollars, at most 2 decimals");
-export const timestamp = z.iso.datetime().describe("ISO 8601, UTC");
+export { money, timestamp } from "../presenters/shapes.ts";
 
 /** A new password; its rules (length, the common-password list) are the use case's, which names the field when one breaks. */
 export const newPassword = z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords");

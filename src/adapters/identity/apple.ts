@@ -1,7 +1,14 @@
 import { Apple, decodeIdToken } from "arctic";
 import type { ProviderClient } from "./provider-client.ts";
-import type { AppleClientConfig } from "../../config.ts";
 import { DomainError } from "../../domain/errors.ts";
+
+export interface AppleClientConfig {
+  clientId: string;
+  teamId: string;
+  keyId: string;
+  /** PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----"). */
+  privateKey: string;
+}
 
 interface AppleClaims {
   sub?: unknown;

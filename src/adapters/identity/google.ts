@@ -1,6 +1,5 @@
 import { decodeIdToken, Google } from "arctic";
-import type { ProviderClient } from "./provider-client.ts";
-import type { OAuthClientConfig } from "../../config.ts";
+import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
 import { DomainError } from "../../domain/errors.ts";
 
 interface GoogleClaims {

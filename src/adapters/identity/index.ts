@@ -1,10 +1,17 @@
 import type { IdentityProvider, ProviderId } from "../../application/ports/identity.ts";
-import type { OAuthConfig } from "../../config.ts";
-import { createAppleProvider } from "./apple.ts";
+import { type AppleClientConfig, createAppleProvider } from "./apple.ts";
 import { createFacebookProvider } from "./facebook.ts";
 import { createGitHubProvider } from "./github.ts";
 import { createGoogleProvider } from "./google.ts";
-import { type ProviderClient, asIdentityProvider } from "./provider-client.ts";
+import { type OAuthClientConfig, type ProviderClient, asIdentityProvider } from "./provider-client.ts";
+
+/** The providers with credentials; one without is not offered. */
+export interface OAuthConfig {
+  google?: OAuthClientConfig;
+  github?: OAuthClientConfig;
+  facebook?: OAuthClientConfig;
+  apple?: AppleClientConfig;
+}
 
 /** One provider for every client that has credentials; the others are not offered at all. */
 export function createIdentityProviders(config: OAuthConfig, publicUrl: string): ReadonlyMap<ProviderId, IdentityProvider> {

@@ -1,6 +1,12 @@
 import { generateCodeVerifier, generateState } from "arctic";
 import type { IdentityProvider } from "../../application/ports/identity.ts";
 
+/** A provider's client credentials (GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, and so on). */
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret: string;
+}
+
 /** What each provider's adapter implements: the port, with the authorization URL built for a given state. */
 export type ProviderClient = Omit<IdentityProvider, "begin"> & {
   authorizationUrl(state: string, codeVerifier: string | null): URL;

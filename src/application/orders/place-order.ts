@@ -5,7 +5,7 @@ import { DomainError, messageOf } from "../../domain/errors.ts";
 import { type Cents, lineTotal, toDollars } from "../../domain/money.ts";
 import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
-import { shippingCents, subtotalOf } from "../../domain/pricing.ts";
+import { priceOrder } from "../../domain/pricing.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { attachPaymentIntent } from "./attach-payment-intent.ts";
@@ -49,11 +49,10 @@ export async function placeOrder(deps: CheckoutDeps, prefix: string, userId: str
 
   for (let attempt = 1; ; attempt++) {
     const priced = orderable(await deps.uow.read((db) => db.carts.lines(userId)), ids);
-    const subtotal = subtotalOf(priced.map((line) => ({ unitPrice: line.product.price, quantity: line.quantity })));
-    const beforeTax = subtotal + shippingCents(shippingAddress, subtotal);
-    refuseOverLimit(beforeTax);
+    const amounts = priced.map((line) => ({ unitPrice: line.product.price, quantity: line.quantity }));
+    refuseOverLimit(priceOrder(amounts, shippingAddress, 0).total);
     const tax = await taxFor(deps, priced, shippingAddress);
-    refuseOverLimit(beforeTax + tax);
+    refuseOverLimit(priceOrder(amounts, shippingAddress, tax).total);
     try {
       const order = await deps.uow.transaction(async (tx) => {
         const lines = await lockSameLines(tx, userId, ids, priced);

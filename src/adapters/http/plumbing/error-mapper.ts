@@ -1,8 +1,8 @@
 import { Elysia, ValidationError } from "elysia";
 import { DomainError, TRY_AGAIN } from "../../../domain/errors.ts";
 import type { Logger } from "../../../application/ports/system.ts";
-import { type ErrorBody, HttpError, type ValidationIssue, invalidRequest, statusOf } from "../errors.ts";
-import { MAX_ISSUES, issue } from "./input-checks.ts";
+import { type ErrorBody, HttpError, invalidRequest, statusOf } from "../errors.ts";
+import { MAX_ISSUES, type ValidationIssue, issue } from "./input-checks.ts";
 import { requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 

@@ -1,5 +1,3 @@
-import type { ValidationIssue } from "../errors.ts";
-
 /** Decisions §10: JSON nested deeper than this is refused. */
 export const MAX_DEPTH = 32;
 /** Decisions §10: an error answer lists at most this many issues, so its size never grows with the request. */
@@ -17,6 +15,12 @@ function clip(text: string, length: number): string {
 
 // C0 control characters and DEL, but tab and line breaks, which descriptions may hold.
 const CONTROL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** What is wrong with one part of a request, and where in it. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
 
 /** An issue as answered: path and message cut to a fixed size, whatever the request held. */
 export function issue(path: string, message: string): ValidationIssue {

@@ -8,7 +8,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import type { Idempotency } from "../idempotency.ts";
 import { JSON_BODY, errorBody, idOf, money, queryNumber } from "../schemas.ts";
-import { orderSchema, presentOrder } from "../order-presenter.ts";
+import { orderSchema, presentOrder } from "../../presenters/order.ts";
 
 const addressInput = z.strictObject({
   address1: z.string().trim().min(1).max(200),

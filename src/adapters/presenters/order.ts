@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { toDollars } from "../../domain/money.ts";
 import { ORDER_STATUSES, type OrderView, PAYMENT_STATUSES } from "../../domain/order.ts";
-import { money, timestamp } from "./schemas.ts";
+import { money, timestamp } from "./shapes.ts";
 
 /** An order as the API shows it (spec: Order), and as `orders:list --json` prints it: money in dollars, times in ISO 8601. */
 

@@ -1,4 +1,4 @@
-import type { DemoCatalog, DemoLocation, DemoProduct } from "./application/catalog/seed-demo-catalog.ts";
+import type { DemoCatalog, DemoLocation, DemoProduct } from "./seed-demo-catalog.ts";
 
 /** The demo shop: seeded on the first start of an empty embedded database and by `db:seed`. Prices in cents. */
 const products: DemoProduct[] = [
