@@ -3,6 +3,18 @@ import { addressLines, addressProblems, normalizeAddress } from "../../src/domai
 import { orderTotals, shippingCents } from "../../src/domain/pricing.ts";
 
 const us = (state: string) => ({ country: "US", state });
+const line = (unitPrice: number, quantity: number) => ({ unitPrice, quantity });
+
+/** mulberry32: the same numbers on every run, so a failing case can be run again. */
+function seededRandom(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
 
 describe("shipping (decisions §3)", () => {
   test.each([
@@ -31,9 +43,38 @@ describe("order totals", () => {
     expect(orderTotals(lines, 0, 0, 500)).toMatchObject({ total: 4296 });
   });
 
-  test("cents never drift however many lines: 0.1 + 0.2 is 30 cents", () => {
-    const lines = Array.from({ length: 50 }, (_, i) => ({ unitPrice: i % 2 ? 10 : 20, quantity: 99 }));
-    expect(orderTotals(lines, 0, 0).subtotal).toBe(25 * 99 * 30);
+  // Worked out by hand. Added up in dollars, the first five drift (0.30000000000000004 twice,
+  // 3.3000000000000003, 28.709999999999997, 50.85999999999999).
+  test.each([
+    ["10¢ + 20¢", 30, [line(10, 1), line(20, 1)]],
+    ["10¢ × 3", 30, [line(10, 3)]],
+    ["$1.10 × 3", 330, [line(110, 3)]],
+    ["29¢ × 99", 2871, [line(29, 99)]],
+    ["$16.95 × 3 + 1¢", 5086, [line(1695, 3), line(1, 1)]],
+    ["$49.99 + 1¢: free shipping's threshold exactly", 5000, [line(4999, 1), line(1, 1)]],
+    ["the largest total, $999,999.99, in one line", 99_999_999, [line(99_999_999, 1)]],
+    ["no lines", 0, []],
+  ])("%s is %p cents", (_, subtotal, lines) => {
+    expect(orderTotals(lines, 0, 0)).toEqual({ subtotal, shippingCost: 0, tax: 0, discountAmount: 0, total: subtotal });
+  });
+
+  test("500 generated orders of up to 60 lines add up to the cent, checked against a sum in BigInt", () => {
+    const random = seededRandom(20261123);
+    const upTo = (max: number) => 1 + Math.floor(random() * max);
+    for (let order = 0; order < 500; order++) {
+      const lines = Array.from({ length: upTo(60) }, () => line(upTo(99_999), upTo(99)));
+      const [shipping, tax, discount] = [upTo(2_499), upTo(100_000), upTo(1_000)];
+      const subtotal = lines.reduce((sum, { unitPrice, quantity }) => sum + BigInt(unitPrice) * BigInt(quantity), 0n);
+      const total = subtotal + BigInt(shipping) + BigInt(tax) - BigInt(discount);
+      expect({ order, ...orderTotals(lines, shipping, tax, discount) }).toEqual({
+        order,
+        subtotal: Number(subtotal),
+        shippingCost: shipping,
+        tax,
+        discountAmount: discount,
+        total: Number(total),
+      });
+    }
   });
 });
 
