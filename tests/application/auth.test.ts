@@ -12,6 +12,7 @@ import { DomainError } from "../../src/domain/errors.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { uowWith } from "../support/faults.ts";
+import { settled } from "../support/settled.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };
 const SHOP = "https://shop.example.com";
@@ -150,13 +151,25 @@ describe("password sign-in", () => {
 
   test("guesses sent all at once cannot get past the limit while the first ones are being checked", async () => {
     const { deps } = await withAccount();
-    // A hasher as slow as bcrypt's queue: every check is still running when the last guess arrives.
-    const slowHasher = { ...deps.hasher, verify: async (password: string, hash: string) => (await Bun.sleep(20), deps.hasher.verify(password, hash)) };
+    // Every check is held at the hasher until all the guesses have arrived.
+    const checks: Array<PromiseWithResolvers<void>> = [];
+    const heldHasher = {
+      ...deps.hasher,
+      verify: async (password: string, hash: string) => {
+        const check = Promise.withResolvers<void>();
+        checks.push(check);
+        await check.promise;
+        return deps.hasher.verify(password, hash);
+      },
+    };
     const guesses = Array.from({ length: 20 }, (_, i) =>
-      signInWithPassword({ ...deps, hasher: slowHasher }, { email: i % 2 ? "ADA@example.com " : "ada@example.com", password: `guess ${i}` }, origin).catch(
+      signInWithPassword({ ...deps, hasher: heldHasher }, { email: i % 2 ? "ADA@example.com " : "ada@example.com", password: `guess ${i}` }, origin).catch(
         (error) => error.code,
       ),
     );
+    await settled();
+    expect(checks).toHaveLength(MAX_FAILED_SIGN_INS);
+    for (const check of checks) check.resolve();
     const outcomes = await Promise.all(guesses);
     expect(outcomes.filter((code) => code === "auth.invalid_credentials")).toHaveLength(MAX_FAILED_SIGN_INS);
     expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(20 - MAX_FAILED_SIGN_INS);
@@ -175,14 +188,22 @@ describe("password sign-in", () => {
 
   test("a flood of sign-ins at once while the hasher is busy locks no one out: the refused ones, locked out or busy, take their counts back", async () => {
     const { deps } = await withAccount();
-    // Busy only once every sign-in of the flood has been counted.
+    // Busy only once every sign-in of the flood has been counted: each check is held until then.
+    const checks: Array<PromiseWithResolvers<boolean>> = [];
     const busyLater = {
       ...deps.hasher,
-      verify: async () => (await Bun.sleep(20), Promise.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment"))),
+      verify: () => {
+        const check = Promise.withResolvers<boolean>();
+        checks.push(check);
+        return check.promise;
+      },
     };
     const flood = Array.from({ length: 12 }, () =>
       signInWithPassword({ ...deps, hasher: busyLater }, { email: "ada@example.com", password: "correct horse" }, origin).catch((error) => error.code),
     );
+    await settled();
+    expect(checks).toHaveLength(MAX_FAILED_SIGN_INS);
+    for (const check of checks) check.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment"));
     const outcomes = await Promise.all(flood);
     expect(outcomes.filter((code) => code === "auth.busy")).toHaveLength(MAX_FAILED_SIGN_INS);
     expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(12 - MAX_FAILED_SIGN_INS);

@@ -1,10 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, jest, test } from "bun:test";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Mailer, OutgoingMail } from "../../src/application/ports/mail.ts";
 import type { Logger } from "../../src/application/ports/system.ts";
 import { silentLogger } from "../../src/adapters/log.ts";
 import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/application/mail/outbox-worker.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { settled } from "../support/settled.ts";
 
 const createId = cuid2Ids.next;
 
@@ -35,17 +36,6 @@ function setup(mailer: Mailer, options: Partial<OutboxWorkerOptions> = {}, logge
   const enqueue = (to = "ada@example.com") => outbox.enqueue({ id: createId(), to, subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
   const only = async () => (await outbox.list())[0]!;
   return { clock, outbox, worker, enqueue, only };
-}
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Far shorter than any poll interval in these tests, so passing means the poll was not needed. */
-async function until(condition: () => boolean, timeoutMs = 1000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await delay(5);
-  }
 }
 
 describe("outbox worker", () => {
@@ -104,38 +94,53 @@ describe("outbox worker", () => {
   });
 
   test("notify() sends fresh mail at once instead of at the next poll", async () => {
-    const { mailer, sent } = fakeMailer();
-    const { worker, enqueue, outbox, only } = setup(mailer, { pollIntervalMs: 60_000 });
-    let claims = 0;
-    const claimDue = outbox.claimDue;
-    outbox.claimDue = (...args) => {
-      claims++;
-      return claimDue(...args);
-    };
-    worker.start();
-    await until(() => claims === 1);
-    await enqueue();
-    await delay(30);
-    expect(sent).toHaveLength(0);
-    worker.notify();
-    await until(() => sent.length === 1);
-    await worker.stop();
-    expect((await only()).status).toBe("sent");
+    // Fake timers: the minute to the next poll passes only as the test moves them. A timer set for 0 ms
+    // counts as 1 ms, as in Node.
+    jest.useFakeTimers();
+    try {
+      const { mailer, sent } = fakeMailer();
+      const { worker, enqueue, outbox, only } = setup(mailer, { pollIntervalMs: 60_000 });
+      let claims = 0;
+      const claimDue = outbox.claimDue;
+      outbox.claimDue = (...args) => {
+        claims++;
+        return claimDue(...args);
+      };
+      worker.start();
+      jest.advanceTimersByTime(1);
+      await settled();
+      expect(claims).toBe(1);
+      await enqueue();
+      jest.advanceTimersByTime(59_000);
+      await settled();
+      expect([claims, sent.length]).toEqual([1, 0]);
+      worker.notify();
+      jest.advanceTimersByTime(1);
+      await settled();
+      expect([claims, sent.length]).toEqual([2, 1]);
+      await worker.stop();
+      expect((await only()).status).toBe("sent");
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test("stop() waits for the send in flight and records it before resolving", async () => {
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const { mailer, sent } = fakeMailer(() => released);
+    const sending = Promise.withResolvers<void>();
+    const send = Promise.withResolvers<void>();
+    const { mailer } = fakeMailer(() => {
+      sending.resolve();
+      return send.promise;
+    });
     const { worker, enqueue, only } = setup(mailer);
     await enqueue();
     worker.start();
-    await until(() => sent.length === 1);
+    await sending.promise;
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
-    await delay(30);
+    await settled();
     expect(stopped).toBe(false);
-    release();
+    send.resolve();
     await stopping;
     expect((await only()).status).toBe("sent");
   });

@@ -132,6 +132,18 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
       expect(await calculate(austin, [1299, 899])).toEqual({ tax: 137, calculationId: expect.stringMatching(/^taxcalc_/) });
     });
 
+    // Rates from README's table of the fake's rates; each line's tax worked out by hand and rounded half up.
+    test.each([
+      ["CA 7.25 %", [1000, 1299], 167, "CA"], // 72.5 → 73, 94.1775 → 94
+      ["MN 6.875 %", [2000, 1299], 227, "MN"], // 137.5 → 138, 89.30625 → 89
+      ["MO 4.225 %", [1299], 55, "MO"], // 54.88275 → 55
+      ["PR 10.5 %", [1299, 899], 230, "PR"], // 136.395 → 136, 94.395 → 94
+      ["NY 4 %", [1299, 2500], 152, "NY"], // 51.96 → 52, 100
+      ["AK 0 % (placed, and taxed nothing)", [1299], 0, "AK"],
+    ] as const)("%s: lines of %p cents pay %p cents", async (_, amounts, tax, state) => {
+      expect((await calculate({ ...austin, state }, [...amounts])).tax).toBe(tax);
+    });
+
     test("no US sales tax abroad", async () => {
       expect((await calculate({ ...austin, state: "ON", postalCode: "M5H 2N2", country: "CA" }, [1299])).tax).toBe(0);
     });

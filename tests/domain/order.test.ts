@@ -104,15 +104,21 @@ describe("final statuses: those with no move out of them in the table", () => {
   }
 });
 
+// Decisions §4, every cell written out: null when the order can be paid, else the refusal, already paid checked first.
+const PAYABILITY: Record<OrderStatus, Record<PaymentStatus, "order.already_paid" | "order.not_payable" | null>> = {
+  PENDING: { PENDING: null, PAID: "order.already_paid", FAILED: null, REFUNDED: "order.not_payable" },
+  CONFIRMED: { PENDING: "order.not_payable", PAID: "order.already_paid", FAILED: "order.not_payable", REFUNDED: "order.not_payable" },
+  PROCESSING: { PENDING: "order.not_payable", PAID: "order.already_paid", FAILED: "order.not_payable", REFUNDED: "order.not_payable" },
+  SHIPPED: { PENDING: "order.not_payable", PAID: "order.already_paid", FAILED: "order.not_payable", REFUNDED: "order.not_payable" },
+  DELIVERED: { PENDING: "order.not_payable", PAID: "order.already_paid", FAILED: "order.not_payable", REFUNDED: "order.not_payable" },
+  CANCELLED: { PENDING: "order.not_payable", PAID: "order.already_paid", FAILED: "order.not_payable", REFUNDED: "order.not_payable" },
+  REFUNDED: { PENDING: "order.not_payable", PAID: "order.already_paid", FAILED: "order.not_payable", REFUNDED: "order.not_payable" },
+};
+
 describe("payability (decisions §4: PENDING, and payment PENDING or FAILED)", () => {
   for (const status of ORDER_STATUSES) {
     for (const paymentStatus of PAYMENT_STATUSES) {
-      const expected =
-        paymentStatus === "PAID"
-          ? "order.already_paid"
-          : status === "PENDING" && (paymentStatus === "PENDING" || paymentStatus === "FAILED")
-            ? null
-            : "order.not_payable";
+      const expected = PAYABILITY[status][paymentStatus];
       test(`${status}/${paymentStatus} → ${expected ?? "payable"}`, () => {
         expect(payability({ status, paymentStatus })).toBe(expected);
       });

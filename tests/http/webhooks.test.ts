@@ -7,7 +7,7 @@ import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
-import { type TestApp, TEST_PUBLIC_URL, createTestApp } from "../support/http.ts";
+import { type TestApp, TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
 import { eventually } from "../support/eventually.ts";
 import {
   PAYPAL_EC_CERT,
@@ -18,7 +18,7 @@ import {
   type TestCertificateSource,
   testCertificateSource,
 } from "../support/paypal-certificates.ts";
-import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare } from "../support/webhook-signers.ts";
+import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare, signedByStripe } from "../support/webhook-signers.ts";
 
 const EASYPOST_SECRET = "easypost-webhook-secret-ﬁ"; // a ligature NFKD turns into "fi"
 const RESEND_SECRET = `whsec_${Buffer.from("resend-signing-secret-for-tests").toString("base64")}`;
@@ -60,6 +60,97 @@ async function anOrder() {
 }
 
 const auditsOf = (provider: string) => t.deps.repos.audit.list({ action: `webhook.${provider}` });
+
+describe("Stripe", () => {
+  const signed = (event: object | null, { secret = TEST_WEBHOOK_SECRET, timestamp }: { secret?: string; timestamp?: number } = {}) =>
+    signedByStripe(event as object, secret, timestamp);
+  const succeeded = (intentId: string, orderId: string, amount = 3296, id = "evt_paid") => ({
+    id,
+    object: "event",
+    type: "payment_intent.succeeded",
+    data: { object: { id: intentId, object: "payment_intent", amount, amount_received: amount, currency: "usd", metadata: { orderId } } },
+  });
+
+  test("a signed payment_intent.succeeded pays the order once, however often it is delivered", async () => {
+    const { orderId, order, total } = await anOrder();
+    const { stripePaymentIntentId } = await order();
+    for (let i = 0; i < 3; i++)
+      expect(await deliver("stripe", await signed(succeeded(stripePaymentIntentId!, orderId, total)))).toMatchObject({ status: 200, body: { received: true } });
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await auditsOf("stripe")).toHaveLength(1);
+  });
+
+  test("an event is about its intent: one naming another order in its metadata moves the order holding the intent, never copies the intent onto the other", async () => {
+    const named = await anOrder();
+    const holder = await anOrder();
+    const { stripePaymentIntentId, total } = await holder.order();
+    expect(await deliver("stripe", await signed(succeeded(stripePaymentIntentId!, named.orderId, total)))).toMatchObject({
+      status: 200,
+      body: { received: true },
+    });
+    expect(await holder.order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId });
+    expect(await named.order()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+  });
+
+  test("a bad or stale signature is 400 and changes nothing; a type the shop does not act on is 200", async () => {
+    const { orderId } = await anOrder();
+    const event = succeeded("pi_x", orderId);
+    expect(await deliver("stripe", await signed(event, { secret: "whsec_someone_else" }))).toMatchObject({ status: 400, body: { error: "Invalid signature" } });
+    expect(await deliver("stripe", await signed(event, { timestamp: Math.floor(Date.now() / 1000) - 600 }))).toMatchObject({
+      status: 400,
+      body: { error: "Invalid signature" },
+    });
+    // A signature dated ahead would stay replayable until its time: refused as well.
+    expect(await deliver("stripe", await signed(event, { timestamp: Math.floor(Date.now() / 1000) + 3600 }))).toMatchObject({
+      status: 400,
+      body: { error: "Invalid signature" },
+    });
+    expect((await deliver("stripe", { body: JSON.stringify(event), headers: { "content-type": "application/json" } })).status).toBe(400);
+    expect(
+      await deliver("stripe", await signed({ id: "evt_other", object: "event", type: "customer.created", data: { object: { id: "cus_1" } } })),
+    ).toMatchObject({
+      status: 200,
+      body: { received: true },
+    });
+    expect(await deliver("stripe", await signed({ id: "evt_bare", object: "event", type: "customer.created" }))).toMatchObject({
+      status: 200,
+      body: { received: true },
+    });
+    expect(t.deps.state.webhookEvents.size).toBe(0);
+  });
+
+  test("a signed event whose parts are not as Stripe sends them is 400 Malformed event, never a 500", async () => {
+    const { orderId } = await anOrder();
+    for (const event of [
+      null,
+      { id: "evt_no_data", type: "payment_intent.succeeded" },
+      { id: "evt_null_object", type: "payment_intent.succeeded", data: { object: null } },
+      { type: "payment_intent.succeeded", data: { object: {} } },
+      { id: "evt_nul\u0000", type: "payment_intent.succeeded", data: { object: {} } },
+      succeeded("pi_nul\u0000", orderId),
+      { id: "evt_refund", type: "charge.refunded", data: { object: { payment_intent: "pi_1", amount: "3296", amount_refunded: 3296, refunded: "yes" } } },
+    ]) {
+      expect(await deliver("stripe", await signed(event))).toMatchObject({ status: 400, body: { error: "Malformed event" } });
+    }
+    expect(t.deps.state.webhookEvents.size).toBe(0);
+  });
+
+  test("without STRIPE_WEBHOOK_SECRET the webhook is 503", async () => {
+    const off = createTestApp(createMemoryDeps(), { stripeWebhookSecret: null });
+    const { body, headers } = await signed(succeeded("pi_x", "o"));
+    expect(await off.call("POST", "/api/webhooks/stripe", { body, headers })).toMatchObject({
+      status: 503,
+      body: { error: "Stripe webhooks are not configured" },
+    });
+  });
+
+  test("the body is taken raw whatever its type (no 415), and at most 1 MB (413)", async () => {
+    const { body, headers } = await signed({ id: "evt_text", object: "event", type: "customer.created", data: { object: {} } });
+    expect((await deliver("stripe", { body, headers: { ...headers, "content-type": "text/plain" } })).status).toBe(200);
+    const huge = "x".repeat(1024 * 1024 + 1);
+    expect((await deliver("stripe", { body: huge, headers })).status).toBe(413);
+  });
+});
 
 describe("EasyPost", () => {
   const tracker = (code: string, status: string, id = `evt_${crypto.randomUUID()}`) => ({

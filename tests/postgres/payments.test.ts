@@ -82,29 +82,6 @@ describe("payments on PostgreSQL, through the Stripe adapter", () => {
     expect(await auditCount("payment.succeeded", orderId)).toBe(1);
   });
 
-  test("one event delivered 10 times at once, shuffled with others: one state change, one audit entry", async () => {
-    const t = shop();
-    const paid = await anOrder(t);
-    const declined = await anOrder(t);
-    await createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url }).paymentIntents.confirm(paid.intentId, { payment_method: "pm_card_visa" });
-    const success = stripe.event("payment_intent.succeeded", stripe.intents.get(paid.intentId)!);
-    const others = [
-      stripe.event("payment_intent.payment_failed", { ...stripe.intents.get(declined.intentId)!, status: "requires_payment_method" }),
-      stripe.event("customer.created", { id: "cus_1", object: "customer" }),
-      stripe.event("payment_intent.payment_failed", { ...stripe.intents.get(paid.intentId)!, status: "requires_payment_method" }),
-    ];
-    const deliveries = [...Array.from({ length: 10 }, () => success), ...others].sort(() => Math.random() - 0.5);
-    const answers = await Promise.all(deliveries.map((event) => deliver(t, event)));
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    expect(await paid.order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    expect(await declined.order()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
-    const audits = await sql<{
-      changes: { eventId: string; ignored?: string };
-    }>`select changes from audit_log where action = 'webhook.stripe' and entity_id = ${paid.orderId}`.execute(database.db);
-    expect(audits.rows.filter((r) => r.changes.eventId === success.id)).toHaveLength(1);
-    expect(audits.rows.filter((r) => r.changes.eventId === success.id && !r.changes.ignored)).toHaveLength(1);
-  });
-
   test("3-D Secure: requires_action leaves the order PENDING; the later payment_intent.succeeded confirms it", async () => {
     const t = shop();
     const { pay, order, intentId } = await anOrder(t);

@@ -4,6 +4,8 @@ import { easypostWebhookVerifier } from "../../src/adapters/events/easypost.ts";
 import { paypalWebhookVerifier } from "../../src/adapters/events/paypal.ts";
 import { resendWebhookVerifier } from "../../src/adapters/events/resend.ts";
 import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
+import { silentLogger } from "../../src/adapters/log.ts";
+import { createStripeClient, createStripeGateway } from "../../src/adapters/payments/stripe-gateway.ts";
 import { systemClock } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -11,6 +13,7 @@ import { TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/
 import { testCertificateSource } from "../support/paypal-certificates.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { startStripeTestServer } from "../support/stripe-server.ts";
 import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare, signedByStripe } from "../support/webhook-signers.ts";
 
 const EASYPOST_SECRET = "easypost-secret";
@@ -55,6 +58,35 @@ const audits = async (action: string) =>
   (await sql<{ changes: Record<string, unknown> }>`select changes from audit_log where action = ${action}`.execute(database.db)).rows;
 
 describe("each provider's event delivered 10 times at once: one effect, one audit row (PostgreSQL)", () => {
+  test("Stripe, through its adapter on the Stripe test server: paid once, its 10 deliveries shuffled with other events", async () => {
+    const stripe = await startStripeTestServer();
+    try {
+      const client = createStripeClient({ secretKey: stripe.secretKey, apiBase: stripe.url });
+      const processor = createStripeGateway(client, silentLogger);
+      const t = createTestApp({ ...createPgDeps(database.db), payments: processor, tax: processor });
+      const [paid, declined] = [await anOrder(t), await anOrder(t)];
+      const [paidIntent, declinedIntent] = [(await paid.order()).stripePaymentIntentId!, (await declined.order()).stripePaymentIntentId!];
+      await client.paymentIntents.confirm(paidIntent, { payment_method: "pm_card_visa" });
+      const success = stripe.event("payment_intent.succeeded", stripe.intents.get(paidIntent)!);
+      const others = [
+        stripe.event("payment_intent.payment_failed", { ...stripe.intents.get(declinedIntent)!, status: "requires_payment_method" }),
+        stripe.event("customer.created", { id: "cus_1", object: "customer" }),
+        stripe.event("payment_intent.payment_failed", { ...stripe.intents.get(paidIntent)!, status: "requires_payment_method" }),
+      ];
+      const events = [...Array.from({ length: 10 }, () => success), ...others].sort(() => Math.random() - 0.5);
+      const deliveries = await Promise.all(events.map((event) => signedByStripe(event, TEST_WEBHOOK_SECRET)));
+      const answers = await Promise.all(deliveries.map(({ body, headers }) => t.call("POST", "/api/webhooks/stripe", { body, headers })));
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      expect(await paid.order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+      expect(await declined.order()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
+      const successes = (await audits("webhook.stripe")).filter((a) => a.changes.eventId === success.id);
+      expect(successes).toHaveLength(1);
+      expect(successes.filter((a) => !a.changes.ignored)).toHaveLength(1);
+    } finally {
+      stripe.close();
+    }
+  });
+
   test("EasyPost: delivered once", async () => {
     const t = shop();
     const { orderId, order } = await anOrder(t);
