@@ -15,7 +15,8 @@ import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
 import { createFailoverRateLimitStore, within } from "./adapters/ratelimit/failover-store.ts";
 import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts";
 import { createRedisRateLimitStore } from "./adapters/ratelimit/redis-store.ts";
-import { createFakeProcessor } from "./adapters/payments/fake-processor.ts";
+import { type FakeProcessor, challengePageAt, createFakeProcessor } from "./adapters/payments/fake-processor.ts";
+import { createPgFakeLedger } from "./adapters/db/fake-processor-ledger.ts";
 import { createStripeClient, createStripeGateway } from "./adapters/payments/stripe-gateway.ts";
 import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
 
@@ -24,6 +25,8 @@ export interface Runtime {
   db: Db;
   /** True for the embedded PGlite database (decides the automatic demo seed). */
   embedded: boolean;
+  /** The built-in fake processor when it takes the payments (it serves a 3-D Secure challenge page); null on Stripe. */
+  fakeProcessor: FakeProcessor | null;
   /** Which adapter serves each port, for the start-up log. */
   adapters: Record<string, string>;
   /** Connects what should be connected before the first request (Redis), waiting half a second at most; never fails the start. */
@@ -67,16 +70,26 @@ function chooseCounters(config: Config, logger: Logger): { counters: RateLimitSt
   };
 }
 
-function chooseProcessor(config: Config, logger: Logger): { processor: Deps["payments"] & Deps["tax"]; description: string } {
+function chooseProcessor(
+  config: Config,
+  logger: Logger,
+  db: Db,
+): { processor: Deps["payments"] & Deps["tax"]; fake: FakeProcessor | null; description: string } {
   if (!config.stripe) {
+    const fake = createFakeProcessor(cuid2Ids.next, createPgFakeLedger(db), challengePageAt(config.publicUrl));
     return {
-      processor: createFakeProcessor(cuid2Ids.next),
-      description: "built-in fake processor (Stripe's test payment methods, state tax table; in memory)",
+      processor: fake,
+      fake,
+      description: "built-in fake processor (Stripe's test payment methods, state tax table; its intents kept in the database)",
     };
   }
   const mode = config.stripe.secretKey.includes("_live_") ? "live" : "test";
   const host = config.stripe.apiBase ? new URL(config.stripe.apiBase).host : "api.stripe.com";
-  return { processor: createStripeGateway(createStripeClient(config.stripe), logger), description: `Stripe (${mode} mode) at ${host}, with Stripe Tax` };
+  return {
+    processor: createStripeGateway(createStripeClient(config.stripe), logger),
+    fake: null,
+    description: `Stripe (${mode} mode) at ${host}, with Stripe Tax`,
+  };
 }
 
 /** Which providers' webhooks are on (a provider not configured answers 503). */
@@ -101,7 +114,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
   // Leave one core to the requests that need no hashing.
   const hashingThreads = Math.max(1, availableParallelism() - 1);
-  const { processor, description: payments } = chooseProcessor(config, logger);
+  const { processor, fake, description: payments } = chooseProcessor(config, logger, db);
   const counters = chooseCounters(config, logger);
   const deps: Deps = {
     uow: createPgUnitOfWork(db),
@@ -123,6 +136,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     deps,
     db,
     embedded,
+    fakeProcessor: fake,
     adapters: {
       database: description,
       mail,

@@ -87,6 +87,7 @@ function listen(secret: string) {
     corsOrigins: config.corsOrigins,
     webhooks: webhookVerifiers(config, runtime.deps.clock),
     exemptUserAgent: config.rateLimit.exemptUserAgent,
+    fakeProcessor: runtime.fakeProcessor,
     session: {
       secret,
       cookieName: config.sessionCookieName,

@@ -31,7 +31,7 @@ describe("paying an order (decisions §4)", () => {
     const result = await pay("pm_card_visa");
     expect(result).toEqual({
       success: true,
-      paymentIntent: { id: intentId, status: "succeeded", clientSecret: expect.stringMatching(new RegExp(`^${intentId}_secret_`)) },
+      paymentIntent: { id: intentId, status: "succeeded", clientSecret: expect.stringMatching(new RegExp(`^${intentId}_secret_`)), nextAction: null },
       order: { id: placed.orderId, orderNumber: placed.orderNumber, paymentStatus: "PAID", status: "CONFIRMED" },
     });
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1 });
@@ -83,7 +83,7 @@ describe("paying an order (decisions §4)", () => {
       order: { status: "PENDING", paymentStatus: "PENDING" },
     });
     expect(await deps.repos.audit.list({ action: "payment.requires_action" })).toHaveLength(1);
-    deps.processor.completeAction(intentId, true);
+    await deps.processor.completeAction(intentId, true);
     expect(
       await receiveWebhookEvent(
         deps,

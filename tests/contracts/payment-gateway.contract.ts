@@ -33,6 +33,7 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
         currency: "usd",
         metadata: { orderId: "o1", orderNumber: "SF-20261123-AB12" },
         lastError: null,
+        redirectUrl: null,
       });
     });
 
@@ -73,11 +74,11 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
     test("3-D Secure: requires_action until the bank answers; approved it succeeds, refused it needs another method", async () => {
       const approved = await confirm(await anIntent(), "pm_card_threeDSecure2Required");
       expect(approved.status).toBe("requires_action");
-      target().completeAction(approved.id, true);
+      await target().completeAction(approved.id, true);
       expect((await gateway().retrieveIntent(approved.id)).status).toBe("succeeded");
 
       const refused = await confirm(await anIntent(), "pm_card_threeDSecure2Required");
-      target().completeAction(refused.id, false);
+      await target().completeAction(refused.id, false);
       expect(await gateway().retrieveIntent(refused.id)).toMatchObject({
         status: "requires_payment_method",
         lastError: { code: "payment_intent_authentication_failure" },

@@ -31,7 +31,7 @@ describe("POST /api/payment", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
-      paymentIntent: { id: expect.stringMatching(/^pi_/), status: "succeeded", clientSecret: expect.stringContaining("_secret_") },
+      paymentIntent: { id: expect.stringMatching(/^pi_/), status: "succeeded", clientSecret: expect.stringContaining("_secret_"), nextAction: null },
       order: { id: orderId, orderNumber, paymentStatus: "PAID", status: "CONFIRMED" },
     });
     expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({
@@ -85,7 +85,7 @@ describe("POST /api/payment", () => {
     expect((await pay({ orderId, paymentMethodId: "pm_card_visa" })).body.success).toBe(true);
   });
 
-  test("3-D Secure: 200 with success false, requires_action and the client secret to finish it", async () => {
+  test("3-D Secure: 200 with success false, requires_action, the client secret, and on the fake processor its challenge page", async () => {
     const { orderId } = await anOrder();
     const res = await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" });
     expect(res.body).toMatchObject({
@@ -93,6 +93,76 @@ describe("POST /api/payment", () => {
       paymentIntent: { status: "requires_action", clientSecret: expect.stringContaining("_secret_") },
       order: { paymentStatus: "PENDING", status: "PENDING" },
     });
+    expect(res.body.paymentIntent.nextAction).toEqual({ redirectUrl: `http://localhost:3000/api/fake-processor/challenge/${res.body.paymentIntent.id}` });
+  });
+});
+
+describe("3-D Secure on the built-in fake processor: its challenge page (decisions §13)", () => {
+  async function challenged() {
+    const { orderId, orderNumber } = await anOrder();
+    const { paymentIntent } = (await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" })).body;
+    return { orderId, orderNumber, intentId: paymentIntent.id as string, path: new URL(paymentIntent.nextAction.redirectUrl).pathname };
+  }
+  const order = async (orderId: string) => (await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body;
+
+  test("the page shows the amount and the order, with Authorize and Fail posting to the shop", async () => {
+    const { orderNumber, path } = await challenged();
+    const res = await t.app.handle(new Request(`http://localhost${path}?return=%2Forders%2Fx`));
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    const page = await res.text();
+    // Two Habaneros at $12.99, $6.99 shipping, Texas tax of 6.25 % on $25.98 ($1.62): $34.59.
+    expect(page).toContain("$34.59");
+    expect(page).toContain(orderNumber);
+    const actions = [...page.matchAll(/<form method="post" action="([^"]+)"><button type="submit">(\w+)<\/button>/g)].map(([, action, label]) => [
+      label,
+      action,
+    ]);
+    expect(actions).toEqual([
+      ["Authorize", `${path}/authorize?return=%2Forders%2Fx`],
+      ["Fail", `${path}/fail?return=%2Forders%2Fx`],
+    ]);
+  });
+
+  test("Authorize: the intent succeeds and the order is CONFIRMED and PAID, as Stripe's webhook would leave it, once", async () => {
+    const { orderId, intentId, path } = await challenged();
+    const res = await t.call("POST", `${path}/authorize`);
+    expect(res.body).toEqual({ paymentIntent: { id: intentId, status: "succeeded" }, orderId, outcome: "applied" });
+    expect(await order(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    const [audit] = await t.deps.repos.audit.list({ action: "webhook.stripe" });
+    expect(audit).toMatchObject({ entityId: orderId });
+    // Answered once: the bank has nothing more to ask.
+    expect([(await t.call("POST", `${path}/authorize`)).status, (await t.call("POST", `${path}/fail`)).status]).toEqual([409, 409]);
+  });
+
+  test("Fail: the payment fails and the order stays payable; another card pays it", async () => {
+    const { orderId, path } = await challenged();
+    expect((await t.call("POST", `${path}/fail`)).body).toMatchObject({ paymentIntent: { status: "requires_payment_method" }, outcome: "applied" });
+    expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
+    expect((await pay({ orderId, paymentMethodId: "pm_card_visa" })).body).toMatchObject({ success: true, order: { paymentStatus: "PAID" } });
+  });
+
+  test("a browser's form gets a page back, with the way back to the shop it was given, and only a path on this shop", async () => {
+    const { path } = await challenged();
+    const res = await t.app.handle(new Request(`http://localhost${path}/authorize?return=%2Forders`, { method: "POST", headers: { accept: "text/html" } }));
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const page = await res.text();
+    expect(page).toContain("The payment was authorized.");
+    expect(page).toContain('<a href="/orders">Back to the shop</a>');
+    for (const elsewhere of ["https://evil.example/", "//evil.example/", "javascript:alert(1)"]) {
+      expect((await t.call("GET", `${path}?return=${encodeURIComponent(elsewhere)}`)).status).toBe(400);
+    }
+  });
+
+  test("an unknown intent is 404; a malformed one 400", async () => {
+    expect((await t.call("GET", "/api/fake-processor/challenge/pi_unknown")).status).toBe(404);
+    expect((await t.call("POST", "/api/fake-processor/challenge/pi_unknown/authorize")).status).toBe(404);
+    expect((await t.call("GET", "/api/fake-processor/challenge/not-an-intent")).status).toBe(400);
+  });
+
+  test("with Stripe taking the payments there is no challenge page at all", async () => {
+    const deps = createMemoryDeps();
+    const stripeLike = createTestApp({ ...deps, payments: { ...deps.payments } });
+    expect((await stripeLike.call("GET", "/api/fake-processor/challenge/pi_anything")).status).toBe(404);
   });
 });
 

@@ -3,9 +3,8 @@ import { sql } from "kysely";
 import Stripe from "stripe";
 import type { Deps } from "../../src/application/ports/index.ts";
 import { silentLogger } from "../../src/adapters/log.ts";
-import { createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
+import { createMemoryFakeProcessor } from "../../src/adapters/memory/deps.ts";
 import { createStripeClient, createStripeGateway } from "../../src/adapters/payments/stripe-gateway.ts";
-import { cuid2Ids } from "../../src/adapters/system.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
@@ -181,7 +180,7 @@ describe("the whole path over HTTP: add to cart, check out, pay with pm_card_vis
   });
 
   test("against the built-in fake processor", async () => {
-    const fake = createFakeProcessor(cuid2Ids.next);
+    const fake = createMemoryFakeProcessor();
     await wholePath(shop(fake), (intentId, orderId) => {
       const intent = fake.intents.get(intentId)!;
       return {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
+import { createPgFakeLedger } from "../../src/adapters/db/fake-processor-ledger.ts";
+import { challengePageAt, createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
+import { cuid2Ids } from "../../src/adapters/system.ts";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
@@ -274,7 +277,9 @@ describe("orders commands", () => {
 
   /** Orders placed through the use cases, as the server would place them, on the CLI's database. */
   async function placeOrders(count: number) {
-    const deps = createPgDeps(database.db);
+    // The fake processor as the server runs it: its books in the shop's database, which the CLI reads too.
+    const processor = createFakeProcessor(cuid2Ids.next, createPgFakeLedger(database.db), challengePageAt("http://localhost:3000"));
+    const deps = { ...createPgDeps(database.db), payments: processor, tax: processor };
     const user = aUser();
     const sauce = aProduct({ inventory: 20 });
     await deps.repos.users.create(user);
@@ -285,7 +290,7 @@ describe("orders commands", () => {
       placed.push(await placeOrder(deps, "SF", user.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN));
     }
     const stock = async () => (await deps.repos.products.findById(sauce.id))!.inventory;
-    /** Paid as the server pays: through this process's fake processor, which the CLI's never saw. */
+    /** Paid as the server pays, in another process than the CLI's. */
     const pay = (orderId: string) => payOrder(deps, user.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
     return { numbers: placed.map((o) => o.orderNumber), orderIds: placed.map((o) => o.orderId), stock, pay };
   }

@@ -132,6 +132,37 @@ describe("two instances sharing PostgreSQL and Redis", () => {
   );
 
   test(
+    "with the built-in fake processor, an order checked out on one is paid on the other at the first try, and 3-D Secure is finished on either",
+    async () => {
+      const deps = createPgDeps(database.db);
+      const sauce = aProduct({ inventory: 10 });
+      await deps.repos.products.create(sauce);
+      const shopper = await aShopper();
+      const order = async () => {
+        expect((await shopper.call(0, "POST", "/cart", { productId: sauce.id, quantity: 1 })).status).toBe(200);
+        const placed = await shopper.call(0, "POST", "/cart/checkout", { shippingAddress: texas });
+        expect(placed.status).toBe(200);
+        expect(placed.body.clientSecret).toMatch(/^pi_\w+_secret_\w+$/);
+        return placed.body.orderId as string;
+      };
+      const paid = await shopper.call(1, "POST", "/payment", { orderId: await order(), paymentMethodId: "pm_card_visa" });
+      expect([paid.status, paid.body.success, paid.body.order]).toEqual([200, true, expect.objectContaining({ status: "CONFIRMED", paymentStatus: "PAID" })]);
+
+      const challenged = await shopper.call(1, "POST", "/payment", { orderId: await order(), paymentMethodId: "pm_card_threeDSecure2Required" });
+      expect(challenged.body.paymentIntent.status).toBe("requires_action");
+      const authorized = await fetch(
+        challenged.body.paymentIntent.nextAction.redirectUrl.replace(/^http:\/\/localhost:\d+\/api/, instances[0]).concat("/authorize"),
+        {
+          method: "POST",
+        },
+      );
+      expect(authorized.status).toBe(200);
+      expect((await shopper.call(1, "GET", `/orders/${challenged.body.order.id}`)).body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    },
+    SCENARIO_MS,
+  );
+
+  test(
     "a checkout race across both instances never oversells",
     async () => {
       const deps = createPgDeps(database.db);

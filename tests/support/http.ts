@@ -3,6 +3,7 @@ import { createApp } from "../../src/adapters/http/app.ts";
 import { type Logger, silentLogger } from "../../src/adapters/log.ts";
 import type { Deps, Repositories } from "../../src/application/ports/index.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import type { FakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
 import type { WebhookVerifier } from "../../src/application/events/webhook-event.ts";
 import type { WebhookProvider } from "../../src/adapters/events/index.ts";
 import { stripeWebhookVerifier } from "../../src/adapters/events/stripe.ts";
@@ -67,6 +68,8 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     trustProxy: options.trustProxy ?? true,
     corsOrigins: options.corsOrigins ?? [],
     exemptUserAgent: options.exemptUserAgent ?? "StorefrontMobileApp",
+    // As in the shop: the challenge page only while the fake processor takes the payments.
+    fakeProcessor: "processor" in deps && deps.payments === deps.processor ? (deps.processor as FakeProcessor) : null,
     webhooks: {
       stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock),
       paypal: null,

@@ -184,6 +184,26 @@ export interface LocationsTable {
   created_at: CreatedAt;
 }
 
+/** The built-in fake processor's books (its adapter owns their shape: an intent is kept whole, as JSON). */
+export interface FakeProcessorIntentsTable {
+  id: string;
+  intent: Json<unknown>;
+  created_at: CreatedAt;
+}
+
+export interface FakeProcessorRefundsTable {
+  id: string;
+  intent_id: string;
+  amount: number;
+  created_at: CreatedAt;
+}
+
+export interface FakeProcessorReplaysTable {
+  idempotency_key: string;
+  answer: Json<unknown>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   users: UsersTable;
   user_identities: UserIdentitiesTable;
@@ -200,6 +220,9 @@ export interface Database {
   email_suppressions: EmailSuppressionsTable;
   mail_outbox: MailOutboxTable;
   locations: LocationsTable;
+  fake_processor_intents: FakeProcessorIntentsTable;
+  fake_processor_refunds: FakeProcessorRefundsTable;
+  fake_processor_replays: FakeProcessorReplaysTable;
 }
 
 export type ProductRow = Selectable<ProductsTable>;

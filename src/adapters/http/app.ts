@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
+import type { FakeProcessor } from "../payments/fake-processor.ts";
 import { type AuthSettings, hasLiveSession, tokenSubject } from "./auth.ts";
 import { apiDocs } from "./docs/index.ts";
 import { idempotencyPlugin } from "./idempotency.ts";
@@ -13,6 +14,7 @@ import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
 import { aboutRoutes } from "./routes/about.ts";
 import { authRoutes } from "./routes/auth.ts";
+import { fakeProcessorRoutes } from "./routes/fake-processor.ts";
 import { cartRoutes } from "./routes/cart.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { locationRoutes } from "./routes/locations.ts";
@@ -36,9 +38,14 @@ export interface AppOptions {
   webhooks: WebhookSettings;
   /** RATE_LIMIT_EXEMPT_USER_AGENT. */
   exemptUserAgent: string;
+  /** The built-in fake processor, when it takes the payments: its 3-D Secure challenge page is served (never with Stripe). */
+  fakeProcessor?: FakeProcessor | null;
 }
 
-export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent }: AppOptions) {
+export function createApp(
+  useCases: UseCases,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor }: AppOptions,
+) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
@@ -59,6 +66,7 @@ export function createApp(useCases: UseCases, { logger, clock, publicUrl, trustP
     .use(orderRoutes(useCases, auth, idempotency))
     .use(paymentRoutes(useCases, auth, idempotency))
     .use(webhookRoutes(useCases, webhooks))
+    .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases));
   return app;
 }

@@ -4,7 +4,8 @@ import type { Clock } from "../../application/ports/system.ts";
 import { commonPasswords } from "../crypto/common-passwords.ts";
 import { silentLogger } from "../log.ts";
 import { createMemoryRateLimitStore } from "../ratelimit/memory-store.ts";
-import { createFakeProcessor } from "../payments/fake-processor.ts";
+import { challengePageAt, createFakeProcessor } from "../payments/fake-processor.ts";
+import { createMemoryFakeLedger } from "./fake-processor-ledger.ts";
 import { cryptoRandom, cuid2Ids } from "../system.ts";
 import { plainHasher } from "./plain-hasher.ts";
 import { type MemoryState, createMemoryRepositories, createMemoryUnitOfWork, emptyMemoryState } from "./store.ts";
@@ -37,7 +38,13 @@ export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
   };
 }
 
-export type FakeProcessor = ReturnType<typeof createFakeProcessor>;
+/** The fake processor with its books in memory, which a test may read. */
+export type FakeProcessor = ReturnType<typeof createMemoryFakeProcessor>;
+
+export function createMemoryFakeProcessor() {
+  const ledger = createMemoryFakeLedger();
+  return { ...createFakeProcessor(cuid2Ids.next, ledger, challengePageAt("http://localhost:3000")), intents: ledger.intents, refunds: ledger.refunds };
+}
 
 export type MemoryDeps = Deps & {
   clock: FixedClock;
@@ -53,7 +60,7 @@ export type MemoryDeps = Deps & {
 export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
   const state = emptyMemoryState();
   const repos = createMemoryRepositories(state);
-  const processor = createFakeProcessor(cuid2Ids.next);
+  const processor = createMemoryFakeProcessor();
   return {
     uow: createMemoryUnitOfWork(state, repos),
     clock: createFixedClock(),

@@ -1,6 +1,7 @@
+import type { PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
+import type { Cents } from "../../domain/money.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { IntentStatus } from "../../domain/payment.ts";
-import type { PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
 import { STATE_TAX_RATES } from "./state-tax-rates.ts";
 
 type Outcome = { status: IntentStatus; decline?: { code: string; declineCode: string; message: string } };
@@ -20,51 +21,63 @@ export const TEST_PAYMENT_METHODS: Readonly<Record<string, Outcome>> = {
   pm_card_threeDSecure2Required: { status: "requires_action" },
 };
 
-const unexpectedState = (intent: PaymentIntent, action: string) =>
-  new DomainError("payment.processor_failed", "Payment processing failed", { reason: `cannot ${action} a payment intent that is ${intent.status}` });
+/** Where the shop serves the fake's 3-D Secure challenge page for an intent (GET), and takes its answer (POST …/authorize, …/fail). */
+export const challengePageAt =
+  (publicUrl: string) =>
+  (intentId: string): string =>
+    `${publicUrl}/api/fake-processor/challenge/${intentId}`;
+
+/** One transaction over the fake's books: the intents it touches are locked until it ends. */
+export interface FakeBook {
+  intent(id: string): Promise<PaymentIntent | null>;
+  saveIntent(intent: PaymentIntent): Promise<void>;
+  refundedOf(intentId: string): Promise<Cents>;
+  saveRefund(refund: Refund): Promise<void>;
+}
 
 /**
- * The embedded default: a stateful, in-process stand-in for Stripe (payment intents, refunds,
- * tax calculations) that answers as Stripe does for its test payment methods, replays a repeated
- * idempotency key, and taxes US addresses at the state rates of state-tax-rates.ts. Nothing leaves
- * the process; nothing survives a restart. An intent it does not know (made before a restart, or by
- * another process: a server beside the CLI) counts as cancelled when it is to be paid, and as paid
- * when it is to be refunded: the shop refunds only what its database says was paid, so a paid order
- * can still be cancelled or refunded after a restart.
+ * Where the fake keeps what it knows: the shop's database (every instance and restart sees the same
+ * intents, as with Stripe), or memory for unit tests.
  */
-export function createFakeProcessor(randomToken: () => string): PaymentGateway &
+export interface FakeLedger {
+  /** `work` in one transaction. */
+  run<T>(work: (book: FakeBook) => Promise<T>): Promise<T>;
+  /**
+   * `work` once per idempotency key: a repeat, from any instance, gets the first answer (runs of
+   * one key never overlap). A run that throws keeps nothing, so a retry runs again.
+   */
+  once<T>(key: string, work: (book: FakeBook) => Promise<T>): Promise<T>;
+}
+
+export type FakeProcessor = PaymentGateway &
   TaxCalculator & {
-    /** What a customer's bank does after 3-D Secure (the test's stand-in for the customer): the intent succeeds, or needs another method. */
-    completeAction(intentId: string, approved: boolean): PaymentIntent;
-    intents: ReadonlyMap<string, PaymentIntent>;
-    refunds: ReadonlyMap<string, Refund>;
-  } {
-  const intents = new Map<string, PaymentIntent>();
-  const refunds = new Map<string, Refund>();
-  const replays = new Map<string, unknown>();
+    /** What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method. */
+    completeAction(intentId: string, approved: boolean): Promise<PaymentIntent>;
+  };
 
-  function once<T>(key: string, make: () => T): T {
-    if (!replays.has(key)) replays.set(key, make());
-    return structuredClone(replays.get(key)) as T;
-  }
+const failed = (reason: string) => new DomainError("payment.processor_failed", "Payment processing failed", { reason });
+const unexpectedState = (intent: PaymentIntent, action: string) => failed(`cannot ${action} a payment intent that is ${intent.status}`);
+const settled = (status: IntentStatus) => status === "succeeded" || status === "canceled" || status === "processing";
 
-  function find(id: string): PaymentIntent {
-    const intent = intents.get(id);
-    if (!intent) throw new DomainError("payment.processor_failed", "Payment processing failed", { reason: `no such payment intent: ${id}` });
-    return intent;
-  }
+async function known(book: FakeBook, id: string): Promise<PaymentIntent> {
+  const intent = await book.intent(id);
+  if (!intent) throw failed(`no such payment intent: ${id}`);
+  return intent;
+}
 
-  // An intent this process never made (before a restart, or in another process) can never be paid here: it counts as cancelled.
-  const forgotten = (id: string): PaymentIntent => ({ id, status: "canceled", clientSecret: "", amount: 0, currency: "usd", metadata: {}, lastError: null });
-
-  const refunded = (intentId: string) => [...refunds.values()].filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0);
-
-  return {
-    intents,
-    refunds,
-
-    async createIntent({ amount, currency, metadata, idempotencyKey }) {
-      return once(`create:${idempotencyKey}`, () => {
+/**
+ * The embedded default: a stand-in for Stripe (payment intents, refunds, tax calculations) that
+ * answers as Stripe does for its test payment methods, replays a repeated idempotency key, and taxes
+ * US addresses at the state rates of state-tax-rates.ts. Nothing leaves the shop: its books are kept
+ * by `ledger`. An intent that needs 3-D Secure names the challenge page the shop serves for the fake
+ * (`challengePage`, given the intent's id), where the customer plays the bank.
+ */
+export function createFakeProcessor(randomToken: () => string, ledger: FakeLedger, challengePage: (intentId: string) => string): FakeProcessor {
+  // Where the challenge is answered is the shop's address, not the processor's record: named as each intent is handed out.
+  const present = (intent: PaymentIntent): PaymentIntent => ({ ...intent, redirectUrl: intent.status === "requires_action" ? challengePage(intent.id) : null });
+  const fake: FakeProcessor = {
+    createIntent({ amount, currency, metadata, idempotencyKey }) {
+      return ledger.once(`create:${idempotencyKey}`, async (book) => {
         const id = `pi_${randomToken()}`;
         const intent: PaymentIntent = {
           id,
@@ -74,55 +87,50 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
           currency,
           metadata: { ...metadata },
           lastError: null,
+          redirectUrl: null,
         };
-        intents.set(id, intent);
+        await book.saveIntent(intent);
         return intent;
       });
     },
 
-    async confirmIntent(intentId, paymentMethodId, idempotencyKey) {
-      return once(`confirm:${idempotencyKey}`, () => {
+    confirmIntent(intentId, paymentMethodId, idempotencyKey) {
+      return ledger.once(`confirm:${idempotencyKey}`, async (book) => {
+        const intent = await known(book, intentId);
         // As Stripe's adapter reports its "unexpected state" error: an intent past confirming is answered as it is.
-        if (!intents.has(intentId)) return forgotten(intentId);
-        const intent = find(intentId);
-        if (intent.status === "succeeded" || intent.status === "canceled" || intent.status === "processing") return structuredClone(intent);
+        if (settled(intent.status)) return intent;
         const outcome = TEST_PAYMENT_METHODS[paymentMethodId];
         if (!outcome) throw new DomainError("payment.invalid_method", `No such payment method: '${paymentMethodId}'`, { paymentMethodId });
-        intent.status = outcome.status;
-        intent.lastError = outcome.decline ?? null;
-        return structuredClone(intent);
+        const confirmed = { ...intent, status: outcome.status, lastError: outcome.decline ?? null };
+        await book.saveIntent(confirmed);
+        return confirmed;
       });
     },
 
-    async cancelIntent(intentId) {
-      if (!intents.has(intentId)) return forgotten(intentId);
-      const intent = find(intentId);
-      if (intent.status !== "succeeded" && intent.status !== "canceled" && intent.status !== "processing") intent.status = "canceled";
-      return structuredClone(intent);
+    cancelIntent(intentId) {
+      return ledger.run(async (book) => {
+        const intent = await known(book, intentId);
+        if (settled(intent.status)) return intent;
+        const canceled = { ...intent, status: "canceled" as const };
+        await book.saveIntent(canceled);
+        return canceled;
+      });
     },
 
-    async retrieveIntent(intentId) {
-      return structuredClone(find(intentId));
+    retrieveIntent(intentId) {
+      return ledger.run((book) => known(book, intentId));
     },
 
-    async refund({ intentId, amount, idempotencyKey }) {
-      return once(`refund:${idempotencyKey}`, () => {
-        if (!intents.has(intentId)) {
-          // What it took, and so how much a whole refund is, went with the process that took it: it is
-          // refunded once, and the amount is what was asked (0: unknown).
-          if ([...refunds.values()].some((r) => r.intentId === intentId)) throw unexpectedState(forgotten(intentId), "refund again");
-          const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: amount ?? 0, status: "succeeded" };
-          refunds.set(refund.id, refund);
-          return refund;
-        }
-        const intent = find(intentId);
+    refund({ intentId, amount, idempotencyKey }) {
+      return ledger.once(`refund:${idempotencyKey}`, async (book) => {
+        const intent = await known(book, intentId);
         if (intent.status !== "succeeded") throw unexpectedState(intent, "refund");
-        const left = intent.amount - refunded(intentId);
+        const left = intent.amount - (await book.refundedOf(intentId));
+        if (left <= 0) throw failed("the payment is refunded in full already");
         const value = amount ?? left;
-        if (value <= 0 || value > left)
-          throw new DomainError("payment.processor_failed", "Payment processing failed", { reason: `refund of ${value} exceeds the ${left} left` });
+        if (value <= 0 || value > left) throw failed(`refund of ${value} exceeds the ${left} left`);
         const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: value, status: "succeeded" };
-        refunds.set(refund.id, refund);
+        await book.saveRefund(refund);
         return refund;
       });
     },
@@ -136,11 +144,28 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
     },
 
     completeAction(intentId, approved) {
-      const intent = find(intentId);
-      if (intent.status !== "requires_action") throw unexpectedState(intent, "complete the action of");
-      intent.status = approved ? "succeeded" : "requires_payment_method";
-      intent.lastError = approved ? null : { code: "payment_intent_authentication_failure", declineCode: null, message: "The customer did not authenticate." };
-      return structuredClone(intent);
+      return ledger.run(async (book) => {
+        const intent = await known(book, intentId);
+        if (intent.status !== "requires_action") throw unexpectedState(intent, "complete the action of");
+        const completed: PaymentIntent = approved
+          ? { ...intent, status: "succeeded", lastError: null }
+          : {
+              ...intent,
+              status: "requires_payment_method",
+              lastError: { code: "payment_intent_authentication_failure", declineCode: null, message: "The customer did not authenticate." },
+            };
+        await book.saveIntent(completed);
+        return completed;
+      });
     },
+  };
+  const presented = (intent: Promise<PaymentIntent>) => intent.then(present);
+  return {
+    ...fake,
+    createIntent: (input) => presented(fake.createIntent(input)),
+    confirmIntent: (...args) => presented(fake.confirmIntent(...args)),
+    cancelIntent: (intentId) => presented(fake.cancelIntent(intentId)),
+    retrieveIntent: (intentId) => presented(fake.retrieveIntent(intentId)),
+    completeAction: (...args) => presented(fake.completeAction(...args)),
   };
 }

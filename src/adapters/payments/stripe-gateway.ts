@@ -38,6 +38,7 @@ function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
     currency: pi.currency,
     metadata: { ...pi.metadata },
     lastError: error ? { code: error.code ?? "payment_failed", declineCode: error.decline_code ?? null, message: error.message ?? "" } : null,
+    redirectUrl: pi.status === "requires_action" ? (pi.next_action?.redirect_to_url?.url ?? null) : null,
   };
 }
 

@@ -15,7 +15,7 @@ export interface PaymentRequest {
 
 export interface PaymentResult {
   success: boolean;
-  paymentIntent: { id: string; status: IntentStatus; clientSecret: string };
+  paymentIntent: { id: string; status: IntentStatus; clientSecret: string; nextAction: { redirectUrl: string } | null };
   order: { id: string; orderNumber: string; paymentStatus: PaymentStatus; status: OrderStatus };
 }
 
@@ -86,7 +86,13 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   return {
     // Paid and kept: money that arrived for an order ended meanwhile went straight back.
     success: outcome.success && settled.paymentStatus === "PAID",
-    paymentIntent: { id: intent.id, status: intent.status, clientSecret: intent.clientSecret },
+    paymentIntent: {
+      id: intent.id,
+      status: intent.status,
+      clientSecret: intent.clientSecret,
+      // 3-D Secure on a page of the processor's: where to send the customer (Stripe.js needs none).
+      nextAction: intent.status === "requires_action" && intent.redirectUrl ? { redirectUrl: intent.redirectUrl } : null,
+    },
     order: { id: settled.id, orderNumber: settled.orderNumber, paymentStatus: settled.paymentStatus, status: settled.status },
   };
 }

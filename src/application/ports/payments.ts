@@ -11,6 +11,12 @@ export interface PaymentIntent {
   metadata: Record<string, string>;
   /** Why the last attempt failed, when it was declined. */
   lastError: (Decline & { message: string }) | null;
+  /**
+   * Where the customer finishes what the bank asks (3-D Secure), when the processor names a page for
+   * it: the fake processor's challenge page; Stripe's redirect, which the shop's methods never take
+   * (Stripe.js finishes those from the client secret). Null otherwise.
+   */
+  redirectUrl: string | null;
 }
 
 export interface Refund {

@@ -10,7 +10,15 @@ import { JSON_BODY, errorBody, idOf } from "../schemas.ts";
 const paymentSchema = z
   .object({
     success: z.boolean().describe("true when the payment went through"),
-    paymentIntent: z.object({ id: z.string(), status: z.enum(INTENT_STATUSES), clientSecret: z.string().describe("for Stripe.js to finish 3-D Secure") }),
+    paymentIntent: z.object({
+      id: z.string(),
+      status: z.enum(INTENT_STATUSES),
+      clientSecret: z.string().describe("for Stripe.js to finish 3-D Secure"),
+      nextAction: z
+        .object({ redirectUrl: z.string().describe("the page where the customer answers the bank") })
+        .nullable()
+        .describe("with requires_action on the built-in fake processor: its 3-D Secure challenge page; null otherwise"),
+    }),
     order: z.object({ id: z.string(), orderNumber: z.string(), paymentStatus: z.enum(PAYMENT_STATUSES), status: z.enum(ORDER_STATUSES) }),
   })
   .meta({ id: "Payment" });

@@ -1,0 +1,125 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { UseCases } from "../../../application/use-cases.ts";
+import { toDollars } from "../../../domain/money.ts";
+import { eventOfIntent } from "../../../domain/payment.ts";
+import type { PaymentIntent } from "../../../application/ports/payments.ts";
+import type { FakeProcessor } from "../../payments/fake-processor.ts";
+import { HttpError } from "../errors.ts";
+import { errorBody } from "../schemas.ts";
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A path on this shop to go back to afterwards: never another origin (`//host`), never a scheme. */
+const RETURN_PATH = /^\/(?!\/)[\x21-\x7e]{0,500}$/;
+
+function challengePage(intent: PaymentIntent, returnTo: string | null): string {
+  const amount = toDollars(intent.amount).toLocaleString("en-US", { style: "currency", currency: intent.currency.toUpperCase() });
+  const order = intent.metadata.orderNumber ? ` for order ${escapeHtml(intent.metadata.orderNumber)}` : "";
+  const action = (answer: string) => `/api/fake-processor/challenge/${intent.id}/${answer}${returnTo ? `?return=${encodeURIComponent(returnTo)}` : ""}`;
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>3-D Secure test challenge</title></head>
+<body>
+<main>
+<h1>3-D Secure test challenge</h1>
+<p>The built-in fake processor plays your bank. Approve the payment of <strong>${amount}</strong>${order}?</p>
+<form method="post" action="${action("authorize")}"><button type="submit">Authorize</button></form>
+<form method="post" action="${action("fail")}"><button type="submit">Fail</button></form>
+</main>
+</body>
+</html>`;
+}
+
+function resultPage(intent: PaymentIntent, returnTo: string | null): string {
+  const outcome = intent.status === "succeeded" ? "The payment was authorized." : "The payment was refused; the order can be paid with another card.";
+  const back = returnTo ? `<p><a href="${escapeHtml(returnTo)}">Back to the shop</a></p>` : "";
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>3-D Secure test challenge</title></head>
+<body><main><h1>${outcome}</h1>${back}</main></body>
+</html>`;
+}
+
+/** Answers with an HTML page (set as the route's content type; the body is the page). */
+function html(set: { headers: Record<string, unknown> }, page: string): string {
+  set.headers["content-type"] = "text/html; charset=utf-8";
+  return page;
+}
+const intentParams = z.object({ intentId: z.string().regex(/^pi_[A-Za-z0-9]{1,100}$/, "must be a payment intent id") });
+const returnQuery = z.object({ return: z.string().regex(RETURN_PATH, "must be a path on this shop").optional() });
+const challengeAnswer = z
+  .object({
+    paymentIntent: z.object({ id: z.string(), status: z.string() }),
+    orderId: z.string().nullable(),
+    outcome: z.string().describe("what the order made of it, as a webhook's event: applied, unchanged, flagged, not_found"),
+  })
+  .meta({ id: "ChallengeAnswer" });
+
+/**
+ * Decisions §13: 3-D Secure on the embedded default. The fake processor's challenge page (Authorize
+ * / Fail) finishes the intent as the bank would, and the order then moves exactly as Stripe's
+ * webhook would move it: the same event, through the same pipeline. Mounted only while the fake
+ * processor takes the payments (never with Stripe, so never in production). A browser's form gets
+ * a page (and a way back to `return`); anything else JSON, so curl can play the bank too.
+ */
+export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
+  async function answer(intentId: string, approved: boolean) {
+    const before = await fake.retrieveIntent(intentId).catch(() => {
+      throw new HttpError(404, "No such payment intent");
+    });
+    if (before.status !== "requires_action")
+      throw new HttpError(409, `This payment is ${before.status}: there is no challenge to answer`, { status: before.status });
+    const intent = await fake.completeAction(intentId, approved);
+    const event = eventOfIntent(intent);
+    const type = intent.status === "succeeded" ? "payment_intent.succeeded" : "payment_intent.payment_failed";
+    const orderId = intent.metadata.orderId ?? null;
+    const outcome = event
+      ? await useCases.receiveWebhookEvent({
+          provider: "stripe",
+          eventId: `evt_fake_${intent.id}_${intent.status}`,
+          type,
+          effect: { kind: "payment", event, orderId },
+        })
+      : "ignored";
+    return { intent, orderId, outcome };
+  }
+  const wantsPage = (request: Request) => request.headers.get("accept")?.includes("text/html") ?? false;
+  const detail = { tags: ["Payment"], security: [] };
+
+  return new Elysia({ name: "routes.fake-processor", prefix: "/fake-processor/challenge" })
+    .get(
+      "/:intentId",
+      async ({ params, query, set }) => {
+        const intent = await fake.retrieveIntent(params.intentId).catch(() => null);
+        if (!intent) throw new HttpError(404, "No such payment intent");
+        return html(set, challengePage(intent, query.return ?? null));
+      },
+      {
+        params: intentParams,
+        query: returnQuery,
+        response: { 200: z.string().describe("an HTML page: the amount and two buttons, Authorize and Fail"), 404: errorBody },
+        detail: { ...detail, summary: "The fake processor's 3-D Secure challenge page (built-in fake processor only)" },
+      },
+    )
+    .post(
+      "/:intentId/:answer",
+      async ({ params, query, request, set }) => {
+        const { intent, orderId, outcome } = await answer(params.intentId, params.answer === "authorize");
+        if (wantsPage(request)) return html(set, resultPage(intent, query.return ?? null));
+        return { paymentIntent: { id: intent.id, status: intent.status }, orderId, outcome };
+      },
+      {
+        params: intentParams.extend({ answer: z.enum(["authorize", "fail"]) }),
+        query: returnQuery,
+        response: {
+          200: z.union([challengeAnswer, z.string().describe("to a browser (Accept: text/html): a page saying how it went")]),
+          404: errorBody,
+          409: errorBody,
+        },
+        detail: {
+          ...detail,
+          summary: "Answer the challenge as the bank: authorize (the order is paid) or fail (the payment fails; the order stays payable)",
+        },
+      },
+    );
+}

@@ -1,0 +1,38 @@
+import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
+import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
+
+/**
+ * The fake processor's books in this process, for unit tests: runs take turns, so a run that waits
+ * in the middle (as the database's do) still sees no other run's half-done work. `intents` and
+ * `refunds` let a test read what the processor holds.
+ */
+export function createMemoryFakeLedger(): FakeLedger & { intents: ReadonlyMap<string, PaymentIntent>; refunds: ReadonlyMap<string, Refund> } {
+  const intents = new Map<string, PaymentIntent>();
+  const refunds = new Map<string, Refund>();
+  const answers = new Map<string, unknown>();
+  let turn: Promise<unknown> = Promise.resolve();
+
+  const book: FakeBook = {
+    intent: async (id) => (intents.has(id) ? structuredClone(intents.get(id)!) : null),
+    saveIntent: async (intent) => void intents.set(intent.id, structuredClone(intent)),
+    refundedOf: async (intentId) => [...refunds.values()].filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0),
+    saveRefund: async (refund) => void refunds.set(refund.id, structuredClone(refund)),
+  };
+
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = turn.then(work);
+    turn = run.catch(() => {});
+    return run;
+  }
+
+  return {
+    intents,
+    refunds,
+    run: (work) => inTurn(() => work(book)),
+    once: (key, work) =>
+      inTurn(async () => {
+        if (!answers.has(key)) answers.set(key, structuredClone(await work(book)));
+        return structuredClone(answers.get(key)) as Awaited<ReturnType<typeof work>>;
+      }),
+  };
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createPgFakeLedger } from "../../src/adapters/db/fake-processor-ledger.ts";
+import { type FakeProcessor, challengePageAt, createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
+import { cuid2Ids } from "../../src/adapters/system.ts";
+import { domainErrorOf } from "../support/errors.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+
+// What only the fake has: its books in the shop's database. Two fakes on one database are two
+// instances of the shop (or one before and after a restart): each sees what the other did.
+let database: TestDatabase;
+let one: FakeProcessor;
+let other: FakeProcessor;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  [one, other] = [0, 1].map(() => createFakeProcessor(cuid2Ids.next, createPgFakeLedger(database.db), challengePageAt("http://localhost:3000"))) as [
+    FakeProcessor,
+    FakeProcessor,
+  ];
+});
+afterAll(() => database.drop());
+
+const metadata = { orderId: "o1", orderNumber: "SF-20261125-AB12" };
+
+test("an intent made on one instance is paid on the other, and its client secret is never empty", async () => {
+  const intent = await one.createIntent({ amount: 2079, currency: "usd", metadata, idempotencyKey: "order-o1" });
+  expect(intent.clientSecret).toMatch(new RegExp(`^${intent.id}_secret_.+`));
+  expect(await other.createIntent({ amount: 2079, currency: "usd", metadata, idempotencyKey: "order-o1" })).toEqual(intent);
+  expect((await other.confirmIntent(intent.id, "pm_card_visa", "confirm-o1-1")).status).toBe("succeeded");
+  expect(await one.retrieveIntent(intent.id)).toEqual({ ...intent, status: "succeeded" });
+});
+
+test("ten confirmations with one key from both instances at once confirm once, all answered alike", async () => {
+  const intent = await one.createIntent({ amount: 999, currency: "usd", metadata, idempotencyKey: "order-o2" });
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => (i % 2 ? one : other).confirmIntent(intent.id, i === 0 ? "pm_card_visa" : "pm_card_chargeDeclined", "confirm-o2-1")),
+  );
+  expect(answers).toEqual(Array(10).fill(answers[0]));
+  expect((await one.retrieveIntent(intent.id)).status).toBe(answers[0]!.status);
+});
+
+test("a refund is made once whichever instance is asked, and never beyond what was paid", async () => {
+  const intent = await one.createIntent({ amount: 2500, currency: "usd", metadata, idempotencyKey: "order-o3" });
+  await one.confirmIntent(intent.id, "pm_card_mastercard", "confirm-o3-1");
+  const [first, again] = await Promise.all([
+    one.refund({ intentId: intent.id, idempotencyKey: "refund-o3" }),
+    other.refund({ intentId: intent.id, idempotencyKey: "refund-o3" }),
+  ]);
+  expect(again).toEqual(first);
+  expect(first).toMatchObject({ intentId: intent.id, amount: 2500, status: "succeeded" });
+  expect((await domainErrorOf(other.refund({ intentId: intent.id, idempotencyKey: "refund-o3-again" }))).details).toEqual({
+    reason: "the payment is refunded in full already",
+  });
+});
+
+test("3-D Secure finished on one instance is seen by the other", async () => {
+  const intent = await one.createIntent({ amount: 4200, currency: "usd", metadata, idempotencyKey: "order-o4" });
+  expect((await one.confirmIntent(intent.id, "pm_card_threeDSecure2Required", "confirm-o4-1")).status).toBe("requires_action");
+  expect((await other.completeAction(intent.id, true)).status).toBe("succeeded");
+  expect((await one.retrieveIntent(intent.id)).status).toBe("succeeded");
+});
+
+test("an intent no instance made is an error of the processor's, as Stripe's missing resource is: never paid, never refunded", async () => {
+  const calls = [() => one.confirmIntent("pi_unknown", "pm_card_visa", "confirm-x"), () => one.refund({ intentId: "pi_unknown", idempotencyKey: "refund-x" })];
+  for (const call of calls) {
+    expect(await domainErrorOf(call())).toMatchObject({ code: "payment.processor_failed", details: { reason: "no such payment intent: pi_unknown" } });
+  }
+});
