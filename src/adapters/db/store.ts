@@ -13,6 +13,7 @@ import { createPgMailOutbox } from "./mail-outbox-repository.ts";
 import { createPgOrderRepository } from "./order-repository.ts";
 import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
+import { createPgRefundRepository } from "./refund-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
 import { createPgSuppressionList } from "./suppression-list.ts";
 import { createPgUserRepository } from "./user-repository.ts";
@@ -35,6 +36,7 @@ export function createPgRepositories(db: Db): Repositories {
     suppressions: createPgSuppressionList(db),
     webhookEvents: createPgWebhookEventLog(db),
     idempotency: createPgIdempotencyKeys(db),
+    refunds: createPgRefundRepository(db),
   };
 }
 
