@@ -136,8 +136,9 @@ export const commands: Record<string, Command> = {
       const [orderNumber, wanted] = positionals("order:set-status", given, 2) as [string, string];
       const status = orderStatus(wanted);
       return withUseCases(config, async (useCases) => {
-        const order = await useCases.changeOrderStatus(SYSTEM_ACTOR, { orderNumber }, { status, trackingNumber: values.tracking }, NO_ORIGIN);
+        const { order, refund } = await useCases.changeOrderStatus(SYSTEM_ACTOR, { orderNumber }, { status, trackingNumber: values.tracking }, NO_ORIGIN);
         console.log(`${order.orderNumber} is now ${order.status} (payment ${order.paymentStatus})`);
+        if (refund === "due") console.log("Its refund is due: the processor did not make it yet; the server's housekeeping asks again every minute");
       });
     },
   },

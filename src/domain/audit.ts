@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   "payment.failed",
   "payment.requires_action",
   "payment.processing",
+  "payment.refunded",
   "auth.register",
   "auth.login",
   "auth.login_failed",

@@ -23,19 +23,29 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatu
   REFUNDED: [],
 };
 
+/** What happens to an order's money, as the processor reports it or the shop's own refund confirms it. */
+export type PaymentFact = "paid" | "failed" | "refunded";
+
 /**
- * Where a payment may go: a declined one may be tried again (and decline again), a paid one only
- * refunded. Nothing ever leads back from PAID to unpaid.
+ * What each fact does to a payment (decisions §4, §8), as data: every payment status the shop writes
+ * is read from here. A fact a status has no entry for changes nothing: a payment that was paid never
+ * fails or is paid again, a refund is final, a second decline leaves it FAILED. A refund heard before
+ * the success it follows takes an unpaid payment straight to REFUNDED. Nothing leads back to unpaid.
  */
-export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  PENDING: ["PAID", "FAILED"],
-  FAILED: ["PAID", "FAILED"],
-  PAID: ["REFUNDED"],
-  REFUNDED: [],
+export const PAYMENT_MOVES: Readonly<Record<PaymentStatus, Readonly<Partial<Record<PaymentFact, PaymentStatus>>>>> = {
+  PENDING: { paid: "PAID", failed: "FAILED", refunded: "REFUNDED" },
+  FAILED: { paid: "PAID", refunded: "REFUNDED" },
+  PAID: { refunded: "REFUNDED" },
+  REFUNDED: {},
 };
 
 /** Whether an order has ended: its status has no move out of it. Read from the table, so a status added to it is counted right. */
 export const isFinalStatus = (status: OrderStatus): boolean => ORDER_TRANSITIONS[status].length === 0;
+
+/** The payment status after the fact, or null when the fact changes nothing (by the table). */
+export function paymentAfter(status: PaymentStatus, fact: PaymentFact): PaymentStatus | null {
+  return PAYMENT_MOVES[status][fact] ?? null;
+}
 
 export const isOrderStatus = (value: string): value is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(value);
 export const isPaymentStatus = (value: string): value is PaymentStatus => (PAYMENT_STATUSES as readonly string[]).includes(value);

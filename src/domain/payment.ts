@@ -1,7 +1,7 @@
 import { DomainError } from "./errors.ts";
 import type { Cents } from "./money.ts";
 import type { Order, OrderStatus, PaymentStatus } from "./order.ts";
-import { ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, payability, reaches, restocksOn } from "./order.ts";
+import { ORDER_TRANSITIONS, type PaymentFact, payability, paymentAfter, reaches, restocksOn } from "./order.ts";
 
 /** A payment intent's statuses at the processor (Stripe's names; the shop captures automatically, so never requires_capture). */
 export const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
@@ -134,7 +134,13 @@ const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEf
   ...more,
 });
 const ENDED: readonly OrderStatus[] = ["CANCELLED", "REFUNDED"];
-const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
+/** A payment that can no longer be paid has been: it is PAID, or was and is REFUNDED (by the payment table). */
+const settled = (status: PaymentStatus) => paymentAfter(status, "paid") === null;
+/** The fact's payment status, by the table, as a change; none when the fact changes nothing. */
+const moved = (status: PaymentStatus, fact: PaymentFact): StateChanges => {
+  const after = paymentAfter(status, fact);
+  return after ? { paymentStatus: after } : {};
+};
 
 /**
  * A processor event applied to an order, monotonically (decisions §8): whatever order events
@@ -145,20 +151,16 @@ const SETTLED: readonly PaymentStatus[] = ["PAID", "REFUNDED"];
  * stock back, as the two in order would have. An order is paid once, whichever provider says so
  * first (decisions §11): a payment for the wrong amount, or a second one through another
  * provider, is flagged and never applied; money through the shop's own processor that the order
- * does not need (it ended, or a second intent paid it) is sent back. Every move lies on a path of
- * the status tables, the moves an out-of-order event skips included; one that did not would be a
- * bug here, and is thrown rather than written.
+ * does not need (it ended, or a second intent paid it) is sent back. The payment's status is the
+ * payment table's (PAYMENT_MOVES) for what happened; the order's moves along a path of the order
+ * table, the moves an out-of-order event skips included: one that did not would be a bug here,
+ * and is thrown rather than written.
  */
 export function processorEventEffect(order: PaymentState, event: ProcessorEvent): EventEffect {
   const result = effectOf(order, event);
-  const { status, paymentStatus } = result.changes;
-  if (
-    (status && status !== order.status && !reaches(ORDER_TRANSITIONS, order.status, status)) ||
-    (paymentStatus && paymentStatus !== order.paymentStatus && !reaches(PAYMENT_TRANSITIONS, order.paymentStatus, paymentStatus))
-  ) {
-    throw new Error(
-      `a ${event.kind} event would move an order ${order.status}/${order.paymentStatus} to ${status ?? order.status}/${paymentStatus ?? order.paymentStatus}, off the status tables`,
-    );
+  const { status } = result.changes;
+  if (status && status !== order.status && !reaches(ORDER_TRANSITIONS, order.status, status)) {
+    throw new Error(`a ${event.kind} event would move an order ${order.status} to ${status}, off the status table`);
   }
   return result;
 }
@@ -170,23 +172,26 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
         return flag(`paid ${event.amount} ${event.currency.toLowerCase()}, but the order's total is ${order.total} usd: not applied`);
       }
       const ours = event.processor === SHOP_PROCESSOR;
-      if (SETTLED.includes(order.paymentStatus)) {
+      if (settled(order.paymentStatus)) {
         const { via, reference } = paidWith(order);
         if (via === event.processor && reference === event.intentId) return ignore(`payment is already ${order.paymentStatus}`);
         const again = `paid again through ${event.processor} (${event.intentId}), after ${via} (${reference})`;
         if (ours && order.paymentStatus === "PAID") return flag(`${again}: refunded`, { refundLatePayment: true });
         return flag(`${again}: not applied`);
       }
+      const paid = moved(order.paymentStatus, "paid");
       if (ENDED.includes(order.status)) {
         if (!ours) return flag(`paid through ${event.processor} after the order was ${order.status}: not applied`);
+        // Paid, and at once sent back: the order needs no money any more.
+        const sentBack = moved(paid.paymentStatus!, "refunded");
         return effect(
-          { paymentStatus: "REFUNDED", stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR, paidReference: event.intentId },
+          { ...sentBack, stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR, paidReference: event.intentId },
           { refundLatePayment: true },
         );
       }
       return effect({
         ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}),
-        paymentStatus: "PAID",
+        ...paid,
         paidVia: event.processor,
         paidReference: event.intentId,
         ...(ours ? { stripePaymentIntentId: event.intentId } : {}),
@@ -194,27 +199,29 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
     }
     case "failed":
     case "canceled": {
-      if (SETTLED.includes(order.paymentStatus)) return ignore(`payment is already ${order.paymentStatus}`);
+      if (settled(order.paymentStatus)) return ignore(`payment is already ${order.paymentStatus}`);
       if (order.status !== "PENDING") return ignore(`order is ${order.status}`);
       if (order.stripePaymentIntentId !== event.intentId) return ignore("not the order's current payment intent");
-      const forget = event.kind === "canceled" ? { stripePaymentIntentId: null } : {};
-      if (order.paymentStatus === "FAILED" && event.kind === "failed") return ignore("payment is already FAILED");
-      return effect({ paymentStatus: "FAILED", ...forget });
+      const failed = moved(order.paymentStatus, "failed");
+      // A cancelled intent is let go, so the next attempt makes a fresh one, even when the payment had already failed.
+      if (event.kind === "canceled") return effect({ ...failed, stripePaymentIntentId: null });
+      return failed.paymentStatus ? effect(failed) : ignore(`payment is already ${order.paymentStatus}`);
     }
     case "refunded": {
       if (!event.fully) return ignore("a partial refund leaves the order as it is");
       // Refunds come from the shop's own processor. Of a paid order, only a refund of the payment it
       // was paid with moves it; an unpaid one was paid and refunded before the success was heard.
-      if (SETTLED.includes(order.paymentStatus)) {
+      if (settled(order.paymentStatus)) {
         const { via, reference } = paidWith(order);
         if (via !== SHOP_PROCESSOR || reference !== event.intentId)
           return ignore(`a refund of a payment the order was not paid with (${event.intentId}): recorded`);
-        if (order.paymentStatus === "REFUNDED") return ignore("payment is already REFUNDED");
       }
-      const paid = { paidVia: SHOP_PROCESSOR, paidReference: event.intentId };
+      const refunded = moved(order.paymentStatus, "refunded");
+      if (!refunded.paymentStatus) return ignore(`payment is already ${order.paymentStatus}`);
+      const paid = { ...refunded, paidVia: SHOP_PROCESSOR, paidReference: event.intentId };
       // An order that already ended put its goods back then.
-      if (ENDED.includes(order.status)) return effect({ paymentStatus: "REFUNDED", ...paid });
-      return effect({ status: "REFUNDED", paymentStatus: "REFUNDED", ...paid }, { restock: restocksOn(order.status, "REFUNDED") });
+      if (ENDED.includes(order.status)) return effect(paid);
+      return effect({ status: "REFUNDED", ...paid }, { restock: restocksOn(order.status, "REFUNDED") });
     }
   }
 }

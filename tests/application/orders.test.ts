@@ -8,6 +8,7 @@ import { receiveWebhookEvent } from "../../src/application/events/receive-webhoo
 import { DomainError } from "../../src/domain/errors.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
 import type { Repositories } from "../../src/application/ports/index.ts";
+import type { PaymentGateway } from "../../src/application/ports/payments.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
@@ -35,6 +36,14 @@ async function shop() {
 
 const order = (deps: MemoryDeps, userId: string, request: Partial<OrderRequest> & Pick<OrderRequest, "cartItemIds">) =>
   placeOrder(deps, "SF", userId, { shippingAddress: texas, ...request }, origin);
+
+type RefundInput = Parameters<PaymentGateway["refund"]>[0];
+
+/** The processor, refusing to refund when asked inside a transaction (where the call would hold a connection, and the order's lock, while it waits). */
+function refundsOutsideTransactions(deps: MemoryDeps): MemoryDeps {
+  const refund = async (input: RefundInput) => (await deps.uow.read(async () => null), deps.payments.refund(input));
+  return { ...deps, payments: { ...deps.payments, refund } };
+}
 
 const stockOf = async (deps: MemoryDeps, id: string) => (await deps.repos.products.findById(id))?.inventory;
 
@@ -347,17 +356,21 @@ describe("changing an order's status", () => {
     const s = await shop();
     const line = await s.add(s.habanero.id, 2);
     const { orderId } = await order(s.deps, s.ada.id, { cartItemIds: [line.id] });
-    const move = (status: Parameters<typeof changeOrderStatus>[3]["status"], actor: Actor = staff, trackingNumber?: string) => {
+    /** The move and what became of its refund. */
+    const moveWithRefund = (status: Parameters<typeof changeOrderStatus>[3]["status"], actor: Actor = staff, trackingNumber?: string, deps = s.deps) => {
       s.deps.clock.advance(1_000);
-      return changeOrderStatus(s.deps, actor, { id: orderId }, { status, trackingNumber }, origin);
+      return changeOrderStatus(deps, actor, { id: orderId }, { status, trackingNumber }, origin);
     };
+    /** The order as the move left it. */
+    const move = async (status: Parameters<typeof changeOrderStatus>[3]["status"], actor: Actor = staff, trackingNumber?: string) =>
+      (await moveWithRefund(status, actor, trackingNumber)).order;
     /** As a successful payment leaves it (the payment route arrives with the payments issue). */
     const pay = async () => {
       const stored = (await s.deps.repos.orders.findById(orderId))!;
       await s.deps.payments.confirmIntent(stored.stripePaymentIntentId!, "pm_card_visa", "pay-once");
       await s.deps.repos.orders.update(orderId, { status: "CONFIRMED", paymentStatus: "PAID", updatedAt: new Date() });
     };
-    return { ...s, orderId, move, pay };
+    return { ...s, orderId, move, moveWithRefund, pay };
   }
 
   test("follows the table: through to DELIVERED, with a tracking number to ship; the audit says who moved it", async () => {
@@ -388,25 +401,36 @@ describe("changing an order's status", () => {
     expect(deps.processor.intents.get(intentId)?.status).toBe("canceled");
   });
 
-  test("a paid order is refunded through the processor when cancelled, which needs financials:refunds too", async () => {
-    const { deps, orderId, move, pay, habanero } = await placed();
+  test("a paid order cancelled (financials:refunds too) is refunded in three steps: marked due with the move, asked of the processor outside any transaction, settled", async () => {
+    const { deps, orderId, move, moveWithRefund, pay, habanero } = await placed();
     await pay();
     expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("CONFIRMED");
-    const cancelled = await move("CANCELLED", admin);
-    expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
-    expect([...deps.processor.refunds.values()]).toEqual([
-      { id: expect.any(String), intentId: cancelled.stripePaymentIntentId!, amount: cancelled.total, status: "succeeded" },
+    const cancelled = await moveWithRefund("CANCELLED", admin, undefined, refundsOutsideTransactions(deps));
+    expect(cancelled).toMatchObject({ order: { status: "CANCELLED", paymentStatus: "REFUNDED" }, refund: "made" });
+    const { total, stripePaymentIntentId } = cancelled.order;
+    expect([...deps.processor.refunds.values()]).toEqual([{ id: expect.any(String), intentId: stripePaymentIntentId!, amount: total, status: "succeeded" }]);
+    expect(await deps.repos.refunds.listOfOrder(orderId)).toEqual([
+      expect.objectContaining({
+        idempotencyKey: `refund-${orderId}`,
+        reason: "order_ended",
+        amount: total,
+        attempts: 1,
+        confirmedAt: expect.any(Date),
+        processorRefundId: [...deps.processor.refunds.keys()][0],
+      }),
     ]);
     expect(await move("CANCELLED", admin).catch((e: DomainError) => e.code)).toBe("order.invalid_transition");
     expect(deps.processor.refunds.size).toBe(1);
     expect(await stockOf(deps, habanero.id)).toBe(10);
     const [audit] = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
-    expect(audit?.changes).toMatchObject({ from: "CONFIRMED", to: "CANCELLED", refunded: cancelled.total, by: "ADMIN" });
+    expect(audit?.changes).toMatchObject({ from: "CONFIRMED", to: "CANCELLED", refundDue: total, by: "ADMIN" });
+    const [settled] = await deps.repos.audit.list({ action: "payment.refunded", entityId: orderId });
+    expect(settled?.changes).toMatchObject({ intentId: stripePaymentIntentId, amount: total, reason: "order_ended", from: "PAID", to: "REFUNDED" });
   });
 
-  test("a refund after shipping gives the money back but not the stock; a failed refund changes nothing", async () => {
-    const { deps, orderId, move, pay, habanero } = await placed();
+  test("a refund the processor refuses: the order has moved all the same (its stock as it was after shipping), its payment stays PAID and the refund is due with the error", async () => {
+    const { deps, orderId, move, moveWithRefund, pay, habanero } = await placed();
     await pay();
     await move("PROCESSING");
     await move("SHIPPED", staff, "TRACK-1");
@@ -414,10 +438,52 @@ describe("changing an order's status", () => {
       ...deps,
       payments: { ...deps.payments, refund: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed")) },
     };
-    expect((await domainErrorOf(changeOrderStatus(refusing, admin, { id: orderId }, { status: "REFUNDED" }, origin))).code).toBe("payment.processor_failed");
-    expect((await deps.repos.orders.findById(orderId))?.status).toBe("SHIPPED");
-    expect(await move("REFUNDED", admin)).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
+    expect(await moveWithRefund("REFUNDED", admin, undefined, refusing)).toMatchObject({ order: { status: "REFUNDED", paymentStatus: "PAID" }, refund: "due" });
+    expect(await deps.repos.orders.findById(orderId)).toMatchObject({ status: "REFUNDED", paymentStatus: "PAID" });
     expect(await stockOf(deps, habanero.id)).toBe(8);
+    expect(await deps.repos.refunds.listDue()).toEqual([
+      expect.objectContaining({ orderId, idempotencyKey: `refund-${orderId}`, attempts: 1, lastError: "Payment processing failed", confirmedAt: null }),
+    ]);
+    expect(deps.processor.refunds.size).toBe(0);
+    expect(await move("REFUNDED", admin).catch((e: DomainError) => e.code)).toBe("order.invalid_transition");
+  });
+
+  test("Stripe's charge.refunded heard before the refund's answer, or after it: the same end, one refund", async () => {
+    const ends: unknown[] = [];
+    for (const webhook of ["before", "after"] as const) {
+      const { deps, orderId, moveWithRefund, pay } = await placed();
+      await pay();
+      const intentId = (await deps.repos.orders.findById(orderId))!.stripePaymentIntentId!;
+      const refunded = () =>
+        receiveWebhookEvent(deps, {
+          provider: "stripe",
+          eventId: `evt_refunded_${orderId}`,
+          type: "charge.refunded",
+          effect: { kind: "payment", event: { kind: "refunded", intentId, fully: true }, orderId },
+        });
+      const heardFirst = {
+        ...deps,
+        payments: {
+          ...deps.payments,
+          refund: async (input: RefundInput) => (await deps.payments.refund(input), await refunded(), deps.payments.refund(input)),
+        },
+      };
+      const result = await moveWithRefund("CANCELLED", admin, undefined, webhook === "before" ? heardFirst : deps);
+      if (webhook === "after") expect(await refunded()).toBe("unchanged");
+      const order = (await deps.repos.orders.findById(orderId))!;
+      const [refund] = await deps.repos.refunds.listOfOrder(orderId);
+      ends.push({
+        answer: result.order.paymentStatus,
+        status: order.status,
+        paymentStatus: order.paymentStatus,
+        due: refund?.confirmedAt === null,
+        refunds: deps.processor.refunds.size,
+      });
+    }
+    expect(ends).toEqual([
+      { answer: "REFUNDED", status: "CANCELLED", paymentStatus: "REFUNDED", due: false, refunds: 1 },
+      { answer: "REFUNDED", status: "CANCELLED", paymentStatus: "REFUNDED", due: false, refunds: 1 },
+    ]);
   });
 
   test("cancelling an order whose payment went through meanwhile settles it as paid first: staff may not refund it, an admin refunds it", async () => {
@@ -490,7 +556,9 @@ describe("changing an order's status", () => {
     const { deps, orderId, customer } = await placed();
     const number = (await deps.repos.orders.findById(orderId))!.orderNumber;
     expect((await domainErrorOf(changeOrderStatus(deps, customer, { id: orderId }, { status: "CANCELLED" }, origin))).code).toBe("forbidden");
-    expect(await changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: number }, { status: "CONFIRMED" }, origin)).toMatchObject({ status: "CONFIRMED" });
+    expect((await changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: number }, { status: "CONFIRMED" }, origin)).order).toMatchObject({
+      status: "CONFIRMED",
+    });
     expect((await domainErrorOf(changeOrderStatus(deps, SYSTEM_ACTOR, { orderNumber: "SF-20200101-ZZZZ" }, { status: "CONFIRMED" }, origin))).code).toBe(
       "order.not_found",
     );

@@ -4,13 +4,18 @@ import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import type { WebhookEvent } from "../../src/application/events/webhook-event.ts";
+import type { PaymentGateway } from "../../src/application/ports/payments.ts";
+import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
+import { DomainError } from "../../src/domain/errors.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent } from "../../src/domain/payment.ts";
+import { REFUND_RETRY_MS } from "../../src/domain/refund.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import { eventually } from "../support/eventually.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "payments-test" };
+type RefundInput = Parameters<PaymentGateway["refund"]>[0];
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
 async function anOrder(deps: MemoryDeps = createMemoryDeps(), quantity = 2) {
@@ -274,7 +279,7 @@ describe("payment events from the processor (decisions §8)", () => {
     ]);
   });
 
-  test("money for an order that had already ended goes back to the customer; if the refund is refused nothing is recorded and the redelivery applies it", async () => {
+  test("money for an order that had already ended goes back, asked after the event's transaction; refused, the event is applied all the same and its refund is due; a redelivery refunds nothing; housekeeping asks again under the same key", async () => {
     const { deps, placed, stored, intentId } = await anOrder();
     await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", updatedAt: new Date() });
     await deps.processor.confirmIntent(intentId, "pm_card_visa", "late");
@@ -284,11 +289,67 @@ describe("payment events from the processor (decisions §8)", () => {
       { kind: "succeeded", processor: "stripe", intentId, amount: placed.amount, currency: "usd" },
       placed.orderId,
     );
-    const refusing = { ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new Error("Stripe is down")) } };
-    expect(await receiveWebhookEvent(refusing as MemoryDeps, event).catch((e: Error) => e.message)).toBe("Stripe is down");
-    expect(deps.state.webhookEvents.size).toBe(0);
-    expect(await receiveWebhookEvent(deps, event)).toBe("applied");
+    const processor = { down: true, asked: [] as string[] };
+    const refund = async (input: RefundInput) => {
+      processor.asked.push(input.idempotencyKey);
+      // Asked inside a transaction, the call would hold a connection (and the order's lock) while it waits: refused here.
+      await deps.uow.read(async () => null);
+      if (processor.down) throw new DomainError("payment.processor_failed", "Payment processing failed");
+      return deps.payments.refund(input);
+    };
+    const flaky = { ...deps, payments: { ...deps.payments, refund } };
+    expect(await receiveWebhookEvent(flaky, event)).toBe("applied");
     expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect(await deps.repos.refunds.listDue()).toEqual([
+      expect.objectContaining({
+        orderId: placed.orderId,
+        intentId,
+        idempotencyKey: `late-payment-${intentId}`,
+        reason: "late_payment",
+        amount: placed.amount,
+        lastError: "Payment processing failed",
+      }),
+    ]);
+    expect(await receiveWebhookEvent(flaky, event)).toBe("duplicate");
+    expect(processor.asked).toHaveLength(1);
+
+    processor.down = false;
+    deps.clock.advance(REFUND_RETRY_MS);
+    expect(await createHousekeeping(flaky, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 }).runOnce()).toMatchObject({ refundsMade: 1, refundsDue: 0 });
+    expect(processor.asked).toEqual([`late-payment-${intentId}`, `late-payment-${intentId}`]);
     expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId, amount: (await stored()).total })]);
+    expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect(await deps.repos.refunds.listDue()).toEqual([]);
+    expect((await deps.repos.audit.list({ action: "payment.refunded", entityId: placed.orderId }))[0]?.changes).toMatchObject({
+      intentId,
+      reason: "late_payment",
+      from: "REFUNDED",
+      to: "REFUNDED",
+    });
+  });
+
+  test("an order ended while its payment was with the processor: the money goes back, asked once the payment's last transaction is done", async () => {
+    const { deps, placed, stored, pay } = await anOrder();
+    const refund = async (input: RefundInput) => (await deps.uow.read(async () => null), deps.payments.refund(input));
+    const endedMeanwhile = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        refund,
+        confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => {
+          await deps.repos.orders.update(placed.orderId, { status: "CANCELLED", updatedAt: new Date() });
+          return deps.payments.confirmIntent(...args);
+        },
+      },
+    };
+    expect(await pay("pm_card_visa", undefined, endedMeanwhile as MemoryDeps)).toMatchObject({
+      success: false,
+      order: { status: "CANCELLED", paymentStatus: "REFUNDED" },
+    });
+    const intentId = (await stored()).stripePaymentIntentId!;
+    expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId, amount: placed.amount })]);
+    expect(await deps.repos.refunds.listOfOrder(placed.orderId)).toEqual([
+      expect.objectContaining({ idempotencyKey: `late-payment-${intentId}`, confirmedAt: expect.any(Date) }),
+    ]);
   });
 });

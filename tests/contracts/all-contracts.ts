@@ -6,6 +6,7 @@ import { mailOutboxContract } from "./mail-outbox.contract.ts";
 import { orderRepositoryContract } from "./order-repository.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
+import { refundRepositoryContract } from "./refund-repository.contract.ts";
 import { sessionRepositoryContract } from "./session-repository.contract.ts";
 import { suppressionListContract } from "./suppression-list.contract.ts";
 import type { ContractTarget } from "./targets.ts";
@@ -27,5 +28,6 @@ export function allContracts(target: () => ContractTarget) {
   orderRepositoryContract(target);
   webhookEventLogContract(target);
   idempotencyKeysContract(target);
+  refundRepositoryContract(target);
   unitOfWorkContract(target);
 }

@@ -86,6 +86,7 @@ describe("the OpenAPI document (decisions §10)", () => {
       const: "unavailable",
     });
     expect(doc.paths["/api/orders/{id}/status"].put.responses["409"]).toEqual({ $ref: "#/components/responses/Conflict" });
+    expect(doc.paths["/api/orders/{id}/status"].put.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
     for (const provider of ["stripe", "paypal", "square", "easypost", "resend"]) {
       expect(doc.paths[`/api/webhooks/${provider}`].post.responses["400"].description).toContain("`Invalid signature`");
     }

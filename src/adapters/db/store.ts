@@ -13,6 +13,7 @@ import { createPgMailOutbox } from "./mail-outbox-repository.ts";
 import { createPgOrderRepository } from "./order-repository.ts";
 import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
+import { createPgRefundRepository } from "./refund-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
 import { createPgSuppressionList } from "./suppression-list.ts";
 import { createPgUserRepository } from "./user-repository.ts";
@@ -35,6 +36,7 @@ export function createPgRepositories(db: Db): Repositories {
     suppressions: createPgSuppressionList(db),
     webhookEvents: createPgWebhookEventLog(db),
     idempotency: createPgIdempotencyKeys(db),
+    refunds: createPgRefundRepository(db),
   };
 }
 
@@ -48,8 +50,8 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           return await db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
         } catch (error) {
           // PostgreSQL gave this transaction up to break a deadlock: nothing of it landed, so it is run
-          // again. Besides database writes, work calls out only to the payment processor (a refund),
-          // always with an idempotency key, so a rerun repeats nothing outside.
+          // again. Work writes to the database only (the processor is called between transactions,
+          // never inside one), so a rerun repeats nothing outside.
           if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
           // The caller's account was deleted after its session was checked (the check is cached for
           // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.

@@ -168,6 +168,21 @@ export interface EmailSuppressionsTable {
   created_at: Date;
 }
 
+export interface RefundsTable {
+  id: string;
+  order_id: string;
+  intent_id: string;
+  idempotency_key: string;
+  reason: string;
+  amount_cents: number;
+  requested_at: Date;
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  last_error: string | null;
+  confirmed_at: Date | null;
+  processor_refund_id: string | null;
+}
+
 export interface LocationsTable {
   id: string;
   name: string;
@@ -220,6 +235,7 @@ export interface Database {
   email_suppressions: EmailSuppressionsTable;
   mail_outbox: MailOutboxTable;
   locations: LocationsTable;
+  refunds: RefundsTable;
   fake_processor_intents: FakeProcessorIntentsTable;
   fake_processor_refunds: FakeProcessorRefundsTable;
   fake_processor_replays: FakeProcessorReplaysTable;

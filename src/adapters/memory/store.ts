@@ -3,6 +3,7 @@ import type { CartItem } from "../../domain/cart.ts";
 import type { Location } from "../../domain/location.ts";
 import type { Order } from "../../domain/order.ts";
 import type { Product } from "../../domain/product.ts";
+import type { RefundRecord } from "../../domain/refund.ts";
 import type { Session } from "../../domain/session.ts";
 import type { User } from "../../domain/user.ts";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
@@ -18,6 +19,7 @@ import { createMemoryMailOutbox } from "./mail-outbox.ts";
 import { createMemoryOrderRepository } from "./order-repository.ts";
 import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
+import { createMemoryRefundRepository } from "./refund-repository.ts";
 import { createMemorySessionRepository } from "./session-repository.ts";
 import { createMemorySuppressionList } from "./suppression-list.ts";
 import { createMemoryUserRepository } from "./user-repository.ts";
@@ -39,6 +41,7 @@ export interface MemoryState {
   webhookEvents: Map<string, ReceivedEvent>;
   idempotencyKeys: Map<string, StoredKey>;
   suppressions: Map<string, { reason: "bounced" | "complained"; at: Date }>;
+  refunds: Map<string, RefundRecord>;
 }
 
 export function emptyMemoryState(): MemoryState {
@@ -57,6 +60,7 @@ export function emptyMemoryState(): MemoryState {
     webhookEvents: new Map(),
     idempotencyKeys: new Map(),
     suppressions: new Map(),
+    refunds: new Map(),
   };
 }
 
@@ -74,6 +78,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
     suppressions: createMemorySuppressionList(state.suppressions),
     webhookEvents: createMemoryWebhookEventLog(state.webhookEvents),
     idempotency: createMemoryIdempotencyKeys(state.idempotencyKeys),
+    refunds: createMemoryRefundRepository(state.refunds),
   };
 }
 

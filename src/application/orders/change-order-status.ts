@@ -3,6 +3,8 @@ import { DomainError } from "../../domain/errors.ts";
 import { type Order, type OrderStatus, type OrderView, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
 import { SHOP_PROCESSOR, paymentInProgress } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
+import { type RefundRecord, orderRefundKey } from "../../domain/refund.ts";
+import { type RefundOutcome, askForRefund, markRefundDue } from "../payments/refunds.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
@@ -13,7 +15,12 @@ export interface StatusChange {
   status: OrderStatus;
   trackingNumber?: string | null;
 }
-type ChangeDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock">;
+/** The order as the move (and its refund, if it had one) left it; the refund "due" when the processor did not make it yet. */
+export interface StatusMove {
+  order: OrderView;
+  refund: RefundOutcome | null;
+}
+type ChangeDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
 /** Rounds of "stop the payment, then end the order" before giving up on an order that keeps getting a new payment intent. */
 const ROUNDS = 3;
@@ -23,14 +30,15 @@ const ROUNDS = 3;
  * and no other move takes one. Ending an unpaid order first stops its payment at the processor
  * (one found paid is settled, then refunded as any paid order); an unpaid order may end REFUNDED
  * as well as CANCELLED, as the table allows (money staff took and gave back outside the shop),
- * and nothing is refunded. Ending a paid order refunds it, which also needs financials:refunds;
- * the refund is made while the order is locked, with a key from the order, so two staff ending it
- * at once refund once, and a refused refund changes nothing. Should the database fail after the
- * processor refunded, the same move made again replays the refund (its key) and lands, and the
- * processor's charge.refunded event settles the order meanwhile. The same use case serves
- * PUT /api/orders/:id/status and `order:set-status`.
+ * and nothing is refunded. Ending a paid order refunds it, which also needs financials:refunds,
+ * in three steps (decisions §14): the refund is marked due in the move's own transaction, with a
+ * key from the order, so two staff ending it at once refund once; the processor is asked once
+ * that has committed, holding nothing; its answer settles the payment as REFUNDED. A processor
+ * that refuses or cannot be reached leaves the move done and its refund due, retried by
+ * housekeeping until it answers. The same use case serves PUT /api/orders/:id/status and
+ * `order:set-status`.
  */
-export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin): Promise<OrderView> {
+export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin): Promise<StatusMove> {
   requirePermission(actor, "orders:write");
   const id = "id" in ref ? ref.id : (await deps.uow.read((db) => db.orders.findByNumber(ref.orderNumber)))?.id;
   if (!id) throw new DomainError("order.not_found", "Order not found");
@@ -46,15 +54,20 @@ export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: Ord
     if (stopped?.outcome === "processing") throw paymentInProgress();
     if (stopped?.outcome === "paid") continue;
     const moved = await deps.uow.transaction((tx) => move(tx, deps, actor, id, { to: change.status, trackingNumber, stopped }, origin));
-    if (moved) return moved;
+    if (!moved) continue;
+    if (!moved.refund) return { order: moved.order, refund: null };
+    const refund = await askForRefund(deps, moved.refund);
+    // An ended order moves no more: only its payment may have changed since, by the refund's settling.
+    const order = refund === "made" ? ((await deps.uow.read((db) => db.orders.findById(id))) ?? moved.order) : moved.order;
+    return { order, refund };
   }
   throw paymentInProgress();
 }
 
 /**
  * The move itself, under the order's lock, answering the order as this move left it (read before the
- * lock is let go, so never as a later move left it); null when a payment intent appeared since the
- * one stopped (the caller goes round again).
+ * lock is let go, so never as a later move left it) and the refund it owes; null when a payment
+ * intent appeared since the one stopped (the caller goes round again).
  */
 async function move(
   tx: Repositories,
@@ -63,19 +76,28 @@ async function move(
   id: string,
   wanted: { to: OrderStatus; trackingNumber: string | null; stopped: StoppedPayment | null },
   origin: RequestOrigin,
-): Promise<OrderView | null> {
+): Promise<{ order: OrderView; refund: RefundRecord | null } | null> {
   const order = await tx.orders.lock(id);
   if (!order) throw new DomainError("order.not_found", "Order not found");
   const to = transition(order.status, wanted.to);
-  const refund = (to === "CANCELLED" || to === "REFUNDED") && order.paymentStatus === "PAID";
-  if (!refund && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return null;
-  const refunded = refund ? await refundOrder(deps, actor, order) : null;
+  const paidEnding = (to === "CANCELLED" || to === "REFUNDED") && order.paymentStatus === "PAID";
+  if (!paidEnding && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return null;
+  if (paidEnding) requirePermission(actor, "financials:refunds");
+  // Money taken through another provider (Square, PayPal) the shop cannot return: the order ends, its
+  // payment stays PAID, and the audit entry flags the refund due through that provider.
+  const paidVia = paidEnding ? (order.paidVia ?? SHOP_PROCESSOR) : null;
+  const refund =
+    paidVia === SHOP_PROCESSOR
+      ? await markRefundDue(tx, deps, {
+          orderId: order.id,
+          intentId: paidIntent(order),
+          idempotencyKey: orderRefundKey(order.id),
+          reason: "order_ended",
+          amount: order.total,
+        })
+      : null;
   await applyToOrder(tx, deps, order, {
-    changes: {
-      status: to,
-      ...(refunded === "here" ? { paymentStatus: "REFUNDED" } : {}),
-      ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}),
-    },
+    changes: { status: to, ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
     restock: restocksOn(order.status, to),
     audit: {
       action: "order.status_update",
@@ -85,25 +107,18 @@ async function move(
         from: order.status,
         to,
         ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}),
-        ...(refunded === "here" ? { refunded: order.total } : {}),
-        ...(refunded === "elsewhere" ? { refundDueThrough: order.paidVia, flagged: true } : {}),
+        ...(refund ? { refundDue: refund.amount } : {}),
+        ...(paidVia && paidVia !== SHOP_PROCESSOR ? { refundDueThrough: paidVia, flagged: true } : {}),
         by: actor.role,
       },
     },
   });
-  return tx.orders.findById(id);
+  return { order: (await tx.orders.findById(id))!, refund };
 }
 
-/**
- * Money taken through the shop's own processor is refunded through it ("here"). Money taken through
- * another provider (Square, PayPal) the shop cannot return: the order ends, its payment stays PAID,
- * and the audit entry flags the refund that is due through that provider ("elsewhere").
- */
-async function refundOrder(deps: Pick<Deps, "payments">, actor: Actor, order: Order): Promise<"here" | "elsewhere"> {
-  requirePermission(actor, "financials:refunds");
-  if ((order.paidVia ?? SHOP_PROCESSOR) !== SHOP_PROCESSOR) return "elsewhere";
+/** The shop's processor's payment a paid order was paid with. */
+function paidIntent(order: Order): string {
   const intentId = order.paidReference ?? order.stripePaymentIntentId;
   if (!intentId) throw new Error(`paid order ${order.id} has no payment intent`);
-  await deps.payments.refund({ intentId, idempotencyKey: `refund-${order.id}` });
-  return "here";
+  return intentId;
 }

@@ -3,6 +3,7 @@ import { DomainError, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import { type IntentStatus, beginPaymentAttempt, confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
 import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
+import { askForRefund } from "../payments/refunds.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
 import { applyToOrder } from "./apply-to-order.ts";
@@ -30,7 +31,8 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    again;
  * 3. under the lock again: the outcome applied as the processor's own report of the intent (so a
  *    webhook that came first, or staff who moved the order, change nothing twice), with its
- *    `payment.*` audit entry, and the mark cleared.
+ *    `payment.*` audit entry, and the mark cleared. Money the order no longer needs (it ended
+ *    meanwhile) is marked due for refund there, and asked of the processor after that commit.
  * A declined card fails the payment (the order stays payable) and is answered with a 402.
  */
 export async function payOrder(deps: PayDeps, userId: string, request: PaymentRequest, origin: RequestOrigin): Promise<PaymentResult> {
@@ -54,7 +56,7 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   }
 
   const outcome = confirmationOutcome(intent);
-  const settled = await deps.uow.transaction(async (tx) => {
+  const { settled, refund } = await deps.uow.transaction(async (tx) => {
     const current = (await tx.orders.lock(order.id))!;
     // A fresh intent becomes the order's (unless staff or the processor moved it on meanwhile).
     const adopt = current.stripePaymentIntentId === null && current.status === "PENDING" ? { stripePaymentIntentId: intent.id } : {};
@@ -75,11 +77,12 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
     const changes = { ...adopt, paymentStartedAt: null };
     if (event) {
       const effect = await applyProcessorEvent(tx, deps, known, event, audit, changes);
-      return { ...known, ...effect.changes };
+      return { settled: { ...known, ...effect.changes }, refund: effect.refund };
     }
     await applyToOrder(tx, deps, known, { changes, restock: false, audit });
-    return known;
+    return { settled: known, refund: null };
   });
+  if (refund) await askForRefund(deps, refund);
 
   if (outcome.decline)
     throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });

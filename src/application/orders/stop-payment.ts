@@ -2,6 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
 import { eventOfIntent } from "../../domain/payment.ts";
 import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
+import { askForRefund } from "../payments/refunds.ts";
 import type { Deps } from "../ports/index.ts";
 
 export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "paid" | "processing" };
@@ -13,7 +14,7 @@ export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "pa
  * One still processing is left alone. A processor that cannot be reached stops the caller.
  */
 export async function stopPayment(
-  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock">,
+  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
   order: Pick<Order, "id" | "stripePaymentIntentId">,
   origin: RequestOrigin,
   why: string,
@@ -24,9 +25,12 @@ export async function stopPayment(
   if (intent.status === "processing") return { intentId, outcome: "processing" };
   const event = eventOfIntent(intent);
   if (event?.kind !== "succeeded") return { intentId, outcome: "stopped" };
-  await deps.uow.transaction(async (tx) => {
+  const refund = await deps.uow.transaction(async (tx) => {
     const locked = await tx.orders.lock(order.id);
-    if (locked) await applyProcessorEvent(tx, deps, locked, event, { action: "payment.succeeded", userId: null, origin, changes: { foundWhen: why } });
+    if (!locked) return null;
+    return (await applyProcessorEvent(tx, deps, locked, event, { action: "payment.succeeded", userId: null, origin, changes: { foundWhen: why } })).refund;
   });
+  // Ended meanwhile by someone else, the order needs the money no more: it goes back.
+  if (refund) await askForRefund(deps, refund);
   return { intentId, outcome: "paid" };
 }

@@ -1,26 +1,39 @@
 import type { AuditAction, RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
 import { type EventEffect, type ProcessorEvent, processorEventEffect } from "../../domain/payment.ts";
+import { type RefundRecord, latePaymentRefundKey } from "../../domain/refund.ts";
 import { type OrderChange, applyToOrder } from "../orders/apply-to-order.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
+import { markRefundDue } from "./refunds.ts";
 
 /**
  * What the processor says happened to a payment, applied to the locked order by the domain's
  * rules (with any changes of the caller's own, `also`), with one audit entry whether or not it
  * changes anything. Money the order does not need (it had ended, or another intent paid it) is
- * refunded here, inside the transaction: if the refund is refused, nothing is written and the
- * event is applied again when it comes again.
+ * marked due for refund here, in the caller's transaction, and returned: the caller asks the
+ * processor for it once that transaction commits (askForRefund), never inside it. A payment
+ * reported refunded in full confirms any refund of it still due, so none is asked again.
  */
 export async function applyProcessorEvent(
   tx: Repositories,
-  deps: Pick<Deps, "ids" | "clock" | "payments">,
+  deps: Pick<Deps, "ids" | "clock">,
   order: Order,
   event: ProcessorEvent,
   audit: { action: AuditAction; userId: string | null; origin: RequestOrigin; changes: Record<string, unknown> },
   also: OrderChange["changes"] = {},
-): Promise<EventEffect> {
+): Promise<EventEffect & { refund: RefundRecord | null }> {
   const effect = processorEventEffect(order, event);
-  if (effect.refundLatePayment) await deps.payments.refund({ intentId: event.intentId, idempotencyKey: `late-payment-${event.intentId}` });
+  const refund =
+    effect.refundLatePayment && event.kind === "succeeded"
+      ? await markRefundDue(tx, deps, {
+          orderId: order.id,
+          intentId: event.intentId,
+          idempotencyKey: latePaymentRefundKey(event.intentId),
+          reason: "late_payment",
+          amount: event.amount,
+        })
+      : null;
+  if (event.kind === "refunded" && event.fully) await tx.refunds.confirmAllOf(event.intentId, deps.clock.now());
   const from = { status: order.status, paymentStatus: order.paymentStatus };
   await applyToOrder(tx, deps, order, {
     changes: { ...also, ...effect.changes },
@@ -38,8 +51,9 @@ export async function applyProcessorEvent(
         to: { ...from, ...effect.changes },
         ...(effect.ignored ? { ignored: effect.ignored } : {}),
         ...(effect.flagged ? { flagged: true } : {}),
+        ...(refund ? { refundDue: refund.amount } : {}),
       },
     },
   });
-  return effect;
+  return { ...effect, refund };
 }

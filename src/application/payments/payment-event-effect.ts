@@ -6,6 +6,7 @@ import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
 import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 import { applyProcessorEvent } from "./apply-processor-event.ts";
+import { askForRefund } from "./refunds.ts";
 
 /**
  * A payment event of any provider (decisions §8, §11), applied to its order by the domain's rules.
@@ -13,7 +14,8 @@ import { applyProcessorEvent } from "./apply-processor-event.ts";
  * the one it moves; an intent no order holds (not stored yet: the event came before checkout's
  * last step; or one the order has since replaced) goes to the order its metadata names. Another
  * provider's payment names its order by the id the shop gave it (reference, custom id). Paid through another provider, the
- * order's own intent is then cancelled, so it cannot be paid a second time.
+ * order's own intent is then cancelled, so it cannot be paid a second time; money the order does not need is refunded. Both
+ * are asked of the processor after the event's transaction.
  */
 export async function paymentEventEffect(
   tx: Repositories,
@@ -37,6 +39,15 @@ export async function paymentEventEffect(
     changes: { eventId: event.eventId, type: event.type },
   });
   const outcome = result.flagged ? "flagged" : result.ignored ? "unchanged" : "applied";
+  const { refund } = result;
+  // Asked once the event is committed: a redelivery finds the event recorded, and the refund due or made.
+  if (refund)
+    return {
+      outcome,
+      afterCommit: async () => {
+        await askForRefund(deps, refund);
+      },
+    };
   const ownIntent = order.stripePaymentIntentId;
   if (ours || outcome !== "applied" || !ownIntent) return { outcome };
   return {

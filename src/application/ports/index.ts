@@ -18,6 +18,7 @@ import type {
 import type { MailOutbox, Mailer, OutboxReader, SuppressionList, SuppressionReader } from "./mail.ts";
 import type { OrderReader, OrderRepository } from "./orders.ts";
 import type { PaymentGateway, TaxCalculator } from "./payments.ts";
+import type { RefundReader, RefundRepository } from "./refunds.ts";
 import type { Clock, DatabaseProbe, Ids, Logger, Random, RateLimitStore } from "./system.ts";
 
 /** What may be read outside a transaction: single statements, no writes. */
@@ -32,6 +33,7 @@ export interface Readers {
   audit: AuditReader;
   outbox: OutboxReader;
   suppressions: SuppressionReader;
+  refunds: RefundReader;
 }
 
 /** Every repository, as a transaction hands them out. */
@@ -48,6 +50,7 @@ export interface Repositories extends Readers {
   suppressions: SuppressionList;
   webhookEvents: WebhookEventLog;
   idempotency: IdempotencyKeys;
+  refunds: RefundRepository;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { Deps } from "../ports/index.ts";
 import { expireUnpaidOrders } from "../orders/expire-unpaid-orders.ts";
+import { retryDueRefunds } from "../payments/retry-due-refunds.ts";
 import { periodic } from "./periodic.ts";
 
 /**
  * What the server tidies up now and then: orders not paid in time (cancelled, their stock
- * released), sessions that have ended (a token naming one is refused either way) and idempotency
- * keys past their 24 hours. Every
+ * released), sessions that have ended (a token naming one is refused either way), idempotency
+ * keys past their 24 hours, and refunds still due (asked of the processor again). Every
  * instance may run it; each step is safe to run twice at once.
  */
 export function createHousekeeping(
@@ -16,10 +17,18 @@ export function createHousekeeping(
     const { expired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
     const sessionsPurged = await deps.uow.transaction((tx) => tx.sessions.purgeEnded(deps.clock.now()));
     const idempotencyKeysPurged = await deps.uow.transaction((tx) => tx.idempotency.purgeExpired(deps.clock.now()));
-    if (expired.length || paidMeanwhile.length || sessionsPurged || idempotencyKeysPurged) {
-      deps.logger.info("housekeeping.done", { ordersExpired: expired, paidMeanwhile, sessionsPurged, idempotencyKeysPurged });
+    const refunds = await retryDueRefunds(deps);
+    if (expired.length || paidMeanwhile.length || sessionsPurged || idempotencyKeysPurged || refunds.made || refunds.due) {
+      deps.logger.info("housekeeping.done", {
+        ordersExpired: expired,
+        paidMeanwhile,
+        sessionsPurged,
+        idempotencyKeysPurged,
+        refundsMade: refunds.made,
+        refundsDue: refunds.due,
+      });
     }
-    return { ordersExpired: expired.length, sessionsPurged, idempotencyKeysPurged };
+    return { ordersExpired: expired.length, sessionsPurged, idempotencyKeysPurged, refundsMade: refunds.made, refundsDue: refunds.due };
   }
   return { runOnce, ...periodic(runOnce, { intervalMs: options.intervalMs, logger: deps.logger, event: "housekeeping.failed" }) };
 }

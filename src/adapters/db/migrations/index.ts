@@ -8,6 +8,7 @@ import * as m0006 from "./0006_payments.ts";
 import * as m0007 from "./0007_payment_in_flight.ts";
 import * as m0008 from "./0008_event_providers.ts";
 import * as m0009 from "./0009_paid_reference.ts";
+import * as m0011 from "./0011_refunds.ts";
 import * as m0012 from "./0012_fake_processor.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0007_payment_in_flight": m0007,
   "0008_event_providers": m0008,
   "0009_paid_reference": m0009,
+  "0011_refunds": m0011,
   "0012_fake_processor": m0012,
 };
 

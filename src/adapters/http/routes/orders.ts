@@ -99,7 +99,11 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     })
     .put(
       "/orders/:id/status",
-      async ({ principal, params, body, origin }) => presentOrder(await useCases.changeOrderStatus(principal.actor, { id: params.id }, body, origin)),
+      async ({ principal, params, body, origin, status }) => {
+        const moved = await useCases.changeOrderStatus(principal.actor, { id: params.id }, body, origin);
+        // The move is done either way; 202 says its refund is not yet: due, and retried until the processor answers.
+        return moved.refund === "due" ? status(202, presentOrder(moved.order)) : presentOrder(moved.order);
+      },
       {
         auth: { permission: "orders:write" },
         params: z.object({ id: idOf("an order") }),
@@ -108,10 +112,12 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
           trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
         }),
         ...JSON_BODY,
-        response: { 200: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+        response: { 200: orderSchema, 202: orderSchema, ...errors, 409: errorBody, 500: errorBody },
         detail: {
           tags: ["Orders"],
           summary: "Move an order (orders:write): by the status table; a paid order cancelled or refunded is refunded (also needs financials:refunds)",
+          description:
+            "200: the order as moved (a refund made: payment REFUNDED). 202: the order has moved, but the processor refused or could not be reached for its refund: payment still PAID, the refund due and retried by housekeeping until the processor answers.",
         },
       },
     );

@@ -1,0 +1,23 @@
+import { REFUND_ATTEMPT_LEASE_MS } from "../../domain/refund.ts";
+import type { Deps } from "../ports/index.ts";
+import { askForRefund } from "./refunds.ts";
+
+/** How many refunds one claim takes; a run claims on until none is due. */
+const BATCH = 20;
+
+/**
+ * Housekeeping's refund step (decisions §15): every refund marked due and not confirmed is asked
+ * again, under its own idempotency key, until the processor answers. A refund is claimed with a
+ * lease (SKIP LOCKED), so instances running at once never ask for the same one, and one whose
+ * attempt is still in flight (or whose process died in it) waits until the attempt's time is over.
+ * A run ends: each refund is asked once in it, as a failed one is due again only at the next run.
+ */
+export async function retryDueRefunds(deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">): Promise<{ made: number; due: number }> {
+  const tally = { made: 0, due: 0 };
+  for (;;) {
+    const now = deps.clock.now();
+    const claimed = await deps.uow.transaction((tx) => tx.refunds.claimDue(now, new Date(now.getTime() + REFUND_ATTEMPT_LEASE_MS), BATCH));
+    for (const refund of claimed) tally[await askForRefund(deps, refund)]++;
+    if (claimed.length < BATCH) return tally;
+  }
+}
