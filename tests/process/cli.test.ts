@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
-import { createPgFakeLedger } from "../../src/adapters/db/fake-processor-ledger.ts";
-import { challengePageAt, createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
-import { cuid2Ids } from "../../src/adapters/system.ts";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
@@ -277,9 +274,7 @@ describe("orders commands", () => {
 
   /** Orders placed through the use cases, as the server would place them, on the CLI's database. */
   async function placeOrders(count: number) {
-    // The fake processor as the server runs it: its books in the shop's database, which the CLI reads too.
-    const processor = createFakeProcessor(cuid2Ids.next, createPgFakeLedger(database.db), challengePageAt("http://localhost:3000"));
-    const deps = { ...createPgDeps(database.db), payments: processor, tax: processor };
+    const deps = createPgDeps(database.db);
     const user = aUser();
     const sauce = aProduct({ inventory: 20 });
     await deps.repos.users.create(user);
