@@ -16,3 +16,13 @@ export function refuseInsideTransaction(call: "read" | "transaction"): void {
     throw new Error(`uow.${call}() called inside a transaction: use the repositories the transaction hands out`);
   }
 }
+
+/**
+ * Decisions §14: no call to a payment processor runs inside a database transaction; it would hold a
+ * connection, and the rows it locked, for as long as the processor takes. The built-in fake processor
+ * refuses such a call, so every test of every path that pays, refunds or cancels through it proves
+ * the rule.
+ */
+export function refuseProcessorCallInsideTransaction(): void {
+  if (insideTransaction.getStore()) throw new Error("a payment processor was called inside a database transaction: call it between transactions");
+}

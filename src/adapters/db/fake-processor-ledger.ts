@@ -1,6 +1,7 @@
 import { type Transaction, sql } from "kysely";
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
 import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
+import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 import type { Db } from "./database.ts";
 import type { Database } from "./tables.ts";
 
@@ -39,9 +40,13 @@ function bookOf(trx: Transaction<Database>): FakeBook {
  */
 export function createPgFakeLedger(db: Db): FakeLedger {
   return {
-    run: (work) => db.transaction().execute((trx) => work(bookOf(trx))),
-    once: <T>(key: string, work: (book: FakeBook) => Promise<T>) =>
-      db.transaction().execute(async (trx) => {
+    run: (work) => {
+      refuseProcessorCallInsideTransaction();
+      return db.transaction().execute((trx) => work(bookOf(trx)));
+    },
+    once: <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
+      refuseProcessorCallInsideTransaction();
+      return db.transaction().execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(hashtextextended(${`fake-processor:${key}`}, 0))`.execute(trx);
         const kept = await trx.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirst();
         if (kept) return kept.answer as T;
@@ -51,6 +56,7 @@ export function createPgFakeLedger(db: Db): FakeLedger {
           .values({ idempotency_key: key, answer: JSON.stringify(answer) })
           .execute();
         return answer;
-      }),
+      });
+    },
   };
 }

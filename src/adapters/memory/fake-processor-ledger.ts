@@ -1,5 +1,6 @@
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
 import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
+import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 
 /**
  * The fake processor's books in this process, for unit tests: runs take turns, so a run that waits
@@ -20,6 +21,7 @@ export function createMemoryFakeLedger(): FakeLedger & { intents: ReadonlyMap<st
   };
 
   function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    refuseProcessorCallInsideTransaction();
     const run = turn.then(work);
     turn = run.catch(() => {});
     return run;
