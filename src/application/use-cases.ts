@@ -66,7 +66,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) => updateCartItem(deps, userId, itemId, quantity, origin),
     removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
 
-    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders.numberPrefix, userId, request, origin),
+    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders, userId, request, origin),
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),

@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
-import { type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
+import { type CheckoutSettings, type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
+import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
+import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import { DomainError } from "../../src/domain/errors.ts";
@@ -33,8 +36,12 @@ async function shop() {
   return { deps, ada, habanero, verde, add, customer };
 }
 
-const order = (deps: MemoryDeps, userId: string, request: Partial<OrderRequest> & Pick<OrderRequest, "cartItemIds">) =>
-  placeOrder(deps, "SF", userId, { shippingAddress: texas, ...request }, origin);
+const order = (
+  deps: MemoryDeps,
+  userId: string,
+  request: Partial<OrderRequest> & Pick<OrderRequest, "cartItemIds">,
+  settings: CheckoutSettings = DEFAULT_ORDER_SETTINGS,
+) => placeOrder(deps, settings, userId, { shippingAddress: texas, ...request }, origin);
 
 const stockOf = async (deps: MemoryDeps, id: string) => (await deps.repos.products.findById(id))?.inventory;
 
@@ -199,6 +206,55 @@ describe("placing an order", () => {
     const first = await order(scripted, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
     const second = await order(scripted, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
     expect([first.orderNumber.slice(-4), second.orderNumber.slice(-4)]).toEqual(["AAAA", "BBBB"]);
+  });
+});
+
+describe("unpaid orders cannot hoard stock (decisions §15)", () => {
+  const cartLines = async (deps: MemoryDeps, userId: string) => (await deps.repos.carts.lines(userId)).map((l) => [l.id, l.quantity]);
+
+  test("with MAX_UNPAID_ORDERS unpaid orders (a declined one is unpaid too), the next checkout is refused naming the limit and the orders; nothing is taken", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const unpaid = [];
+    for (let i = 0; i < 3; i++) unpaid.push(await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }));
+    await expect(payOrder(deps, ada.id, { orderId: unpaid[1]!.orderId, paymentMethodId: "pm_card_chargeDeclined" }, origin)).rejects.toMatchObject({
+      code: "payment.declined",
+    });
+    const line = await add(habanero.id, 2);
+
+    expect(await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id] }))).toMatchObject({
+      code: "order.too_many_unpaid",
+      message: "Pay or cancel your unpaid orders first",
+      details: { limit: 3, unpaidOrders: unpaid.map((o) => ({ id: o.orderId, orderNumber: o.orderNumber })) },
+    });
+    expect(await domainErrorOf(order(deps, ada.id, { cartItemIds: null }))).toMatchObject({ code: "order.too_many_unpaid" });
+    expect([deps.state.orders.size, await stockOf(deps, habanero.id), await cartLines(deps, ada.id)]).toEqual([3, 7, [[line.id, 2]]]);
+  });
+
+  test("paid and ended orders do not count: paying or cancelling one makes room; another customer is not held back", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const unpaid = [];
+    for (let i = 0; i < 3; i++) unpaid.push(await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }));
+    const bob = aUser();
+    await deps.repos.users.create(bob);
+    await order(deps, bob.id, { cartItemIds: [(await addToCart(deps, bob.id, { productId: habanero.id, quantity: 1 }, origin)).id] });
+
+    await payOrder(deps, ada.id, { orderId: unpaid[0]!.orderId, paymentMethodId: "pm_card_visa" }, origin);
+    await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    const line = await add(habanero.id, 1);
+    expect((await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.too_many_unpaid");
+    await changeOrderStatus(deps, staff, { id: unpaid[1]!.orderId }, { status: "CANCELLED" }, origin);
+    expect(await order(deps, ada.id, { cartItemIds: [line.id] })).toMatchObject({ orderNumber: expect.any(String) });
+  });
+
+  test("the limit is the shop's setting (MAX_UNPAID_ORDERS)", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const useCases = makeUseCases(deps, { publicUrl: "http://localhost:3000", orders: { ...DEFAULT_ORDER_SETTINGS, maxUnpaidOrders: 1 } });
+    const first = await useCases.placeOrder(ada.id, { cartItemIds: [(await add(habanero.id, 1)).id], shippingAddress: texas }, origin);
+    await add(habanero.id, 1);
+    expect(await domainErrorOf(useCases.placeOrder(ada.id, { cartItemIds: null, shippingAddress: texas }, origin))).toMatchObject({
+      code: "order.too_many_unpaid",
+      details: { limit: 1, unpaidOrders: [{ id: first.orderId, orderNumber: first.orderNumber }] },
+    });
   });
 });
 
@@ -528,11 +584,12 @@ describe("unpaid orders running out of time", () => {
     const { deps, ada, habanero, add } = await shop();
     await deps.repos.products.update(habanero.id, { inventory: 1_000, updatedAt: new Date() });
     const stuck: string[] = [];
+    const roomy = { ...DEFAULT_ORDER_SETTINGS, maxUnpaidOrders: 200 };
     for (let i = 0; i < 120; i++) {
-      const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+      const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }, roomy);
       stuck.push((await deps.repos.orders.findById(placed.orderId))!.stripePaymentIntentId!);
     }
-    const last = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    const last = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }, roomy);
     deps.clock.advance(61 * 60_000);
     const unreachable = {
       ...deps,

@@ -140,6 +140,41 @@ describe("POST /api/cart/checkout", () => {
   });
 });
 
+describe("unpaid orders cannot hoard stock (decisions §15)", () => {
+  async function unpaidOrders(count: number) {
+    const placed: Array<{ id: string; orderNumber: string }> = [];
+    for (let i = 0; i < count; i++) {
+      const { body } = await placeOrder({ cartItemIds: [await add(habanero.id, 1)], shippingAddress: texas });
+      placed.push({ id: body.orderId, orderNumber: body.orderNumber });
+      t.deps.clock.advance(1_000);
+    }
+    return placed;
+  }
+
+  test("with 3 unpaid orders both checkout routes are 409 'Pay or cancel your unpaid orders first', naming the limit and the orders; nothing is taken", async () => {
+    const unpaid = await unpaidOrders(3);
+    const line = await add(verde.id, 2);
+    const refusal = { error: "Pay or cancel your unpaid orders first", details: { limit: 3, unpaidOrders: unpaid } };
+    const viaOrders = await placeOrder({ cartItemIds: [line], shippingAddress: texas });
+    expect([viaOrders.status, viaOrders.body]).toEqual([409, refusal]);
+    const viaCheckout = await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: me.headers });
+    expect([viaCheckout.status, viaCheckout.body]).toEqual([409, refusal]);
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.items.map((i: { id: string }) => i.id)).toEqual([line]);
+    expect((await t.call("GET", `/api/products/${verde.id}`)).body.data.inventory).toBe(3);
+  });
+
+  test("the refusal is not kept for an Idempotency-Key: once an order is paid, the same request goes through", async () => {
+    const [first] = await unpaidOrders(3);
+    const request = { body: { shippingAddress: texas }, headers: { ...me.headers, "idempotency-key": "checkout-after-paying" } };
+    await add(verde.id, 1);
+    expect((await t.call("POST", "/api/cart/checkout", request)).status).toBe(409);
+    const paid = await t.call("POST", "/api/payment", { body: { orderId: first!.id, paymentMethodId: "pm_card_visa" }, headers: me.headers });
+    expect(paid.body.success).toBe(true);
+    const retried = await t.call("POST", "/api/cart/checkout", request);
+    expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, null]);
+  });
+});
+
 describe("reading orders", () => {
   async function threeOrders() {
     const ids: string[] = [];

@@ -33,6 +33,7 @@ export const statusOf = {
   "order.tracking_required": 400,
   "order.tracking_not_allowed": 400,
   "order.too_large": 400,
+  "order.too_many_unpaid": 409,
   "payment.in_progress": 409,
   "payment.declined": 402,
   "order.already_paid": 400,

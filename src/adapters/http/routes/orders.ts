@@ -55,7 +55,12 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     body: z.strictObject({ cartItemIds: ids, ...orderFields }),
     ...JSON_BODY,
     response: { 200: placedSchema, ...errors, 409: errorBody, 422: errorBody },
-    detail: { tags: ["Orders"], summary },
+    detail: {
+      tags: ["Orders"],
+      summary,
+      description:
+        "409 `Pay or cancel your unpaid orders first` when the customer already holds MAX_UNPAID_ORDERS unpaid orders (`details.limit`, `details.unpaidOrders`), or while a request with the same Idempotency-Key runs",
+    },
   });
 
   return new Elysia({ name: "routes.orders" })
