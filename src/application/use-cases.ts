@@ -21,6 +21,7 @@ import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
 import type { WebhookEvent } from "./events/webhook-event.ts";
 import type { KeptResponse } from "./ports/idempotency.ts";
+import { cancelOrder } from "./orders/cancel-order.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
 import { type PaymentRequest, payOrder } from "./orders/pay-order.ts";
@@ -70,6 +71,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),
+    cancelOrder: (userId: string, orderId: string, origin: RequestOrigin) => cancelOrder(deps, userId, orderId, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
     payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin),
     receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),

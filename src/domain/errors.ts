@@ -35,6 +35,7 @@ export type ErrorCode =
   | "payment.declined"
   | "order.already_paid"
   | "order.not_payable"
+  | "order.not_cancellable"
   | "webhook.invalid_signature"
   | "webhook.malformed"
   | "webhook.not_configured"

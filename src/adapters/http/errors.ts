@@ -38,6 +38,7 @@ export const statusOf = {
   "payment.declined": 402,
   "order.already_paid": 400,
   "order.not_payable": 400,
+  "order.not_cancellable": 400,
   "webhook.invalid_signature": 400,
   "webhook.malformed": 400,
   "webhook.not_configured": 503,

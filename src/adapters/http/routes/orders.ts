@@ -102,6 +102,17 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       response: { 200: orderSchema, ...errors },
       detail: { tags: ["Orders"], summary: "One order: its owner's, or anyone's with orders:read" },
     })
+    .post("/orders/:id/cancel", async ({ principal, params, origin }) => presentOrder(await useCases.cancelOrder(principal.user.id, params.id, origin)), {
+      auth: "required",
+      params: z.object({ id: idOf("an order") }),
+      response: { 200: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+      detail: {
+        tags: ["Orders"],
+        summary: "Cancel an unpaid order of one's own: its payment intent is stopped and its stock comes back; the answer is the order",
+        description:
+          "400 `Order has already been paid` (also when its intent is found paid at the processor), 400 `Order cannot be cancelled in its current status` for anything but an unpaid PENDING order (a cancelled one included); 409 while a payment of it is processing; 500 `Payment processing failed` when the processor cannot be reached (nothing changes)",
+      },
+    })
     .put(
       "/orders/:id/status",
       async ({ principal, params, body, origin }) => presentOrder(await useCases.changeOrderStatus(principal.actor, { id: params.id }, body, origin)),
