@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { sql } from "kysely";
 import { Client } from "pg";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { cancelOrder } from "../../src/application/orders/cancel-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
@@ -175,6 +176,20 @@ describe("the unpaid-order limit under concurrency (PostgreSQL, decisions §15)"
       await checkoutLike;
     }
     expect((await deps.repos.carts.lines(user.id)).map((l) => l.productId).sort()).toEqual([products[0]!.id, another.id].sort());
+  });
+});
+
+describe("cancelling an unpaid order (PostgreSQL, decisions §15)", () => {
+  test("ten cancels of one order at once: one cancels it, nine are refused, and its stock comes back once", async () => {
+    const sauce = aProduct({ inventory: 10 });
+    await deps.repos.products.create(sauce);
+    const { user, line } = await shopperWith(sauce, 3);
+    const { orderId } = await checkout(deps, user.id, [line.id]);
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => cancelOrder(deps, user.id, orderId, NO_ORIGIN)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(results.flatMap((r) => (r.status === "rejected" ? [r.reason.code] : []))).toEqual(Array(9).fill("order.not_cancellable"));
+    expect(await stockOf(sauce.id)).toBe(10);
+    expect((await deps.repos.audit.list({ action: "order.cancel" })).length).toBe(1);
   });
 });
 
