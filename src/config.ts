@@ -72,6 +72,12 @@ const envSchema = z.object({
   RATE_LIMIT_EXEMPT_USER_AGENT: z.string().min(1).max(200).default("StorefrontMobileApp"),
   ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
   ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
+  MAX_UNPAID_ORDERS: z.coerce
+    .number()
+    .int()
+    .min(1, "must be at least 1 (every checkout makes an unpaid order, so 0 would refuse them all)")
+    .max(1000)
+    .default(DEFAULT_ORDER_SETTINGS.maxUnpaidOrders),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   /** Held to the rules of every password in loadConfig, which is handed the common-password list. */
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
@@ -220,7 +226,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     redisUrl: e.REDIS_URL ?? null,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
-    orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES },
+    orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES, maxUnpaidOrders: e.MAX_UNPAID_ORDERS },
     bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };

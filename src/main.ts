@@ -8,7 +8,6 @@ import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
-import { MAX_BODY_BYTES } from "./adapters/http/plumbing/body.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
@@ -100,9 +99,10 @@ function listen(secret: string) {
       port: config.port,
       // Elysia asks Bun for SO_REUSEPORT, with which a second server on a taken port starts and shares it.
       reusePort: false,
-      // Only a backstop: the app answers 413 itself (with its headers) from the declared length, or
-      // stops reading a chunked body at MAX_BODY_BYTES; Bun's bare 413 is left for absurd sizes.
-      maxRequestBodySize: MAX_BODY_BYTES * 64,
+      // No limit of Bun's own: past it Bun answered 413 bare, without the shop's headers. Every body
+      // is read by the app, which answers 413 itself from the declared length or once a chunked body
+      // passes MAX_BODY_BYTES; the rest of a refused body is read and dropped by Bun, never kept.
+      maxRequestBodySize: Number.POSITIVE_INFINITY,
     });
   } catch (error) {
     if ((error as { code?: unknown }).code === "EADDRINUSE") throw portInUse(config.port);

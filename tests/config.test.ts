@@ -98,6 +98,15 @@ describe("configuration", () => {
     expect(config.allowedOrigins).toEqual(["http://localhost:3000", "https://web.example.com", "http://localhost:5173"]);
   });
 
+  test("MAX_UNPAID_ORDERS: 3 unless set; 0 is refused, as it would refuse every checkout (each one makes an unpaid order)", () => {
+    expect(loadConfig({}).orders.maxUnpaidOrders).toBe(3);
+    expect(loadConfig({ MAX_UNPAID_ORDERS: "10" }).orders.maxUnpaidOrders).toBe(10);
+    expect(() => loadConfig({ MAX_UNPAID_ORDERS: "0" })).toThrow(
+      "Invalid configuration: MAX_UNPAID_ORDERS: must be at least 1 (every checkout makes an unpaid order, so 0 would refuse them all)",
+    );
+    for (const bad of ["2.5", "many", "1001"]) expect(() => loadConfig({ MAX_UNPAID_ORDERS: bad })).toThrow(/^Invalid configuration: MAX_UNPAID_ORDERS: /);
+  });
+
   test("PUBLIC_URL loses a trailing slash", () => {
     expect(loadConfig({ PUBLIC_URL: "https://shop.example.com/" }).publicUrl).toBe("https://shop.example.com");
   });

@@ -21,6 +21,7 @@ import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
 import type { WebhookEvent } from "./events/webhook-event.ts";
 import type { KeptResponse } from "./ports/idempotency.ts";
+import { cancelOrder } from "./orders/cancel-order.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
 import { type PaymentRequest, payOrder } from "./orders/pay-order.ts";
@@ -66,10 +67,11 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) => updateCartItem(deps, userId, itemId, quantity, origin),
     removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
 
-    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders.numberPrefix, userId, request, origin),
+    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders, userId, request, origin),
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),
+    cancelOrder: (userId: string, orderId: string, origin: RequestOrigin) => cancelOrder(deps, userId, orderId, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
     payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin),
     receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),

@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   "order.create",
   "order.status_update",
   "order.expire",
+  "order.cancel",
   "payment.succeeded",
   "payment.failed",
   "payment.requires_action",

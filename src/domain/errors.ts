@@ -30,10 +30,12 @@ export type ErrorCode =
   | "order.tracking_required"
   | "order.tracking_not_allowed"
   | "order.too_large"
+  | "order.too_many_unpaid"
   | "payment.in_progress"
   | "payment.declined"
   | "order.already_paid"
   | "order.not_payable"
+  | "order.not_cancellable"
   | "webhook.invalid_signature"
   | "webhook.malformed"
   | "webhook.not_configured"
@@ -41,10 +43,11 @@ export type ErrorCode =
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
- * payment of the order was running; the cart changed under the checkout): an answer not to be kept
- * for an Idempotency-Key, so the retry its text asks for can run.
+ * payment of the order was running; the cart changed under the checkout; the customer has an unpaid
+ * order to pay or cancel first): an answer not to be kept for an Idempotency-Key, so the retry its
+ * text asks for can run.
  */
-export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed"]);
+export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed", "order.too_many_unpaid"]);
 
 export class DomainError extends Error {
   constructor(

@@ -90,6 +90,21 @@ export function payability(order: { status: OrderStatus; paymentStatus: PaymentS
   return null;
 }
 
+/**
+ * Decisions §15: a customer may cancel an order only while it is unpaid, that is payable (PENDING,
+ * payment PENDING or FAILED); else why not, checked as a payment checks (already paid first).
+ */
+export function refuseUnlessCancellable(order: { status: OrderStatus; paymentStatus: PaymentStatus }): void {
+  const why = payability(order);
+  if (why === "order.already_paid") throw new DomainError(why, "Order has already been paid");
+  if (why) {
+    throw new DomainError("order.not_cancellable", "Order cannot be cancelled in its current status", {
+      status: order.status,
+      paymentStatus: order.paymentStatus,
+    });
+  }
+}
+
 /** The most an order may total: Stripe's largest charge in US dollars, $999,999.99. */
 export const MAX_ORDER_TOTAL: Cents = 99_999_999;
 

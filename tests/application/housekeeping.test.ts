@@ -7,6 +7,7 @@ import { claimIdempotencyKey, keepIdempotentResponse } from "../../src/applicati
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";
 import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
@@ -73,7 +74,7 @@ async function aPaidOrder() {
   const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, NO_ORIGIN);
   const { orderId } = await placeOrder(
     deps,
-    "SF",
+    DEFAULT_ORDER_SETTINGS,
     ada.id,
     { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
     NO_ORIGIN,

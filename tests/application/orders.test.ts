@@ -1,8 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { cancelOrder } from "../../src/application/orders/cancel-order.ts";
 import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
-import { type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
+import { type CheckoutSettings, type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
+import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
+import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import { DomainError } from "../../src/domain/errors.ts";
@@ -34,8 +38,12 @@ async function shop() {
   return { deps, ada, habanero, verde, add, customer };
 }
 
-const order = (deps: MemoryDeps, userId: string, request: Partial<OrderRequest> & Pick<OrderRequest, "cartItemIds">) =>
-  placeOrder(deps, "SF", userId, { shippingAddress: texas, ...request }, origin);
+const order = (
+  deps: MemoryDeps,
+  userId: string,
+  request: Partial<OrderRequest> & Pick<OrderRequest, "cartItemIds">,
+  settings: CheckoutSettings = DEFAULT_ORDER_SETTINGS,
+) => placeOrder(deps, settings, userId, { shippingAddress: texas, ...request }, origin);
 
 type RefundInput = Parameters<PaymentGateway["refund"]>[0];
 
@@ -46,6 +54,10 @@ function refundsOutsideTransactions(deps: MemoryDeps): MemoryDeps {
 }
 
 const stockOf = async (deps: MemoryDeps, id: string) => (await deps.repos.products.findById(id))?.inventory;
+const addOne = (deps: MemoryDeps, userId: string, productId: string) => {
+  deps.clock.advance(1_000);
+  return addToCart(deps, userId, { productId, quantity: 1 }, origin);
+};
 
 describe("placing an order", () => {
   test("takes the stock, writes the order with copied items, removes the lines, audits, and creates the payment intent", async () => {
@@ -208,6 +220,55 @@ describe("placing an order", () => {
     const first = await order(scripted, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
     const second = await order(scripted, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
     expect([first.orderNumber.slice(-4), second.orderNumber.slice(-4)]).toEqual(["AAAA", "BBBB"]);
+  });
+});
+
+describe("unpaid orders cannot hoard stock (decisions §15)", () => {
+  const cartLines = async (deps: MemoryDeps, userId: string) => (await deps.repos.carts.lines(userId)).map((l) => [l.id, l.quantity]);
+
+  test("with MAX_UNPAID_ORDERS unpaid orders (a declined one is unpaid too), the next checkout is refused naming the limit and the orders; nothing is taken", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const unpaid = [];
+    for (let i = 0; i < 3; i++) unpaid.push(await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }));
+    await expect(payOrder(deps, ada.id, { orderId: unpaid[1]!.orderId, paymentMethodId: "pm_card_chargeDeclined" }, origin)).rejects.toMatchObject({
+      code: "payment.declined",
+    });
+    const line = await add(habanero.id, 2);
+
+    expect(await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id] }))).toMatchObject({
+      code: "order.too_many_unpaid",
+      message: "Pay or cancel your unpaid orders first",
+      details: { limit: 3, unpaidOrders: unpaid.map((o) => ({ id: o.orderId, orderNumber: o.orderNumber })) },
+    });
+    expect(await domainErrorOf(order(deps, ada.id, { cartItemIds: null }))).toMatchObject({ code: "order.too_many_unpaid" });
+    expect([deps.state.orders.size, await stockOf(deps, habanero.id), await cartLines(deps, ada.id)]).toEqual([3, 7, [[line.id, 2]]]);
+  });
+
+  test("paid and ended orders do not count: paying or cancelling one makes room; another customer is not held back", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const unpaid = [];
+    for (let i = 0; i < 3; i++) unpaid.push(await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }));
+    const bob = aUser();
+    await deps.repos.users.create(bob);
+    await order(deps, bob.id, { cartItemIds: [(await addToCart(deps, bob.id, { productId: habanero.id, quantity: 1 }, origin)).id] });
+
+    await payOrder(deps, ada.id, { orderId: unpaid[0]!.orderId, paymentMethodId: "pm_card_visa" }, origin);
+    await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    const line = await add(habanero.id, 1);
+    expect((await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.too_many_unpaid");
+    await changeOrderStatus(deps, staff, { id: unpaid[1]!.orderId }, { status: "CANCELLED" }, origin);
+    expect(await order(deps, ada.id, { cartItemIds: [line.id] })).toMatchObject({ orderNumber: expect.any(String) });
+  });
+
+  test("the limit is the shop's setting (MAX_UNPAID_ORDERS)", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const useCases = makeUseCases(deps, { publicUrl: "http://localhost:3000", orders: { ...DEFAULT_ORDER_SETTINGS, maxUnpaidOrders: 1 } });
+    const first = await useCases.placeOrder(ada.id, { cartItemIds: [(await add(habanero.id, 1)).id], shippingAddress: texas }, origin);
+    await add(habanero.id, 1);
+    expect(await domainErrorOf(useCases.placeOrder(ada.id, { cartItemIds: null, shippingAddress: texas }, origin))).toMatchObject({
+      code: "order.too_many_unpaid",
+      details: { limit: 1, unpaidOrders: [{ id: first.orderId, orderNumber: first.orderNumber }] },
+    });
   });
 });
 
@@ -565,6 +626,148 @@ describe("changing an order's status", () => {
   });
 });
 
+describe("a customer cancelling an unpaid order (decisions §15)", () => {
+  async function anUnpaidOrder() {
+    const s = await shop();
+    const line = await s.add(s.habanero.id, 2);
+    const placed = await order(s.deps, s.ada.id, { cartItemIds: [line.id] });
+    const stored = async () => (await s.deps.repos.orders.findById(placed.orderId))!;
+    const intentId = (await stored()).stripePaymentIntentId!;
+    const cancel = (userId = s.ada.id) => {
+      s.deps.clock.advance(1_000);
+      return cancelOrder(s.deps, userId, placed.orderId, origin);
+    };
+    return { ...s, placed, stored, intentId, cancel };
+  }
+
+  test("cancels it, stops its intent at the processor, puts its stock back, audits order.cancel, and answers the order as the cancel left it", async () => {
+    const { deps, ada, habanero, placed, stored, intentId, cancel } = await anUnpaidOrder();
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+    const answer = await cancel();
+    expect(answer).toEqual(await stored());
+    expect(answer).toMatchObject({ id: placed.orderId, status: "CANCELLED", paymentStatus: "PENDING", updatedAt: deps.clock.now() });
+    expect(deps.processor.intents.get(intentId)?.status).toBe("canceled");
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    const audits = await deps.repos.audit.list({ action: "order.cancel" });
+    expect(audits).toEqual([
+      expect.objectContaining({
+        userId: ada.id,
+        entityType: "order",
+        entityId: placed.orderId,
+        ipAddress: origin.ipAddress,
+        userAgent: origin.userAgent,
+        changes: { orderNumber: placed.orderNumber, from: "PENDING", to: "CANCELLED", paymentStatus: "PENDING" },
+      }),
+    ]);
+  });
+
+  test("an order whose payment was declined is still unpaid, and may be cancelled", async () => {
+    const { deps, ada, placed, habanero, cancel } = await anUnpaidOrder();
+    await expect(payOrder(deps, ada.id, { orderId: placed.orderId, paymentMethodId: "pm_card_chargeDeclined" }, origin)).rejects.toMatchObject({
+      code: "payment.declined",
+    });
+    expect(await cancel()).toMatchObject({ status: "CANCELLED", paymentStatus: "FAILED" });
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+  });
+
+  test("refused, changing nothing: unknown 404, another's 403 (staff too), paid 400, cancelled already 400, moved on by staff 400", async () => {
+    const { deps, ada, habanero, cancel } = await anUnpaidOrder();
+    expect((await domainErrorOf(cancelOrder(deps, ada.id, "z12345678901234567890123", origin))).code).toBe("order.not_found");
+    const bob = aUser();
+    await deps.repos.users.create(bob);
+    for (const someoneElse of [bob.id, staff.userId!]) {
+      expect(await domainErrorOf(cancel(someoneElse))).toMatchObject({ code: "forbidden", message: "This order belongs to another user" });
+    }
+    await cancel();
+    expect(await domainErrorOf(cancel())).toMatchObject({
+      code: "order.not_cancellable",
+      message: "Order cannot be cancelled in its current status",
+      details: { status: "CANCELLED", paymentStatus: "PENDING" },
+    });
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    expect(await deps.repos.audit.list({ action: "order.cancel" })).toHaveLength(1);
+
+    const paid = await order(deps, ada.id, { cartItemIds: [(await addOne(deps, ada.id, habanero.id)).id] });
+    await payOrder(deps, ada.id, { orderId: paid.orderId, paymentMethodId: "pm_card_visa" }, origin);
+    expect(await domainErrorOf(cancelOrder(deps, ada.id, paid.orderId, origin))).toMatchObject({
+      code: "order.already_paid",
+      message: "Order has already been paid",
+    });
+    const confirmed = await order(deps, ada.id, { cartItemIds: [(await addOne(deps, ada.id, habanero.id)).id] });
+    await changeOrderStatus(deps, staff, { id: confirmed.orderId }, { status: "CONFIRMED" }, origin);
+    expect(await domainErrorOf(cancelOrder(deps, ada.id, confirmed.orderId, origin))).toMatchObject({
+      code: "order.not_cancellable",
+      details: { status: "CONFIRMED", paymentStatus: "PENDING" },
+    });
+    expect([(await deps.repos.orders.findById(paid.orderId))?.status, (await deps.repos.orders.findById(confirmed.orderId))?.status]).toEqual([
+      "CONFIRMED",
+      "CONFIRMED",
+    ]);
+  });
+
+  test("an intent found paid at the processor settles the order as paid, and it is not cancelled: 400 Order has already been paid", async () => {
+    const { deps, habanero, placed, stored, intentId, cancel } = await anUnpaidOrder();
+    await deps.payments.confirmIntent(intentId, "pm_card_visa", "paid-behind-our-back");
+    expect(await domainErrorOf(cancel())).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: placed.orderId }))[0]?.changes).toMatchObject({
+      foundWhen: "the customer cancelled the order",
+    });
+    expect(await deps.repos.audit.list({ action: "order.cancel" })).toEqual([]);
+  });
+
+  test("a payment still processing at the processor is 409 and the order stays as it was; a processor that cannot be reached changes nothing", async () => {
+    const { deps, habanero, stored, intentId, cancel } = await anUnpaidOrder();
+    const processing = {
+      ...deps,
+      payments: { ...deps.payments, cancelIntent: async () => ({ ...deps.processor.intents.get(intentId)!, status: "processing" as const }) },
+    };
+    expect((await domainErrorOf(cancelOrder(processing, (await stored()).userId, (await stored()).id, origin))).code).toBe("payment.in_progress");
+    const unreachable = {
+      ...deps,
+      payments: { ...deps.payments, cancelIntent: () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed")) },
+    };
+    expect((await domainErrorOf(cancelOrder(unreachable, (await stored()).userId, (await stored()).id, origin))).code).toBe("payment.processor_failed");
+    expect([(await stored()).status, await stockOf(deps, habanero.id)]).toEqual(["PENDING", 8]);
+    expect((await cancel()).status).toBe("CANCELLED");
+  });
+
+  test("an order given a new payment intent while its old one was being stopped has that one stopped too", async () => {
+    const { deps, ada, placed, stored, intentId } = await anUnpaidOrder();
+    let fresh: string | undefined;
+    const racing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        cancelIntent: async (id: string) => {
+          const stopped = await deps.payments.cancelIntent(id);
+          if (!fresh) {
+            // As a payment after a cancelled intent does: a fresh intent becomes the order's.
+            fresh = (
+              await deps.payments.createIntent({ amount: stopped.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "fresh" })
+            ).id;
+            await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: fresh, updatedAt: deps.clock.now() });
+          }
+          return stopped;
+        },
+      },
+    };
+    expect(await cancelOrder(racing, ada.id, placed.orderId, origin)).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: fresh });
+    expect([intentId, fresh!].map((id) => deps.processor.intents.get(id)?.status)).toEqual(["canceled", "canceled"]);
+    expect((await stored()).status).toBe("CANCELLED");
+  });
+
+  test("cancelling makes room under MAX_UNPAID_ORDERS", async () => {
+    const { deps, ada, habanero, placed, add: addLine } = await anUnpaidOrder();
+    for (let i = 0; i < 2; i++) await order(deps, ada.id, { cartItemIds: [(await addLine(habanero.id, 1)).id] });
+    const line = await addLine(habanero.id, 1);
+    expect((await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.too_many_unpaid");
+    await cancelOrder(deps, ada.id, placed.orderId, origin);
+    expect(await order(deps, ada.id, { cartItemIds: [line.id] })).toMatchObject({ orderId: expect.any(String) });
+  });
+});
+
 describe("unpaid orders running out of time", () => {
   test("are cancelled after the payment time, stock released, intent cancelled; younger and paid ones are left alone", async () => {
     const { deps, ada, habanero, add } = await shop();
@@ -596,11 +799,12 @@ describe("unpaid orders running out of time", () => {
     const { deps, ada, habanero, add } = await shop();
     await deps.repos.products.update(habanero.id, { inventory: 1_000, updatedAt: new Date() });
     const stuck: string[] = [];
+    const roomy = { ...DEFAULT_ORDER_SETTINGS, maxUnpaidOrders: 200 };
     for (let i = 0; i < 120; i++) {
-      const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+      const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }, roomy);
       stuck.push((await deps.repos.orders.findById(placed.orderId))!.stripePaymentIntentId!);
     }
-    const last = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] });
+    const last = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 1)).id] }, roomy);
     deps.clock.advance(61 * 60_000);
     const unreachable = {
       ...deps,

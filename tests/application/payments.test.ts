@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import type { WebhookEvent } from "../../src/application/events/webhook-event.ts";
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";
@@ -24,7 +25,7 @@ async function anOrder(deps: MemoryDeps = createMemoryDeps(), quantity = 2) {
   await deps.repos.users.create(ada);
   await deps.repos.products.create(sauce);
   const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity }, origin);
-  const placed = await placeOrder(deps, "SF", ada.id, { cartItemIds: [line.id], shippingAddress: texas }, origin);
+  const placed = await placeOrder(deps, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, origin);
   const stored = async () => (await deps.repos.orders.findById(placed.orderId))!;
   const pay = (paymentMethodId: string, userId = ada.id, d: MemoryDeps = deps) => payOrder(d, userId, { orderId: placed.orderId, paymentMethodId }, origin);
   return { deps, ada, sauce, placed, stored, pay, intentId: (await stored()).stripePaymentIntentId! };

@@ -172,6 +172,19 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findUnpaidBefore(recent.createdAt, 1)).toEqual([found[0]!]);
     });
 
+    test("unpaidOf: one customer's PENDING orders with payment PENDING or FAILED, oldest first", async () => {
+      const { user, products } = await aShopper();
+      const other = await aShopper();
+      const pending = await stored(user, products);
+      await stored(user, products, { paymentStatus: "PAID", status: "CONFIRMED" });
+      await stored(user, products, { status: "CANCELLED" });
+      await stored(user, products, { status: "CONFIRMED" });
+      await stored(other.user, other.products);
+      const failed = await stored(user, products, { paymentStatus: "FAILED" });
+      expect(await repo().unpaidOf(user.id)).toEqual([pending, failed].map((o) => ({ id: o.id, orderNumber: o.orderNumber })));
+      expect(await repo().unpaidOf("no-such-user")).toEqual([]);
+    });
+
     test("findUnpaidBefore pages on after a given order, past orders made in the same instant", async () => {
       const { user, products } = await aShopper();
       const first = await stored(user, products);

@@ -82,6 +82,15 @@ export function userRepositoryContract(target: () => ContractTarget) {
       });
     });
 
+    test("holdForCheckout, inside a transaction, says whether the account exists", async () => {
+      const user = aUser();
+      await repo().create(user);
+      await target().uow.transaction(async (tx) => {
+        expect(await tx.users.holdForCheckout(user.id)).toBe(true);
+        expect(await tx.users.holdForCheckout("no-such-user")).toBe(false);
+      });
+    });
+
     test("update of an unknown user is null", async () => {
       await repo().create(aUser());
       expect(await repo().update("no-such-user", { role: "ADMIN", updatedAt: later })).toBeNull();

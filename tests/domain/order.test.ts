@@ -10,6 +10,7 @@ import {
   isFinalStatus,
   paymentAfter,
   payability,
+  refuseUnlessCancellable,
   restocksOn,
   transition,
   reaches,
@@ -126,6 +127,30 @@ describe("payability (decisions §4: PENDING, and payment PENDING or FAILED)", (
       });
     }
   }
+});
+
+describe("a customer may cancel only an unpaid order (decisions §15)", () => {
+  const refusal = (status: OrderStatus, paymentStatus: PaymentStatus) => {
+    try {
+      refuseUnlessCancellable({ status, paymentStatus });
+      return null;
+    } catch (error) {
+      return (error as DomainError).message;
+    }
+  };
+  test("PENDING with its payment PENDING or FAILED; a paid one is 'already paid'; anything else cannot be cancelled, every pair walked", () => {
+    for (const status of ORDER_STATUSES) {
+      for (const paymentStatus of PAYMENT_STATUSES) {
+        const expected =
+          paymentStatus === "PAID"
+            ? "Order has already been paid"
+            : status === "PENDING" && paymentStatus !== "REFUNDED"
+              ? null
+              : "Order cannot be cancelled in its current status";
+        expect({ status, paymentStatus, refusal: refusal(status, paymentStatus) }).toEqual({ status, paymentStatus, refusal: expected });
+      }
+    }
+  });
 });
 
 describe("stock comes back when an order is cancelled or refunded before it shipped", () => {

@@ -71,7 +71,7 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(doc.components.responses.TooManyRequests.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
   });
 
-  test("route-specific answers: 503 where passwords are checked, 409 on a move that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {
+  test("route-specific answers: 503 where passwords are checked, 409 on a move or a cancel that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {
     for (const [path, method, ref] of [
       ["/api/auth/callback/credentials", "post", "ServiceUnavailable"],
       ["/api/auth/register", "post", "ServiceUnavailable"],
@@ -87,6 +87,10 @@ describe("the OpenAPI document (decisions §10)", () => {
     });
     expect(doc.paths["/api/orders/{id}/status"].put.responses["409"]).toEqual({ $ref: "#/components/responses/Conflict" });
     expect(doc.paths["/api/orders/{id}/status"].put.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
+    const cancel = doc.paths["/api/orders/{id}/cancel"].post;
+    expect(cancel.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
+    expect(Object.keys(cancel.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "500"]);
+    expect(cancel.description).toContain("Order has already been paid");
     for (const provider of ["stripe", "paypal", "square", "easypost", "resend"]) {
       expect(doc.paths[`/api/webhooks/${provider}`].post.responses["400"].description).toContain("`Invalid signature`");
     }

@@ -140,6 +140,41 @@ describe("POST /api/cart/checkout", () => {
   });
 });
 
+describe("unpaid orders cannot hoard stock (decisions §15)", () => {
+  async function unpaidOrders(count: number) {
+    const placed: Array<{ id: string; orderNumber: string }> = [];
+    for (let i = 0; i < count; i++) {
+      const { body } = await placeOrder({ cartItemIds: [await add(habanero.id, 1)], shippingAddress: texas });
+      placed.push({ id: body.orderId, orderNumber: body.orderNumber });
+      t.deps.clock.advance(1_000);
+    }
+    return placed;
+  }
+
+  test("with 3 unpaid orders both checkout routes are 409 'Pay or cancel your unpaid orders first', naming the limit and the orders; nothing is taken", async () => {
+    const unpaid = await unpaidOrders(3);
+    const line = await add(verde.id, 2);
+    const refusal = { error: "Pay or cancel your unpaid orders first", details: { limit: 3, unpaidOrders: unpaid } };
+    const viaOrders = await placeOrder({ cartItemIds: [line], shippingAddress: texas });
+    expect([viaOrders.status, viaOrders.body]).toEqual([409, refusal]);
+    const viaCheckout = await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: me.headers });
+    expect([viaCheckout.status, viaCheckout.body]).toEqual([409, refusal]);
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body.items.map((i: { id: string }) => i.id)).toEqual([line]);
+    expect((await t.call("GET", `/api/products/${verde.id}`)).body.data.inventory).toBe(3);
+  });
+
+  test("the refusal is not kept for an Idempotency-Key: once an order is paid, the same request goes through", async () => {
+    const [first] = await unpaidOrders(3);
+    const request = { body: { shippingAddress: texas }, headers: { ...me.headers, "idempotency-key": "checkout-after-paying" } };
+    await add(verde.id, 1);
+    expect((await t.call("POST", "/api/cart/checkout", request)).status).toBe(409);
+    const paid = await t.call("POST", "/api/payment", { body: { orderId: first!.id, paymentMethodId: "pm_card_visa" }, headers: me.headers });
+    expect(paid.body.success).toBe(true);
+    const retried = await t.call("POST", "/api/cart/checkout", request);
+    expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, null]);
+  });
+});
+
 describe("reading orders", () => {
   async function threeOrders() {
     const ids: string[] = [];
@@ -211,6 +246,80 @@ describe("reading orders", () => {
     const malformed = await t.call("GET", "/api/orders/nope", { headers: me.headers });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ error: "Invalid request", details: { issues: [{ path: "id", message: "must be an order id" }] } });
+  });
+});
+
+describe("POST /api/orders/:id/cancel (decisions §15)", () => {
+  const cancel = (id: string, headers: Record<string, string> = me.headers, body?: unknown) => t.call("POST", `/api/orders/${id}/cancel`, { headers, body });
+  const anOrder = async () => (await placeOrder({ cartItemIds: [await add(habanero.id, 2)], shippingAddress: texas })).body.orderId as string;
+  const stock = async () => (await t.call("GET", `/api/products/${habanero.id}`)).body.data.inventory;
+
+  test("the owner cancels an unpaid order: 200 with the order as GET shows it, CANCELLED, its stock back, its intent stopped, audited", async () => {
+    const id = await anOrder();
+    expect(await stock()).toBe(8);
+    const res = await cancel(id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual((await t.call("GET", `/api/orders/${id}`, { headers: me.headers })).body);
+    expect(res.body).toMatchObject({ id, status: "CANCELLED", paymentStatus: "PENDING", items: [{ productId: habanero.id, quantity: 2 }] });
+    expect(await stock()).toBe(10);
+    expect(t.deps.processor.intents.get(res.body.stripePaymentIntentId)?.status).toBe("canceled");
+    expect(await t.deps.repos.audit.list({ action: "order.cancel" })).toEqual([
+      expect.objectContaining({ userId: me.id, entityType: "order", entityId: id, changes: expect.objectContaining({ from: "PENDING", to: "CANCELLED" }) }),
+    ]);
+  });
+
+  test("another user's order is 403, an unknown one 404, a malformed id 400, a body 400; without a session 401; nothing changes", async () => {
+    const id = await anOrder();
+    const other = await signedInAs(t);
+    expect([(await cancel(id, other.headers)).status, (await cancel(id, other.headers)).body]).toEqual([403, { error: "This order belongs to another user" }]);
+    expect([(await cancel("z12345678901234567890123")).status, (await cancel("z12345678901234567890123")).body]).toEqual([404, { error: "Order not found" }]);
+    const malformed = await cancel("nope");
+    expect([malformed.status, malformed.body]).toEqual([
+      400,
+      { error: "Invalid request", details: { issues: [{ path: "id", message: "must be an order id" }] } },
+    ]);
+    const withBody = await cancel(id, me.headers, { reason: "changed my mind" });
+    expect([withBody.status, withBody.body.details.issues]).toEqual([400, [{ path: "reason", message: "is not a known field" }]]);
+    expect((await cancel(id, {})).status).toBe(401);
+    expect((await t.call("GET", `/api/orders/${id}`, { headers: me.headers })).body.status).toBe("PENDING");
+    expect(await stock()).toBe(8);
+  });
+
+  test("a paid order is 400 'Order has already been paid'; a cancelled one, cancelled again, is 400 and restocks nothing", async () => {
+    const paid = await anOrder();
+    expect((await t.call("POST", "/api/payment", { body: { orderId: paid, paymentMethodId: "pm_card_visa" }, headers: me.headers })).body.success).toBe(true);
+    const refused = await cancel(paid);
+    expect([refused.status, refused.body]).toEqual([400, { error: "Order has already been paid" }]);
+
+    const id = await anOrder();
+    expect((await cancel(id)).status).toBe(200);
+    const again = await cancel(id);
+    expect([again.status, again.body]).toEqual([
+      400,
+      { error: "Order cannot be cancelled in its current status", details: { status: "CANCELLED", paymentStatus: "PENDING" } },
+    ]);
+    expect(await stock()).toBe(8);
+    expect(await t.deps.repos.audit.list({ action: "order.cancel" })).toHaveLength(1);
+  });
+
+  test("as other changes made with the cookie: refused from a foreign Origin (403), allowed from ours or with a Bearer token", async () => {
+    const id = await anOrder();
+    const foreign = await cancel(id, { ...me.headers, origin: "https://evil.example" });
+    expect([foreign.status, foreign.body.error]).toEqual([403, "Cross-site request refused"]);
+    expect((await cancel(id, { ...me.headers, origin: "http://localhost:3000" })).status).toBe(200);
+    expect((await cancel(await anOrder(), { authorization: `Bearer ${me.token}`, origin: "https://evil.example" })).status).toBe(200);
+  });
+
+  test("rate-limited like the other routes: the limit headers, then 429", async () => {
+    const limited = createTestApp(createMemoryDeps(), { rateLimit: { max: 2, windowSeconds: 900 } });
+    const shopper = await signedInAs(limited);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await limited.call("POST", "/api/orders/z12345678901234567890123/cancel", { headers: shopper.headers }));
+    expect(answers.map((a) => [a.status, a.body.error, a.headers.get("x-ratelimit-limit")])).toEqual([
+      [404, "Order not found", "2"],
+      [404, "Order not found", "2"],
+      [429, "Rate limit exceeded. Please try again later.", "2"],
+    ]);
   });
 });
 

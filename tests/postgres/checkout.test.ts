@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { sql } from "kysely";
 import { Client } from "pg";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { cancelOrder } from "../../src/application/orders/cancel-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import type { Product } from "../../src/domain/product.ts";
 import { signedInAs } from "../support/accounts.ts";
@@ -32,7 +34,7 @@ async function shopperWith(product: Product, quantity = 1) {
 }
 
 const checkout = (d: typeof deps, userId: string, lineIds: string[]) =>
-  placeOrder(d, "SF", userId, { cartItemIds: lineIds, shippingAddress: texas }, NO_ORIGIN);
+  placeOrder(d, DEFAULT_ORDER_SETTINGS, userId, { cartItemIds: lineIds, shippingAddress: texas }, NO_ORIGIN);
 const stockOf = async (id: string) => (await deps.repos.products.findById(id))!.inventory;
 const orderCount = async () => Number((await sql<{ n: string }>`select count(*) as n from orders`.execute(database.db)).rows[0]!.n);
 
@@ -88,6 +90,106 @@ describe("checkout under concurrency (PostgreSQL)", () => {
     expect(results.flatMap((r) => (r.status === "rejected" ? [r.reason.code] : []))).toEqual(["cart.items_not_found"]);
     expect(await stockOf(sauce.id)).toBe(7);
     expect(await orderCount()).toBe(1);
+  });
+});
+
+describe("the unpaid-order limit under concurrency (PostgreSQL, decisions §15)", () => {
+  /** A customer (a new one unless given) with two unpaid orders already, and a cart line of each of `lines` further products. */
+  async function customerNearTheLimit(lines: number, user = aUser()) {
+    const products = Array.from({ length: lines + 2 }, () => aProduct({ inventory: 10 }));
+    for (const p of products) await deps.repos.products.create(p);
+    if (!(await deps.repos.users.findById(user.id))) await deps.repos.users.create(user);
+    for (const p of products.slice(0, 2)) {
+      const line = await addToCart(deps, user.id, { productId: p.id, quantity: 1 }, NO_ORIGIN);
+      await checkout(deps, user.id, [line.id]);
+    }
+    const rest = products.slice(2);
+    const cart = [];
+    for (const p of rest) cart.push(await addToCart(deps, user.id, { productId: p.id, quantity: 1 }, NO_ORIGIN));
+    return { user, products: rest, lines: cart };
+  }
+  const unpaidOf = async (userId: string) => (await deps.repos.orders.unpaidOf(userId)).length;
+
+  test("ten checkouts at once, each of its own cart line, by a customer with 2 unpaid orders make exactly one more order; nine are refused, taking nothing", async () => {
+    const { user, products, lines } = await customerNearTheLimit(10);
+    // A barrier: every checkout's transaction has begun before any of them holds the customer and counts.
+    let arrived = 0;
+    let allArrived = () => {};
+    const together = new Promise<void>((resolve) => (allArrived = resolve));
+    const gathered = uowWith(deps, (tx) => ({
+      users: {
+        ...tx.users,
+        async holdForCheckout(id) {
+          if (++arrived === lines.length) allArrived();
+          await together;
+          return tx.users.holdForCheckout(id);
+        },
+      },
+    }));
+    const results = await Promise.allSettled(lines.map((line) => checkout({ ...deps, uow: gathered }, user.id, [line.id])));
+
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const refused = results.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+    expect(refused.map((e) => e.code)).toEqual(Array(9).fill("order.too_many_unpaid"));
+    expect(await unpaidOf(user.id)).toBe(3);
+    expect((await Promise.all(products.map((p) => stockOf(p.id)))).sort((a, b) => a - b)).toEqual([9, ...Array(9).fill(10)]);
+    expect(await deps.repos.carts.lines(user.id)).toHaveLength(9);
+  });
+
+  test("over HTTP, ten at once through both routes (POST /api/orders, POST /api/cart/checkout): one 200, nine 409", async () => {
+    const t = createTestApp(deps);
+    const shopper = await signedInAs(t);
+    const { user, lines } = await customerNearTheLimit(10, (await deps.repos.users.findById(shopper.id))!);
+    const { headers } = shopper;
+    const answers = await Promise.all(
+      lines.map((line, i) =>
+        t.call("POST", i % 2 ? "/api/orders" : "/api/cart/checkout", { body: { cartItemIds: [line.id], shippingAddress: texas }, headers }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    for (const a of answers.filter((a) => a.status === 409)) expect(a.body.error).toBe("Pay or cancel your unpaid orders first");
+    expect(await unpaidOf(user.id)).toBe(3);
+  });
+
+  test("a checkout holding the customer does not hold back the customer's other writes: an add to cart meanwhile goes through", async () => {
+    const { user, products } = await customerNearTheLimit(1);
+    const another = aProduct();
+    await deps.repos.products.create(another);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = () => {};
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const checkoutLike = deps.uow.transaction(async (tx) => {
+      expect(await tx.users.holdForCheckout(user.id)).toBe(true);
+      held();
+      await released;
+    });
+    await holding;
+    try {
+      const added = await Promise.race([
+        addToCart(deps, user.id, { productId: another.id, quantity: 1 }, NO_ORIGIN),
+        new Promise((_, reject) => setTimeout(() => reject(new Error("the add to cart waited on the held customer")), 5_000)),
+      ]);
+      expect(added).toMatchObject({ productId: another.id });
+    } finally {
+      release();
+      await checkoutLike;
+    }
+    expect((await deps.repos.carts.lines(user.id)).map((l) => l.productId).sort()).toEqual([products[0]!.id, another.id].sort());
+  });
+});
+
+describe("cancelling an unpaid order (PostgreSQL, decisions §15)", () => {
+  test("ten cancels of one order at once: one cancels it, nine are refused, and its stock comes back once", async () => {
+    const sauce = aProduct({ inventory: 10 });
+    await deps.repos.products.create(sauce);
+    const { user, line } = await shopperWith(sauce, 3);
+    const { orderId } = await checkout(deps, user.id, [line.id]);
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => cancelOrder(deps, user.id, orderId, NO_ORIGIN)));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(results.flatMap((r) => (r.status === "rejected" ? [r.reason.code] : []))).toEqual(Array(9).fill("order.not_cancellable"));
+    expect(await stockOf(sauce.id)).toBe(10);
+    expect((await deps.repos.audit.list({ action: "order.cancel" })).length).toBe(1);
   });
 });
 

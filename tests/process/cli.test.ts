@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
@@ -282,7 +283,7 @@ describe("orders commands", () => {
     const placed: Array<{ orderId: string; orderNumber: string }> = [];
     for (let i = 0; i < count; i++) {
       const line = await addToCart(deps, user.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
-      placed.push(await placeOrder(deps, "SF", user.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN));
+      placed.push(await placeOrder(deps, DEFAULT_ORDER_SETTINGS, user.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN));
     }
     const stock = async () => (await deps.repos.products.findById(sauce.id))!.inventory;
     /** Paid as the server pays, in another process than the CLI's. */

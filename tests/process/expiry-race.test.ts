@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
@@ -32,7 +33,7 @@ test("two sweepers at once (two CLI processes) cancel each expired order once an
       (
         await placeOrder(
           deps,
-          "SF",
+          DEFAULT_ORDER_SETTINGS,
           user.id,
           { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
           NO_ORIGIN,

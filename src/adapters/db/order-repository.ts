@@ -194,6 +194,19 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return { orders: await withItems(rows), total };
     },
 
+    async unpaidOf(userId) {
+      const rows = await db
+        .selectFrom("orders")
+        .select(["id", "order_number"])
+        .where("user_id", "=", userId)
+        .where("status", "=", "PENDING")
+        .where("payment_status", "in", ["PENDING", "FAILED"])
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map((r) => ({ id: r.id, orderNumber: r.order_number }));
+    },
+
     async findUnpaidBefore(before, limit, after) {
       let unpaid = db
         .selectFrom("orders")

@@ -30,6 +30,11 @@ export function createPgUserRepository(db: Db): UserRepository {
       const row = await db.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
       return row ? toUser(row) : null;
     },
+    // Not FOR UPDATE: that would also hold back the key-share locks of rows that refer to the account
+    // (a cart line added, an audit entry), and an add to cart holding its line would deadlock a checkout.
+    async holdForCheckout(id) {
+      return (await db.selectFrom("users").select("id").where("id", "=", id).forNoKeyUpdate().executeTakeFirst()) !== undefined;
+    },
     async findByEmail(email) {
       const row = await db.selectFrom("users").selectAll().where("email", "=", normalizeEmail(email)).executeTakeFirst();
       return row ? toUser(row) : null;

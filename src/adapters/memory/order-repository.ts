@@ -59,6 +59,12 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       const page = matching.slice(filter.skip, filter.take === null ? undefined : filter.skip + filter.take);
       return { orders: page.map(view), total: matching.length };
     },
+    async unpaidOf(userId) {
+      return [...orders.values()]
+        .filter((o) => o.userId === userId && o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED"))
+        .sort(byCreation)
+        .map(({ id, orderNumber }) => ({ id, orderNumber }));
+    },
     async findUnpaidBefore(before, limit, after) {
       return [...orders.values()]
         .filter((o) => o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED") && o.createdAt < before)

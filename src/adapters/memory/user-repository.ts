@@ -20,6 +20,9 @@ export function createMemoryUserRepository({ users, identities, fundraisers }: M
     async lock(id) {
       return copy(users.get(id));
     },
+    async holdForCheckout(id) {
+      return users.has(id);
+    },
     async findByEmail(email) {
       const wanted = normalizeEmail(email);
       return copy([...users.values()].find((u) => u.email === wanted));

@@ -1,7 +1,7 @@
 import { type Address, addressProblems, normalizeAddress } from "../../domain/address.ts";
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, messageOf } from "../../domain/errors.ts";
+import { DomainError, accountGone, messageOf } from "../../domain/errors.ts";
 import { type Cents, lineTotal, toDollars } from "../../domain/money.ts";
 import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
@@ -9,6 +9,7 @@ import { priceOrder } from "../../domain/pricing.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { attachPaymentIntent } from "./attach-payment-intent.ts";
+import type { OrderSettings } from "./settings.ts";
 
 export type AddressInput = Omit<Address, "address2" | "country"> & { address2?: string | null; country?: string };
 
@@ -28,6 +29,7 @@ export interface PlacedOrder {
 }
 
 export type CheckoutDeps = Pick<Deps, "uow" | "tax" | "payments" | "ids" | "clock" | "random" | "logger">;
+export type CheckoutSettings = Pick<OrderSettings, "numberPrefix" | "maxUnpaidOrders">;
 
 /** Attempts at a free order number before giving up (36^4 numbers a day per prefix: a collision is rare, two in a row rarer). */
 const ORDER_NUMBER_ATTEMPTS = 10;
@@ -37,11 +39,17 @@ const PRICING_ATTEMPTS = 2;
 /**
  * Turns cart lines into an order (decisions §4), step by step: the addresses are checked, the
  * lines priced, tax asked for before anything is written (a failure changes nothing); then one
- * transaction locks the lines, takes the stock (never below zero), writes the order with its items
+ * transaction makes sure the customer has room for another unpaid order, locks the lines, takes the stock (never below zero), writes the order with its items
  * and audit entry, and removes the lines; after commit the payment intent is created, and if that
  * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500.
  */
-export async function placeOrder(deps: CheckoutDeps, prefix: string, userId: string, request: OrderRequest, origin: RequestOrigin): Promise<PlacedOrder> {
+export async function placeOrder(
+  deps: CheckoutDeps,
+  settings: CheckoutSettings,
+  userId: string,
+  request: OrderRequest,
+  origin: RequestOrigin,
+): Promise<PlacedOrder> {
   const shippingAddress = checkedAddress(request.shippingAddress, "shippingAddress");
   const billingAddress = request.billingAddress ? checkedAddress(request.billingAddress, "billingAddress") : shippingAddress;
   const ids = request.cartItemIds ? [...new Set(request.cartItemIds)] : null;
@@ -55,9 +63,10 @@ export async function placeOrder(deps: CheckoutDeps, prefix: string, userId: str
     refuseOverLimit(priceOrder(amounts, shippingAddress, tax).total);
     try {
       const order = await deps.uow.transaction(async (tx) => {
+        await refuseOverUnpaidLimit(tx, userId, settings.maxUnpaidOrders);
         const lines = await lockSameLines(tx, userId, ids, priced);
         await takeStock(tx, deps, lines);
-        const placed = await writeOrder(tx, deps, prefix, { userId, lines, shippingAddress, billingAddress, tax, notes });
+        const placed = await writeOrder(tx, deps, settings.numberPrefix, { userId, lines, shippingAddress, billingAddress, tax, notes });
         await recordAudit(tx, deps, {
           userId,
           action: "order.create",
@@ -121,6 +130,19 @@ async function taxFor(deps: Pick<Deps, "tax" | "logger">, lines: CartLine[], shi
   } catch (error) {
     deps.logger.error("order.tax_failed", { error: messageOf(error) });
     throw new DomainError("tax.unavailable", "Tax could not be calculated; no order was made");
+  }
+}
+
+/**
+ * Decisions §15: unpaid orders hold stock, so a customer holds only so many (a declined payment is
+ * still unpaid). Counted while the customer is held, so checkouts at once cannot each count the
+ * same orders and all get through.
+ */
+async function refuseOverUnpaidLimit(tx: Repositories, userId: string, limit: number): Promise<void> {
+  if (!(await tx.users.holdForCheckout(userId))) throw accountGone();
+  const unpaid = await tx.orders.unpaidOf(userId);
+  if (unpaid.length >= limit) {
+    throw new DomainError("order.too_many_unpaid", "Pay or cancel your unpaid orders first", { limit, unpaidOrders: unpaid });
   }
 }
 

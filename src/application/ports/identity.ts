@@ -17,6 +17,12 @@ export interface UserReader {
 export interface UserRepository extends UserReader {
   /** Locks the account until the transaction ends (password and takeover changes wait for each other), and returns it. */
   lock(id: string): Promise<User | null>;
+  /**
+   * Holds the account until the transaction ends against another holder (one customer's checkouts
+   * go one at a time), without holding back writes that merely refer to it (a cart line, an audit
+   * entry); false when there is no such account.
+   */
+  holdForCheckout(id: string): Promise<boolean>;
   /** Throws DomainError "auth.email_taken" when the e-mail is in use. */
   create(user: User): Promise<void>;
   update(id: string, changes: UserChanges): Promise<User | null>;

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { pathOf } from "./request-context.ts";
 
 const EXPOSED = ["X-Request-Id", "X-Total-Count", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
 
@@ -21,7 +22,7 @@ export function cors(allowedOrigins: readonly string[], methodsFor: (path: strin
       set.headers["access-control-expose-headers"] = EXPOSED.join(", ");
     }
     if (request.method !== "OPTIONS") return;
-    const methods = methodsFor(new URL(request.url).pathname);
+    const methods = methodsFor(pathOf(request));
     if (methods.length === 0) return;
     set.headers.allow = [...methods, "OPTIONS"].join(", ");
     if (trusted && request.headers.has("access-control-request-method")) {

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { HttpError } from "../errors.ts";
-import { requestInfo } from "./request-context.ts";
+import { pathOf, requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
 /** Decisions §9: not limited (by the route a request reaches, so no other path borrows it). */
@@ -65,7 +65,7 @@ export function rateLimit(useCases: UseCases, routes: RouteTable, settings: Rate
     if (max === 0) return;
     // HEAD runs the GET route: one count for both.
     const method = request.method === "HEAD" ? "GET" : request.method;
-    const pattern = routes.patternAt(method, new URL(request.url).pathname);
+    const pattern = routes.patternAt(method, pathOf(request));
     if (unlimited(pattern)) return;
     if (!alwaysLimited(pattern) && request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
     const endpoint = `${method} ${pattern ?? "(no route)"}`;

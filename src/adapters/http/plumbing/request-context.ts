@@ -20,6 +20,17 @@ export interface RequestInfo {
 
 const infos = new WeakMap<Request, RequestInfo>();
 
+/**
+ * What a request's URL is read against when it has no host: Bun gives a bare path for the URL of a
+ * request that named none (HTTP/1.0 may not) or named one that is no host (`Host: a b c`).
+ */
+const NO_HOST = "http://host.invalid";
+
+/** The path a request asks for, read as the router reads it. */
+export function pathOf(request: Request): string {
+  return URL.parse(request.url, NO_HOST)?.pathname ?? "/";
+}
+
 export function requestInfo(request: Request): RequestInfo | undefined {
   return infos.get(request);
 }
@@ -57,6 +68,6 @@ export function requestContext({ trustProxy, https, sessionCookieName }: Request
     set.headers["x-api-version"] = API_VERSION;
     set.headers["x-content-type-options"] = "nosniff";
     if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
-    if (carriesCredentials(request, sessionCookieName) || new URL(request.url).pathname.startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
+    if (carriesCredentials(request, sessionCookieName) || pathOf(request).startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
   });
 }

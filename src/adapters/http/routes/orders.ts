@@ -55,7 +55,12 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     body: z.strictObject({ cartItemIds: ids, ...orderFields }),
     ...JSON_BODY,
     response: { 200: placedSchema, ...errors, 409: errorBody, 422: errorBody },
-    detail: { tags: ["Orders"], summary },
+    detail: {
+      tags: ["Orders"],
+      summary,
+      description:
+        "409 `Pay or cancel your unpaid orders first` when the customer already holds MAX_UNPAID_ORDERS unpaid orders (`details.limit`, `details.unpaidOrders`), or while a request with the same Idempotency-Key runs",
+    },
   });
 
   return new Elysia({ name: "routes.orders" })
@@ -96,6 +101,17 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       params: z.object({ id: idOf("an order") }),
       response: { 200: orderSchema, ...errors },
       detail: { tags: ["Orders"], summary: "One order: its owner's, or anyone's with orders:read" },
+    })
+    .post("/orders/:id/cancel", async ({ principal, params, origin }) => presentOrder(await useCases.cancelOrder(principal.user.id, params.id, origin)), {
+      auth: "required",
+      params: z.object({ id: idOf("an order") }),
+      response: { 200: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+      detail: {
+        tags: ["Orders"],
+        summary: "Cancel an unpaid order of one's own: its payment intent is stopped and its stock comes back; the answer is the order",
+        description:
+          "400 `Order has already been paid` (also when its intent is found paid at the processor), 400 `Order cannot be cancelled in its current status` for anything but an unpaid PENDING order (a cancelled one included); 409 while a payment of it is processing; 500 `Payment processing failed` when the processor cannot be reached (nothing changes)",
+      },
     })
     .put(
       "/orders/:id/status",
