@@ -6,6 +6,7 @@ import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
 import { applyToOrder } from "./apply-to-order.ts";
+import { makeOrderIntent } from "./order-intent.ts";
 
 export interface PaymentRequest {
   orderId: string;
@@ -37,16 +38,7 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   const { order, attempt } = await startAttempt(deps, userId, request.orderId);
   let intent: PaymentIntent;
   try {
-    const intentId =
-      order.stripePaymentIntentId ??
-      (
-        await deps.payments.createIntent({
-          amount: order.total,
-          currency: "usd",
-          metadata: { orderId: order.id, orderNumber: order.orderNumber },
-          idempotencyKey: `order-${order.id}-attempt-${attempt}`,
-        })
-      ).id;
+    const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
     intent = await deps.payments.confirmIntent(intentId, request.paymentMethodId, `confirm-${order.id}-${attempt}-${request.paymentMethodId}`);
   } catch (error) {
     await endAttempt(deps, order.id).catch((e: unknown) => deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }));

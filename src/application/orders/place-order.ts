@@ -8,7 +8,7 @@ import { orderNumber } from "../../domain/order-number.ts";
 import { shippingCents, subtotalOf } from "../../domain/pricing.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
-import { attachPaymentIntent } from "./attach-payment-intent.ts";
+import { type PlacedOrder, attachPaymentIntent } from "./attach-payment-intent.ts";
 
 export type AddressInput = Omit<Address, "address2" | "country"> & { address2?: string | null; country?: string };
 
@@ -18,13 +18,6 @@ export interface OrderRequest {
   shippingAddress: AddressInput;
   billingAddress?: AddressInput | null;
   notes?: string | null;
-}
-
-export interface PlacedOrder {
-  orderId: string;
-  orderNumber: string;
-  clientSecret: string;
-  amount: Cents;
 }
 
 export type CheckoutDeps = Pick<Deps, "uow" | "tax" | "payments" | "ids" | "clock" | "random" | "logger">;
