@@ -14,15 +14,15 @@ export const IDEMPOTENCY_KEY_HEADER = {
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255 },
   description:
-    "Send the same key to retry safely: the first answer (below 500, and not a refusal that asks for a retry) is kept 24 hours and given again for the same body, marked Idempotent-Replayed: true; another body is 422, a repeat while the first runs 409.",
+    "Send the same key to retry safely: the first answer (below 500, and not a refusal that asks for a retry) is kept 24 hours and given again for the same body (the same parameters: JSON keys in any order, any spacing), marked Idempotent-Replayed: true; another body is 422, a repeat while the first runs 409.",
 } as const;
 
 /**
  * Decisions §4: on a route that declares `idempotent: true`, a request with an Idempotency-Key is
  * run once per (user, key). Its answer (anything below 500) is kept and replayed, status and body,
- * to a repeat with the same body, marked `Idempotent-Replayed: true`; the key with another body
- * is 422, and a repeat while the first still runs is 409. A 500 changed nothing, so it frees the
- * key for a retry, and so does a refusal that asks for one (TRY_AGAIN: another payment of the order
+ * to a repeat with the same body (decisions §15: the same parameters, compared in canonical JSON),
+ * marked `Idempotent-Replayed: true`; the key with another body is 422, and a repeat while the
+ * first still runs is 409. A 500 changed nothing, so it frees the key for a retry, and so does a refusal that asks for one (TRY_AGAIN: another payment of the order
  * was running, the cart changed under the checkout). Runs after authentication: keys are the
  * signed-in user's.
  */
