@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
-import { type IntentStatus, beginPaymentAttempt, confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
+import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
 import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
@@ -25,7 +25,8 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 /**
  * Pays an order (decisions §4), in three steps, so no database connection waits on the processor:
  * 1. under the order's lock: the caller's own (404 unknown, 403 another's), payable, and no other
- *    attempt waiting on the processor (409); the attempt is counted and marked as started;
+ *    attempt waiting on the processor (409; one older than the grace time was abandoned, and is
+ *    taken over); the attempt is counted and marked as started;
  * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
  *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
  *    again;
@@ -34,8 +35,14 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    `payment.*` audit entry, and the mark cleared.
  * A declined card fails the payment (the order stays payable) and is answered with a 402.
  */
-export async function payOrder(deps: PayDeps, userId: string, request: PaymentRequest, origin: RequestOrigin): Promise<PaymentResult> {
-  const { order, attempt } = await startAttempt(deps, userId, request.orderId);
+export async function payOrder(
+  deps: PayDeps,
+  userId: string,
+  request: PaymentRequest,
+  origin: RequestOrigin,
+  graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
+): Promise<PaymentResult> {
+  const { order, attempt } = await startAttempt(deps, userId, request.orderId, graceMs);
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -83,13 +90,13 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   };
 }
 
-async function startAttempt(deps: PayDeps, userId: string, orderId: string): Promise<{ order: Order; attempt: number }> {
+async function startAttempt(deps: PayDeps, userId: string, orderId: string, graceMs: number): Promise<{ order: Order; attempt: number }> {
   return deps.uow.transaction(async (tx) => {
     const order = await tx.orders.lock(orderId);
     if (!order) throw new DomainError("order.not_found", "Order not found");
     if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
     const now = deps.clock.now();
-    const { attempt } = beginPaymentAttempt(order, now);
+    const { attempt } = beginPaymentAttempt(order, now, graceMs);
     await tx.orders.update(order.id, { paymentAttempts: attempt, paymentStartedAt: now, updatedAt: now });
     return { order, attempt };
   });
