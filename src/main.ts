@@ -120,6 +120,7 @@ mailWorker.start();
 const housekeeping = createHousekeeping(runtime.deps, {
   intervalMs: config.housekeepingIntervalMs,
   orderPaymentTtlMinutes: config.orders.paymentTtlMinutes,
+  graceMs: config.orders.graceMs,
 });
 housekeeping.start();
 logger.info("server.started", {

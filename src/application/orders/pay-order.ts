@@ -1,11 +1,10 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
-import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
-import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
+import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyPaymentOutcome } from "./apply-payment-outcome.ts";
 import { makeOrderIntent } from "./order-intent.ts";
 
 export interface PaymentRequest {
@@ -32,7 +31,8 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    again;
  * 3. under the lock again: the outcome applied as the processor's own report of the intent (so a
  *    webhook that came first, or staff who moved the order, change nothing twice), with its
- *    `payment.*` audit entry, and the mark cleared.
+ *    `payment.*` audit entry, and the mark cleared (applyPaymentOutcome, which housekeeping also
+ *    uses to settle an attempt whose process died).
  * A declined card fails the payment (the order stays payable) and is answered with a 402.
  */
 export async function payOrder(
@@ -53,32 +53,9 @@ export async function payOrder(
   }
 
   const outcome = confirmationOutcome(intent);
-  const settled = await deps.uow.transaction(async (tx) => {
-    const current = (await tx.orders.lock(order.id))!;
-    // A fresh intent becomes the order's (unless staff or the processor moved it on meanwhile).
-    const adopt = current.stripePaymentIntentId === null && current.status === "PENDING" ? { stripePaymentIntentId: intent.id } : {};
-    const known = { ...current, ...adopt };
-    const audit = {
-      action: outcome.audit,
-      userId,
-      origin,
-      changes: {
-        intentId: intent.id,
-        intentStatus: intent.status,
-        paymentMethodId: request.paymentMethodId,
-        attempt,
-        ...(outcome.decline ? { decline: outcome.decline } : {}),
-      },
-    };
-    const event = eventOfIntent(intent);
-    const changes = { ...adopt, paymentStartedAt: null };
-    if (event) {
-      const effect = await applyProcessorEvent(tx, deps, known, event, audit, changes);
-      return { ...known, ...effect.changes };
-    }
-    await applyToOrder(tx, deps, known, { changes, restock: false, audit });
-    return known;
-  });
+  const by = { userId, origin, changes: { paymentMethodId: request.paymentMethodId, attempt } };
+  // The order was there when the attempt began, and orders are never deleted.
+  const settled = (await applyPaymentOutcome(deps, order.id, intent, by))!;
 
   if (outcome.decline)
     throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });

@@ -18,6 +18,12 @@ export type OrderChanges = Partial<
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 
+/** An order whose checkout committed and never stored a payment intent. */
+export type OrderWithoutIntent = Pick<Order, "id" | "orderNumber" | "total" | "createdAt">;
+
+/** An order with a payment attempt begun and never settled. */
+export type UnsettledPayment = Pick<Order, "id" | "orderNumber" | "total" | "stripePaymentIntentId" | "paymentAttempts"> & { paymentStartedAt: Date };
+
 export interface OrderReader {
   findById(id: string): Promise<OrderView | null>;
   findByNumber(orderNumber: string): Promise<OrderView | null>;
@@ -32,6 +38,16 @@ export interface OrderReader {
    * (then by id), starting after the given one when one is given.
    */
   findUnpaidBefore(before: Date, limit: number, after?: Pick<UnpaidOrder, "id" | "createdAt">): Promise<UnpaidOrder[]>;
+  /**
+   * PENDING orders, payment PENDING, with no payment intent stored, created before the cut-off,
+   * oldest first (then by id), starting after the given one when one is given.
+   */
+  findWithoutIntentBefore(before: Date, limit: number, after?: Pick<OrderWithoutIntent, "id" | "createdAt">): Promise<OrderWithoutIntent[]>;
+  /**
+   * Orders, whatever their status, whose payment attempt began at or before `at` and is still
+   * marked as running, oldest attempt first (then by id), starting after the given one when given.
+   */
+  findPaymentsStartedBy(at: Date, limit: number, after?: Pick<UnsettledPayment, "id" | "paymentStartedAt">): Promise<UnsettledPayment[]>;
 }
 
 export interface OrderRepository extends OrderReader {
