@@ -20,7 +20,7 @@ import { type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
 import type { WebhookEvent } from "./events/webhook-event.ts";
-import type { KeptResponse } from "./ports/idempotency.ts";
+import type { HeldKey, KeptResponse } from "./ports/idempotency.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
 import { type PaymentRequest, payOrder } from "./orders/pay-order.ts";
@@ -66,7 +66,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) => updateCartItem(deps, userId, itemId, quantity, origin),
     removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
 
-    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders.numberPrefix, userId, request, origin),
+    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin, key: HeldKey | null = null) =>
+      placeOrder(deps, orders.numberPrefix, userId, request, origin, key),
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),

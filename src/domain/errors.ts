@@ -31,6 +31,7 @@ export type ErrorCode =
   | "order.tracking_not_allowed"
   | "order.too_large"
   | "payment.in_progress"
+  | "order.in_progress"
   | "payment.declined"
   | "order.already_paid"
   | "order.not_payable"
@@ -41,10 +42,11 @@ export type ErrorCode =
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
- * payment of the order was running; the cart changed under the checkout): an answer not to be kept
- * for an Idempotency-Key, so the retry its text asks for can run.
+ * payment of the order was running; the cart changed under the checkout; a checkout replayed while
+ * its order still waits for its payment intent): an answer not to be kept for an Idempotency-Key,
+ * so the retry its text asks for can run.
  */
-export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed"]);
+export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed", "order.in_progress"]);
 
 export class DomainError extends Error {
   constructor(

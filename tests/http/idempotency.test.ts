@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { canonicalJson } from "../../src/adapters/http/plumbing/canonical-json.ts";
+import { makeOrderIntent } from "../../src/application/orders/order-intent.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
+import { eventually } from "../support/eventually.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
 
 const habanero = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
@@ -51,6 +53,75 @@ describe("Idempotency-Key compares the request's parameters, not its bytes (deci
       expect([other.status, other.body.error]).toEqual([422, "This Idempotency-Key was used with a different request"]);
     }
     expect(t.deps.state.orders.size).toBe(1);
+  });
+});
+
+describe("a checkout replayed with its Idempotency-Key answers the order it made (decisions §15)", () => {
+  const address = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+  const body = () => JSON.stringify({ cartItemIds: lines, shippingAddress: address });
+  // A process that dies at that point: what it waits on never answers, so nothing after it runs.
+  const never = () => new Promise<never>(() => {});
+  const stock = async () => (await t.deps.repos.products.findById(habanero.id))!.inventory;
+
+  test("after a crash between storing its payment intent and answering: the same order, status and body shape, once; the cart and stock as the order left them", async () => {
+    let intentStored = false;
+    const dying = createTestApp({
+      ...t.deps,
+      uow: {
+        ...t.deps.uow,
+        async transaction(work) {
+          const result = await t.deps.uow.transaction((tx) =>
+            work({
+              ...tx,
+              orders: { ...tx.orders, attachPaymentIntent: (...args) => ((intentStored = true), tx.orders.attachPaymentIntent(...args)) },
+            }),
+          );
+          return intentStored ? never() : result;
+        },
+      },
+    });
+    void dying.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "crash-1" } });
+    await eventually(() => expect(intentStored).toBe(true));
+    const [order] = [...t.deps.state.orders.values()];
+    const intent = t.deps.processor.intents.get(order!.stripePaymentIntentId!)!;
+
+    const replay = await checkout(body(), "crash-1");
+    expect([replay.status, replay.headers.get("idempotent-replayed")]).toEqual([200, "true"]);
+    expect(replay.body).toEqual({ clientSecret: intent.clientSecret, orderId: order!.id, orderNumber: order!.orderNumber, amount: order!.total / 100 });
+    expect(await checkout(body(), "crash-1")).toMatchObject({ status: 200, body: replay.body });
+    expect([t.deps.state.orders.size, await stock(), (await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount]).toEqual([1, 9, 0]);
+  });
+
+  test("after a crash before its payment intent was stored: 409 to try again shortly (not kept), then the order once it has its intent", async () => {
+    const dying = createTestApp({ ...t.deps, payments: { ...t.deps.payments, createIntent: never } });
+    void dying.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "crash-2" } });
+    await eventually(() => expect(t.deps.state.orders.size).toBe(1));
+    const [order] = [...t.deps.state.orders.values()];
+
+    const early = await checkout(body(), "crash-2");
+    expect([early.status, early.body.error]).toEqual([409, "Your order is still being placed; try again shortly"]);
+    const intent = await makeOrderIntent(t.deps.payments, order!);
+    await t.deps.repos.orders.attachPaymentIntent(order!.id, intent.id, t.deps.clock.now());
+    const replay = await checkout(body(), "crash-2");
+    expect([replay.status, replay.body]).toEqual([
+      200,
+      { clientSecret: intent.clientSecret, orderId: order!.id, orderNumber: order!.orderNumber, amount: order!.total / 100 },
+    ]);
+    expect(t.deps.state.orders.size).toBe(1);
+  });
+
+  test("a checkout undone (no payment intent could be made) frees its key: the retry with it places the order", async () => {
+    let down = true;
+    const flaky = createTestApp({
+      ...t.deps,
+      payments: { ...t.deps.payments, createIntent: (input) => (down ? Promise.reject(new Error("card network down")) : t.deps.payments.createIntent(input)) },
+    });
+    const send = () => flaky.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "undone" } });
+    expect((await send()).status).toBe(500);
+    down = false;
+    const retried = await send();
+    expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, null]);
+    expect([...t.deps.state.orders.values()].map((o) => o.status)).toEqual(["CANCELLED", "PENDING"]);
   });
 });
 

@@ -34,6 +34,7 @@ export const statusOf = {
   "order.tracking_not_allowed": 400,
   "order.too_large": 400,
   "payment.in_progress": 409,
+  "order.in_progress": 409,
   "payment.declined": 402,
   "order.already_paid": 400,
   "order.not_payable": 400,

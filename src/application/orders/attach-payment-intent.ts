@@ -67,6 +67,8 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
           });
         }
         await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));
+        // As if it had not been placed: a retry with the checkout's Idempotency-Key runs again.
+        await tx.idempotency.forgetOrder(order.id);
       });
       return;
     } catch (error) {

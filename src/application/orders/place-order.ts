@@ -7,7 +7,9 @@ import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
 import { shippingCents, subtotalOf } from "../../domain/pricing.ts";
 import { recordAudit } from "../audit.ts";
+import type { HeldKey } from "../ports/idempotency.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
+import { answerPlacedOrder } from "./answer-placed-order.ts";
 import { type PlacedOrder, attachPaymentIntent } from "./attach-payment-intent.ts";
 
 export type AddressInput = Omit<Address, "address2" | "country"> & { address2?: string | null; country?: string };
@@ -32,9 +34,19 @@ const PRICING_ATTEMPTS = 2;
  * lines priced, tax asked for before anything is written (a failure changes nothing); then one
  * transaction locks the lines, takes the stock (never below zero), writes the order with its items
  * and audit entry, and removes the lines; after commit the payment intent is created, and if that
- * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500.
+ * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500. Under an
+ * Idempotency-Key, the transaction records the order against the key (decisions §15), and a
+ * replay of a checkout that made an order answers that order instead of running again.
  */
-export async function placeOrder(deps: CheckoutDeps, prefix: string, userId: string, request: OrderRequest, origin: RequestOrigin): Promise<PlacedOrder> {
+export async function placeOrder(
+  deps: CheckoutDeps,
+  prefix: string,
+  userId: string,
+  request: OrderRequest,
+  origin: RequestOrigin,
+  key: HeldKey | null = null,
+): Promise<PlacedOrder> {
+  if (key?.orderId) return answerPlacedOrder(deps, userId, key.orderId);
   const shippingAddress = checkedAddress(request.shippingAddress, "shippingAddress");
   const billingAddress = request.billingAddress ? checkedAddress(request.billingAddress, "billingAddress") : shippingAddress;
   const ids = request.cartItemIds ? [...new Set(request.cartItemIds)] : null;
@@ -61,6 +73,7 @@ export async function placeOrder(deps: CheckoutDeps, prefix: string, userId: str
           origin,
         });
         await tx.carts.removeLines(lines.map((line) => line.id));
+        if (key) await tx.idempotency.recordOrder(userId, key.key, key.claimedAt, placed.id);
         return placed;
       });
       return await attachPaymentIntent(deps, order, priced, origin);
