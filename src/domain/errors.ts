@@ -21,6 +21,7 @@ export type ErrorCode =
   | "payment.invalid_transition"
   | "payment.invalid_method"
   | "payment.processor_failed"
+  | "payment.intent_refused"
   | "tax.unavailable"
   | "cart.empty"
   | "cart.items_not_found"

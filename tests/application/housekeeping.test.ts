@@ -6,7 +6,10 @@ import { signOut } from "../../src/application/auth/sign-out.ts";
 import { claimIdempotencyKey, keepIdempotentResponse } from "../../src/application/idempotency/idempotency-keys.ts";
 import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
+import { DomainError } from "../../src/domain/errors.ts";
+import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissions.ts";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
+import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
 import { payOrder } from "../../src/application/orders/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
@@ -24,7 +27,14 @@ test("housekeeping deletes the sessions that have ended, signed out or expired, 
   const live = await signIn();
   deps.clock.advance(2 * 24 * 3600 * 1000);
   const housekeeping = createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
-  expect(await housekeeping.runOnce()).toEqual({ paymentsSettled: 0, ordersExpired: 0, sessionsPurged: 2, idempotencyKeysPurged: 0 });
+  expect(await housekeeping.runOnce()).toEqual({
+    paymentsSettled: 0,
+    intentsStored: 0,
+    checkoutsUndone: 0,
+    ordersExpired: 0,
+    sessionsPurged: 2,
+    idempotencyKeysPurged: 0,
+  });
   expect([...deps.state.sessions.keys()]).toEqual([live.id]);
   expect(await createAccessResolver(deps).resolve({ sub: user.id, sid: live.id })).not.toBeNull();
   expect(await createAccessResolver(deps).resolve({ sub: user.id, sid: old.id })).toBeNull();
@@ -182,5 +192,152 @@ describe("housekeeping settles a payment attempt a crash left unfinished (decisi
     expect((await housekeeping(racing).runOnce()).paymentsSettled).toBe(0);
     expect(await stored()).toMatchObject({ paymentStatus: "PENDING", paymentStartedAt: deps.clock.now() });
     expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" })).toEqual([]);
+  });
+});
+
+/**
+ * A checkout of 2 Habanero and 1 Verde whose process dies after its commit, before it stores its
+ * payment intent: once the processor made it (`intentMade`), or before it was asked.
+ */
+async function aStrandedCheckout({ intentMade, inventory = 10 }: { intentMade: boolean; inventory?: number }) {
+  const deps = createMemoryDeps();
+  const ada = aUser();
+  const habanero = aProduct({ name: "Habanero", price: 1299, inventory });
+  const verde = aProduct({ name: "Verde", price: 899, inventory });
+  await deps.repos.users.create(ada);
+  for (const product of [habanero, verde]) await deps.repos.products.create(product);
+  const add = (productId: string, quantity: number) => {
+    // A second apart, as a shopper's adds are, so the lines (and the order's items) keep the order they were added in.
+    deps.clock.advance(1_000);
+    return addToCart(deps, ada.id, { productId, quantity }, NO_ORIGIN);
+  };
+  const lines = [await add(habanero.id, 2), await add(verde.id, 1)];
+  const dying = {
+    ...deps,
+    payments: {
+      ...deps.payments,
+      createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => (intentMade && (await deps.payments.createIntent(input)), never()),
+    },
+  };
+  void placeOrder(dying, "SF", ada.id, { cartItemIds: lines.map((l) => l.id), shippingAddress: texas }, NO_ORIGIN);
+  await eventually(() => expect(deps.state.orders.size).toBe(1));
+  const orderId = [...deps.state.orders.keys()][0]!;
+  const stored = async () => (await deps.repos.orders.findById(orderId))!;
+  const stock = async () => [(await deps.repos.products.findById(habanero.id))!.inventory, (await deps.repos.products.findById(verde.id))!.inventory];
+  const cart = async () => Object.fromEntries((await deps.repos.carts.lines(ada.id)).map((line) => [line.productId, line.quantity]));
+  const pay = (d: MemoryDeps = deps) => payOrder(d, ada.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+  const housekeeping = (d: MemoryDeps = deps) => createHousekeeping(d, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS });
+  return { deps, ada, habanero, verde, orderId, stored, stock, cart, add, pay, housekeeping };
+}
+
+const refusing = (deps: MemoryDeps) =>
+  ({
+    ...deps,
+    payments: {
+      ...deps.payments,
+      createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "Payment processing failed", { operation: "createIntent", code: "test" })),
+    },
+  }) as MemoryDeps;
+
+describe("housekeeping finishes a checkout a crash left without its payment intent (decisions §15)", () => {
+  test("after the grace time the order gets the very intent checkout asked for (its key finds it), stored, and is payable; before, it waits", async () => {
+    const { deps, stored, pay, housekeeping, orderId } = await aStrandedCheckout({ intentMade: true });
+    const [made] = [...deps.processor.intents.values()];
+    expect((await stored()).stripePaymentIntentId).toBeNull();
+    expect((await domainErrorOf(pay())).code).toBe("payment.in_progress");
+
+    deps.clock.advance(GRACE_MS - 1);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(0);
+    deps.clock.advance(1);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: made!.id });
+    expect(deps.processor.intents.size).toBe(1);
+    expect(made).toMatchObject({ amount: (await stored()).total, metadata: { orderId, orderNumber: (await stored()).orderNumber } });
+    expect((await pay()).success).toBe(true);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(0);
+  });
+
+  test("one whose intent was never asked for gets it made now, for its total, under the order's own key", async () => {
+    const { deps, stored, pay, housekeeping, orderId } = await aStrandedCheckout({ intentMade: false });
+    expect(deps.processor.intents.size).toBe(0);
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+    const { total, orderNumber, stripePaymentIntentId } = await stored();
+    expect(deps.processor.intents.get(stripePaymentIntentId!)).toMatchObject({ amount: total, currency: "usd", metadata: { orderId, orderNumber } });
+    expect((await deps.payments.createIntent({ amount: total, currency: "usd", metadata: {}, idempotencyKey: `order-${orderId}` })).id).toBe(
+      stripePaymentIntentId!,
+    );
+    expect((await pay()).success).toBe(true);
+  });
+
+  test("the processor refuses: the order is cancelled, its stock back, its lines back in the cart, audited", async () => {
+    const { deps, stored, stock, cart, housekeeping, habanero, verde, orderId } = await aStrandedCheckout({ intentMade: false });
+    expect([await stock(), await cart()]).toEqual([[8, 9], {}]);
+    deps.clock.advance(GRACE_MS);
+    expect(await housekeeping(refusing(deps)).runOnce()).toMatchObject({ intentsStored: 0, checkoutsUndone: 1 });
+    expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: null });
+    expect(await stock()).toEqual([10, 10]);
+    expect(await cart()).toEqual({ [habanero.id]: 2, [verde.id]: 1 });
+    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    expect(audit).toMatchObject({
+      userId: null,
+      changes: {
+        from: "PENDING",
+        to: "CANCELLED",
+        reason: "the processor would not make its payment intent",
+        linesPutBack: [
+          { productId: habanero.id, quantity: 2 },
+          { productId: verde.id, quantity: 1 },
+        ],
+        linesLeftOut: [],
+      },
+    });
+    expect(await housekeeping(refusing(deps)).runOnce()).toMatchObject({ checkoutsUndone: 0 });
+    expect(await stock()).toEqual([10, 10]);
+  });
+
+  test("lines come back into the cart as it is now: into the line of a product added since (up to 99, the rest said in the audit)", async () => {
+    const { deps, add, cart, housekeeping, habanero, verde, orderId } = await aStrandedCheckout({ intentMade: false, inventory: 200 });
+    await add(habanero.id, 98);
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping(refusing(deps)).runOnce()).checkoutsUndone).toBe(1);
+    expect(await cart()).toEqual({ [habanero.id]: 99, [verde.id]: 1 });
+    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    expect(audit?.changes).toMatchObject({
+      linesPutBack: [
+        { productId: habanero.id, quantity: 1 },
+        { productId: verde.id, quantity: 1 },
+      ],
+      linesLeftOut: [{ productId: habanero.id, quantity: 1, reason: "line_full" }],
+    });
+  });
+
+  test("a processor that cannot answer: the order waits for a later run, which gives it its intent", async () => {
+    const { deps, stored, housekeeping, stock } = await aStrandedCheckout({ intentMade: false });
+    deps.clock.advance(GRACE_MS);
+    const down = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("timeout")) } } as MemoryDeps;
+    expect(await housekeeping(down).runOnce()).toMatchObject({ intentsStored: 0, checkoutsUndone: 0 });
+    expect(await stored()).toMatchObject({ status: "PENDING", stripePaymentIntentId: null });
+    expect(await stock()).toEqual([8, 9]);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+  });
+
+  test("an order staff cancelled while housekeeping asked for its intent is not given it: the intent is cancelled, so it is never paid", async () => {
+    const { deps, stored, housekeeping, orderId } = await aStrandedCheckout({ intentMade: false });
+    deps.clock.advance(GRACE_MS);
+    const staff: Actor = { userId: "staff-1", role: "STAFF", permissions: new Set(DEFAULT_ROLE_PERMISSIONS.STAFF) };
+    const racing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
+          await changeOrderStatus(deps, staff, { id: orderId }, { status: "CANCELLED" }, NO_ORIGIN);
+          return deps.payments.createIntent(input);
+        },
+      },
+    } as MemoryDeps;
+    expect((await housekeeping(racing).runOnce()).intentsStored).toBe(0);
+    expect(await stored()).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: null });
+    expect([...deps.processor.intents.values()].map((intent) => intent.status)).toEqual(["canceled"]);
   });
 });

@@ -185,21 +185,21 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findUnpaidBefore(cutOff, 2, all.at(-1))).toEqual([]);
     });
 
-    test("findWithoutIntentBefore: PENDING orders, payment PENDING, without a payment intent, made before the cut-off, oldest first, paged", async () => {
+    test("findWithoutIntentBy: PENDING orders, payment PENDING, without a payment intent, made by the given time, oldest first, paged", async () => {
       const { user, products } = await aShopper();
       const stranded = await stored(user, products);
       await stored(user, products, { stripePaymentIntentId: "pi_stored" });
       await stored(user, products, { paymentStatus: "FAILED" });
       await stored(user, products, { status: "CANCELLED" });
       const twin = await stored(user, products, { createdAt: stranded.createdAt });
-      const recent = await stored(user, products);
-      const found = await repo().findWithoutIntentBefore(recent.createdAt, 10);
+      await stored(user, products);
+      const found = await repo().findWithoutIntentBy(stranded.createdAt, 10);
       const expected = [stranded, twin]
         .sort((a, b) => (a.id < b.id ? -1 : 1))
         .map((o) => ({ id: o.id, orderNumber: o.orderNumber, total: o.total, createdAt: o.createdAt }));
       expect(found).toEqual(expected);
-      expect(await repo().findWithoutIntentBefore(recent.createdAt, 1, found[0])).toEqual([expected[1]!]);
-      expect(await repo().findWithoutIntentBefore(recent.createdAt, 1, found[1])).toEqual([]);
+      expect(await repo().findWithoutIntentBy(stranded.createdAt, 1, found[0])).toEqual([expected[1]!]);
+      expect(await repo().findWithoutIntentBy(stranded.createdAt, 1, found[1])).toEqual([]);
     });
 
     test("findPaymentsStartedBy: orders of any status whose payment attempt began by the given time and is still marked, oldest attempt first, paged", async () => {

@@ -42,6 +42,14 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
       expect(again.id).toBe(first.id);
     });
 
+    test("an intent the processor will not make (under $0.50, over $999,999.99) is refused: payment.intent_refused, however often asked", async () => {
+      for (const amount of [49, 100_000_000]) {
+        const input = { amount, currency: "usd" as const, metadata: { orderId: "o3" }, idempotencyKey: key("create") };
+        expect((await domainErrorOf(gateway().createIntent(input))).code).toBe("payment.intent_refused");
+        expect((await domainErrorOf(gateway().createIntent(input))).code).toBe("payment.intent_refused");
+      }
+    });
+
     test("pm_card_visa and pm_card_mastercard succeed", async () => {
       for (const method of ["pm_card_visa", "pm_card_mastercard"]) {
         expect(await confirm(await anIntent(), method)).toMatchObject({ status: "succeeded", lastError: null });

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { canonicalJson } from "../../src/adapters/http/plumbing/canonical-json.ts";
-import { makeOrderIntent } from "../../src/application/orders/order-intent.ts";
+import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
+import { DomainError } from "../../src/domain/errors.ts";
+import { PAYMENT_ATTEMPT_ABANDONED_MS } from "../../src/domain/payment.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
@@ -92,7 +94,7 @@ describe("a checkout replayed with its Idempotency-Key answers the order it made
     expect([t.deps.state.orders.size, await stock(), (await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount]).toEqual([1, 9, 0]);
   });
 
-  test("after a crash before its payment intent was stored: 409 to try again shortly (not kept), then the order once it has its intent", async () => {
+  test("after a crash before its payment intent was stored: 409 to try again shortly (not kept), then, once housekeeping gave it its intent, the order", async () => {
     const dying = createTestApp({ ...t.deps, payments: { ...t.deps.payments, createIntent: never } });
     void dying.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "crash-2" } });
     await eventually(() => expect(t.deps.state.orders.size).toBe(1));
@@ -100,14 +102,32 @@ describe("a checkout replayed with its Idempotency-Key answers the order it made
 
     const early = await checkout(body(), "crash-2");
     expect([early.status, early.body.error]).toEqual([409, "Your order is still being placed; try again shortly"]);
-    const intent = await makeOrderIntent(t.deps.payments, order!);
-    await t.deps.repos.orders.attachPaymentIntent(order!.id, intent.id, t.deps.clock.now());
+    t.deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
+    expect((await createHousekeeping(t.deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 }).runOnce()).intentsStored).toBe(1);
+    const intent = t.deps.processor.intents.get((await t.deps.repos.orders.findById(order!.id))!.stripePaymentIntentId!)!;
     const replay = await checkout(body(), "crash-2");
     expect([replay.status, replay.body]).toEqual([
       200,
       { clientSecret: intent.clientSecret, orderId: order!.id, orderNumber: order!.orderNumber, amount: order!.total / 100 },
     ]);
     expect(t.deps.state.orders.size).toBe(1);
+  });
+
+  test("one housekeeping undid (the processor refused its intent) frees its key: the checkout replayed runs again, on the lines put back", async () => {
+    const send = (app: TestApp) =>
+      app.call("POST", "/api/cart/checkout", { body: { shippingAddress: address }, headers: { ...me.headers, "idempotency-key": "crash-3" } });
+    void send(createTestApp({ ...t.deps, payments: { ...t.deps.payments, createIntent: never } }));
+    await eventually(() => expect(t.deps.state.orders.size).toBe(1));
+    t.deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
+    const refusing = {
+      ...t.deps,
+      payments: { ...t.deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "Payment processing failed")) },
+    };
+    expect((await createHousekeeping(refusing, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 }).runOnce()).checkoutsUndone).toBe(1);
+    const retried = await send(t);
+    expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, null]);
+    expect([...t.deps.state.orders.values()].map((o) => o.status)).toEqual(["CANCELLED", "PENDING"]);
+    expect(await stock()).toBe(9);
   });
 
   test("a checkout undone (no payment intent could be made) frees its key: the retry with it places the order", async () => {

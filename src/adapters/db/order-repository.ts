@@ -206,14 +206,14 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, stripePaymentIntentId: r.stripe_payment_intent_id, createdAt: r.created_at }));
     },
 
-    async findWithoutIntentBefore(before, limit, after) {
+    async findWithoutIntentBy(at, limit, after) {
       let stranded = db
         .selectFrom("orders")
         .select(["id", "order_number", "total_cents", "created_at"])
         .where("status", "=", "PENDING")
         .where("payment_status", "=", "PENDING")
         .where("stripe_payment_intent_id", "is", null)
-        .where("created_at", "<", before);
+        .where("created_at", "<=", at);
       if (after) stranded = stranded.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.createdAt, after.id)));
       const rows = await stranded.orderBy("created_at").orderBy("id").limit(limit).execute();
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, total: r.total_cents, createdAt: r.created_at }));

@@ -24,6 +24,7 @@ export const statusOf = {
   "payment.invalid_transition": 400,
   "payment.invalid_method": 400,
   "payment.processor_failed": 500,
+  "payment.intent_refused": 500,
   "tax.unavailable": 500,
   "cart.empty": 400,
   "cart.items_not_found": 400,

@@ -67,9 +67,9 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
         .slice(0, limit)
         .map(({ id, orderNumber, stripePaymentIntentId, createdAt }) => ({ id, orderNumber, stripePaymentIntentId, createdAt }));
     },
-    async findWithoutIntentBefore(before, limit, after) {
+    async findWithoutIntentBy(at, limit, after) {
       return [...orders.values()]
-        .filter((o) => o.status === "PENDING" && o.paymentStatus === "PENDING" && o.stripePaymentIntentId === null && o.createdAt < before)
+        .filter((o) => o.status === "PENDING" && o.paymentStatus === "PENDING" && o.stripePaymentIntentId === null && o.createdAt <= at)
         .filter((o) => !after || byCreation(o, after) > 0)
         .sort(byCreation)
         .slice(0, limit)

@@ -1,4 +1,5 @@
 import { DomainError } from "../../domain/errors.ts";
+import { MAX_ORDER_TOTAL } from "../../domain/order.ts";
 import type { IntentStatus } from "../../domain/payment.ts";
 import type { PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
 import { STATE_TAX_RATES } from "./state-tax-rates.ts";
@@ -65,6 +66,9 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
 
     async createIntent({ amount, currency, metadata, idempotencyKey }) {
       return once(`create:${idempotencyKey}`, () => {
+        // As Stripe: a charge in US dollars is at least $0.50 and at most $999,999.99.
+        if (amount < 50 || amount > MAX_ORDER_TOTAL)
+          throw new DomainError("payment.intent_refused", "Payment processing failed", { operation: "createIntent", code: "amount_out_of_range" });
         const id = `pi_${randomToken()}`;
         const intent: PaymentIntent = {
           id,

@@ -39,10 +39,10 @@ export interface OrderReader {
    */
   findUnpaidBefore(before: Date, limit: number, after?: Pick<UnpaidOrder, "id" | "createdAt">): Promise<UnpaidOrder[]>;
   /**
-   * PENDING orders, payment PENDING, with no payment intent stored, created before the cut-off,
+   * PENDING orders, payment PENDING, with no payment intent stored, created at or before `at`,
    * oldest first (then by id), starting after the given one when one is given.
    */
-  findWithoutIntentBefore(before: Date, limit: number, after?: Pick<OrderWithoutIntent, "id" | "createdAt">): Promise<OrderWithoutIntent[]>;
+  findWithoutIntentBy(at: Date, limit: number, after?: Pick<OrderWithoutIntent, "id" | "createdAt">): Promise<OrderWithoutIntent[]>;
   /**
    * Orders, whatever their status, whose payment attempt began at or before `at` and is still
    * marked as running, oldest attempt first (then by id), starting after the given one when given.

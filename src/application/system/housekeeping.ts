@@ -1,12 +1,14 @@
 import { PAYMENT_ATTEMPT_ABANDONED_MS } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import { expireUnpaidOrders } from "../orders/expire-unpaid-orders.ts";
+import { finishStrandedCheckouts } from "../orders/finish-stranded-checkouts.ts";
 import { settleAbandonedPayments } from "../orders/settle-abandoned-payments.ts";
 import { periodic } from "./periodic.ts";
 
 /**
- * What the server tidies up now and then: payment attempts a crash left unsettled for over the
- * grace time (settled from the processor's state), orders not paid in time (cancelled, their stock
+ * What the server tidies up now and then: what a crash left for over the grace time (payment
+ * attempts never settled, settled from the processor's state; checkouts that never stored their
+ * payment intent, given it or undone), orders not paid in time (cancelled, their stock
  * released), sessions that have ended (a token naming one is refused either way) and idempotency
  * keys past their 24 hours. Every instance may run it; each step is safe to run twice at once.
  */
@@ -17,13 +19,22 @@ export function createHousekeeping(
   const graceMs = options.graceMs ?? PAYMENT_ATTEMPT_ABANDONED_MS;
   async function runOnce() {
     const paymentsSettled = await settleAbandonedPayments(deps, graceMs);
-    const { expired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
+    const { intentsStored, undone: checkoutsUndone } = await finishStrandedCheckouts(deps, graceMs);
+    const { expired: ordersExpired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
     const sessionsPurged = await deps.uow.transaction((tx) => tx.sessions.purgeEnded(deps.clock.now()));
     const idempotencyKeysPurged = await deps.uow.transaction((tx) => tx.idempotency.purgeExpired(deps.clock.now()));
-    if (paymentsSettled.length || expired.length || paidMeanwhile.length || sessionsPurged || idempotencyKeysPurged) {
-      deps.logger.info("housekeeping.done", { paymentsSettled, ordersExpired: expired, paidMeanwhile, sessionsPurged, idempotencyKeysPurged });
+    const orders = { paymentsSettled, intentsStored, checkoutsUndone, ordersExpired, paidMeanwhile };
+    if (Object.values(orders).some((numbers) => numbers.length > 0) || sessionsPurged || idempotencyKeysPurged) {
+      deps.logger.info("housekeeping.done", { ...orders, sessionsPurged, idempotencyKeysPurged });
     }
-    return { paymentsSettled: paymentsSettled.length, ordersExpired: expired.length, sessionsPurged, idempotencyKeysPurged };
+    return {
+      paymentsSettled: paymentsSettled.length,
+      intentsStored: intentsStored.length,
+      checkoutsUndone: checkoutsUndone.length,
+      ordersExpired: ordersExpired.length,
+      sessionsPurged,
+      idempotencyKeysPurged,
+    };
   }
   return { runOnce, ...periodic(runOnce, { intervalMs: options.intervalMs, logger: deps.logger, event: "housekeeping.failed" }) };
 }
