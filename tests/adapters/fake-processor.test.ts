@@ -16,3 +16,10 @@ test("an intent it does not know (made before a restart) cannot be paid, and is 
   expect((await domainErrorOf(after.refund({ intentId: intent.id, idempotencyKey: "refund-2" }))).code).toBe("payment.processor_failed");
   expect(after.refunds.size).toBe(1);
 });
+
+test("asked about an intent it does not know (made before a restart), it answers it cancelled, so an attempt left then is settled, not retried for ever", async () => {
+  const before = createFakeProcessor(cuid2Ids.next);
+  const intent = await before.createIntent({ amount: 2079, currency: "usd", metadata: {}, idempotencyKey: "create-1" });
+  const after = createFakeProcessor(cuid2Ids.next);
+  expect(await after.retrieveIntent(intent.id)).toMatchObject({ id: intent.id, status: "canceled" });
+});

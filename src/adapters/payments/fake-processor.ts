@@ -29,9 +29,9 @@ const unexpectedState = (intent: PaymentIntent, action: string) =>
  * tax calculations) that answers as Stripe does for its test payment methods, replays a repeated
  * idempotency key, and taxes US addresses at the state rates of state-tax-rates.ts. Nothing leaves
  * the process; nothing survives a restart. An intent it does not know (made before a restart, or by
- * another process: a server beside the CLI) counts as cancelled when it is to be paid, and as paid
- * when it is to be refunded: the shop refunds only what its database says was paid, so a paid order
- * can still be cancelled or refunded after a restart.
+ * another process: a server beside the CLI) counts as cancelled when it is to be paid or is asked
+ * about, and as paid when it is to be refunded: the shop refunds only what its database says was
+ * paid, so a paid order can still be cancelled or refunded after a restart.
  */
 export function createFakeProcessor(randomToken: () => string): PaymentGateway &
   TaxCalculator & {
@@ -106,7 +106,7 @@ export function createFakeProcessor(randomToken: () => string): PaymentGateway &
     },
 
     async retrieveIntent(intentId) {
-      return structuredClone(find(intentId));
+      return intents.has(intentId) ? structuredClone(find(intentId)) : forgotten(intentId);
     },
 
     async refund({ intentId, amount, idempotencyKey }) {
