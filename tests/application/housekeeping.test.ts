@@ -340,4 +340,36 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     expect(await stored()).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: null });
     expect([...deps.processor.intents.values()].map((intent) => intent.status)).toEqual(["canceled"]);
   });
+
+  test("a checkout still alive past the grace time, whose intent housekeeping stored first, answers its order as placed: not undone", async () => {
+    const deps = createMemoryDeps();
+    const ada = aUser();
+    const sauce = aProduct({ price: 1299, inventory: 10 });
+    await deps.repos.users.create(ada);
+    await deps.repos.products.create(sauce);
+    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
+    let release = () => {};
+    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
+    const slow = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
+          const intent = await deps.payments.createIntent(input);
+          await slowAnswer;
+          return intent;
+        },
+      },
+    };
+    const placing = placeOrder(slow, "SF", ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
+    await eventually(() => expect(deps.processor.intents.size).toBe(1));
+    deps.clock.advance(GRACE_MS);
+    expect((await createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS }).runOnce()).intentsStored).toBe(1);
+    release();
+    const placed = await placing;
+    const [intent] = [...deps.processor.intents.values()];
+    expect(placed.clientSecret).toBe(intent!.clientSecret);
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: intent!.id });
+    expect(intent!.status).toBe("requires_payment_method");
+  });
 });

@@ -160,6 +160,16 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findById(cancelled.id)).toMatchObject({ stripePaymentIntentId: null, updatedAt: cancelled.updatedAt });
     });
 
+    test("attachPaymentIntent of the intent the order holds already is true (housekeeping stored it first); of another, false", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products);
+      const at = new Date("2026-11-24T09:00:00Z");
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, "pi_first", at))).toBe(true);
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, "pi_first", at))).toBe(true);
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, "pi_other", at))).toBe(false);
+      expect((await repo().findById(order.id))?.stripePaymentIntentId).toBe("pi_first");
+    });
+
     test("findUnpaidBefore: PENDING orders with payment PENDING or FAILED made before the cut-off, oldest first", async () => {
       const { user, products } = await aShopper();
       const pending = await stored(user, products);

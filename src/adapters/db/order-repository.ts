@@ -104,14 +104,14 @@ const itemsOf = compileOnce((db, orderIds: string[]) =>
 );
 
 // On the checkout's path: one statement, whose row lock and re-checked condition keep an order cancelled
-// meanwhile, or one that somehow has an intent already, from getting this one.
+// meanwhile, or one that somehow has another intent already, from getting this one.
 const attachIntent = compileOnce((db, id: string, intentId: string, at: Date) =>
   db
     .updateTable("orders")
     .set({ stripe_payment_intent_id: intentId, updated_at: at })
     .where("id", "=", id)
     .where("status", "=", "PENDING")
-    .where("stripe_payment_intent_id", "is", null)
+    .where((eb) => eb.or([eb("stripe_payment_intent_id", "is", null), eb("stripe_payment_intent_id", "=", intentId)]))
     .returning("id"),
 );
 const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));

@@ -94,7 +94,7 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
     },
     async attachPaymentIntent(id, intentId, at) {
       const order = orders.get(id);
-      if (order?.status !== "PENDING" || order.stripePaymentIntentId !== null) return false;
+      if (order?.status !== "PENDING" || (order.stripePaymentIntentId !== null && order.stripePaymentIntentId !== intentId)) return false;
       orders.set(id, { ...order, stripePaymentIntentId: intentId, updatedAt: at });
       return true;
     },

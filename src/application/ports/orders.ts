@@ -59,6 +59,9 @@ export interface OrderRepository extends OrderReader {
    */
   lock(id: string, options?: { skipLocked?: boolean }): Promise<Order | null>;
   update(id: string, changes: OrderChanges): Promise<void>;
-  /** Stores the first payment intent of an order still PENDING and without one; false, changing nothing, otherwise. */
+  /**
+   * Stores the first payment intent of an order still PENDING and without one; true also when the
+   * order holds this very intent already (housekeeping stored it first); false, changing nothing, otherwise.
+   */
   attachPaymentIntent(id: string, intentId: string, at: Date): Promise<boolean>;
 }
