@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { ORDER_PREFIX_PATTERN } from "./domain/order-number.ts";
+import { PAYMENT_ATTEMPT_ABANDONED_MS } from "./domain/payment.ts";
 import { passwordProblem } from "./domain/user.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders/settings.ts";
 import type { CommonPasswords } from "./application/ports/identity.ts";
@@ -78,6 +79,18 @@ const envSchema = z.object({
     .min(1, "must be at least 1 (every checkout makes an unpaid order, so 0 would refuse them all)")
     .max(1000)
     .default(DEFAULT_ORDER_SETTINGS.maxUnpaidOrders),
+  HOUSEKEEPING_INTERVAL_SECONDS: z.coerce
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(1, "must be at least 1 second")
+    .max(3_600, "must be at most 3600 seconds (an hour)")
+    .default(60),
+  HOUSEKEEPING_GRACE_SECONDS: z.coerce
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(1, "must be at least 1 second")
+    .max(3_600, "must be at most 3600 seconds (an hour)")
+    .default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   /** Held to the rules of every password in loadConfig, which is handed the common-password list. */
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
@@ -169,6 +182,8 @@ export interface Config {
   /** max 0: no rate limit. */
   rateLimit: { max: number; windowSeconds: number; exemptUserAgent: string };
   orders: OrderSettings;
+  /** How often housekeeping runs (HOUSEKEEPING_INTERVAL_SECONDS): expiry, what a crash left, purges. */
+  housekeepingIntervalMs: number;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
 }
@@ -226,7 +241,13 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     redisUrl: e.REDIS_URL ?? null,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
-    orders: { numberPrefix: e.ORDER_NUMBER_PREFIX, paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES, maxUnpaidOrders: e.MAX_UNPAID_ORDERS },
+    orders: {
+      numberPrefix: e.ORDER_NUMBER_PREFIX,
+      paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES,
+      maxUnpaidOrders: e.MAX_UNPAID_ORDERS,
+      graceMs: e.HOUSEKEEPING_GRACE_SECONDS * 1000,
+    },
+    housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };
@@ -272,6 +293,12 @@ function crossFieldProblems(e: Env): string[] {
   // The fake processor takes Stripe's test cards as payment: a production shop would give its goods away.
   if (e.NODE_ENV === "production" && !e.STRIPE_SECRET_KEY)
     problems.push("STRIPE_SECRET_KEY: is required when NODE_ENV=production (the built-in fake processor accepts test cards)");
+  // A payment may wait on the processor for over a minute (its retries): a shorter grace would take over attempts still running.
+  if (e.NODE_ENV === "production" && e.HOUSEKEEPING_GRACE_SECONDS * 1000 < PAYMENT_ATTEMPT_ABANDONED_MS) {
+    problems.push(
+      `HOUSEKEEPING_GRACE_SECONDS: must be at least ${PAYMENT_ATTEMPT_ABANDONED_MS / 1000} when NODE_ENV=production (a payment may wait on the processor for over a minute)`,
+    );
+  }
   if (Boolean(e.BOOTSTRAP_ADMIN_EMAIL) !== Boolean(e.BOOTSTRAP_ADMIN_PASSWORD)) {
     problems.push("BOOTSTRAP_ADMIN_EMAIL: needs BOOTSTRAP_ADMIN_PASSWORD too (set both or neither)");
   }

@@ -119,7 +119,11 @@ const { app, secretSource } = await (async () => {
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
 mailWorker.start();
-const housekeeping = createHousekeeping(runtime.deps, { intervalMs: 60_000, orderPaymentTtlMinutes: config.orders.paymentTtlMinutes });
+const housekeeping = createHousekeeping(runtime.deps, {
+  intervalMs: config.housekeepingIntervalMs,
+  orderPaymentTtlMinutes: config.orders.paymentTtlMinutes,
+  graceMs: config.orders.graceMs,
+});
 housekeeping.start();
 logger.info("server.started", {
   url: config.publicUrl,

@@ -136,4 +136,24 @@ describe("configuration", () => {
     expect(loadConfig({ REDIS_KEY_PREFIX: "shop-b:" }).redisKeyPrefix).toBe("shop-b:");
     expect(() => loadConfig({ REDIS_KEY_PREFIX: "shop b" })).toThrow("REDIS_KEY_PREFIX: must be 1 to 64 printable characters without spaces");
   });
+
+  test("housekeeping runs every minute and finishes what a crash left after 2 minutes; both can be shortened for tests, the grace not in production", () => {
+    const defaults = loadConfig({});
+    expect([defaults.housekeepingIntervalMs, defaults.orders.graceMs]).toEqual([60_000, 120_000]);
+    const short = loadConfig({ HOUSEKEEPING_INTERVAL_SECONDS: "1", HOUSEKEEPING_GRACE_SECONDS: "2" });
+    expect([short.housekeepingIntervalMs, short.orders.graceMs]).toEqual([1_000, 2_000]);
+    for (const [name, value, message] of [
+      ["HOUSEKEEPING_INTERVAL_SECONDS", "0", "must be at least 1 second"],
+      ["HOUSEKEEPING_INTERVAL_SECONDS", "1.5", "must be a whole number of seconds"],
+      ["HOUSEKEEPING_GRACE_SECONDS", "soon", "must be a whole number of seconds"],
+      ["HOUSEKEEPING_GRACE_SECONDS", "3601", "must be at most 3600 seconds (an hour)"],
+    ]) {
+      expect(() => loadConfig({ [name!]: value })).toThrow(`Invalid configuration: ${name}: ${message}`);
+    }
+    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), STRIPE_SECRET_KEY: "sk_live_abc123", DATABASE_URL: "postgres://u@h/db" };
+    expect(() => loadConfig({ ...production, HOUSEKEEPING_GRACE_SECONDS: "60" })).toThrow(
+      /HOUSEKEEPING_GRACE_SECONDS: must be at least 120 when NODE_ENV=production/,
+    );
+    expect(loadConfig({ ...production, HOUSEKEEPING_GRACE_SECONDS: "300" }).orders.graceMs).toBe(300_000);
+  });
 });

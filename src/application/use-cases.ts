@@ -20,7 +20,7 @@ import { type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
 import type { WebhookEvent } from "./events/webhook-event.ts";
-import type { KeptResponse } from "./ports/idempotency.ts";
+import type { HeldKey, KeptResponse } from "./ports/idempotency.ts";
 import { cancelOrder } from "./orders/cancel-order.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
@@ -67,13 +67,14 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     updateCartItem: (userId: string, itemId: string, quantity: number, origin: RequestOrigin) => updateCartItem(deps, userId, itemId, quantity, origin),
     removeCartItem: (userId: string, itemId: string, origin: RequestOrigin) => removeCartItem(deps, userId, itemId, origin),
 
-    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin) => placeOrder(deps, orders, userId, request, origin),
+    placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin, key: HeldKey | null = null) =>
+      placeOrder(deps, orders, userId, request, origin, key),
     listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),
     cancelOrder: (userId: string, orderId: string, origin: RequestOrigin) => cancelOrder(deps, userId, orderId, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
-    payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin),
+    payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin, orders.graceMs),
     receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),
 
     claimIdempotencyKey: (userId: string, key: string, fingerprint: string) => claimIdempotencyKey(deps, userId, key, fingerprint),

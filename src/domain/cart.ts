@@ -94,3 +94,36 @@ export function assertRoomForLine(lineCount: number): void {
     });
   }
 }
+
+export interface Goods {
+  productId: string;
+  quantity: number;
+}
+
+/**
+ * What of an order that could not go ahead goes back into the cart as it is now (decisions §15),
+ * within the cart's limits, as an add would be: a product the cart already holds gains the
+ * quantity, up to MAX_LINE_QUANTITY; one it does not hold gets a line of its own while the cart
+ * has room (MAX_CART_LINES, lines off sale counted: they keep their place). What does not fit is
+ * left out, and said why, for the audit.
+ */
+export function linesToPutBack(
+  cart: readonly Goods[],
+  goods: readonly Goods[],
+): { putBack: Goods[]; leftOut: Array<Goods & { reason: "line_full" | "cart_full" }> } {
+  const held = new Map(cart.map((line) => [line.productId, line.quantity]));
+  const putBack: Goods[] = [];
+  const leftOut: Array<Goods & { reason: "line_full" | "cart_full" }> = [];
+  for (const { productId, quantity } of goods) {
+    const inCart = held.get(productId);
+    if (inCart === undefined && held.size >= MAX_CART_LINES) {
+      leftOut.push({ productId, quantity, reason: "cart_full" });
+      continue;
+    }
+    const fits = Math.min(quantity, MAX_LINE_QUANTITY - (inCart ?? 0));
+    if (fits > 0) putBack.push({ productId, quantity: fits });
+    held.set(productId, (inCart ?? 0) + fits);
+    if (fits < quantity) leftOut.push({ productId, quantity: quantity - fits, reason: "line_full" });
+  }
+  return { putBack, leftOut };
+}

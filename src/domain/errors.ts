@@ -21,6 +21,7 @@ export type ErrorCode =
   | "payment.invalid_transition"
   | "payment.invalid_method"
   | "payment.processor_failed"
+  | "payment.intent_refused"
   | "tax.unavailable"
   | "cart.empty"
   | "cart.items_not_found"
@@ -32,6 +33,7 @@ export type ErrorCode =
   | "order.too_large"
   | "order.too_many_unpaid"
   | "payment.in_progress"
+  | "order.in_progress"
   | "payment.declined"
   | "order.already_paid"
   | "order.not_payable"
@@ -44,10 +46,10 @@ export type ErrorCode =
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
  * payment of the order was running; the cart changed under the checkout; the customer has an unpaid
- * order to pay or cancel first): an answer not to be kept for an Idempotency-Key, so the retry its
- * text asks for can run.
+ * order to pay or cancel first; a checkout replayed while its order still waits for its payment
+ * intent): an answer not to be kept for an Idempotency-Key, so the retry its text asks for can run.
  */
-export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed", "order.too_many_unpaid"]);
+export const TRY_AGAIN: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["payment.in_progress", "cart.changed", "order.too_many_unpaid", "order.in_progress"]);
 
 export class DomainError extends Error {
   constructor(

@@ -9,25 +9,27 @@ export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
 /**
  * How long an attempt may wait on the processor before it counts as abandoned (its process died):
- * longer than the processor adapter's own worst case (three 20-second tries).
+ * longer than the processor adapter's own worst case (three 20-second tries). The default of the
+ * shop's grace time (HOUSEKEEPING_GRACE_SECONDS), which may only lengthen it in production.
  */
 export const PAYMENT_ATTEMPT_ABANDONED_MS = 2 * 60_000;
 
 /**
  * Starts an attempt at paying an order (decisions §4): refused when it is already paid or not
  * payable (in that order), or while another attempt waits on the processor, or while checkout is
- * still making its first payment intent. An attempt abandoned by a process that died keeps its
- * number, so its idempotency keys replay whatever the processor did for it.
+ * still making its first payment intent. An attempt abandoned by a process that died (older than
+ * `abandonedAfterMs`) keeps its number, so its idempotency keys replay whatever the processor did for it.
  */
 export function beginPaymentAttempt(
   order: Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt">,
   now: Date,
+  abandonedAfterMs = PAYMENT_ATTEMPT_ABANDONED_MS,
 ): { attempt: number } {
   const why = payability(order);
   if (why === "order.already_paid") throw new DomainError(why, "Order has already been paid");
   if (why === "order.not_payable")
     throw new DomainError(why, "Order cannot be paid in its current status", { status: order.status, paymentStatus: order.paymentStatus });
-  const abandoned = order.paymentStartedAt !== null && now.getTime() - order.paymentStartedAt.getTime() >= PAYMENT_ATTEMPT_ABANDONED_MS;
+  const abandoned = order.paymentStartedAt !== null && now.getTime() - order.paymentStartedAt.getTime() >= abandonedAfterMs;
   if (order.paymentStartedAt !== null && !abandoned) throw paymentInProgress();
   // No intent yet and never a failed payment: checkout has not stored its intent yet.
   if (order.stripePaymentIntentId === null && order.paymentStatus === "PENDING") throw paymentInProgress();

@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createAccessResolver } from "../../src/application/auth/access.ts";
 import { register } from "../../src/application/auth/register.ts";
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
@@ -13,10 +13,11 @@ import type { PaymentGateway } from "../../src/application/ports/payments.ts";
 import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { DomainError } from "../../src/domain/errors.ts";
-import { DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissions.ts";
+import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissions.ts";
 import { REFUND_ATTEMPT_LEASE_MS, REFUND_RETRY_MS } from "../../src/domain/refund.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
+import { domainErrorOf } from "../support/errors.ts";
 import { eventually } from "../support/eventually.ts";
 
 test("housekeeping deletes the sessions that have ended, signed out or expired, and keeps the live ones working", async () => {
@@ -29,7 +30,16 @@ test("housekeeping deletes the sessions that have ended, signed out or expired, 
   const live = await signIn();
   deps.clock.advance(2 * 24 * 3600 * 1000);
   const housekeeping = createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
-  expect(await housekeeping.runOnce()).toEqual({ ordersExpired: 0, sessionsPurged: 2, idempotencyKeysPurged: 0, refundsMade: 0, refundsDue: 0 });
+  expect(await housekeeping.runOnce()).toEqual({
+    paymentsSettled: 0,
+    intentsStored: 0,
+    checkoutsUndone: 0,
+    ordersExpired: 0,
+    sessionsPurged: 2,
+    idempotencyKeysPurged: 0,
+    refundsMade: 0,
+    refundsDue: 0,
+  });
   expect([...deps.state.sessions.keys()]).toEqual([live.id]);
   expect(await createAccessResolver(deps).resolve({ sub: user.id, sid: live.id })).not.toBeNull();
   expect(await createAccessResolver(deps).resolve({ sub: user.id, sid: old.id })).toBeNull();
@@ -135,4 +145,311 @@ test("a refund whose process died while asking is asked again by housekeeping on
   expect(await housekeeping.runOnce()).toMatchObject({ refundsMade: 1, refundsDue: 0 });
   expect(processor.asked).toEqual([`refund-${orderId}`]);
   expect(await order()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+});
+
+const GRACE_MS = 120_000;
+const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+
+/** A shopper's order of 2 × $12.99 (10 in stock), placed, with its housekeeping and ways to pay it. */
+async function anOrder(deps: MemoryDeps = createMemoryDeps()) {
+  const ada = aUser();
+  const sauce = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
+  await deps.repos.users.create(ada);
+  await deps.repos.products.create(sauce);
+  const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
+  const placed = await placeOrder(deps, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
+  const stored = async () => (await deps.repos.orders.findById(placed.orderId))!;
+  const confirmations: string[] = [];
+  const counting = {
+    ...deps,
+    payments: { ...deps.payments, confirmIntent: (id: string, pm: string, key: string) => (confirmations.push(key), deps.payments.confirmIntent(id, pm, key)) },
+  };
+  const pay = (paymentMethodId: string, d: MemoryDeps = counting as MemoryDeps) => payOrder(d, ada.id, { orderId: placed.orderId, paymentMethodId }, NO_ORIGIN);
+  /**
+   * A payment whose process dies once the processor has confirmed: its answer never comes back, so
+   * nothing after the confirmation runs (the attempt stays marked, its outcome unwritten).
+   */
+  async function payAndDie(paymentMethodId: string) {
+    const dying = {
+      ...counting,
+      payments: { ...counting.payments, confirmIntent: async (...args: [string, string, string]) => (await counting.payments.confirmIntent(...args), never()) },
+    };
+    void pay(paymentMethodId, dying as MemoryDeps);
+    await eventually(() => expect(confirmations.length).toBeGreaterThan(0));
+    confirmations.length = 0;
+    expect((await stored()).paymentStartedAt).not.toBeNull();
+  }
+  const housekeeping = (d: MemoryDeps = deps) => createHousekeeping(d, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS });
+  return { deps, ada, sauce, placed, stored, pay, payAndDie, confirmations, housekeeping };
+}
+
+const never = () => new Promise<never>(() => {});
+
+describe("housekeeping settles a payment attempt a crash left unfinished (decisions §15)", () => {
+  test("paid at the processor: after the grace time the order is CONFIRMED and PAID, audited, and a retry is 'already paid' with no second charge", async () => {
+    const { deps, stored, pay, payAndDie, confirmations, housekeeping, placed } = await anOrder();
+    await payAndDie("pm_card_visa");
+    const intentId = (await stored()).stripePaymentIntentId!;
+    expect(deps.processor.intents.get(intentId)?.status).toBe("succeeded");
+
+    deps.clock.advance(GRACE_MS - 1);
+    expect((await housekeeping().runOnce()).paymentsSettled).toBe(0);
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+
+    deps.clock.advance(1);
+    expect((await housekeeping().runOnce()).paymentsSettled).toBe(1);
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, stripePaymentIntentId: intentId });
+    const audits = await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" });
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({
+      userId: null,
+      changes: { intentId, intentStatus: "succeeded", attempt: 1, settledBy: "housekeeping", to: { status: "CONFIRMED" } },
+    });
+
+    expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
+    expect(confirmations).toEqual([]);
+    expect((await housekeeping().runOnce()).paymentsSettled).toBe(0);
+  });
+
+  test("an attempt that had to make a fresh intent (its first was cancelled) is settled from that intent, found again by the attempt's key", async () => {
+    const { deps, stored, placed, payAndDie, housekeeping } = await anOrder();
+    const first = (await stored()).stripePaymentIntentId!;
+    await deps.payments.cancelIntent(first);
+    await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: null, paymentStatus: "FAILED", updatedAt: deps.clock.now() });
+    await payAndDie("pm_card_visa");
+    expect((await stored()).stripePaymentIntentId).toBeNull();
+    const fresh = [...deps.processor.intents.values()].find((intent) => intent.id !== first)!;
+    expect(fresh.status).toBe("succeeded");
+
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping().runOnce()).paymentsSettled).toBe(1);
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: fresh.id, paymentStartedAt: null });
+    expect(deps.processor.intents.size).toBe(2);
+  });
+
+  test("declined at the processor: payment FAILED and still payable; never confirmed at all: only the mark is cleared, and the next card pays", async () => {
+    const declined = await anOrder();
+    await declined.payAndDie("pm_card_chargeDeclined");
+    declined.deps.clock.advance(GRACE_MS);
+    expect((await declined.housekeeping().runOnce()).paymentsSettled).toBe(1);
+    expect(await declined.stored()).toMatchObject({ status: "PENDING", paymentStatus: "FAILED", paymentStartedAt: null });
+    expect((await declined.pay("pm_card_visa")).success).toBe(true);
+
+    const unconfirmed = await anOrder();
+    const { deps, placed, stored, housekeeping } = unconfirmed;
+    await deps.repos.orders.update(placed.orderId, { paymentAttempts: 1, paymentStartedAt: deps.clock.now(), updatedAt: deps.clock.now() });
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping().runOnce()).paymentsSettled).toBe(1);
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentStartedAt: null });
+    expect((await unconfirmed.pay("pm_card_visa")).success).toBe(true);
+  });
+
+  test("a processor that cannot answer: the attempt is passed over, still marked, and settled by a later run", async () => {
+    const { deps, stored, payAndDie, housekeeping } = await anOrder();
+    await payAndDie("pm_card_visa");
+    deps.clock.advance(GRACE_MS);
+    const down = { ...deps, payments: { ...deps.payments, retrieveIntent: () => Promise.reject(new Error("timeout")) } } as MemoryDeps;
+    expect((await housekeeping(down).runOnce()).paymentsSettled).toBe(0);
+    expect((await stored()).paymentStartedAt).not.toBeNull();
+    expect((await housekeeping().runOnce()).paymentsSettled).toBe(1);
+    expect((await stored()).paymentStatus).toBe("PAID");
+  });
+
+  test("a payment that took the attempt over while housekeeping asked the processor is left to finish it", async () => {
+    const { deps, stored, placed, payAndDie, housekeeping } = await anOrder();
+    await payAndDie("pm_card_visa");
+    deps.clock.advance(GRACE_MS);
+    const racing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        retrieveIntent: async (id: string) => {
+          await deps.repos.orders.update(placed.orderId, { paymentAttempts: 1, paymentStartedAt: deps.clock.now(), updatedAt: deps.clock.now() });
+          return deps.payments.retrieveIntent(id);
+        },
+      },
+    } as MemoryDeps;
+    expect((await housekeeping(racing).runOnce()).paymentsSettled).toBe(0);
+    expect(await stored()).toMatchObject({ paymentStatus: "PENDING", paymentStartedAt: deps.clock.now() });
+    expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" })).toEqual([]);
+  });
+});
+
+/**
+ * A checkout of 2 Habanero and 1 Verde whose process dies after its commit, before it stores its
+ * payment intent: once the processor made it (`intentMade`), or before it was asked.
+ */
+async function aStrandedCheckout({ intentMade, inventory = 10 }: { intentMade: boolean; inventory?: number }) {
+  const deps = createMemoryDeps();
+  const ada = aUser();
+  const habanero = aProduct({ name: "Habanero", price: 1299, inventory });
+  const verde = aProduct({ name: "Verde", price: 899, inventory });
+  await deps.repos.users.create(ada);
+  for (const product of [habanero, verde]) await deps.repos.products.create(product);
+  const add = (productId: string, quantity: number) => {
+    // A second apart, as a shopper's adds are, so the lines (and the order's items) keep the order they were added in.
+    deps.clock.advance(1_000);
+    return addToCart(deps, ada.id, { productId, quantity }, NO_ORIGIN);
+  };
+  const lines = [await add(habanero.id, 2), await add(verde.id, 1)];
+  const dying = {
+    ...deps,
+    payments: {
+      ...deps.payments,
+      createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => (intentMade && (await deps.payments.createIntent(input)), never()),
+    },
+  };
+  void placeOrder(dying, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: lines.map((l) => l.id), shippingAddress: texas }, NO_ORIGIN);
+  await eventually(() => expect(deps.state.orders.size).toBe(1));
+  const orderId = [...deps.state.orders.keys()][0]!;
+  const stored = async () => (await deps.repos.orders.findById(orderId))!;
+  const stock = async () => [(await deps.repos.products.findById(habanero.id))!.inventory, (await deps.repos.products.findById(verde.id))!.inventory];
+  const cart = async () => Object.fromEntries((await deps.repos.carts.lines(ada.id)).map((line) => [line.productId, line.quantity]));
+  const pay = (d: MemoryDeps = deps) => payOrder(d, ada.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+  const housekeeping = (d: MemoryDeps = deps) => createHousekeeping(d, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS });
+  return { deps, ada, habanero, verde, orderId, stored, stock, cart, add, pay, housekeeping };
+}
+
+const refusing = (deps: MemoryDeps) =>
+  ({
+    ...deps,
+    payments: {
+      ...deps.payments,
+      createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "Payment processing failed", { operation: "createIntent", code: "test" })),
+    },
+  }) as MemoryDeps;
+
+describe("housekeeping finishes a checkout a crash left without its payment intent (decisions §15)", () => {
+  test("after the grace time the order gets the very intent checkout asked for (its key finds it), stored, and is payable; before, it waits", async () => {
+    const { deps, stored, pay, housekeeping, orderId } = await aStrandedCheckout({ intentMade: true });
+    const [made] = [...deps.processor.intents.values()];
+    expect((await stored()).stripePaymentIntentId).toBeNull();
+    expect((await domainErrorOf(pay())).code).toBe("payment.in_progress");
+
+    deps.clock.advance(GRACE_MS - 1);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(0);
+    deps.clock.advance(1);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: made!.id });
+    expect(deps.processor.intents.size).toBe(1);
+    expect(made).toMatchObject({ amount: (await stored()).total, metadata: { orderId, orderNumber: (await stored()).orderNumber } });
+    expect((await pay()).success).toBe(true);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(0);
+  });
+
+  test("one whose intent was never asked for gets it made now, for its total, under the order's own key", async () => {
+    const { deps, stored, pay, housekeeping, orderId } = await aStrandedCheckout({ intentMade: false });
+    expect(deps.processor.intents.size).toBe(0);
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+    const { total, orderNumber, stripePaymentIntentId } = await stored();
+    expect(deps.processor.intents.get(stripePaymentIntentId!)).toMatchObject({ amount: total, currency: "usd", metadata: { orderId, orderNumber } });
+    expect((await deps.payments.createIntent({ amount: total, currency: "usd", metadata: {}, idempotencyKey: `order-${orderId}` })).id).toBe(
+      stripePaymentIntentId!,
+    );
+    expect((await pay()).success).toBe(true);
+  });
+
+  test("the processor refuses: the order is cancelled, its stock back, its lines back in the cart, audited", async () => {
+    const { deps, stored, stock, cart, housekeeping, habanero, verde, orderId } = await aStrandedCheckout({ intentMade: false });
+    expect([await stock(), await cart()]).toEqual([[8, 9], {}]);
+    deps.clock.advance(GRACE_MS);
+    expect(await housekeeping(refusing(deps)).runOnce()).toMatchObject({ intentsStored: 0, checkoutsUndone: 1 });
+    expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: null });
+    expect(await stock()).toEqual([10, 10]);
+    expect(await cart()).toEqual({ [habanero.id]: 2, [verde.id]: 1 });
+    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    expect(audit).toMatchObject({
+      userId: null,
+      changes: {
+        from: "PENDING",
+        to: "CANCELLED",
+        reason: "the processor would not make its payment intent",
+        linesPutBack: [
+          { productId: habanero.id, quantity: 2 },
+          { productId: verde.id, quantity: 1 },
+        ],
+        linesLeftOut: [],
+      },
+    });
+    expect(await housekeeping(refusing(deps)).runOnce()).toMatchObject({ checkoutsUndone: 0 });
+    expect(await stock()).toEqual([10, 10]);
+  });
+
+  test("lines come back into the cart as it is now: into the line of a product added since (up to 99, the rest said in the audit)", async () => {
+    const { deps, add, cart, housekeeping, habanero, verde, orderId } = await aStrandedCheckout({ intentMade: false, inventory: 200 });
+    await add(habanero.id, 98);
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping(refusing(deps)).runOnce()).checkoutsUndone).toBe(1);
+    expect(await cart()).toEqual({ [habanero.id]: 99, [verde.id]: 1 });
+    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    expect(audit?.changes).toMatchObject({
+      linesPutBack: [
+        { productId: habanero.id, quantity: 1 },
+        { productId: verde.id, quantity: 1 },
+      ],
+      linesLeftOut: [{ productId: habanero.id, quantity: 1, reason: "line_full" }],
+    });
+  });
+
+  test("a processor that cannot answer: the order waits for a later run, which gives it its intent", async () => {
+    const { deps, stored, housekeeping, stock } = await aStrandedCheckout({ intentMade: false });
+    deps.clock.advance(GRACE_MS);
+    const down = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("timeout")) } } as MemoryDeps;
+    expect(await housekeeping(down).runOnce()).toMatchObject({ intentsStored: 0, checkoutsUndone: 0 });
+    expect(await stored()).toMatchObject({ status: "PENDING", stripePaymentIntentId: null });
+    expect(await stock()).toEqual([8, 9]);
+    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+  });
+
+  test("an order staff cancelled while housekeeping asked for its intent is not given it: the intent is cancelled, so it is never paid", async () => {
+    const { deps, stored, housekeeping, orderId } = await aStrandedCheckout({ intentMade: false });
+    deps.clock.advance(GRACE_MS);
+    const staff: Actor = { userId: "staff-1", role: "STAFF", permissions: new Set(DEFAULT_ROLE_PERMISSIONS.STAFF) };
+    const racing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
+          await changeOrderStatus(deps, staff, { id: orderId }, { status: "CANCELLED" }, NO_ORIGIN);
+          return deps.payments.createIntent(input);
+        },
+      },
+    } as MemoryDeps;
+    expect((await housekeeping(racing).runOnce()).intentsStored).toBe(0);
+    expect(await stored()).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: null });
+    expect([...deps.processor.intents.values()].map((intent) => intent.status)).toEqual(["canceled"]);
+  });
+
+  test("a checkout still alive past the grace time, whose intent housekeeping stored first, answers its order as placed: not undone", async () => {
+    const deps = createMemoryDeps();
+    const ada = aUser();
+    const sauce = aProduct({ price: 1299, inventory: 10 });
+    await deps.repos.users.create(ada);
+    await deps.repos.products.create(sauce);
+    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
+    let release = () => {};
+    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
+    const slow = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
+          const intent = await deps.payments.createIntent(input);
+          await slowAnswer;
+          return intent;
+        },
+      },
+    };
+    const placing = placeOrder(slow, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
+    await eventually(() => expect(deps.processor.intents.size).toBe(1));
+    deps.clock.advance(GRACE_MS);
+    expect((await createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS }).runOnce()).intentsStored).toBe(1);
+    release();
+    const placed = await placing;
+    const [intent] = [...deps.processor.intents.values()];
+    expect(placed.clientSecret).toBe(intent!.clientSecret);
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: intent!.id });
+    expect(intent!.status).toBe("requires_payment_method");
+  });
 });

@@ -181,6 +181,19 @@ describe("paying an order (decisions §4)", () => {
   });
 });
 
+describe("the grace time (HOUSEKEEPING_GRACE_SECONDS) is the shop's one measure of an abandoned attempt", () => {
+  test("with a grace of 5 seconds, an attempt left 5 seconds is taken over by the next payment, keeping its number and keys", async () => {
+    const { deps, stored, placed, ada } = await anOrder();
+    await deps.repos.orders.update(placed.orderId, { paymentAttempts: 1, paymentStartedAt: deps.clock.now(), updatedAt: deps.clock.now() });
+    const pay = () => payOrder(deps, ada.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin, 5_000);
+    deps.clock.advance(4_999);
+    expect((await domainErrorOf(pay())).code).toBe("payment.in_progress");
+    deps.clock.advance(1);
+    expect((await pay()).success).toBe(true);
+    expect(await stored()).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
+  });
+});
+
 function throwing(): never {
   throw new Error("the database went away");
 }

@@ -160,6 +160,16 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findById(cancelled.id)).toMatchObject({ stripePaymentIntentId: null, updatedAt: cancelled.updatedAt });
     });
 
+    test("attachPaymentIntent of the intent the order holds already is true (housekeeping stored it first); of another, false", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products);
+      const at = new Date("2026-11-24T09:00:00Z");
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, "pi_first", at))).toBe(true);
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, "pi_first", at))).toBe(true);
+      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, "pi_other", at))).toBe(false);
+      expect((await repo().findById(order.id))?.stripePaymentIntentId).toBe("pi_first");
+    });
+
     test("findUnpaidBefore: PENDING orders with payment PENDING or FAILED made before the cut-off, oldest first", async () => {
       const { user, products } = await aShopper();
       const pending = await stored(user, products);
@@ -196,6 +206,53 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       paged.push(...(await repo().findUnpaidBefore(cutOff, 2, paged.at(-1))));
       expect(paged).toEqual(all);
       expect(await repo().findUnpaidBefore(cutOff, 2, all.at(-1))).toEqual([]);
+    });
+
+    test("findWithoutIntentBy: PENDING orders, payment PENDING, without a payment intent, made by the given time, oldest first, paged", async () => {
+      const { user, products } = await aShopper();
+      const stranded = await stored(user, products);
+      await stored(user, products, { stripePaymentIntentId: "pi_stored" });
+      await stored(user, products, { paymentStatus: "FAILED" });
+      await stored(user, products, { status: "CANCELLED" });
+      const twin = await stored(user, products, { createdAt: stranded.createdAt });
+      await stored(user, products);
+      const found = await repo().findWithoutIntentBy(stranded.createdAt, 10);
+      const expected = [stranded, twin]
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map((o) => ({ id: o.id, orderNumber: o.orderNumber, total: o.total, createdAt: o.createdAt }));
+      expect(found).toEqual(expected);
+      expect(await repo().findWithoutIntentBy(stranded.createdAt, 1, found[0])).toEqual([expected[1]!]);
+      expect(await repo().findWithoutIntentBy(stranded.createdAt, 1, found[1])).toEqual([]);
+    });
+
+    test("findPaymentsStartedBy: orders of any status whose payment attempt began by the given time and is still marked, oldest attempt first, paged", async () => {
+      const { user, products } = await aShopper();
+      const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 13, 0, seconds));
+      const started = async (startedAt: Date | null, overrides: Partial<Order> = {}) => {
+        const order = await stored(user, products, overrides);
+        await target().uow.transaction((tx) => tx.orders.update(order.id, { paymentAttempts: 2, paymentStartedAt: startedAt, updatedAt: at(0) }));
+        return order;
+      };
+      const late = await started(at(5), { stripePaymentIntentId: "pi_late" });
+      const early = await started(at(1), { status: "CANCELLED" });
+      await started(null);
+      const onTheDot = await started(at(10));
+      await started(at(11));
+      const found = await repo().findPaymentsStartedBy(at(10), 10);
+      expect(found).toEqual([
+        { id: early.id, orderNumber: early.orderNumber, total: early.total, stripePaymentIntentId: null, paymentAttempts: 2, paymentStartedAt: at(1) },
+        { id: late.id, orderNumber: late.orderNumber, total: late.total, stripePaymentIntentId: "pi_late", paymentAttempts: 2, paymentStartedAt: at(5) },
+        {
+          id: onTheDot.id,
+          orderNumber: onTheDot.orderNumber,
+          total: onTheDot.total,
+          stripePaymentIntentId: null,
+          paymentAttempts: 2,
+          paymentStartedAt: at(10),
+        },
+      ]);
+      expect(await repo().findPaymentsStartedBy(at(10), 1, found[0])).toEqual([found[1]!]);
+      expect(await repo().findPaymentsStartedBy(at(10), 2, found[1])).toEqual([found[2]!]);
     });
   });
 }

@@ -43,6 +43,22 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
       expect(again.id).toBe(first.id);
     });
 
+    test("a key's repeat is its first answer as it was then (as Stripe keeps it): where the intent stands now is retrieveIntent's", async () => {
+      const input = { amount: 1500, currency: "usd" as const, metadata: { orderId: "o2" }, idempotencyKey: key("create") };
+      const made = await gateway().createIntent(input);
+      await gateway().confirmIntent(made.id, "pm_card_visa", key("confirm"));
+      expect((await gateway().createIntent(input)).status).toBe("requires_payment_method");
+      expect((await gateway().retrieveIntent(made.id)).status).toBe("succeeded");
+    });
+
+    test("an intent the processor will not make (under $0.50, over $999,999.99) is refused: payment.intent_refused, however often asked", async () => {
+      for (const amount of [49, 100_000_000]) {
+        const input = { amount, currency: "usd" as const, metadata: { orderId: "o3" }, idempotencyKey: key("create") };
+        expect((await domainErrorOf(gateway().createIntent(input))).code).toBe("payment.intent_refused");
+        expect((await domainErrorOf(gateway().createIntent(input))).code).toBe("payment.intent_refused");
+      }
+    });
+
     test("pm_card_visa and pm_card_mastercard succeed", async () => {
       for (const method of ["pm_card_visa", "pm_card_mastercard"]) {
         expect(await confirm(await anIntent(), method)).toMatchObject({ status: "succeeded", lastError: null });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assertLineQuantity, assertRoomForLine, cartTotals, viewCart } from "../../src/domain/cart.ts";
+import { MAX_CART_LINES, assertLineQuantity, assertRoomForLine, cartTotals, linesToPutBack, viewCart } from "../../src/domain/cart.ts";
 import { DomainError } from "../../src/domain/errors.ts";
 import { aProduct } from "../support/builders.ts";
 
@@ -90,5 +90,53 @@ describe("assertRoomForLine", () => {
 
   test("50 lines are cart.too_many_lines", () => {
     expect(domainErrorOf(() => assertRoomForLine(50)).code).toBe("cart.too_many_lines");
+  });
+});
+
+describe("linesToPutBack (an order that could not go ahead, back in the cart)", () => {
+  test("a product the cart lacks gets its line; one it holds gains the quantity, up to 99 a line, the rest left out", () => {
+    const cart = [
+      { productId: "held", quantity: 3 },
+      { productId: "nearly-full", quantity: 97 },
+    ];
+    const goods = [
+      { productId: "new", quantity: 2 },
+      { productId: "held", quantity: 4 },
+      { productId: "nearly-full", quantity: 5 },
+    ];
+    expect(linesToPutBack(cart, goods)).toEqual({
+      putBack: [
+        { productId: "new", quantity: 2 },
+        { productId: "held", quantity: 4 },
+        { productId: "nearly-full", quantity: 2 },
+      ],
+      leftOut: [{ productId: "nearly-full", quantity: 3, reason: "line_full" }],
+    });
+    expect(linesToPutBack([{ productId: "full", quantity: 99 }], [{ productId: "full", quantity: 1 }])).toEqual({
+      putBack: [],
+      leftOut: [{ productId: "full", quantity: 1, reason: "line_full" }],
+    });
+  });
+
+  test("a full cart (50 lines) takes no new line, but a product it holds still gains; the last free place goes to the first product", () => {
+    const full = Array.from({ length: MAX_CART_LINES }, (_, i) => ({ productId: `p${i}`, quantity: 1 }));
+    expect(
+      linesToPutBack(full, [
+        { productId: "new", quantity: 2 },
+        { productId: "p0", quantity: 2 },
+      ]),
+    ).toEqual({
+      putBack: [{ productId: "p0", quantity: 2 }],
+      leftOut: [{ productId: "new", quantity: 2, reason: "cart_full" }],
+    });
+    expect(
+      linesToPutBack(full.slice(1), [
+        { productId: "first", quantity: 1 },
+        { productId: "second", quantity: 1 },
+      ]),
+    ).toEqual({
+      putBack: [{ productId: "first", quantity: 1 }],
+      leftOut: [{ productId: "second", quantity: 1, reason: "cart_full" }],
+    });
   });
 });

@@ -7,7 +7,7 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
       // New, expired, or left running by a request that never finished: the key is this request's.
       const claimed = await db
         .insertInto("idempotency_keys")
-        .values({ user_id: userId, key, fingerprint, response_status: null, response_body: null, created_at: now, expires_at: expiresAt })
+        .values({ user_id: userId, key, fingerprint, response_status: null, response_body: null, order_id: null, created_at: now, expires_at: expiresAt })
         .onConflict((oc) =>
           oc
             .columns(["user_id", "key"])
@@ -15,13 +15,18 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
               fingerprint: eb.ref("excluded.fingerprint"),
               response_status: null,
               response_body: null,
+              order_id: null,
               created_at: eb.ref("excluded.created_at"),
               expires_at: eb.ref("excluded.expires_at"),
             }))
             .where((eb) =>
               eb.or([
                 eb("idempotency_keys.expires_at", "<=", now),
-                eb.and([eb("idempotency_keys.response_status", "is", null), eb("idempotency_keys.created_at", "<", staleBefore)]),
+                eb.and([
+                  eb("idempotency_keys.response_status", "is", null),
+                  eb("idempotency_keys.order_id", "is", null),
+                  eb("idempotency_keys.created_at", "<", staleBefore),
+                ]),
               ]),
             ),
         )
@@ -30,15 +35,26 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
       if (claimed.length > 0) return { kind: "claimed", claimedAt: now };
       const held = await db
         .selectFrom("idempotency_keys")
-        .select(["fingerprint", "response_status", "response_body"])
+        .select(["fingerprint", "response_status", "response_body", "order_id", "created_at"])
         .where("user_id", "=", userId)
         .where("key", "=", key)
         .executeTakeFirst();
       // Released between the two statements: its request failed, and a retry will find the key free.
       if (!held) return { kind: "in_flight" };
       if (held.fingerprint !== fingerprint) return { kind: "mismatch" };
-      if (held.response_status === null) return { kind: "in_flight" };
-      return { kind: "replay", response: { status: held.response_status, body: held.response_body } };
+      if (held.response_status !== null) return { kind: "replay", response: { status: held.response_status, body: held.response_body } };
+      if (held.order_id !== null) return { kind: "order_made", claimedAt: held.created_at, orderId: held.order_id };
+      return { kind: "in_flight" };
+    },
+
+    async recordOrder(userId, key, claimedAt, orderId) {
+      await db
+        .updateTable("idempotency_keys")
+        .set({ order_id: orderId })
+        .where("user_id", "=", userId)
+        .where("key", "=", key)
+        .where("created_at", "=", claimedAt)
+        .execute();
     },
 
     async keep(userId, key, claimedAt, response) {
@@ -58,7 +74,12 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
         .where("key", "=", key)
         .where("created_at", "=", claimedAt)
         .where("response_status", "is", null)
+        .where("order_id", "is", null)
         .execute();
+    },
+
+    async forgetOrder(orderId) {
+      await db.deleteFrom("idempotency_keys").where("order_id", "=", orderId).where("response_status", "is", null).execute();
     },
 
     async purgeExpired(now) {

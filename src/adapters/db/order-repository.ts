@@ -104,14 +104,14 @@ const itemsOf = compileOnce((db, orderIds: string[]) =>
 );
 
 // On the checkout's path: one statement, whose row lock and re-checked condition keep an order cancelled
-// meanwhile, or one that somehow has an intent already, from getting this one.
+// meanwhile, or one that somehow has another intent already, from getting this one.
 const attachIntent = compileOnce((db, id: string, intentId: string, at: Date) =>
   db
     .updateTable("orders")
     .set({ stripe_payment_intent_id: intentId, updated_at: at })
     .where("id", "=", id)
     .where("status", "=", "PENDING")
-    .where("stripe_payment_intent_id", "is", null)
+    .where((eb) => eb.or([eb("stripe_payment_intent_id", "is", null), eb("stripe_payment_intent_id", "=", intentId)]))
     .returning("id"),
 );
 const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));
@@ -217,6 +217,37 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       if (after) unpaid = unpaid.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.createdAt, after.id)));
       const rows = await unpaid.orderBy("created_at").orderBy("id").limit(limit).execute();
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, stripePaymentIntentId: r.stripe_payment_intent_id, createdAt: r.created_at }));
+    },
+
+    async findWithoutIntentBy(at, limit, after) {
+      let stranded = db
+        .selectFrom("orders")
+        .select(["id", "order_number", "total_cents", "created_at"])
+        .where("status", "=", "PENDING")
+        .where("payment_status", "=", "PENDING")
+        .where("stripe_payment_intent_id", "is", null)
+        .where("created_at", "<=", at);
+      if (after) stranded = stranded.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.createdAt, after.id)));
+      const rows = await stranded.orderBy("created_at").orderBy("id").limit(limit).execute();
+      return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, total: r.total_cents, createdAt: r.created_at }));
+    },
+
+    async findPaymentsStartedBy(at, limit, after) {
+      let unsettled = db
+        .selectFrom("orders")
+        .select(["id", "order_number", "total_cents", "stripe_payment_intent_id", "payment_attempts", "payment_started_at"])
+        .where("payment_started_at", "is not", null)
+        .where("payment_started_at", "<=", at);
+      if (after) unsettled = unsettled.where((eb) => eb(eb.refTuple("payment_started_at", "id"), ">", eb.tuple(after.paymentStartedAt, after.id)));
+      const rows = await unsettled.orderBy("payment_started_at").orderBy("id").limit(limit).execute();
+      return rows.map((r) => ({
+        id: r.id,
+        orderNumber: r.order_number,
+        total: r.total_cents,
+        stripePaymentIntentId: r.stripe_payment_intent_id,
+        paymentAttempts: r.payment_attempts,
+        paymentStartedAt: r.payment_started_at!,
+      }));
     },
 
     async lock(id, options = {}) {

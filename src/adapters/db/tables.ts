@@ -144,6 +144,8 @@ export interface IdempotencyKeysTable {
   response_body: Json<unknown> | null;
   created_at: Date;
   expires_at: Date;
+  /** The order a checkout's transaction made under the key: a replay answers it. */
+  order_id: string | null;
 }
 
 export interface MailOutboxTable {

@@ -5,30 +5,44 @@ export interface StoredKey {
   key: string;
   fingerprint: string;
   response: KeptResponse | null;
+  orderId: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
 
 export function createMemoryIdempotencyKeys(keys: Map<string, StoredKey>): IdempotencyKeys {
   const id = (userId: string, key: string) => `${userId}\n${key}`;
+  const claimOf = (userId: string, key: string, claimedAt: Date) => {
+    const found = keys.get(id(userId, key));
+    return found?.createdAt.getTime() === claimedAt.getTime() ? found : undefined;
+  };
   return {
     async claim({ userId, key, fingerprint, now, expiresAt, staleBefore }) {
       const found = keys.get(id(userId, key));
-      const free = !found || found.expiresAt <= now || (found.response === null && found.createdAt < staleBefore);
+      const free = !found || found.expiresAt <= now || (found.response === null && found.orderId === null && found.createdAt < staleBefore);
       if (free) {
-        keys.set(id(userId, key), { userId, key, fingerprint, response: null, createdAt: now, expiresAt });
+        keys.set(id(userId, key), { userId, key, fingerprint, response: null, orderId: null, createdAt: now, expiresAt });
         return { kind: "claimed", claimedAt: now };
       }
       if (found.fingerprint !== fingerprint) return { kind: "mismatch" };
-      return found.response ? { kind: "replay", response: structuredClone(found.response) } : { kind: "in_flight" };
+      if (found.response) return { kind: "replay", response: structuredClone(found.response) };
+      if (found.orderId) return { kind: "order_made", claimedAt: new Date(found.createdAt), orderId: found.orderId };
+      return { kind: "in_flight" };
+    },
+    async recordOrder(userId, key, claimedAt, orderId) {
+      const found = claimOf(userId, key, claimedAt);
+      if (found) found.orderId = orderId;
     },
     async keep(userId, key, claimedAt, response) {
-      const found = keys.get(id(userId, key));
-      if (found?.createdAt.getTime() === claimedAt.getTime()) found.response = structuredClone(response);
+      const found = claimOf(userId, key, claimedAt);
+      if (found) found.response = structuredClone(response);
     },
     async release(userId, key, claimedAt) {
-      const found = keys.get(id(userId, key));
-      if (found?.response === null && found.createdAt.getTime() === claimedAt.getTime()) keys.delete(id(userId, key));
+      const found = claimOf(userId, key, claimedAt);
+      if (found?.response === null && found.orderId === null) keys.delete(id(userId, key));
+    },
+    async forgetOrder(orderId) {
+      for (const [k, stored] of keys) if (stored.orderId === orderId && stored.response === null) keys.delete(k);
     },
     async purgeExpired(now) {
       let purged = 0;

@@ -73,6 +73,26 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
         .slice(0, limit)
         .map(({ id, orderNumber, stripePaymentIntentId, createdAt }) => ({ id, orderNumber, stripePaymentIntentId, createdAt }));
     },
+    async findWithoutIntentBy(at, limit, after) {
+      return [...orders.values()]
+        .filter((o) => o.status === "PENDING" && o.paymentStatus === "PENDING" && o.stripePaymentIntentId === null && o.createdAt <= at)
+        .filter((o) => !after || byCreation(o, after) > 0)
+        .sort(byCreation)
+        .slice(0, limit)
+        .map(({ id, orderNumber, total, createdAt }) => ({ id, orderNumber, total, createdAt }));
+    },
+    async findPaymentsStartedBy(at, limit, after) {
+      const byStart = (a: Pick<Order, "id"> & { paymentStartedAt: Date }, b: Pick<Order, "id"> & { paymentStartedAt: Date }) =>
+        byCreation({ id: a.id, createdAt: a.paymentStartedAt }, { id: b.id, createdAt: b.paymentStartedAt });
+      return [...orders.values()]
+        .flatMap(({ id, orderNumber, total, stripePaymentIntentId, paymentAttempts, paymentStartedAt }) =>
+          paymentStartedAt && paymentStartedAt <= at ? [{ id, orderNumber, total, stripePaymentIntentId, paymentAttempts, paymentStartedAt }] : [],
+        )
+        .filter((o) => !after || byStart(o, after) > 0)
+        .sort(byStart)
+        .slice(0, limit)
+        .map((o) => structuredClone(o));
+    },
     // Memory transactions already run one at a time, so there is nothing to hold (or to skip).
     async lock(id) {
       const order = orders.get(id);
@@ -80,7 +100,7 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
     },
     async attachPaymentIntent(id, intentId, at) {
       const order = orders.get(id);
-      if (order?.status !== "PENDING" || order.stripePaymentIntentId !== null) return false;
+      if (order?.status !== "PENDING" || (order.stripePaymentIntentId !== null && order.stripePaymentIntentId !== intentId)) return false;
       orders.set(id, { ...order, stripePaymentIntentId: intentId, updatedAt: at });
       return true;
     },

@@ -1,6 +1,7 @@
 import type { PaymentGateway, PaymentIntent, Refund, TaxCalculator } from "../../application/ports/payments.ts";
 import type { Cents } from "../../domain/money.ts";
 import { DomainError } from "../../domain/errors.ts";
+import { MAX_ORDER_TOTAL } from "../../domain/order.ts";
 import type { IntentStatus } from "../../domain/payment.ts";
 import { STATE_TAX_RATES } from "./state-tax-rates.ts";
 
@@ -78,6 +79,9 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
   const fake: FakeProcessor = {
     createIntent({ amount, currency, metadata, idempotencyKey }) {
       return ledger.once(`create:${idempotencyKey}`, async (book) => {
+        // As Stripe: a charge in US dollars is at least $0.50 and at most $999,999.99.
+        if (amount < 50 || amount > MAX_ORDER_TOTAL)
+          throw new DomainError("payment.intent_refused", "Payment processing failed", { operation: "createIntent", code: "amount_out_of_range" });
         const id = `pi_${randomToken()}`;
         const intent: PaymentIntent = {
           id,

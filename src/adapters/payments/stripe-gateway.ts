@@ -55,6 +55,12 @@ function refusedMethod(error: unknown, paymentMethodId: string): DomainError | n
   return new DomainError("payment.invalid_method", "This payment method cannot be used", { paymentMethodId, reason: error.message });
 }
 
+/** Stripe answered that it will not make this intent, and would answer the same again (its parameters, or its key used for others). */
+function refusedIntent(error: unknown): DomainError | null {
+  if (!(error instanceof Stripe.errors.StripeInvalidRequestError) && !(error instanceof Stripe.errors.StripeIdempotencyError)) return null;
+  return new DomainError("payment.intent_refused", "Payment processing failed", { operation: "createIntent", code: error.code ?? error.type });
+}
+
 /**
  * Payments and tax through Stripe (the official SDK): payment intents in cents, USD, whose payment
  * methods never redirect (so confirming on the server needs no return URL, and 3-D Secure comes
@@ -96,10 +102,13 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
     createIntent: ({ amount, currency, metadata, idempotencyKey }) =>
       call("createIntent", async () =>
         toIntent(
-          await stripe.paymentIntents.create(
-            { amount, currency, metadata, automatic_payment_methods: { enabled: true, allow_redirects: "never" } },
-            { idempotencyKey },
-          ),
+          await stripe.paymentIntents
+            .create({ amount, currency, metadata, automatic_payment_methods: { enabled: true, allow_redirects: "never" } }, { idempotencyKey })
+            .catch((error: unknown) => {
+              const refused = refusedIntent(error);
+              if (refused) logger.error("stripe.intent_refused", { idempotencyKey, error: messageOf(error), code: refused.details?.code });
+              throw refused ?? error;
+            }),
         ),
       ),
 

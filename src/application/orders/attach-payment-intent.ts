@@ -1,10 +1,19 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
+import type { Cents } from "../../domain/money.ts";
 import { type Order, payability, restocksOn } from "../../domain/order.ts";
 import type { Deps } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import type { PlacedOrder } from "./place-order.ts";
+import { makeOrderIntent } from "./order-intent.ts";
+
+/** What checkout answers: the order, and the client secret of its payment intent for the front end to pay with. */
+export interface PlacedOrder {
+  orderId: string;
+  orderNumber: string;
+  clientSecret: string;
+  amount: Cents;
+}
 
 type AttachDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
@@ -20,12 +29,7 @@ const UNDO_ATTEMPTS = 3;
 export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<PlacedOrder> {
   let intentId: string | null = null;
   try {
-    const intent = await deps.payments.createIntent({
-      amount: order.total,
-      currency: "usd",
-      metadata: { orderId: order.id, orderNumber: order.orderNumber },
-      idempotencyKey: `order-${order.id}`,
-    });
+    const intent = await makeOrderIntent(deps.payments, order);
     intentId = intent.id;
     const attached = await deps.uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now()));
     if (!attached) throw new Error("the order ended before its payment intent was stored");
@@ -63,6 +67,8 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
           });
         }
         await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));
+        // As if it had not been placed: a retry with the checkout's Idempotency-Key runs again.
+        await tx.idempotency.forgetOrder(order.id);
       });
       return;
     } catch (error) {

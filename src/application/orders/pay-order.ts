@@ -1,12 +1,11 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
-import { type IntentStatus, beginPaymentAttempt, confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
-import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
-import { askForRefund } from "../payments/refunds.ts";
+import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyPaymentOutcome } from "./apply-payment-outcome.ts";
+import { makeOrderIntent } from "./order-intent.ts";
 
 export interface PaymentRequest {
   orderId: string;
@@ -25,30 +24,28 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 /**
  * Pays an order (decisions §4), in three steps, so no database connection waits on the processor:
  * 1. under the order's lock: the caller's own (404 unknown, 403 another's), payable, and no other
- *    attempt waiting on the processor (409); the attempt is counted and marked as started;
+ *    attempt waiting on the processor (409; one older than the grace time was abandoned, and is
+ *    taken over); the attempt is counted and marked as started;
  * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
  *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
  *    again;
  * 3. under the lock again: the outcome applied as the processor's own report of the intent (so a
  *    webhook that came first, or staff who moved the order, change nothing twice), with its
- *    `payment.*` audit entry, and the mark cleared. Money the order no longer needs (it ended
- *    meanwhile) is marked due for refund there, and asked of the processor after that commit.
+ *    `payment.*` audit entry, and the mark cleared (applyPaymentOutcome, which housekeeping also
+ *    uses to settle an attempt whose process died).
  * A declined card fails the payment (the order stays payable) and is answered with a 402.
  */
-export async function payOrder(deps: PayDeps, userId: string, request: PaymentRequest, origin: RequestOrigin): Promise<PaymentResult> {
-  const { order, attempt } = await startAttempt(deps, userId, request.orderId);
+export async function payOrder(
+  deps: PayDeps,
+  userId: string,
+  request: PaymentRequest,
+  origin: RequestOrigin,
+  graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
+): Promise<PaymentResult> {
+  const { order, attempt } = await startAttempt(deps, userId, request.orderId, graceMs);
   let intent: PaymentIntent;
   try {
-    const intentId =
-      order.stripePaymentIntentId ??
-      (
-        await deps.payments.createIntent({
-          amount: order.total,
-          currency: "usd",
-          metadata: { orderId: order.id, orderNumber: order.orderNumber },
-          idempotencyKey: `order-${order.id}-attempt-${attempt}`,
-        })
-      ).id;
+    const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
     intent = await deps.payments.confirmIntent(intentId, request.paymentMethodId, `confirm-${order.id}-${attempt}-${request.paymentMethodId}`);
   } catch (error) {
     await endAttempt(deps, order.id).catch((e: unknown) => deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }));
@@ -56,33 +53,9 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   }
 
   const outcome = confirmationOutcome(intent);
-  const { settled, refund } = await deps.uow.transaction(async (tx) => {
-    const current = (await tx.orders.lock(order.id))!;
-    // A fresh intent becomes the order's (unless staff or the processor moved it on meanwhile).
-    const adopt = current.stripePaymentIntentId === null && current.status === "PENDING" ? { stripePaymentIntentId: intent.id } : {};
-    const known = { ...current, ...adopt };
-    const audit = {
-      action: outcome.audit,
-      userId,
-      origin,
-      changes: {
-        intentId: intent.id,
-        intentStatus: intent.status,
-        paymentMethodId: request.paymentMethodId,
-        attempt,
-        ...(outcome.decline ? { decline: outcome.decline } : {}),
-      },
-    };
-    const event = eventOfIntent(intent);
-    const changes = { ...adopt, paymentStartedAt: null };
-    if (event) {
-      const effect = await applyProcessorEvent(tx, deps, known, event, audit, changes);
-      return { settled: { ...known, ...effect.changes }, refund: effect.refund };
-    }
-    await applyToOrder(tx, deps, known, { changes, restock: false, audit });
-    return { settled: known, refund: null };
-  });
-  if (refund) await askForRefund(deps, refund);
+  const by = { userId, origin, changes: { paymentMethodId: request.paymentMethodId, attempt } };
+  // The order was there when the attempt began, and orders are never deleted.
+  const settled = (await applyPaymentOutcome(deps, order.id, intent, by))!;
 
   if (outcome.decline)
     throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });
@@ -100,13 +73,13 @@ export async function payOrder(deps: PayDeps, userId: string, request: PaymentRe
   };
 }
 
-async function startAttempt(deps: PayDeps, userId: string, orderId: string): Promise<{ order: Order; attempt: number }> {
+async function startAttempt(deps: PayDeps, userId: string, orderId: string, graceMs: number): Promise<{ order: Order; attempt: number }> {
   return deps.uow.transaction(async (tx) => {
     const order = await tx.orders.lock(orderId);
     if (!order) throw new DomainError("order.not_found", "Order not found");
     if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
     const now = deps.clock.now();
-    const { attempt } = beginPaymentAttempt(order, now);
+    const { attempt } = beginPaymentAttempt(order, now, graceMs);
     await tx.orders.update(order.id, { paymentAttempts: attempt, paymentStartedAt: now, updatedAt: now });
     return { order, attempt };
   });

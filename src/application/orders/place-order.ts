@@ -7,8 +7,10 @@ import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
 import { priceOrder } from "../../domain/pricing.ts";
 import { recordAudit } from "../audit.ts";
+import type { HeldKey } from "../ports/idempotency.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
-import { attachPaymentIntent } from "./attach-payment-intent.ts";
+import { answerPlacedOrder } from "./answer-placed-order.ts";
+import { type PlacedOrder, attachPaymentIntent } from "./attach-payment-intent.ts";
 import type { OrderSettings } from "./settings.ts";
 
 export type AddressInput = Omit<Address, "address2" | "country"> & { address2?: string | null; country?: string };
@@ -19,13 +21,6 @@ export interface OrderRequest {
   shippingAddress: AddressInput;
   billingAddress?: AddressInput | null;
   notes?: string | null;
-}
-
-export interface PlacedOrder {
-  orderId: string;
-  orderNumber: string;
-  clientSecret: string;
-  amount: Cents;
 }
 
 export type CheckoutDeps = Pick<Deps, "uow" | "tax" | "payments" | "ids" | "clock" | "random" | "logger">;
@@ -41,7 +36,9 @@ const PRICING_ATTEMPTS = 2;
  * lines priced, tax asked for before anything is written (a failure changes nothing); then one
  * transaction makes sure the customer has room for another unpaid order, locks the lines, takes the stock (never below zero), writes the order with its items
  * and audit entry, and removes the lines; after commit the payment intent is created, and if that
- * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500.
+ * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500. Under an
+ * Idempotency-Key, the transaction records the order against the key (decisions §15), and a
+ * replay of a checkout that made an order answers that order instead of running again.
  */
 export async function placeOrder(
   deps: CheckoutDeps,
@@ -49,7 +46,9 @@ export async function placeOrder(
   userId: string,
   request: OrderRequest,
   origin: RequestOrigin,
+  key: HeldKey | null = null,
 ): Promise<PlacedOrder> {
+  if (key?.orderId) return answerPlacedOrder(deps, userId, key.orderId);
   const shippingAddress = checkedAddress(request.shippingAddress, "shippingAddress");
   const billingAddress = request.billingAddress ? checkedAddress(request.billingAddress, "billingAddress") : shippingAddress;
   const ids = request.cartItemIds ? [...new Set(request.cartItemIds)] : null;
@@ -76,6 +75,7 @@ export async function placeOrder(
           origin,
         });
         await tx.carts.removeLines(lines.map((line) => line.id));
+        if (key) await tx.idempotency.recordOrder(userId, key.key, key.claimedAt, placed.id);
         return placed;
       });
       return await attachPaymentIntent(deps, order, priced, origin);

@@ -18,6 +18,12 @@ export type OrderChanges = Partial<
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 
+/** An order whose checkout committed and never stored a payment intent. */
+export type OrderWithoutIntent = Pick<Order, "id" | "orderNumber" | "total" | "createdAt">;
+
+/** An order with a payment attempt begun and never settled. */
+export type UnsettledPayment = Pick<Order, "id" | "orderNumber" | "total" | "stripePaymentIntentId" | "paymentAttempts"> & { paymentStartedAt: Date };
+
 export interface OrderReader {
   findById(id: string): Promise<OrderView | null>;
   findByNumber(orderNumber: string): Promise<OrderView | null>;
@@ -34,6 +40,16 @@ export interface OrderReader {
    * (then by id), starting after the given one when one is given.
    */
   findUnpaidBefore(before: Date, limit: number, after?: Pick<UnpaidOrder, "id" | "createdAt">): Promise<UnpaidOrder[]>;
+  /**
+   * PENDING orders, payment PENDING, with no payment intent stored, created at or before `at`,
+   * oldest first (then by id), starting after the given one when one is given.
+   */
+  findWithoutIntentBy(at: Date, limit: number, after?: Pick<OrderWithoutIntent, "id" | "createdAt">): Promise<OrderWithoutIntent[]>;
+  /**
+   * Orders, whatever their status, whose payment attempt began at or before `at` and is still
+   * marked as running, oldest attempt first (then by id), starting after the given one when given.
+   */
+  findPaymentsStartedBy(at: Date, limit: number, after?: Pick<UnsettledPayment, "id" | "paymentStartedAt">): Promise<UnsettledPayment[]>;
 }
 
 export interface OrderRepository extends OrderReader {
@@ -45,6 +61,9 @@ export interface OrderRepository extends OrderReader {
    */
   lock(id: string, options?: { skipLocked?: boolean }): Promise<Order | null>;
   update(id: string, changes: OrderChanges): Promise<void>;
-  /** Stores the first payment intent of an order still PENDING and without one; false, changing nothing, otherwise. */
+  /**
+   * Stores the first payment intent of an order still PENDING and without one; true also when the
+   * order holds this very intent already (housekeeping stored it first); false, changing nothing, otherwise.
+   */
   attachPaymentIntent(id: string, intentId: string, at: Date): Promise<boolean>;
 }

@@ -1,34 +1,45 @@
+import { PAYMENT_ATTEMPT_ABANDONED_MS } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import { expireUnpaidOrders } from "../orders/expire-unpaid-orders.ts";
+import { finishStrandedCheckouts } from "../orders/finish-stranded-checkouts.ts";
+import { settleAbandonedPayments } from "../orders/settle-abandoned-payments.ts";
 import { retryDueRefunds } from "../payments/retry-due-refunds.ts";
 import { periodic } from "./periodic.ts";
 
 /**
- * What the server tidies up now and then: orders not paid in time (cancelled, their stock
+ * What the server tidies up now and then: what a crash left for over the grace time (payment
+ * attempts never settled, settled from the processor's state; checkouts that never stored their
+ * payment intent, given it or undone), orders not paid in time (cancelled, their stock
  * released), sessions that have ended (a token naming one is refused either way), idempotency
- * keys past their 24 hours, and refunds still due (asked of the processor again). Every
- * instance may run it; each step is safe to run twice at once.
+ * keys past their 24 hours, and refunds still due (asked of the processor again). Every instance
+ * may run it; each step is safe to run twice at once.
  */
 export function createHousekeeping(
   deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
-  options: { intervalMs: number; orderPaymentTtlMinutes: number },
+  options: { intervalMs: number; orderPaymentTtlMinutes: number; graceMs?: number },
 ) {
+  const graceMs = options.graceMs ?? PAYMENT_ATTEMPT_ABANDONED_MS;
   async function runOnce() {
-    const { expired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
+    const paymentsSettled = await settleAbandonedPayments(deps, graceMs);
+    const { intentsStored, undone: checkoutsUndone } = await finishStrandedCheckouts(deps, graceMs);
+    const { expired: ordersExpired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
     const sessionsPurged = await deps.uow.transaction((tx) => tx.sessions.purgeEnded(deps.clock.now()));
     const idempotencyKeysPurged = await deps.uow.transaction((tx) => tx.idempotency.purgeExpired(deps.clock.now()));
     const refunds = await retryDueRefunds(deps);
-    if (expired.length || paidMeanwhile.length || sessionsPurged || idempotencyKeysPurged || refunds.made || refunds.due) {
-      deps.logger.info("housekeeping.done", {
-        ordersExpired: expired,
-        paidMeanwhile,
-        sessionsPurged,
-        idempotencyKeysPurged,
-        refundsMade: refunds.made,
-        refundsDue: refunds.due,
-      });
+    const orders = { paymentsSettled, intentsStored, checkoutsUndone, ordersExpired, paidMeanwhile };
+    if (Object.values(orders).some((numbers) => numbers.length > 0) || sessionsPurged || idempotencyKeysPurged || refunds.made || refunds.due) {
+      deps.logger.info("housekeeping.done", { ...orders, sessionsPurged, idempotencyKeysPurged, refundsMade: refunds.made, refundsDue: refunds.due });
     }
-    return { ordersExpired: expired.length, sessionsPurged, idempotencyKeysPurged, refundsMade: refunds.made, refundsDue: refunds.due };
+    return {
+      paymentsSettled: paymentsSettled.length,
+      intentsStored: intentsStored.length,
+      checkoutsUndone: checkoutsUndone.length,
+      ordersExpired: ordersExpired.length,
+      sessionsPurged,
+      idempotencyKeysPurged,
+      refundsMade: refunds.made,
+      refundsDue: refunds.due,
+    };
   }
   return { runOnce, ...periodic(runOnce, { intervalMs: options.intervalMs, logger: deps.logger, event: "housekeeping.failed" }) };
 }

@@ -8,6 +8,7 @@ import * as m0006 from "./0006_payments.ts";
 import * as m0007 from "./0007_payment_in_flight.ts";
 import * as m0008 from "./0008_event_providers.ts";
 import * as m0009 from "./0009_paid_reference.ts";
+import * as m0010 from "./0010_crash_recovery.ts";
 import * as m0011 from "./0011_refunds.ts";
 import * as m0012 from "./0012_fake_processor.ts";
 
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   "0007_payment_in_flight": m0007,
   "0008_event_providers": m0008,
   "0009_paid_reference": m0009,
+  "0010_crash_recovery": m0010,
   "0011_refunds": m0011,
   "0012_fake_processor": m0012,
 };

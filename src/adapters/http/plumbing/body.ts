@@ -1,6 +1,7 @@
 import { MIMEType } from "node:util";
 import { Elysia } from "elysia";
 import { HttpError, invalidRequest } from "../errors.ts";
+import { canonicalJson } from "./canonical-json.ts";
 import { inputProblems, issue } from "./input-checks.ts";
 import { requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
@@ -127,8 +128,6 @@ export function bodyReading(routes: RouteTable) {
         const facts = routes.facts(request.method, route);
         if (facts?.raw) return null;
         const bytes = await readBody(request);
-        const info = requestInfo(request);
-        if (info && request.headers.has("idempotency-key")) info.bodyDigest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
         // A body-less POST (sign-out, say) has nothing to parse, whatever it calls its content.
         if (bytes.byteLength === 0) return null;
         const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
@@ -146,12 +145,15 @@ export function bodyReading(routes: RouteTable) {
         }
         return decode(bytes, type, request.headers.get("content-type") ?? type);
       })
-      .onTransform({ as: "global" }, ({ query, params, body }) => {
+      .onTransform({ as: "global" }, ({ request, query, params, body }) => {
         const issues = [...inputProblems(query), ...inputProblems(params), ...inputProblems(body)];
         if (issues.length > 0) {
           const { error, details } = invalidRequest(issues);
           throw new HttpError(400, error, details);
         }
+        // Decisions §15: a repeat is the same request when its parameters are, whatever their order and spacing.
+        const info = requestInfo(request);
+        if (info && request.headers.has("idempotency-key")) info.bodyDigest = new Bun.CryptoHasher("sha256").update(canonicalJson(body)).digest("hex");
       })
   );
 }

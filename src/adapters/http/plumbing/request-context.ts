@@ -12,7 +12,7 @@ export interface RequestInfo {
   ip: string | null;
   /** Set by the auth plugin once a session is recognized. */
   userId?: string;
-  /** SHA-256 of the body's bytes, taken when the request carries an Idempotency-Key: "the same body" is the same bytes. */
+  /** SHA-256 of the body's canonical JSON, taken when the request carries an Idempotency-Key: "the same body" is the same parameters (decisions §15). */
   bodyDigest?: string;
   /** Set by the error mapper when the answer is a refusal the same request may get past later (TRY_AGAIN). */
   tryAgain?: boolean;

@@ -6,7 +6,7 @@ import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
 import { MAX_PAGE_SIZE } from "../../../domain/paging.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import type { Idempotency } from "../idempotency.ts";
+import { type Idempotency, heldKeyOf } from "../idempotency.ts";
 import { JSON_BODY, errorBody, idOf, money, queryNumber } from "../schemas.ts";
 import { orderSchema, presentOrder } from "../../presenters/order.ts";
 
@@ -68,13 +68,13 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     .use(idempotency)
     .post(
       "/orders",
-      async ({ principal, body, origin }) => presentPlaced(await useCases.placeOrder(principal.user.id, body, origin)),
+      async ({ principal, body, origin, request }) => presentPlaced(await useCases.placeOrder(principal.user.id, body, origin, heldKeyOf(request))),
       place("Turn cart lines into an order: stock is taken, and a payment intent made for the total", cartItemIds),
     )
     .post(
       "/cart/checkout",
-      async ({ principal, body, origin }) =>
-        presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin)),
+      async ({ principal, body, origin, request }) =>
+        presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin, heldKeyOf(request))),
       place("POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
     )
     .get(

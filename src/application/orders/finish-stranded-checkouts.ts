@@ -1,0 +1,97 @@
+import { NO_ORIGIN } from "../../domain/audit.ts";
+import { linesToPutBack } from "../../domain/cart.ts";
+import { DomainError, messageOf } from "../../domain/errors.ts";
+import { itemQuantities, restocksOn } from "../../domain/order.ts";
+import type { Deps } from "../ports/index.ts";
+import type { OrderWithoutIntent } from "../ports/orders.ts";
+import type { PaymentIntent } from "../ports/payments.ts";
+import { applyToOrder } from "./apply-to-order.ts";
+import { makeOrderIntent } from "./order-intent.ts";
+
+/** How many orders one query brings; a run pages on until none is left. */
+const BATCH = 100;
+
+type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+
+/**
+ * Decisions §15: a checkout whose process died between its commit and storing its payment intent
+ * left a PENDING order without one (its stock taken, its lines gone from the cart), which no payment
+ * may touch (it would get a second intent). Once it is older than the grace time it gets its intent
+ * from the processor under the order's own key (`order-<id>`: the very intent checkout asked for,
+ * made then or now), stored as checkout stores it. When the processor will not make one, the order
+ * is undone as checkout undoes it: cancelled, its stock back, its lines back in the cart within the
+ * cart's limits (linesToPutBack), its Idempotency-Key freed, all of it audited. An order the
+ * processor cannot answer for waits for the next run. Each order is handled under its lock, skipped
+ * while another instance holds it and checked again there, so two housekeepers handle it once.
+ * Returns the numbers of the orders given their intent, and of those undone.
+ */
+export async function finishStrandedCheckouts(deps: FinishDeps, graceMs: number): Promise<{ intentsStored: string[]; undone: string[] }> {
+  // As beginPaymentAttempt counts it: exactly the grace time old is abandoned.
+  const cutOff = new Date(deps.clock.now().getTime() - graceMs);
+  const intentsStored: string[] = [];
+  const undone: string[] = [];
+  let after: OrderWithoutIntent | undefined;
+  for (;;) {
+    const batch = await deps.uow.read((db) => db.orders.findWithoutIntentBy(cutOff, BATCH, after));
+    for (const order of batch) {
+      const outcome = await finish(deps, order);
+      if (outcome === "stored") intentsStored.push(order.orderNumber);
+      if (outcome === "undone") undone.push(order.orderNumber);
+    }
+    if (batch.length < BATCH) return { intentsStored, undone };
+    after = batch.at(-1);
+  }
+}
+
+async function finish(deps: FinishDeps, order: OrderWithoutIntent): Promise<"stored" | "undone" | "passed"> {
+  let intent: PaymentIntent;
+  try {
+    intent = await makeOrderIntent(deps.payments, order);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "payment.intent_refused") return (await undo(deps, order.id, error)) ? "undone" : "passed";
+    deps.logger.warn("order.intent_recovery_failed", { orderNumber: order.orderNumber, error: messageOf(error) });
+    return "passed";
+  }
+  const stored = await deps.uow.transaction(async (tx) => {
+    const current = await tx.orders.lock(order.id, { skipLocked: true });
+    if (!current || current.stripePaymentIntentId === intent.id) return "passed";
+    return (await tx.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now())) ? "stored" : "ended";
+  });
+  // Ended meanwhile (staff, the sweeper, another provider's payment): as at checkout, its intent must never be paid.
+  if (stored === "ended")
+    await deps.payments
+      .cancelIntent(intent.id)
+      .catch((error: unknown) => deps.logger.error("order.intent_cancel_failed", { orderNumber: order.orderNumber, error: messageOf(error) }));
+  return stored === "stored" ? "stored" : "passed";
+}
+
+/** The order as if it had not been placed, in one transaction; false when it is no longer this run's to undo. */
+function undo(deps: FinishDeps, orderId: string, refusal: DomainError): Promise<boolean> {
+  return deps.uow.transaction(async (tx) => {
+    const order = await tx.orders.lock(orderId, { skipLocked: true });
+    if (order?.status !== "PENDING" || order.paymentStatus !== "PENDING" || order.stripePaymentIntentId !== null) return false;
+    await tx.carts.lockForChange(order.userId, null);
+    const { putBack, leftOut } = linesToPutBack(await tx.carts.lines(order.userId), itemQuantities(order));
+    const now = deps.clock.now();
+    await tx.carts.restoreLines(putBack.map((goods) => ({ ...goods, id: deps.ids.next(), userId: order.userId, createdAt: now, updatedAt: now })));
+    await tx.idempotency.forgetOrder(order.id);
+    await applyToOrder(tx, deps, order, {
+      changes: { status: "CANCELLED" },
+      restock: restocksOn(order.status, "CANCELLED"),
+      audit: {
+        action: "order.status_update",
+        userId: null,
+        origin: NO_ORIGIN,
+        changes: {
+          from: order.status,
+          to: "CANCELLED",
+          reason: "the processor would not make its payment intent",
+          refusal: refusal.details ?? null,
+          linesPutBack: putBack,
+          linesLeftOut: leftOut,
+        },
+      },
+    });
+    return true;
+  });
+}
