@@ -9,6 +9,11 @@ export const BCRYPT_COST = 12;
  */
 export const WAITING_PER_LANE = 8;
 
+/** How long a check is taken to last until one has been timed (cost 12: some 250–340 ms here). */
+const FIRST_GUESS_MS = 300;
+/** How many of the latest checks' durations a check against no hash draws its wait from. */
+const TIMED_CHECKS = 32;
+
 const busy = () => new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 });
 
 /**
@@ -16,27 +21,53 @@ const busy = () => new DomainError("auth.busy", "Too many sign-ins at once; plea
  * At most `concurrency` hashes run at once: a burst of sign-ins queues here instead of taking every
  * core from the requests that need no hashing; and at most `concurrency × WAITING_PER_LANE` wait,
  * so a flood is told at once to come back (503 with Retry-After) instead of queueing without end.
+ *
+ * A check against no hash (decisions §15: no such account, or one without a password) hashes
+ * nothing and takes no lane, so a flood of made-up e-mails cannot crowd real sign-ins out. It is
+ * refused when a real check would be, and otherwise answers false after as long as one of the
+ * latest real checks took from asking to answer (drawn at random, so with their spread too):
+ * neither its answer nor its timing tells that there is no account.
  */
 export function createBcryptHasher(concurrency: number, maxWaiting = concurrency * WAITING_PER_LANE): PasswordHasher {
   let running = 0;
   const waiting: Array<() => void> = [];
+  const durations: number[] = [];
+
+  /** Refuses a check the line has no room for; true when it must wait for a lane. */
+  function mustWait(): boolean {
+    if (running < concurrency) return false;
+    if (waiting.length >= maxWaiting) throw busy();
+    return true;
+  }
 
   async function limited<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= concurrency) {
-      if (waiting.length >= maxWaiting) throw busy();
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-    running++;
+    // A lane is taken here, or handed over by the check leaving it: none can slip in between.
+    if (mustWait()) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
     try {
       return await work();
     } finally {
-      running--;
-      waiting.shift()?.();
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
     }
+  }
+
+  async function timed(check: () => Promise<boolean>): Promise<boolean> {
+    const started = performance.now();
+    const matches = await check();
+    if (durations.push(performance.now() - started) > TIMED_CHECKS) durations.shift();
+    return matches;
+  }
+
+  async function imitated(): Promise<false> {
+    mustWait();
+    await Bun.sleep(durations[Math.floor(Math.random() * durations.length)] ?? FIRST_GUESS_MS);
+    return false;
   }
 
   return {
     hash: (password) => limited(() => Bun.password.hash(password, { algorithm: "bcrypt", cost: BCRYPT_COST })),
-    verify: (password, hash) => limited(() => Bun.password.verify(password, hash, "bcrypt")),
+    verify: (password, hash) => (hash === null ? imitated() : timed(() => limited(() => Bun.password.verify(password, hash, "bcrypt")))),
   };
 }

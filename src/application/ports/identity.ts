@@ -67,7 +67,12 @@ export interface CommonPasswords {
  */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  verify(password: string, hash: string): Promise<boolean>;
+  /**
+   * Whether the password matches the hash. Against no hash (no such account, or one without a
+   * password) the answer is false, as slow as a check but costing none (decisions §15): no flood of
+   * made-up e-mails can fill the hasher, and no answer tells whether the account exists.
+   */
+  verify(password: string, hash: string | null): Promise<boolean>;
 }
 
 export const IDENTITY_PROVIDERS = ["google", "github", "facebook", "apple"] as const;
