@@ -86,8 +86,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     takeRequest: (client: string, endpoint: string) => takeRequest(deps, rateLimit, client, endpoint),
 
     resolveSession: access.resolve,
-    register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),
-    signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin) => signInWithPassword(deps, input, origin),
+    register: (input: Registration, origin: RequestOrigin, client?: string) => register(deps, input, origin, options.publicUrl, client),
+    signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin, client?: string) => signInWithPassword(deps, input, origin, client),
     beginProviderSignIn: (providerId: string) => beginProviderSignIn(deps, providerId),
     async finishProviderSignIn(input: Parameters<typeof finishProviderSignIn>[1], origin: RequestOrigin) {
       const session = await finishProviderSignIn(deps, input, origin);
@@ -110,8 +110,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
       access.forgetUser(userId);
       return user;
     },
-    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin) {
-      const result = await changePassword(deps, userId, input, origin);
+    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin, client?: string) {
+      const result = await changePassword(deps, userId, input, origin, client);
       access.forgetUser(userId);
       return result;
     },

@@ -96,3 +96,31 @@ test("a check against no hash is refused whenever a real one would be (the line 
     spy.mockRestore();
   }
 });
+
+test("the line is fair: a client whose check is waiting is refused another (auth.check_waiting, retry after 1 s); other clients still join", async () => {
+  const held = Promise.withResolvers<boolean>();
+  const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
+  try {
+    const hasher = createBcryptHasher(1);
+    const inLane = hasher.verify("pw", "$2b$12$x", "198.51.100.1");
+    const waiting = hasher.verify("pw", "$2b$12$x", "203.0.113.1");
+    for (const refused of [
+      hasher.verify("pw", "$2b$12$x", "203.0.113.1"),
+      hasher.verify("pw", null, "203.0.113.1"),
+      hasher.hash("new password", "203.0.113.1"),
+    ]) {
+      expect(await refused.catch((error: unknown) => error)).toMatchObject({
+        code: "auth.check_waiting",
+        message: "Another password check from your address is still waiting; please try again in a moment",
+        details: { retryAfterSeconds: 1 },
+      });
+    }
+    // A check in a lane is not waiting: its client may still put one in line, as may any other client.
+    const alsoWaiting = [hasher.verify("pw", "$2b$12$x", "198.51.100.1"), hasher.verify("pw", "$2b$12$x", "203.0.113.2")];
+    held.resolve(true);
+    expect(await Promise.all([inLane, waiting, ...alsoWaiting])).toEqual([true, true, true, true]);
+    expect(await hasher.verify("pw", "$2b$12$x", "203.0.113.1")).toBe(true);
+  } finally {
+    spy.mockRestore();
+  }
+});

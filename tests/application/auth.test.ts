@@ -174,6 +174,23 @@ describe("password sign-in", () => {
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
+  test("a check refused because its client already has one waiting does not count against the e-mail's limit either", async () => {
+    const { deps } = await withAccount();
+    const refusing = {
+      ...deps,
+      hasher: {
+        ...deps.hasher,
+        verify: () =>
+          Promise.reject(new DomainError("auth.check_waiting", "Another password check from your address is still waiting; please try again in a moment")),
+      },
+    };
+    for (let i = 0; i < 10; i++)
+      await expect(signInWithPassword(refusing, { email: "ada@example.com", password: "a guess" }, origin, "203.0.113.9")).rejects.toMatchObject({
+        code: "auth.check_waiting",
+      });
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
   test("a flood of sign-ins at once while the hasher is busy locks no one out: the refused ones, locked out or busy, take their counts back", async () => {
     const { deps } = await withAccount();
     // Busy only once every sign-in of the flood has been counted.

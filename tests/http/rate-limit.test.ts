@@ -1,10 +1,13 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { DomainError } from "../../src/domain/errors.ts";
+import type { PasswordHasher } from "../../src/application/ports/identity.ts";
+import { createBcryptHasher } from "../../src/adapters/crypto/bcrypt-hasher.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { clientOf } from "../../src/adapters/http/plumbing/rate-limit.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
+import { eventually } from "../support/eventually.ts";
 import { createTestApp } from "../support/http.ts";
 
 const MOBILE = "StorefrontMobileApp/3.2 (iOS 19)";
@@ -196,4 +199,39 @@ test("a sign-in refused because the hasher's queue is full is 503 with Retry-Aft
   expect(lines.filter((line) => line.level === "error")).toEqual([]);
   expect(lines.find((line) => line.event === "request.refused")).toMatchObject({ level: "warn", code: "auth.busy", path: "/api/auth/callback/credentials" });
   expect(JSON.stringify(lines)).not.toContain("stack");
+});
+
+test("the line for a password check is fair (decisions §15): while a client's check waits, its next is 429 with Retry-After; other clients still get in", async () => {
+  const deps = createMemoryDeps();
+  const shopper = await signedInAs(createTestApp(deps));
+  // bcrypt's queue (one lane) over a bcrypt that answers when the test says; `asked` lists each check as it reaches the queue.
+  const answer = Promise.withResolvers<void>();
+  const bcrypt = spyOn(Bun.password, "verify").mockImplementation(
+    async (password, hash) => (await answer.promise, deps.hasher.verify(String(password), String(hash))),
+  );
+  const queue = createBcryptHasher(1);
+  const asked: string[] = [];
+  const hasher: PasswordHasher = { ...queue, verify: (password, hash, client) => (asked.push(String(client)), queue.verify(password, hash, client)) };
+  try {
+    const t = createTestApp({ ...deps, hasher });
+    const signIn = (ip: string, password: string) =>
+      t.call("POST", "/api/auth/callback/credentials", { ...from(ip), body: { email: shopper.email, password } });
+    const inLane = signIn("198.51.100.30", "a wrong guess");
+    await eventually(() => expect(asked).toHaveLength(1));
+    const waiting = signIn("2001:db8:5:6::1", shopper.password);
+    await eventually(() => expect(asked).toHaveLength(2));
+    // The same /64 is the same client, as for the rate limit.
+    const second = await signIn("2001:db8:5:6::2", shopper.password);
+    expect([second.status, second.body, second.headers.get("retry-after")]).toEqual([
+      429,
+      { error: "Another password check from your address is still waiting; please try again in a moment", details: { retryAfterSeconds: 1 } },
+      "1",
+    ]);
+    const other = signIn("203.0.113.31", shopper.password);
+    await eventually(() => expect(asked).toHaveLength(4));
+    answer.resolve();
+    expect([(await inLane).status, (await waiting).status, (await other).status]).toEqual([401, 200, 200]);
+  } finally {
+    bcrypt.mockRestore();
+  }
 });

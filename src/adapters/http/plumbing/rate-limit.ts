@@ -44,6 +44,12 @@ export function clientOf(ip: string): string {
     .join(":")}::/64`;
 }
 
+/** Whom a request counts as: its address's client, or "unknown" (all requests with no address, together). */
+export function clientOfRequest(request: Request): string {
+  const ip = requestInfo(request)?.ip;
+  return ip ? clientOf(ip) : "unknown";
+}
+
 export interface RateLimitSettings {
   /** RATE_LIMIT_EXEMPT_USER_AGENT: the mobile app's marker, which exempts it together with a live session. */
   exemptUserAgent: string;
@@ -69,8 +75,7 @@ export function rateLimit(useCases: UseCases, routes: RouteTable, settings: Rate
     if (unlimited(pattern)) return;
     if (!alwaysLimited(pattern) && request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
     const endpoint = `${method} ${pattern ?? "(no route)"}`;
-    const ip = requestInfo(request)?.ip;
-    const verdict = await useCases.takeRequest(ip ? clientOf(ip) : "unknown", endpoint);
+    const verdict = await useCases.takeRequest(clientOfRequest(request), endpoint);
     set.headers["x-ratelimit-limit"] = String(verdict.limit);
     set.headers["x-ratelimit-remaining"] = String(verdict.remaining);
     set.headers["x-ratelimit-reset"] = String(Math.ceil(verdict.resetAt.getTime() / 1000));
