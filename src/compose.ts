@@ -132,7 +132,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       mail,
       payments,
       webhooks: describeWebhooks(config),
-      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time, ${hashingThreads * WAITING_PER_LANE} waiting at most (one per client)`,
+      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time; waiting, as many as that checks in 1.2 s (${hashingThreads * WAITING_PER_LANE} at most), one per client`,
       counters: counters.description,
       rateLimit: describeRateLimit(config.rateLimit),
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",

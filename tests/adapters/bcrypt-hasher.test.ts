@@ -124,3 +124,28 @@ test("the line is fair: a client whose check is waiting is refused another (auth
     spy.mockRestore();
   }
 });
+
+test("the line holds no more than can be checked in about 1.2 s at the latest checks' pace, so an admitted sign-in answers within 2 s", async () => {
+  let held: PromiseWithResolvers<boolean> | null = Promise.withResolvers<boolean>();
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
+  try {
+    // Before any check is timed, one is taken to last 300 ms: one lane has room for 4 waiting.
+    const slow = createBcryptHasher(1);
+    const admitted = Array.from({ length: 5 }, () => slow.verify("pw", "$2b$12$x"));
+    expect(await slow.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+    held.resolve(true);
+    expect(await Promise.all(admitted)).toEqual(Array(5).fill(true));
+
+    // Checks that take next to nothing leave room up to the bound (8 a lane).
+    held = null;
+    const fast = createBcryptHasher(1);
+    for (let i = 0; i < 3; i++) await fast.verify("pw", "$2b$12$x");
+    held = Promise.withResolvers<boolean>();
+    const lined = Array.from({ length: 9 }, () => fast.verify("pw", "$2b$12$x"));
+    expect(await fast.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+    held.resolve(true);
+    expect(await Promise.all(lined)).toEqual(Array(9).fill(true));
+  } finally {
+    spy.mockRestore();
+  }
+});
