@@ -98,8 +98,8 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
  * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
- * in the envelope where the route uses it. Error answers a route
- * declares itself point to the named responses too.
+ * in the envelope where the route uses it. Error answers a route declares itself point to the
+ * named responses too.
  */
 function finishOperation(path: string, method: string, operation: Operation): void {
   const envelope = operation["x-envelope"] === true;

@@ -5,8 +5,8 @@ import { emailProblem } from "../../../domain/user.ts";
 import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports/identity.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
-import { clientOfRequest } from "../plumbing/rate-limit.ts";
 import { authPlugin } from "../auth.ts";
+import { clientOfRequest } from "../plumbing/rate-limit.ts";
 import { JSON_BODY, errorBody } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
