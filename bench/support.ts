@@ -37,7 +37,15 @@ export async function startServer(env: Record<string, string>, entry = "src/main
   const server = Bun.spawn([process.execPath, ...(process.env.BENCH_BUN_FLAGS ? process.env.BENCH_BUN_FLAGS.split(" ") : []), entry], {
     // The heap setting `npm start` and the Dockerfile run with (see the Dockerfile).
     // No rate limit unless a bench asks for one: the others measure what the limit would cut short.
-    env: { ...process.env, PORT: String(port), NODE_ENV: "development", BUN_JSC_forceRAMSize: "536870912", RATE_LIMIT_MAX: "0", ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      NODE_ENV: "development",
+      BUN_JSC_forceRAMSize: "536870912",
+      RATE_LIMIT_MAX: "0",
+      PASSWORD_RATE_LIMIT_MAX: "0",
+      ...env,
+    },
     stdout: "ignore",
     stderr: "inherit",
   });

@@ -107,6 +107,15 @@ function describeWebhooks(config: Config): string {
   return names.length ? `on for ${names.join(", ")}; the others answer 503` : "none configured (each answers 503)";
 }
 
+function describeRateLimit({ max, passwordMax, windowSeconds }: Config["rateLimit"]): string {
+  const perEndpoint = max === 0 ? "off per endpoint (RATE_LIMIT_MAX=0)" : `${max} requests per ${windowSeconds} s per client and endpoint`;
+  const passwords =
+    passwordMax === 0
+      ? "off on the password routes (PASSWORD_RATE_LIMIT_MAX=0)"
+      : `${passwordMax} per ${windowSeconds} s per client on the password routes together`;
+  return `${perEndpoint}; ${passwords}`;
+}
+
 /** Picks an adapter for every port from the configuration. */
 export function buildRuntime(config: Config, logger: Logger): Runtime {
   const { db, description, embedded, close: closeDatabase } = openDatabase(config.database, logger);
@@ -142,12 +151,9 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       mail,
       payments,
       webhooks: describeWebhooks(config),
-      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time, ${hashingThreads * WAITING_PER_LANE} waiting at most`,
+      passwordHashing: `bcrypt cost 12, ${hashingThreads} at a time; waiting, as many as that checks in 1.2 s (${hashingThreads * WAITING_PER_LANE} at most), one per client`,
       counters: counters.description,
-      rateLimit:
-        config.rateLimit.max === 0
-          ? "off (RATE_LIMIT_MAX=0)"
-          : `${config.rateLimit.max} requests per ${config.rateLimit.windowSeconds} s per client and endpoint`,
+      rateLimit: describeRateLimit(config.rateLimit),
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
     },
     async connect() {

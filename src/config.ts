@@ -70,6 +70,7 @@ const envSchema = z.object({
     .default("storefront:"),
   RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  PASSWORD_RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
   RATE_LIMIT_EXEMPT_USER_AGENT: z.string().min(1).max(200).default("StorefrontMobileApp"),
   ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
   ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
@@ -179,8 +180,8 @@ export interface Config {
   redisUrl: string | null;
   /** Where this shop's keys live in Redis (REDIS_KEY_PREFIX), so shops sharing one Redis share nothing else. */
   redisKeyPrefix: string;
-  /** max 0: no rate limit. */
-  rateLimit: { max: number; windowSeconds: number; exemptUserAgent: string };
+  /** max 0: no limit per endpoint; passwordMax 0: none on the password routes together (each is off on its own). */
+  rateLimit: { max: number; passwordMax: number; windowSeconds: number; exemptUserAgent: string };
   orders: OrderSettings;
   /** How often housekeeping runs (HOUSEKEEPING_INTERVAL_SECONDS): expiry, what a crash left, purges. */
   housekeepingIntervalMs: number;
@@ -240,7 +241,12 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    rateLimit: { max: e.RATE_LIMIT_MAX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT },
+    rateLimit: {
+      max: e.RATE_LIMIT_MAX,
+      passwordMax: e.PASSWORD_RATE_LIMIT_MAX,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      exemptUserAgent: e.RATE_LIMIT_EXEMPT_USER_AGENT,
+    },
     orders: {
       numberPrefix: e.ORDER_NUMBER_PREFIX,
       paymentTtlMinutes: e.ORDER_PAYMENT_TTL_MINUTES,

@@ -107,6 +107,18 @@ describe("configuration", () => {
     for (const bad of ["2.5", "many", "1001"]) expect(() => loadConfig({ MAX_UNPAID_ORDERS: bad })).toThrow(/^Invalid configuration: MAX_UNPAID_ORDERS: /);
   });
 
+  test("the rate limits: 100 per endpoint and 10 on the password routes together (decisions §15) per 900 s window; each off at 0 on its own", () => {
+    expect(loadConfig({}).rateLimit).toEqual({ max: 100, passwordMax: 10, windowSeconds: 900, exemptUserAgent: "StorefrontMobileApp" });
+    expect(loadConfig({ RATE_LIMIT_MAX: "0", PASSWORD_RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "10" }).rateLimit).toMatchObject({
+      max: 0,
+      passwordMax: 3,
+      windowSeconds: 10,
+    });
+    expect(loadConfig({ PASSWORD_RATE_LIMIT_MAX: "0" }).rateLimit).toMatchObject({ max: 100, passwordMax: 0 });
+    for (const bad of ["-1", "ten", "1.5"])
+      expect(() => loadConfig({ PASSWORD_RATE_LIMIT_MAX: bad })).toThrow(/^Invalid configuration: PASSWORD_RATE_LIMIT_MAX: /);
+  });
+
   test("PUBLIC_URL loses a trailing slash", () => {
     expect(loadConfig({ PUBLIC_URL: "https://shop.example.com/" }).publicUrl).toBe("https://shop.example.com");
   });

@@ -16,7 +16,7 @@ import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
 import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
-import { type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
+import { PASSWORD_ROUTES, type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
 import type { WebhookEvent } from "./events/webhook-event.ts";
@@ -52,7 +52,7 @@ export interface UseCaseOptions {
 export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps, (options.sessionCacheSeconds ?? ACCESS_CACHE_MS / 1000) * 1000);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
-  const rateLimit = options.rateLimit ?? { max: 100, windowSeconds: 900 };
+  const rateLimit = options.rateLimit ?? { max: 100, passwordMax: 10, windowSeconds: 900 };
   return {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
@@ -87,10 +87,11 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     checkHealth: () => checkHealth(deps),
     rateLimit,
     takeRequest: (client: string, endpoint: string) => takeRequest(deps, rateLimit, client, endpoint),
+    takePasswordRequest: (client: string) => takeRequest(deps, { max: rateLimit.passwordMax, windowSeconds: rateLimit.windowSeconds }, client, PASSWORD_ROUTES),
 
     resolveSession: access.resolve,
-    register: (input: Registration, origin: RequestOrigin) => register(deps, input, origin, options.publicUrl),
-    signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin) => signInWithPassword(deps, input, origin),
+    register: (input: Registration, origin: RequestOrigin, client?: string) => register(deps, input, origin, options.publicUrl, client),
+    signInWithPassword: (input: { email: string; password: string }, origin: RequestOrigin, client?: string) => signInWithPassword(deps, input, origin, client),
     beginProviderSignIn: (providerId: string) => beginProviderSignIn(deps, providerId),
     async finishProviderSignIn(input: Parameters<typeof finishProviderSignIn>[1], origin: RequestOrigin) {
       const session = await finishProviderSignIn(deps, input, origin);
@@ -113,8 +114,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
       access.forgetUser(userId);
       return user;
     },
-    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin) {
-      const result = await changePassword(deps, userId, input, origin);
+    async changePassword(userId: string, input: { currentPassword: string; newPassword: string }, origin: RequestOrigin, client?: string) {
+      const result = await changePassword(deps, userId, input, origin, client);
       access.forgetUser(userId);
       return result;
     },

@@ -41,7 +41,8 @@ export type ErrorCode =
   | "webhook.invalid_signature"
   | "webhook.malformed"
   | "webhook.not_configured"
-  | "auth.busy";
+  | "auth.busy"
+  | "auth.check_waiting";
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another

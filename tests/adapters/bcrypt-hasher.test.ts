@@ -50,3 +50,106 @@ test("past its bound of waiting checks, a check is refused at once (auth.busy, r
     spy.mockRestore();
   }
 });
+
+test("a check against no hash (no such account, or no password) runs no bcrypt and takes no lane: a real check gets in however many are in flight", async () => {
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => true);
+  try {
+    // One lane and no room to wait: had a check of no hash taken the lane, the real one would be refused.
+    const hasher = createBcryptHasher(1, 0);
+    const noHash = Array.from({ length: 20 }, () => hasher.verify("guess", null));
+    expect(await hasher.verify("pw", "$2b$12$x")).toBe(true);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(await Promise.all(noHash)).toEqual(Array(20).fill(false));
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test("a check against no hash takes about as long as the real checks before it took, so its answer cannot tell that no account is there", async () => {
+  // Checks of 40 ms, far from the 300 ms assumed before any is timed: the wait follows what was measured.
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (await Bun.sleep(40), false));
+  try {
+    const hasher = createBcryptHasher(1);
+    const timed = async (hash: string | null) => {
+      const started = performance.now();
+      expect(await hasher.verify("guess", hash)).toBe(false);
+      return performance.now() - started;
+    };
+    const real = [await timed("$2b$12$x"), await timed("$2b$12$x"), await timed("$2b$12$x")];
+    for (let i = 0; i < 3; i++) {
+      const took = await timed(null);
+      expect(took).toBeGreaterThanOrEqual(Math.min(...real) - 2);
+      expect(took).toBeLessThanOrEqual(Math.max(...real) + 30);
+    }
+    expect(spy).toHaveBeenCalledTimes(3);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test("a check against no hash is refused whenever a real one would be (the line full), so a refusal tells nothing either", async () => {
+  const held = Promise.withResolvers<boolean>();
+  const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
+  try {
+    const hasher = createBcryptHasher(1, 1);
+    const admitted = [hasher.verify("pw", "$2b$12$x"), hasher.verify("pw", "$2b$12$x")];
+    expect(await hasher.verify("guess", null).catch((error: unknown) => error)).toMatchObject({ code: "auth.busy", details: { retryAfterSeconds: 1 } });
+    held.resolve(true);
+    expect(await Promise.all(admitted)).toEqual([true, true]);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test("the line is fair: a client whose check is waiting is refused another (auth.check_waiting, retry after 1 s); other clients still join", async () => {
+  const held = Promise.withResolvers<boolean>();
+  const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
+  try {
+    const hasher = createBcryptHasher(1);
+    const inLane = hasher.verify("pw", "$2b$12$x", "198.51.100.1");
+    const waiting = hasher.verify("pw", "$2b$12$x", "203.0.113.1");
+    for (const refused of [
+      hasher.verify("pw", "$2b$12$x", "203.0.113.1"),
+      hasher.verify("pw", null, "203.0.113.1"),
+      hasher.hash("new password", "203.0.113.1"),
+    ]) {
+      expect(await refused.catch((error: unknown) => error)).toMatchObject({
+        code: "auth.check_waiting",
+        message: "Another password check from your address is still waiting; please try again in a moment",
+        details: { retryAfterSeconds: 1 },
+      });
+    }
+    // A check in a lane is not waiting: its client may still put one in line, as may any other client.
+    const alsoWaiting = [hasher.verify("pw", "$2b$12$x", "198.51.100.1"), hasher.verify("pw", "$2b$12$x", "203.0.113.2")];
+    held.resolve(true);
+    expect(await Promise.all([inLane, waiting, ...alsoWaiting])).toEqual([true, true, true, true]);
+    expect(await hasher.verify("pw", "$2b$12$x", "203.0.113.1")).toBe(true);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test("the line holds no more than can be checked in about 1.2 s at the latest checks' pace, so an admitted sign-in answers within 2 s", async () => {
+  let held: PromiseWithResolvers<boolean> | null = Promise.withResolvers<boolean>();
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
+  try {
+    // Before any check is timed, one is taken to last 300 ms: one lane has room for 4 waiting.
+    const slow = createBcryptHasher(1);
+    const admitted = Array.from({ length: 5 }, () => slow.verify("pw", "$2b$12$x"));
+    expect(await slow.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+    held.resolve(true);
+    expect(await Promise.all(admitted)).toEqual(Array(5).fill(true));
+
+    // Checks that take next to nothing leave room up to the bound (8 a lane).
+    held = null;
+    const fast = createBcryptHasher(1);
+    for (let i = 0; i < 3; i++) await fast.verify("pw", "$2b$12$x");
+    held = Promise.withResolvers<boolean>();
+    const lined = Array.from({ length: 9 }, () => fast.verify("pw", "$2b$12$x"));
+    expect(await fast.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+    held.resolve(true);
+    expect(await Promise.all(lined)).toEqual(Array(9).fill(true));
+  } finally {
+    spy.mockRestore();
+  }
+});

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { createAccessResolver } from "../../src/application/auth/access.ts";
 import { register } from "../../src/application/auth/register.ts";
 import { MAX_FAILED_SIGN_INS } from "../../src/application/auth/password-attempts.ts";
@@ -9,6 +9,7 @@ import type { ExternalProfile, IdentityProvider } from "../../src/application/po
 import { changePassword } from "../../src/application/users/change-password.ts";
 import { NO_ORIGIN, type RequestOrigin } from "../../src/domain/audit.ts";
 import { DomainError } from "../../src/domain/errors.ts";
+import { createBcryptHasher } from "../../src/adapters/crypto/bcrypt-hasher.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { uowWith } from "../support/faults.ts";
@@ -186,6 +187,23 @@ describe("password sign-in", () => {
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
+  test("a check refused because its client already has one waiting does not count against the e-mail's limit either", async () => {
+    const { deps } = await withAccount();
+    const refusing = {
+      ...deps,
+      hasher: {
+        ...deps.hasher,
+        verify: () =>
+          Promise.reject(new DomainError("auth.check_waiting", "Another password check from your address is still waiting; please try again in a moment")),
+      },
+    };
+    for (let i = 0; i < 10; i++)
+      await expect(signInWithPassword(refusing, { email: "ada@example.com", password: "a guess" }, origin, "203.0.113.9")).rejects.toMatchObject({
+        code: "auth.check_waiting",
+      });
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
   test("a flood of sign-ins at once while the hasher is busy locks no one out: the refused ones, locked out or busy, take their counts back", async () => {
     const { deps } = await withAccount();
     // Busy only once every sign-in of the flood has been counted: each check is held until then.
@@ -208,6 +226,34 @@ describe("password sign-in", () => {
     expect(outcomes.filter((code) => code === "auth.busy")).toHaveLength(MAX_FAILED_SIGN_INS);
     expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(12 - MAX_FAILED_SIGN_INS);
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
+  test("sign-ins for unknown e-mails and password-less accounts take no hashing lane: a real one is not held up by any number in flight", async () => {
+    const { deps, user } = await withAccount();
+    await signInWithProvider(
+      deps,
+      { provider: "github", providerAccountId: "7", email: "oauth@example.com", emailVerified: true, name: null, image: null },
+      NO_ORIGIN,
+    );
+    // bcrypt's own queue with one lane and no room to wait, over a bcrypt that answers only the real
+    // account's check: any other check would hold the lane until the end of the test.
+    const held = Promise.withResolvers<boolean>();
+    const bcrypt = spyOn(Bun.password, "verify").mockImplementation((password, hash) =>
+      hash === user.passwordHash ? deps.hasher.verify(String(password), hash) : held.promise,
+    );
+    try {
+      const laned = { ...deps, hasher: createBcryptHasher(1, 0) };
+      const flood = [...Array.from({ length: 20 }, (_, i) => `nobody-${i}@example.com`), "oauth@example.com", "oauth@example.com"].map((email) =>
+        signInWithPassword(laned, { email, password: "a guess" }, origin).catch((error) => error.code),
+      );
+      const session = await signInWithPassword(laned, { email: "ada@example.com", password: "correct horse" }, origin);
+      expect(session.user.id).toBe(user.id);
+      expect(await Promise.all(flood)).toEqual(Array(22).fill("auth.invalid_credentials"));
+      expect(bcrypt).toHaveBeenCalledTimes(1);
+    } finally {
+      held.resolve(false);
+      bcrypt.mockRestore();
+    }
   });
 
   test("a success clears earlier failures", async () => {

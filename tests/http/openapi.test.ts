@@ -71,7 +71,7 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(doc.components.responses.TooManyRequests.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
   });
 
-  test("route-specific answers: 503 where passwords are checked, 409 on a move or a cancel that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {
+  test("route-specific answers: 503 and the password limits' 429 where passwords are checked, 409 on a move or a cancel that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {
     for (const [path, method, ref] of [
       ["/api/auth/callback/credentials", "post", "ServiceUnavailable"],
       ["/api/auth/register", "post", "ServiceUnavailable"],
@@ -80,6 +80,20 @@ describe("the OpenAPI document (decisions §10)", () => {
       expect(doc.paths[path][method].responses["503"]).toEqual({ $ref: `#/components/responses/${ref}` });
     }
     expect(doc.components.responses.ServiceUnavailable.headers["Retry-After"].schema).toEqual({ type: "integer" });
+    // Decisions §15: where passwords are checked, 429 is also the password routes' own limit and the fair line's refusal.
+    for (const [path, ref] of [
+      ["/api/auth/callback/credentials", "TooManyPasswordChecks"],
+      ["/api/auth/register", "TooManyPasswordChecks"],
+      ["/api/users/password", "EnvelopeTooManyPasswordChecks"],
+    ] as const) {
+      expect(doc.paths[path].post.responses["429"]).toEqual({ $ref: `#/components/responses/${ref}` });
+    }
+    const passwordChecks = doc.components.responses.TooManyPasswordChecks;
+    expect(passwordChecks.description).toContain("PASSWORD_RATE_LIMIT_MAX");
+    expect(passwordChecks.description).toContain("already waiting");
+    expect(Object.keys(passwordChecks.headers)).toEqual(["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]);
+    expect(doc.paths["/api/products"].get.responses["429"]).toEqual({ $ref: "#/components/responses/EnvelopeTooManyRequests" });
+    expect(doc.paths["/api/auth/signout"].post.responses["429"]).toEqual({ $ref: "#/components/responses/TooManyRequests" });
     // A route's own shape stays its own: health's 503 is no error body.
     expect(doc.paths["/api/health"].get.responses["503"].content["application/json"].schema.properties.status).toEqual({
       type: "string",

@@ -1,11 +1,17 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
+import { RedisClient } from "bun";
 import { DomainError } from "../../src/domain/errors.ts";
+import type { PasswordHasher } from "../../src/application/ports/identity.ts";
+import { createBcryptHasher } from "../../src/adapters/crypto/bcrypt-hasher.ts";
+import { createRedisRateLimitStore } from "../../src/adapters/ratelimit/redis-store.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { clientOf } from "../../src/adapters/http/plumbing/rate-limit.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
-import { createTestApp } from "../support/http.ts";
+import { eventually } from "../support/eventually.ts";
+import { type TestApp, createTestApp } from "../support/http.ts";
+import { startRedisServer } from "../support/redis.ts";
 
 const MOBILE = "StorefrontMobileApp/3.2 (iOS 19)";
 
@@ -175,6 +181,125 @@ describe("rate limit (decisions §9)", () => {
   });
 });
 
+describe("the password routes' own limit (decisions §15)", () => {
+  const passwordLimited = (passwordMax: number, max = 100, deps = createMemoryDeps()) =>
+    createTestApp(deps, { rateLimit: { max, passwordMax, windowSeconds: 900 }, trustProxy: true });
+
+  test("sign-in, registration and password change: N per client and window pass with the limit headers; the next is 429 with Retry-After and the spec's text", async () => {
+    const t = passwordLimited(3);
+    const shopper = await signedInAs(t);
+    const routes = [
+      { path: "/api/auth/callback/credentials", body: (i: number) => ({ email: `guess${i}@example.com`, password: "wrong password" }), status: 401 },
+      { path: "/api/auth/register", body: (i: number) => ({ email: `new${i}@example.com`, password: "sauce lover 99" }), status: 201 },
+      { path: "/api/users/password", body: () => ({ currentPassword: "wrong", newPassword: "another sauce 99" }), status: 400, headers: shopper.headers },
+    ];
+    for (const [n, route] of routes.entries()) {
+      const before = Math.floor(t.deps.clock.now().getTime() / 1000);
+      const answers = [];
+      for (let i = 0; i < 4; i++)
+        answers.push(await t.call("POST", route.path, { headers: { ...route.headers, "x-forwarded-for": `203.0.113.${40 + n}` }, body: route.body(i) }));
+      expect({ path: route.path, statuses: answers.map((a) => a.status) }).toEqual({
+        path: route.path,
+        statuses: [route.status, route.status, route.status, 429],
+      });
+      expect(answers.map((a) => [a.headers.get("x-ratelimit-limit"), a.headers.get("x-ratelimit-remaining")])).toEqual([
+        ["3", "2"],
+        ["3", "1"],
+        ["3", "0"],
+        ["3", "0"],
+      ]);
+      expect(Number(answers[3]!.headers.get("x-ratelimit-reset"))).toBeWithin(before + 899, before + 902);
+      expect(answers[3]!.headers.get("retry-after")).toBe("900");
+      const text = "Rate limit exceeded. Please try again later.";
+      // The password change answers in the envelope (decisions §7), its 429 too.
+      expect(answers[3]!.body).toEqual(route.path === "/api/users/password" ? { success: false, data: null, error: text } : { error: text });
+    }
+  });
+
+  test("the three routes share one count per client, whichever is asked; other routes and other clients are not touched by it", async () => {
+    const t = passwordLimited(3);
+    const shopper = await signedInAs(t);
+    const ip = { "x-forwarded-for": "203.0.113.50" };
+    const statuses = [
+      (await t.call("POST", "/api/auth/callback/credentials", { headers: ip, body: { email: "a@example.com", password: "wrong password" } })).status,
+      (await t.call("POST", "/api/auth/register", { headers: ip, body: { email: "b@example.com", password: "sauce lover 99" } })).status,
+      (
+        await t.call("POST", "/api/users/password", {
+          headers: { ...ip, ...shopper.headers },
+          body: { currentPassword: "wrong", newPassword: "another sauce 99" },
+        })
+      ).status,
+      (await t.call("POST", "/api/auth/callback/credentials", { headers: ip, body: { email: "a@example.com", password: "wrong password" } })).status,
+    ];
+    expect(statuses).toEqual([401, 201, 400, 429]);
+    expect((await t.call("GET", "/api/products", { headers: ip })).status).toBe(200);
+    expect((await t.call("POST", "/api/auth/signout", { headers: ip })).status).toBe(200);
+    expect(
+      (await t.call("POST", "/api/auth/callback/credentials", { ...from("203.0.113.51"), body: { email: "a@example.com", password: "wrong password" } }))
+        .status,
+    ).toBe(401);
+  });
+
+  test("both limits apply and the tighter bites first: the headers are those of the limit nearer its end", async () => {
+    const signIn = (t: TestApp) =>
+      t.call("POST", "/api/auth/callback/credentials", { ...from("203.0.113.52"), body: { email: "a@example.com", password: "wrong" } });
+    const generalTighter = passwordLimited(5, 2);
+    const first = [await signIn(generalTighter), await signIn(generalTighter), await signIn(generalTighter)];
+    expect(first.map((a) => [a.status, a.headers.get("x-ratelimit-limit"), a.headers.get("x-ratelimit-remaining")])).toEqual([
+      [401, "2", "1"],
+      [401, "2", "0"],
+      [429, "2", "0"],
+    ]);
+    const passwordTighter = passwordLimited(2, 3);
+    const second = [await signIn(passwordTighter), await signIn(passwordTighter), await signIn(passwordTighter)];
+    expect(second.map((a) => [a.status, a.headers.get("x-ratelimit-limit"), a.headers.get("x-ratelimit-remaining")])).toEqual([
+      [401, "2", "1"],
+      [401, "2", "0"],
+      [429, "2", "0"],
+    ]);
+  });
+
+  test("the mobile app's marker and a session never lift it, and it holds with the per-endpoint limit off; PASSWORD_RATE_LIMIT_MAX=0 turns it off", async () => {
+    const t = passwordLimited(2, 0);
+    const shopper = await signedInAs(t);
+    const exempt = { ...shopper.headers, "user-agent": MOBILE, "x-forwarded-for": "203.0.113.53" };
+    const statuses = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await t.call("POST", "/api/auth/callback/credentials", { headers: exempt, body: { email: "a@example.com", password: "wrong" } })).status);
+    expect(statuses).toEqual([401, 401, 429]);
+    expect((await t.call("GET", "/api/products", { headers: exempt })).headers.get("x-ratelimit-limit")).toBeNull();
+    const off = passwordLimited(0);
+    for (let i = 0; i < 4; i++) {
+      const res = await off.call("POST", "/api/auth/callback/credentials", { ...from("203.0.113.54"), body: { email: "a@example.com", password: "wrong" } });
+      expect([res.status, res.headers.get("x-ratelimit-limit")]).toEqual([401, "100"]);
+    }
+  });
+
+  test("two instances counting in one Redis share it: N in all, the next refused on whichever instance gets it", async () => {
+    const server = await startRedisServer();
+    const client = new RedisClient(server.url);
+    try {
+      await client.connect();
+      const counters = createRedisRateLimitStore(client, `password-limit-test:${crypto.randomUUID()}:`);
+      const instances = [0, 1].map(() => passwordLimited(3, 100, createMemoryDeps({ rateLimits: counters })));
+      const statuses = [];
+      for (let i = 0; i < 4; i++)
+        statuses.push(
+          (
+            await instances[i % 2]!.call("POST", "/api/auth/callback/credentials", {
+              ...from("203.0.113.55"),
+              body: { email: "a@example.com", password: "wrong" },
+            })
+          ).status,
+        );
+      expect(statuses).toEqual([401, 401, 401, 429]);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
+
 test("a sign-in refused because the hasher's queue is full is 503 with Retry-After, at once, logged as a refusal (a warning, no stack), not a failure", async () => {
   const deps = createMemoryDeps();
   const t = createTestApp(deps);
@@ -196,4 +321,39 @@ test("a sign-in refused because the hasher's queue is full is 503 with Retry-Aft
   expect(lines.filter((line) => line.level === "error")).toEqual([]);
   expect(lines.find((line) => line.event === "request.refused")).toMatchObject({ level: "warn", code: "auth.busy", path: "/api/auth/callback/credentials" });
   expect(JSON.stringify(lines)).not.toContain("stack");
+});
+
+test("the line for a password check is fair (decisions §15): while a client's check waits, its next is 429 with Retry-After; other clients still get in", async () => {
+  const deps = createMemoryDeps();
+  const shopper = await signedInAs(createTestApp(deps));
+  // bcrypt's queue (one lane) over a bcrypt that answers when the test says; `asked` lists each check as it reaches the queue.
+  const answer = Promise.withResolvers<void>();
+  const bcrypt = spyOn(Bun.password, "verify").mockImplementation(
+    async (password, hash) => (await answer.promise, deps.hasher.verify(String(password), String(hash))),
+  );
+  const queue = createBcryptHasher(1);
+  const asked: string[] = [];
+  const hasher: PasswordHasher = { ...queue, verify: (password, hash, client) => (asked.push(String(client)), queue.verify(password, hash, client)) };
+  try {
+    const t = createTestApp({ ...deps, hasher });
+    const signIn = (ip: string, password: string) =>
+      t.call("POST", "/api/auth/callback/credentials", { ...from(ip), body: { email: shopper.email, password } });
+    const inLane = signIn("198.51.100.30", "a wrong guess");
+    await eventually(() => expect(asked).toHaveLength(1));
+    const waiting = signIn("2001:db8:5:6::1", shopper.password);
+    await eventually(() => expect(asked).toHaveLength(2));
+    // The same /64 is the same client, as for the rate limit.
+    const second = await signIn("2001:db8:5:6::2", shopper.password);
+    expect([second.status, second.body, second.headers.get("retry-after")]).toEqual([
+      429,
+      { error: "Another password check from your address is still waiting; please try again in a moment", details: { retryAfterSeconds: 1 } },
+      "1",
+    ]);
+    const other = signIn("203.0.113.31", shopper.password);
+    await eventually(() => expect(asked).toHaveLength(4));
+    answer.resolve();
+    expect([(await inLane).status, (await waiting).status, (await other).status]).toEqual([401, 200, 200]);
+  } finally {
+    bcrypt.mockRestore();
+  }
 });

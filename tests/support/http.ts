@@ -49,8 +49,8 @@ export interface TestAppOptions {
   stripeWebhookSecret?: string | null;
   /** Verifiers of the other providers (off unless a test gives one). */
   webhooks?: Partial<Record<WebhookProvider, WebhookVerifier | null>>;
-  /** Off (max 0) unless a test is about the limiter: other tests send far more than 100 requests to an endpoint. */
-  rateLimit?: { max: number; windowSeconds: number };
+  /** Off (max and passwordMax 0) unless a test is about the limiter: other tests send far more than 100 requests to an endpoint. */
+  rateLimit?: { max: number; windowSeconds: number; passwordMax?: number };
   exemptUserAgent?: string;
 }
 
@@ -60,7 +60,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
   options: TestAppOptions = {},
 ) {
   const publicUrl = options.publicUrl ?? TEST_PUBLIC_URL;
-  const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL, rateLimit: options.rateLimit ?? { max: 0, windowSeconds: 900 } });
+  const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL, rateLimit: { max: 0, passwordMax: 0, windowSeconds: 900, ...options.rateLimit } });
   const app = createApp(useCases, {
     logger: options.logger ?? silentLogger,
     clock: deps.clock,

@@ -3,40 +3,95 @@ import type { PasswordHasher } from "../../application/ports/identity.ts";
 
 export const BCRYPT_COST = 12;
 
-/**
- * How many password checks may wait for a hashing lane, per lane. A bcrypt at cost 12 takes some
- * 250 ms here, so the last one waits about 2 s: more would only make every sign-in slow.
- */
+/** At most how many password checks may wait for a hashing lane, per lane, however fast checks go. */
 export const WAITING_PER_LANE = 8;
 
+/**
+ * The longest a check is let wait for a lane, at the pace of the latest checks (decisions §15: a
+ * real sign-in during a flood answers within 2 s). With its own check (~300 ms at cost 12 here)
+ * and the rest of the request, it answers well inside that, or is told at once to come back.
+ */
+const MAX_WAIT_MS = 1_200;
+/** How long a check is taken to last until one has been timed (cost 12: some 250–340 ms here). */
+const FIRST_GUESS_MS = 300;
+/** How many of the latest checks' durations are kept. */
+const TIMED_CHECKS = 32;
+
 const busy = () => new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 });
+const alreadyWaiting = () =>
+  new DomainError("auth.check_waiting", "Another password check from your address is still waiting; please try again in a moment", { retryAfterSeconds: 1 });
+
+/** The latest checks' durations in ms: their mean, or one of them at random; the first guess until one is kept. */
+function latestDurations() {
+  const kept: number[] = [];
+  return {
+    add(ms: number) {
+      if (kept.push(ms) > TIMED_CHECKS) kept.shift();
+    },
+    mean: () => (kept.length ? kept.reduce((sum, ms) => sum + ms, 0) / kept.length : FIRST_GUESS_MS),
+    any: () => kept[Math.floor(Math.random() * kept.length)] ?? FIRST_GUESS_MS,
+  };
+}
 
 /**
  * bcrypt (cost 12) through Bun.password, which hashes on worker threads so the event loop stays free.
  * At most `concurrency` hashes run at once: a burst of sign-ins queues here instead of taking every
- * core from the requests that need no hashing; and at most `concurrency × WAITING_PER_LANE` wait,
- * so a flood is told at once to come back (503 with Retry-After) instead of queueing without end.
+ * core from the requests that need no hashing. Only as many wait as the lanes can check within
+ * MAX_WAIT_MS at the latest checks' pace (4 a lane at 300 ms; never over `maxWaiting`), so a
+ * flood is told at once to come back (503 with Retry-After) instead of queueing without end.
+ * The line is fair (decisions §15): a client (as the caller names it) has at most one check in it,
+ * and is told to come back for another (429 with Retry-After), so a few clients cannot fill it.
+ *
+ * A check against no hash (decisions §15: no such account, or one without a password) hashes
+ * nothing and takes no lane, so a flood of made-up e-mails cannot crowd real sign-ins out. It is
+ * refused when a real check would be, and otherwise answers false after as long as one of the
+ * latest real checks took from asking to answer (drawn at random, so with their spread too):
+ * neither its answer nor its timing tells that there is no account.
  */
 export function createBcryptHasher(concurrency: number, maxWaiting = concurrency * WAITING_PER_LANE): PasswordHasher {
   let running = 0;
-  const waiting: Array<() => void> = [];
+  const waiting: Array<{ client: string | undefined; go: () => void }> = [];
+  const hashing = latestDurations();
+  const answering = latestDurations();
 
-  async function limited<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= concurrency) {
-      if (waiting.length >= maxWaiting) throw busy();
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-    running++;
+  /** Refuses a check the line has no room for, or whose client has one in it already; true when it must wait for a lane. */
+  function mustWait(client: string | undefined): boolean {
+    if (running < concurrency) return false;
+    if (client !== undefined && waiting.some((check) => check.client === client)) throw alreadyWaiting();
+    if (waiting.length >= Math.min(maxWaiting, Math.floor((concurrency * MAX_WAIT_MS) / hashing.mean()))) throw busy();
+    return true;
+  }
+
+  async function limited<T>(client: string | undefined, work: () => Promise<T>): Promise<T> {
+    // A lane is taken here, or handed over by the check leaving it: none can slip in between.
+    if (mustWait(client)) await new Promise<void>((go) => waiting.push({ client, go }));
+    else running++;
+    const started = performance.now();
     try {
       return await work();
     } finally {
-      running--;
-      waiting.shift()?.();
+      hashing.add(performance.now() - started);
+      const next = waiting.shift();
+      if (next) next.go();
+      else running--;
     }
   }
 
+  async function timed(check: () => Promise<boolean>): Promise<boolean> {
+    const asked = performance.now();
+    const matches = await check();
+    answering.add(performance.now() - asked);
+    return matches;
+  }
+
+  async function imitated(client: string | undefined): Promise<false> {
+    mustWait(client);
+    await Bun.sleep(answering.any());
+    return false;
+  }
+
   return {
-    hash: (password) => limited(() => Bun.password.hash(password, { algorithm: "bcrypt", cost: BCRYPT_COST })),
-    verify: (password, hash) => limited(() => Bun.password.verify(password, hash, "bcrypt")),
+    hash: (password, client) => limited(client, () => Bun.password.hash(password, { algorithm: "bcrypt", cost: BCRYPT_COST })),
+    verify: (password, hash, client) => (hash === null ? imitated(client) : timed(() => limited(client, () => Bun.password.verify(password, hash, "bcrypt")))),
   };
 }

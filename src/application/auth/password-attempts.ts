@@ -1,13 +1,16 @@
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError, type ErrorCode } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 
 export const MAX_FAILED_SIGN_INS = 5;
 export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 
+/** The hasher's refusals before it checked anything (too busy; this client's check already waiting). */
+const NOT_CHECKED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["auth.busy", "auth.check_waiting"]);
+
 export interface AdmittedCheck {
   /** The password was right: the count starts again. */
   succeeded(): Promise<void>;
-  /** Runs the check; one the hasher refused before it ran (too busy) is not counted. */
+  /** Runs the check; one the hasher refused before it ran (too busy, or the client's check already waiting) is not counted. */
   run(check: () => Promise<boolean>): Promise<boolean>;
 }
 
@@ -15,7 +18,7 @@ export interface AdmittedCheck {
  * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
  * all at once cannot slip past the limit while the first ones are still being checked. Past five in
  * 15 minutes the check is refused with 429. Only checks that ran count: a refused one (locked out,
- * or the hasher too busy) takes its count back, so a flood of sign-ins, however many, leaves the
+ * or refused by the hasher) takes its count back, so a flood of sign-ins, however many, leaves the
  * count where the real checks put it and cannot lock anyone out by itself.
  */
 export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<AdmittedCheck> {
@@ -33,7 +36,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
       try {
         return await check();
       } catch (error) {
-        if (error instanceof DomainError && error.code === "auth.busy") await deps.loginAttempts.decrement(key);
+        if (error instanceof DomainError && NOT_CHECKED.has(error.code)) await deps.loginAttempts.decrement(key);
         throw error;
       }
     },

@@ -15,12 +15,14 @@ export interface Registration {
 /**
  * A new CUSTOMER account. The account, its audit entry and the welcome mail land in one transaction;
  * the mail is delivered from the outbox afterwards, so a mail failure never fails a registration.
+ * `client`: who asks, for the hasher's fair line (decisions §15).
  */
 export async function register(
   deps: Pick<Deps, "uow" | "hasher" | "commonPasswords" | "ids" | "clock">,
   input: Registration,
   origin: RequestOrigin,
   shopUrl: string,
+  client?: string,
 ): Promise<User> {
   assertNewPassword(deps, input.password, "password");
   const email = normalizeEmail(input.email);
@@ -32,7 +34,7 @@ export async function register(
     id: deps.ids.next(),
     email,
     name: input.name,
-    passwordHash: await deps.hasher.hash(input.password),
+    passwordHash: await deps.hasher.hash(input.password, client),
     role: "CUSTOMER",
     isEmailVerified: false,
     at: now,

@@ -6,25 +6,24 @@ import type { Deps } from "../ports/index.ts";
 import { admitPasswordCheck } from "./password-attempts.ts";
 import { type StartedSession, startSession } from "./start-session.ts";
 
-/** Verified against when the e-mail is unknown, so that a miss takes as long as a wrong password. */
-const DECOY_HASH = "$2b$12$smqfWz5NJLyHX0cWOgF0d.ndL0ravQR/bIKX5AEyuzxLtozyjZ52e";
-
 const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email or password");
 
 /**
  * Password sign-in, ending in a new session. Unknown e-mail, wrong password and password-less
  * accounts all fail alike; five failures for one e-mail within 15 minutes lock that e-mail out
- * until the window ends.
+ * until the window ends. `client`: who asks, for the hasher's fair line (decisions §15).
  */
 export async function signInWithPassword(
   deps: Pick<Deps, "uow" | "hasher" | "loginAttempts" | "ids" | "clock">,
   input: { email: string; password: string },
   origin: RequestOrigin,
+  client?: string,
 ): Promise<StartedSession> {
   const email = normalizeEmail(input.email);
   const attempt = await admitPasswordCheck(deps, email);
   const user = await deps.uow.read((db) => db.users.findByEmail(email));
-  const matches = await attempt.run(() => deps.hasher.verify(input.password, user?.passwordHash ?? DECOY_HASH));
+  // No hash (no account, or no password): the hasher takes as long as a check without making one.
+  const matches = await attempt.run(() => deps.hasher.verify(input.password, user?.passwordHash ?? null, client));
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>
       recordAudit(tx, deps, {

@@ -3,8 +3,13 @@ import type { Deps } from "../ports/index.ts";
 export interface RateLimitPolicy {
   /** Requests a client may make to one endpoint in a window; 0: no limit. */
   max: number;
+  /** Decisions §15: requests a client may make in a window to the routes that check passwords, all of them together; 0: no such limit. */
+  passwordMax: number;
   windowSeconds: number;
 }
+
+/** What the routes that check passwords count under, together (no endpoint is named so). */
+export const PASSWORD_ROUTES = "(password routes)";
 
 export interface RateLimitVerdict {
   allowed: boolean;
@@ -16,11 +21,12 @@ export interface RateLimitVerdict {
 
 /**
  * Decisions §9: counts one request of a client (its IP) to an endpoint (method and route pattern)
- * in a fixed window, and says whether it is within the limit.
+ * in a fixed window, and says whether it is within the limit; the routes that check passwords
+ * count under PASSWORD_ROUTES as well, with a limit of their own (decisions §15).
  */
 export async function takeRequest(
   deps: Pick<Deps, "rateLimits" | "clock">,
-  policy: RateLimitPolicy,
+  policy: { max: number; windowSeconds: number },
   client: string,
   endpoint: string,
 ): Promise<RateLimitVerdict> {

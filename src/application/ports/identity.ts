@@ -67,13 +67,20 @@ export interface CommonPasswords {
 }
 
 /**
- * Slow on purpose (bcrypt). A hasher may bound how many checks wait for it: one it refuses before
- * running is DomainError "auth.busy" (503, retry in a moment), never a wrong answer. The in-memory
- * fake never refuses.
+ * Slow on purpose (bcrypt). A hasher may bound how many checks wait for it, and how many of one
+ * client's: one it refuses before running is DomainError "auth.busy" (503) or, when the client's
+ * own check is already waiting, "auth.check_waiting" (429), both to retry in a moment; never a
+ * wrong answer. The in-memory fake never refuses. `client`: who asks, as the rate limit counts
+ * them (decisions §15; the HTTP adapter names it); none for the shop's own commands.
  */
 export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  verify(password: string, hash: string): Promise<boolean>;
+  hash(password: string, client?: string): Promise<string>;
+  /**
+   * Whether the password matches the hash. Against no hash (no such account, or one without a
+   * password) the answer is false, as slow as a check but costing none (decisions §15): no flood of
+   * made-up e-mails can fill the hasher, and no answer tells whether the account exists.
+   */
+  verify(password: string, hash: string | null, client?: string): Promise<boolean>;
 }
 
 export const IDENTITY_PROVIDERS = ["google", "github", "facebook", "apple"] as const;

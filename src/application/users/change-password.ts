@@ -9,24 +9,25 @@ import type { Deps } from "../ports/index.ts";
 /**
  * Sets a new password, ends every session of the account and starts a new one for the caller.
  * Checks of the current password count against the same limit as sign-ins, so a borrowed session
- * cannot be used to guess it.
+ * cannot be used to guess it. `client`: who asks, for the hasher's fair line (decisions §15).
  */
 export async function changePassword(
   deps: Pick<Deps, "uow" | "hasher" | "commonPasswords" | "loginAttempts" | "ids" | "clock">,
   userId: string,
   input: { currentPassword: string; newPassword: string },
   origin: RequestOrigin,
+  client?: string,
 ): Promise<StartedSession> {
   const user = await deps.uow.read((db) => db.users.findById(userId));
   if (!user) throw accountGone();
   const attempt = await admitPasswordCheck(deps, user.email);
-  if (!user.passwordHash || !(await attempt.run(() => deps.hasher.verify(input.currentPassword, user.passwordHash!)))) {
+  if (!user.passwordHash || !(await attempt.run(() => deps.hasher.verify(input.currentPassword, user.passwordHash!, client)))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
   await attempt.succeeded();
   assertNewPassword(deps, input.newPassword, "newPassword");
 
-  const passwordHash = await deps.hasher.hash(input.newPassword);
+  const passwordHash = await deps.hasher.hash(input.newPassword, client);
   return deps.uow.transaction(async (tx) => {
     // Only over the password that was checked: not one removed meanwhile by a takeover, nor another change.
     if ((await tx.users.lock(userId))?.passwordHash !== user.passwordHash) throw new DomainError("auth.wrong_password", "Current password is incorrect");

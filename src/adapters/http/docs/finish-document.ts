@@ -1,3 +1,4 @@
+import { PASSWORD_ENDPOINTS } from "../plumbing/rate-limit.ts";
 import { envelopeError, errorBody } from "../schemas.ts";
 import { toJsonSchema } from "./json-schema.ts";
 
@@ -18,6 +19,10 @@ const ERROR_RESPONSES = {
   PayloadTooLarge: [413, "Body over 1 MB"],
   UnsupportedMediaType: [415, "A body in a media type the route does not read"],
   TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
+  TooManyPasswordChecks: [
+    429,
+    "See Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or the e-mail is locked after 5 failed sign-ins in 15 minutes; or a password check from this client is already waiting (one at a time per client)",
+  ],
   InternalError: [500, "Something failed on the shop's side; the answer never says what (it is logged with the request id)"],
   ServiceUnavailable: [503, "Refused for now: the password checks are busy (try again after Retry-After), or a webhook's provider is not configured"],
 } as const;
@@ -26,7 +31,12 @@ const INVALID_EVENT = {
   description: "`Invalid signature` (missing, wrong or stale), or `Malformed event` (a signed event the shop acts on, not as the provider sends it)",
 };
 type ErrorResponse = keyof typeof ERROR_RESPONSES;
-const NAME_OF_STATUS = new Map(Object.entries(ERROR_RESPONSES).map(([name, [status]]) => [String(status), name as ErrorResponse]));
+// A status's first name is its general answer (429: TooManyRequests).
+const NAME_OF_STATUS = new Map(
+  Object.entries(ERROR_RESPONSES)
+    .reverse()
+    .map(([name, [status]]) => [String(status), name as ErrorResponse]),
+);
 
 /** Moves every `$defs` entry into components.schemas (named by its id), points refs there, and drops `$schema`. */
 function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown {
@@ -47,8 +57,12 @@ function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown
 const integerHeader = (description: string) => ({ description, schema: { type: "integer" } });
 /** Decisions §9: what a limited answer says of the limit. */
 const LIMIT_HEADERS = {
-  "Retry-After": integerHeader("Seconds to wait: the window's length (rate limit) or what is left of the sign-in lockout"),
-  "X-RateLimit-Limit": integerHeader("Requests allowed per window for this client and endpoint"),
+  "Retry-After": integerHeader(
+    "Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting)",
+  ),
+  "X-RateLimit-Limit": integerHeader(
+    "Requests allowed per window for this client and endpoint; on the password routes, of whichever limit the request is nearer the end of (the endpoint's, or theirs together)",
+  ),
   "X-RateLimit-Remaining": integerHeader("Requests left in this window"),
   "X-RateLimit-Reset": integerHeader("When the window ends, in Unix seconds"),
 };
@@ -60,7 +74,7 @@ function responsesFor(prefix: "" | "Envelope") {
       `${prefix}${name}`,
       {
         description,
-        ...(name === "TooManyRequests"
+        ...(name === "TooManyRequests" || name === "TooManyPasswordChecks"
           ? { headers: LIMIT_HEADERS }
           : name === "ServiceUnavailable"
             ? { headers: { "Retry-After": LIMIT_HEADERS["Retry-After"] } }
@@ -83,8 +97,9 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
  * (routes that need a session say so through the auth macros; the rest are public), and the error
  * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
- * rate limit applies, 500 always), in the envelope where the route uses it. Error answers a route
- * declares itself point to the named responses too.
+ * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
+ * in the envelope where the route uses it. Error answers a route declares itself point to the
+ * named responses too.
  */
 function finishOperation(path: string, method: string, operation: Operation): void {
   const envelope = operation["x-envelope"] === true;
@@ -126,6 +141,7 @@ function finishOperation(path: string, method: string, operation: Operation): vo
     add("PayloadTooLarge");
     if (!raw) add("UnsupportedMediaType");
   }
+  if (PASSWORD_ENDPOINTS.has(`${method.toUpperCase()} ${path}`)) responses["429"] = refer("TooManyPasswordChecks");
   if (!unlimited(path)) add("TooManyRequests");
   add("InternalError");
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { RateLimitVerdict } from "../../../application/limits/rate-limit.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { HttpError } from "../errors.ts";
 import { pathOf, requestInfo } from "./request-context.ts";
@@ -13,6 +14,12 @@ const unlimited = (pattern: string | undefined) => pattern === "/api/health" || 
  * crowd real sign-ins out of the password-check queue.
  */
 const alwaysLimited = (pattern: string | undefined) => pattern?.startsWith("/api/auth/") === true || pattern === "/api/users/password";
+
+/** Decisions §15: the endpoints that check a password, which share a tighter limit per client besides their own. */
+export const PASSWORD_ENDPOINTS: ReadonlySet<string> = new Set(["POST /api/auth/callback/credentials", "POST /api/auth/register", "POST /api/users/password"]);
+
+/** Of the limits a request counted against, the one it is nearer the end of speaks for it: a refusing one, else the one with fewer left. */
+const nearerItsEnd = (verdicts: RateLimitVerdict[]) => verdicts.sort((a, b) => Number(a.allowed) - Number(b.allowed) || a.remaining - b.remaining)[0];
 
 /** An IPv6 address as its eight groups, numbers (an embedded dotted IPv4 tail as its two). */
 function groupsOf(ip: string): number[] {
@@ -44,6 +51,12 @@ export function clientOf(ip: string): string {
     .join(":")}::/64`;
 }
 
+/** Whom a request counts as: its address's client, or "unknown" (all requests with no address, together). */
+export function clientOfRequest(request: Request): string {
+  const ip = requestInfo(request)?.ip;
+  return ip ? clientOf(ip) : "unknown";
+}
+
 export interface RateLimitSettings {
   /** RATE_LIMIT_EXEMPT_USER_AGENT: the mobile app's marker, which exempts it together with a live session. */
   exemptUserAgent: string;
@@ -58,19 +71,31 @@ export interface RateLimitSettings {
  * Retry-After, the window's length. Health and webhooks are not limited, nor the mobile app (its
  * User-Agent marker and a live session, both) except where passwords are checked. OPTIONS on a
  * known path never gets here: CORS answers it first, from the route table alone.
+ *
+ * Decisions §15: sign-in, registration and password change also count together, per client, against
+ * PASSWORD_RATE_LIMIT_MAX in the same window and store. Both limits apply to them (every request
+ * counts in both; the tighter refuses first) and the answer's headers are those of the limit the
+ * request is nearer the end of. Each limit is off at 0 on its own. A refused password check gives
+ * back its e-mail's lockout count, never these: they count what a client asks, answered or not.
  */
 export function rateLimit(useCases: UseCases, routes: RouteTable, settings: RateLimitSettings) {
-  const { max, windowSeconds } = useCases.rateLimit;
+  const { max, passwordMax, windowSeconds } = useCases.rateLimit;
   return new Elysia({ name: "plumbing.rate-limit" }).onRequest(async ({ request, set }) => {
-    if (max === 0) return;
+    if (max === 0 && passwordMax === 0) return;
     // HEAD runs the GET route: one count for both.
     const method = request.method === "HEAD" ? "GET" : request.method;
     const pattern = routes.patternAt(method, pathOf(request));
     if (unlimited(pattern)) return;
-    if (!alwaysLimited(pattern) && request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
     const endpoint = `${method} ${pattern ?? "(no route)"}`;
-    const ip = requestInfo(request)?.ip;
-    const verdict = await useCases.takeRequest(ip ? clientOf(ip) : "unknown", endpoint);
+    const checksPasswords = passwordMax > 0 && PASSWORD_ENDPOINTS.has(endpoint);
+    if (max === 0 && !checksPasswords) return;
+    if (!alwaysLimited(pattern) && request.headers.get("user-agent")?.includes(settings.exemptUserAgent) && (await settings.hasLiveSession(request))) return;
+    const client = clientOfRequest(request);
+    const verdicts = await Promise.all([
+      ...(max > 0 ? [useCases.takeRequest(client, endpoint)] : []),
+      ...(checksPasswords ? [useCases.takePasswordRequest(client)] : []),
+    ]);
+    const verdict = nearerItsEnd(verdicts)!;
     set.headers["x-ratelimit-limit"] = String(verdict.limit);
     set.headers["x-ratelimit-remaining"] = String(verdict.remaining);
     set.headers["x-ratelimit-reset"] = String(Math.ceil(verdict.resetAt.getTime() / 1000));

@@ -6,6 +6,7 @@ import { IDENTITY_PROVIDERS, type ProviderId } from "../../../application/ports/
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
+import { clientOfRequest } from "../plumbing/rate-limit.ts";
 import { JSON_BODY, errorBody } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
@@ -38,8 +39,8 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
     .use(authPlugin(useCases, settings))
     .post(
       "/register",
-      async ({ body, origin, status }) => {
-        const user = await useCases.register(body, origin);
+      async ({ body, origin, request, status }) => {
+        const user = await useCases.register(body, origin, clientOfRequest(request));
         return status(201, { user: { id: user.id, email: user.email, name: user.name, role: user.role } });
       },
       {
@@ -58,8 +59,8 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
     )
     .post(
       "/callback/credentials",
-      async ({ body, origin, startSession }) => {
-        const session = await useCases.signInWithPassword(body, origin);
+      async ({ body, origin, request, startSession }) => {
+        const session = await useCases.signInWithPassword(body, origin, clientOfRequest(request));
         await startSession(session);
         return { user: session.user };
       },

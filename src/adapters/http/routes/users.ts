@@ -5,6 +5,7 @@ import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, envelope, envelopeError, newPassword, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
+import { clientOfRequest } from "../plumbing/rate-limit.ts";
 
 const profileSchema = z
   .object({
@@ -76,8 +77,8 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
     )
     .post(
       "/password",
-      async ({ principal, body, origin, startSession }) => {
-        await startSession(await useCases.changePassword(principal.user.id, body, origin));
+      async ({ principal, body, origin, request, startSession }) => {
+        await startSession(await useCases.changePassword(principal.user.id, body, origin, clientOfRequest(request)));
         return { success: true as const, data: { message: "Password changed; other sessions have been signed out" }, error: null };
       },
       {
