@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
-import { type Server, processes, waitForStart } from "../support/processes.ts";
+import { expect, test } from "bun:test";
+import { shopOnPostgres } from "../support/processes.ts";
 import { connection } from "../support/raw-http.ts";
 
 // What Bun 1.4.5 does with a request that never finishes (README, HTTP behaviour): no answer, the
 // connection closed after its idle timeouts. Half a minute of waiting, so it runs with the fault
 // suite (npm run test:faults), not in npm test.
-const children = processes();
-let database: TestDatabase;
-let server: Server;
-let port: number;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  server = children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: database.url, RATE_LIMIT_MAX: "0" });
-  ({ port } = await waitForStart(server));
-}, 30_000);
-afterAll(async () => {
-  await children.stopAll();
-  await database.drop();
-});
+const shop = shopOnPostgres({ RATE_LIMIT_MAX: "0" });
 
 test("a request left unfinished gets no answer: closed after about 10 s without its headers, about 30 s of silence in its body", async () => {
   const started = Date.now();
@@ -27,7 +13,7 @@ test("a request left unfinished gets no answer: closed after about 10 s without 
     "GET /api/health HTTP/1.1\r\nHost: shop\r\n",
     'POST /api/auth/register HTTP/1.1\r\nHost: shop\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
   ].map(async (request) => {
-    const c = connection(port);
+    const c = connection(shop.port);
     try {
       await c.write(request);
       expect(await c.answer()).toBeNull();

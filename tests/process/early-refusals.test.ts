@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type Answer, ask as askOn, connection as connectionTo } from "../support/raw-http.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
-import { type Server, processes, waitForStart } from "../support/processes.ts";
+import { shopOnPostgres } from "../support/processes.ts";
 
 // Decisions §15: every answer carries X-Request-Id and X-API-Version, the ones made before the app
 // sees the request included where the runtime (Bun 1.4.5) lets the app make them. Raw sockets, as
 // only they can send what no HTTP client would: what the app answers, and what Bun answers bare.
-const children = processes();
-let database: TestDatabase;
-let server: Server;
-let port: number;
+const shop = shopOnPostgres({ RATE_LIMIT_MAX: "0" });
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  server = children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: database.url, RATE_LIMIT_MAX: "0" });
-  ({ port } = await waitForStart(server));
-}, 30_000);
-afterAll(async () => {
-  await children.stopAll();
-  await database.drop();
-});
+const connection = () => connectionTo(shop.port);
+const ask = (request: string | Uint8Array) => askOn(shop.port, request);
 
-const connection = () => connectionTo(port);
-const ask = (request: string | Uint8Array) => askOn(port, request);
-
-const residentMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1]) / 1024;
+const residentMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${shop.server.pid}/status`, "utf8"))?.[1]) / 1024;
 const carriesTheShopsHeaders = (answer: Answer | null) => ({
   requestId: Boolean(answer?.headers["x-request-id"]),
   apiVersion: answer?.headers["x-api-version"],

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "bun:test";
 import type { Subprocess } from "bun";
+import { type TestDatabase, createTestDatabase } from "./postgres.ts";
 import { withMigratedDatabase } from "./embedded-template.ts";
 
 export type Server = Subprocess<"ignore", "pipe", "pipe">;
@@ -63,4 +65,23 @@ export async function waitForStart(
 export async function outcome(child: Server): Promise<{ code: number; output: string }> {
   const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
   return { code, output: stdout + stderr };
+}
+
+/**
+ * A shop server of the calling test file's own, on a PostgreSQL database of its own: started
+ * before the file's tests, stopped (and the database dropped) after them. `env` adds to its settings.
+ */
+export function shopOnPostgres(env: Record<string, string> = {}) {
+  const children = processes();
+  const shop = { port: 0, server: undefined as unknown as Server, database: undefined as unknown as TestDatabase };
+  beforeAll(async () => {
+    shop.database = await createTestDatabase();
+    shop.server = children.spawn([process.execPath, "src/main.ts"], { PORT: "0", DATABASE_URL: shop.database.url, ...env });
+    shop.port = (await waitForStart(shop.server)).port;
+  }, 30_000);
+  afterAll(async () => {
+    await children.stopAll();
+    await shop.database?.drop();
+  });
+  return shop;
 }
