@@ -1,17 +1,9 @@
-import type { Deps, Repositories } from "../ports/index.ts";
+import { recordAudit } from "../audit.ts";
 import { mailEventEffect } from "../mail/mail-event-effect.ts";
 import { shipmentEventEffect } from "../orders/shipment-event-effect.ts";
 import { paymentEventEffect } from "../payments/payment-event-effect.ts";
-import { auditEvent } from "./audit-event.ts";
-import type { EventOutcome, WebhookEffect, WebhookEvent } from "./webhook-event.ts";
-
-export type EventDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
-
-/** What applying an effect came to, and what may only be done once it is committed. */
-export interface Applied {
-  outcome: EventOutcome;
-  afterCommit?: () => Promise<void>;
-}
+import type { Repositories } from "../ports/index.ts";
+import { type Applied, type EventDeps, type EventOutcome, type WebhookEffect, type WebhookEvent, webhookAudit } from "./webhook-event.ts";
 
 type Apply<K extends WebhookEffect["kind"]> = (
   tx: Repositories,
@@ -26,7 +18,7 @@ const EFFECTS: { [K in WebhookEffect["kind"]]: Apply<K> } = {
   "mail-suppression": mailEventEffect,
   "mail-delivered": mailEventEffect,
   record: async (tx, deps, event, effect) => {
-    await auditEvent(tx, deps, event, { type: effect.orderId ? "order" : "webhook", id: effect.orderId }, { recorded: true });
+    await recordAudit(tx, deps, { ...webhookAudit(event, { recorded: true }), entityType: effect.orderId ? "order" : "webhook", entityId: effect.orderId });
     return { outcome: "applied" };
   },
 };

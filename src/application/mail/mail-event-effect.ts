@@ -1,6 +1,5 @@
-import { auditEvent } from "../events/audit-event.ts";
-import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
-import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
+import { recordAudit } from "../audit.ts";
+import { type Applied, type EventDeps, type WebhookEffect, type WebhookEvent, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 
 /**
@@ -16,7 +15,8 @@ export async function mailEventEffect(
   effect: Extract<WebhookEffect, { kind: "mail-suppression" | "mail-delivered" }>,
 ): Promise<Applied> {
   const now = deps.clock.now();
-  const audit = (entityId: string | null, changes: Record<string, unknown>) => auditEvent(tx, deps, event, { type: "email", id: entityId }, changes);
+  const audit = (entityId: string | null, changes: Record<string, unknown>) =>
+    recordAudit(tx, deps, { ...webhookAudit(event, changes), entityType: "email", entityId });
   if (effect.kind === "mail-delivered") {
     const found = await tx.outbox.markDelivered(effect.messageId, now);
     await audit(effect.messageId, { delivered: found });

@@ -1,8 +1,6 @@
-import { NO_ORIGIN } from "../../domain/audit.ts";
 import { transition } from "../../domain/order.ts";
-import { auditEvent } from "../events/audit-event.ts";
-import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
-import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
+import { recordAudit } from "../audit.ts";
+import { type Applied, type EventDeps, type WebhookEffect, type WebhookEvent, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
 
@@ -21,7 +19,7 @@ export async function shipmentEventEffect(
   const said = { trackingCode: effect.trackingCode, carrierStatus: effect.status };
   const ids = await tx.orders.idsOfTrackingNumber(effect.trackingCode);
   if (ids.length === 0) {
-    await auditEvent(tx, deps, event, { type: "webhook", id: null }, { ...said, found: false });
+    await recordAudit(tx, deps, { ...webhookAudit(event, { ...said, found: false }), entityType: "webhook", entityId: null });
     return { outcome: "not_found" };
   }
   let delivered = 0;
@@ -31,12 +29,7 @@ export async function shipmentEventEffect(
     await applyToOrder(tx, deps, order, {
       changes: delivers ? { status: transition(order.status, "DELIVERED") } : {},
       restock: false,
-      audit: {
-        action: `webhook.${event.provider}`,
-        userId: null,
-        origin: NO_ORIGIN,
-        changes: { eventId: event.eventId, type: event.type, ...said, from: order.status, to: delivers ? "DELIVERED" : order.status },
-      },
+      audit: webhookAudit(event, { ...said, from: order.status, to: delivers ? "DELIVERED" : order.status }),
     });
     delivered += Number(delivers);
   }
