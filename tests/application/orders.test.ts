@@ -520,7 +520,7 @@ describe("changing an order's status", () => {
           provider: "stripe",
           eventId: `evt_refunded_${orderId}`,
           type: "charge.refunded",
-          effect: { kind: "payment", event: { kind: "refunded", intentId, fully: true }, orderId },
+          meaning: { kind: "payment", event: { kind: "refunded", intentId, fully: true }, orderId },
         });
       const heardFirst = {
         ...deps,
@@ -571,7 +571,7 @@ describe("changing an order's status", () => {
         provider: "square",
         eventId: "sq-evt-1",
         type: "payment.updated",
-        effect: { kind: "payment", event: square, orderId },
+        meaning: { kind: "payment", event: square, orderId },
       }),
     ).toBe("applied");
     expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });

@@ -199,7 +199,7 @@ function throwing(): never {
 }
 
 function stripeEvent(eventId: string, type: string, payment: ProcessorEvent | null, orderId: string | null = null): WebhookEvent {
-  return { provider: "stripe", eventId, type, effect: payment ? { kind: "payment", event: payment, orderId } : null };
+  return { provider: "stripe", eventId, type, meaning: payment ? { kind: "payment", event: payment, orderId } : null };
 }
 
 describe("payment events from the processor (decisions §8)", () => {

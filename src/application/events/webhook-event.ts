@@ -4,7 +4,7 @@ import type { AuditFields } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
 
 /** What a provider's event says, in the shop's terms, once its adapter has verified and read it. */
-export type WebhookEffect =
+export type WebhookMeaning =
   /** A payment's fate (Stripe, Square, PayPal): the order by its id, else by the payment's id. */
   | { kind: "payment"; event: ProcessorEvent; orderId: string | null }
   /** A parcel's progress (EasyPost): the order by its tracking number. */
@@ -22,7 +22,7 @@ export interface WebhookEvent {
   eventId: string;
   type: string;
   /** Null: a type the shop does not act on (acknowledged, nothing recorded). */
-  effect: WebhookEffect | null;
+  meaning: WebhookMeaning | null;
 }
 
 /**
@@ -36,7 +36,7 @@ export type EventOutcome = "ignored" | "duplicate" | "not_found" | "applied" | "
 
 export type EventDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
-/** What applying an effect came to, and what may only be done once it is committed. */
+/** What applying an event came to, and what may only be done once it is committed. */
 export interface Applied {
   outcome: EventOutcome;
   afterCommit?: () => Promise<void>;

@@ -52,8 +52,8 @@ export async function applyPaymentOutcome(
     const event = eventOfIntent(intent);
     const changes = { ...adopt, paymentStartedAt: null };
     if (event) {
-      const effect = await applyProcessorEvent(tx, deps, known, event, audit, changes);
-      return { order: { ...known, ...changes, ...effect.changes }, refund: effect.refund };
+      const decided = await applyProcessorEvent(tx, deps, known, event, audit, changes);
+      return { order: { ...known, ...changes, ...decided.changes }, refund: decided.refund };
     }
     await applyToOrder(tx, deps, known, { changes, restock: false, audit });
     return { order: { ...known, ...changes }, refund: null };

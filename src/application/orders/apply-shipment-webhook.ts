@@ -1,6 +1,6 @@
 import { transition } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
-import { type Applied, type EventDeps, type WebhookEffect, type WebhookEvent, webhookAudit } from "../events/webhook-event.ts";
+import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
 
@@ -10,14 +10,14 @@ import { applyToOrder } from "./apply-to-order.ts";
  * status table; any other status, or an order no longer SHIPPED, is recorded only; so is a
  * tracking number of no order of ours (not found). The orders are locked in id order.
  */
-export async function shipmentEventEffect(
+export async function applyShipmentWebhook(
   tx: Repositories,
   deps: EventDeps,
   event: WebhookEvent,
-  effect: Extract<WebhookEffect, { kind: "shipment" }>,
+  meaning: Extract<WebhookMeaning, { kind: "shipment" }>,
 ): Promise<Applied> {
-  const said = { trackingCode: effect.trackingCode, carrierStatus: effect.status };
-  const ids = await tx.orders.idsOfTrackingNumber(effect.trackingCode);
+  const said = { trackingCode: meaning.trackingCode, carrierStatus: meaning.status };
+  const ids = await tx.orders.idsOfTrackingNumber(meaning.trackingCode);
   if (ids.length === 0) {
     await recordAudit(tx, deps, { ...webhookAudit(event, { ...said, found: false }), entityType: "webhook", entityId: null });
     return { outcome: "not_found" };
@@ -25,7 +25,7 @@ export async function shipmentEventEffect(
   let delivered = 0;
   for (const id of ids) {
     const order = (await tx.orders.lock(id))!;
-    const delivers = effect.status === "delivered" && order.status === "SHIPPED";
+    const delivers = meaning.status === "delivered" && order.status === "SHIPPED";
     await applyToOrder(tx, deps, order, {
       changes: delivers ? { status: transition(order.status, "DELIVERED") } : {},
       restock: false,
