@@ -2,9 +2,9 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type OrderStatus, type OrderView, type PaymentStatus, refuseUnlessCancellable, restocksOn } from "../../domain/order.ts";
 import { paymentInProgress } from "../../domain/payment.ts";
+import { type StoppedPayment, stopPayment } from "../payments/stop-payment.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
 type CancelDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 

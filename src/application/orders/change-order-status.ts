@@ -5,10 +5,10 @@ import { SHOP_PROCESSOR, paymentInProgress } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type RefundRecord, orderRefundKey } from "../../domain/refund.ts";
 import { type RefundOutcome, askForRefund, markRefundDue } from "../payments/refunds.ts";
+import { type StoppedPayment, stopPayment } from "../payments/stop-payment.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
 export type OrderRef = { id: string } | { orderNumber: string };
 export interface StatusChange {

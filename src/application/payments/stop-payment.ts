@@ -1,9 +1,9 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
 import { eventOfIntent } from "../../domain/payment.ts";
-import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
-import { askForRefund } from "../payments/refunds.ts";
 import type { Deps } from "../ports/index.ts";
+import { applyProcessorEvent } from "./apply-processor-event.ts";
+import { askForRefund } from "./refunds.ts";
 
 export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "paid" | "processing" };
 
