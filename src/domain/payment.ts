@@ -1,7 +1,7 @@
 import { DomainError } from "./errors.ts";
 import type { Cents } from "./money.ts";
-import type { Order, OrderStatus, PaymentStatus } from "./order.ts";
-import { ORDER_TRANSITIONS, type PaymentFact, payability, paymentAfter, reaches, restocksOn } from "./order.ts";
+import type { Order, PaymentStatus } from "./order.ts";
+import { ORDER_TRANSITIONS, type PaymentFact, isFinalStatus, payability, paymentAfter, reaches, restocksOn } from "./order.ts";
 
 /** A payment intent's statuses at the processor (Stripe's names; the shop captures automatically, so never requires_capture). */
 export const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
@@ -136,7 +136,6 @@ const flag = (why: string, more: Partial<PaymentDecision> = {}): PaymentDecision
 function paidWith(order: PaymentState): { via: string; reference: string | null } {
   return { via: order.paidVia ?? SHOP_PROCESSOR, reference: order.paidReference ?? order.stripePaymentIntentId };
 }
-const ENDED: readonly OrderStatus[] = ["CANCELLED", "REFUNDED"];
 /** A payment that can no longer be paid has been: it is PAID, or was and is REFUNDED (by the payment table). */
 const settled = (status: PaymentStatus) => paymentAfter(status, "paid") === null;
 /** The fact's payment status, by the table, as a change; none when the fact changes nothing. */
@@ -183,7 +182,7 @@ function decide(order: PaymentState, event: ProcessorEvent): PaymentDecision {
         return flag(`${again}: not applied`);
       }
       const paid = moved(order.paymentStatus, "paid");
-      if (ENDED.includes(order.status)) {
+      if (isFinalStatus(order.status)) {
         if (!ours) return flag(`paid through ${event.processor} after the order was ${order.status}: not applied`);
         // Paid, and at once sent back: the order needs no money any more.
         const sentBack = moved(paid.paymentStatus!, "refunded");
@@ -223,7 +222,7 @@ function decide(order: PaymentState, event: ProcessorEvent): PaymentDecision {
       if (!refunded.paymentStatus) return ignore(`payment is already ${order.paymentStatus}`);
       const paid = { ...refunded, paidVia: SHOP_PROCESSOR, paidReference: event.intentId };
       // An order that already ended put its goods back then.
-      if (ENDED.includes(order.status)) return change(paid);
+      if (isFinalStatus(order.status)) return change(paid);
       return change({ status: "REFUNDED", ...paid }, { restock: restocksOn(order.status, "REFUNDED") });
     }
   }

@@ -1,11 +1,15 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
-import { eventOfIntent } from "../../domain/payment.ts";
+import { eventOfIntent, paymentInProgress } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import { applyProcessorEvent } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
 
 export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "paid" | "processing" };
+type StopDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+
+/** Rounds of "stop the payment, then move the order" before giving up on an order that keeps getting a new payment intent. */
+const ROUNDS = 3;
 
 /**
  * Before an unpaid order ends, its payment intent is cancelled at the processor, so it can never
@@ -14,7 +18,7 @@ export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "pa
  * One still processing is left alone. A processor that cannot be reached stops the caller.
  */
 export async function stopPayment(
-  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
+  deps: StopDeps,
   order: Pick<Order, "id" | "stripePaymentIntentId">,
   origin: RequestOrigin,
   why: string,
@@ -33,4 +37,31 @@ export async function stopPayment(
   // Ended meanwhile by someone else, the order needs the money no more: it goes back.
   if (refund) await askForRefund(deps, refund);
   return { intentId, outcome: "paid" };
+}
+
+/**
+ * A move of an order whose payment may have to be stopped first, holding nothing: `check` reads the
+ * order afresh and refuses what may not be done, answering the order whose payment is to be stopped
+ * (null: none); then `move` makes the move under the order's lock, null when the order got a payment
+ * intent other than the one stopped. That goes round again, as does a payment found paid (settled
+ * now: the next check sees it); one still processing, or an order given new intents round after
+ * round, is 409 (payment.in_progress).
+ */
+export async function stopPaymentThenMove<T>(
+  deps: StopDeps,
+  origin: RequestOrigin,
+  why: string,
+  check: () => Promise<Pick<Order, "id" | "stripePaymentIntentId"> | null>,
+  move: (stopped: StoppedPayment | null) => Promise<T | null>,
+): Promise<T> {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = await check();
+    const stopped = order ? await stopPayment(deps, order, origin, why) : null;
+    if (stopped?.outcome === "processing") throw paymentInProgress();
+    // Settled as paid: the next round's check says so.
+    if (stopped?.outcome === "paid") continue;
+    const moved = await move(stopped);
+    if (moved) return moved;
+  }
+  throw paymentInProgress();
 }
