@@ -1,7 +1,7 @@
 import { DomainError } from "./errors.ts";
 import type { Cents } from "./money.ts";
-import type { Order, OrderStatus, PaymentStatus } from "./order.ts";
-import { ORDER_TRANSITIONS, type PaymentFact, payability, paymentAfter, reaches, restocksOn } from "./order.ts";
+import type { Order, PaymentStatus } from "./order.ts";
+import { ORDER_TRANSITIONS, type PaymentFact, isFinalStatus, payability, paymentAfter, reaches, restocksOn } from "./order.ts";
 
 /** A payment intent's statuses at the processor (Stripe's names; the shop captures automatically, so never requires_capture). */
 export const INTENT_STATUSES = ["requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded", "canceled"] as const;
@@ -105,7 +105,8 @@ export function eventOfIntent(intent: { id: string; status: IntentStatus; amount
   return null;
 }
 
-export interface EventEffect {
+/** What a processor event does to an order (decidePayment): the caller applies it (applyProcessorEvent). */
+export interface PaymentDecision {
   changes: StateChanges;
   /** The order's goods go back to stock. */
   restock: boolean;
@@ -117,8 +118,16 @@ export interface EventEffect {
   flagged: boolean;
 }
 
-const ignore = (why: string): EventEffect => ({ changes: {}, restock: false, refundLatePayment: false, ignored: why, flagged: false });
-const flag = (why: string, more: Partial<EventEffect> = {}): EventEffect => ({ ...ignore(why), flagged: true, ...more });
+const change = (changes: StateChanges, more: Partial<PaymentDecision> = {}): PaymentDecision => ({
+  changes,
+  restock: false,
+  refundLatePayment: false,
+  ignored: null,
+  flagged: false,
+  ...more,
+});
+const ignore = (why: string): PaymentDecision => ({ changes: {}, restock: false, refundLatePayment: false, ignored: why, flagged: false });
+const flag = (why: string, more: Partial<PaymentDecision> = {}): PaymentDecision => ({ ...ignore(why), flagged: true, ...more });
 
 /**
  * Who was paid and for which payment; an order not yet paid is its own intent's to pay (orders
@@ -127,15 +136,6 @@ const flag = (why: string, more: Partial<EventEffect> = {}): EventEffect => ({ .
 function paidWith(order: PaymentState): { via: string; reference: string | null } {
   return { via: order.paidVia ?? SHOP_PROCESSOR, reference: order.paidReference ?? order.stripePaymentIntentId };
 }
-const effect = (changes: StateChanges, more: Partial<EventEffect> = {}): EventEffect => ({
-  changes,
-  restock: false,
-  refundLatePayment: false,
-  ignored: null,
-  flagged: false,
-  ...more,
-});
-const ENDED: readonly OrderStatus[] = ["CANCELLED", "REFUNDED"];
 /** A payment that can no longer be paid has been: it is PAID, or was and is REFUNDED (by the payment table). */
 const settled = (status: PaymentStatus) => paymentAfter(status, "paid") === null;
 /** The fact's payment status, by the table, as a change; none when the fact changes nothing. */
@@ -145,7 +145,7 @@ const moved = (status: PaymentStatus, fact: PaymentFact): StateChanges => {
 };
 
 /**
- * A processor event applied to an order, monotonically (decisions §8): whatever order events
+ * What a processor event does to an order, decided monotonically (decisions §8): whatever order events
  * arrive in, and however often, the order ends where the payment really is. A paid order never
  * goes back; a refund is final; a failure of an intent the order no longer uses is stale; a
  * success moves only a PENDING order to CONFIRMED (staff may have moved an unpaid order on). A
@@ -158,8 +158,8 @@ const moved = (status: PaymentStatus, fact: PaymentFact): StateChanges => {
  * table, the moves an out-of-order event skips included: one that did not would be a bug here,
  * and is thrown rather than written.
  */
-export function processorEventEffect(order: PaymentState, event: ProcessorEvent): EventEffect {
-  const result = effectOf(order, event);
+export function decidePayment(order: PaymentState, event: ProcessorEvent): PaymentDecision {
+  const result = decide(order, event);
   const { status } = result.changes;
   if (status && status !== order.status && !reaches(ORDER_TRANSITIONS, order.status, status)) {
     throw new Error(`a ${event.kind} event would move an order ${order.status} to ${status}, off the status table`);
@@ -167,7 +167,7 @@ export function processorEventEffect(order: PaymentState, event: ProcessorEvent)
   return result;
 }
 
-function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
+function decide(order: PaymentState, event: ProcessorEvent): PaymentDecision {
   switch (event.kind) {
     case "succeeded": {
       if (event.amount !== order.total || event.currency.toLowerCase() !== "usd") {
@@ -182,16 +182,16 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
         return flag(`${again}: not applied`);
       }
       const paid = moved(order.paymentStatus, "paid");
-      if (ENDED.includes(order.status)) {
+      if (isFinalStatus(order.status)) {
         if (!ours) return flag(`paid through ${event.processor} after the order was ${order.status}: not applied`);
         // Paid, and at once sent back: the order needs no money any more.
         const sentBack = moved(paid.paymentStatus!, "refunded");
-        return effect(
+        return change(
           { ...sentBack, stripePaymentIntentId: event.intentId, paidVia: SHOP_PROCESSOR, paidReference: event.intentId },
           { refundLatePayment: true },
         );
       }
-      return effect({
+      return change({
         ...(order.status === "PENDING" ? { status: "CONFIRMED" as const } : {}),
         ...paid,
         paidVia: event.processor,
@@ -206,8 +206,8 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
       if (order.stripePaymentIntentId !== event.intentId) return ignore("not the order's current payment intent");
       const failed = moved(order.paymentStatus, "failed");
       // A cancelled intent is let go, so the next attempt makes a fresh one, even when the payment had already failed.
-      if (event.kind === "canceled") return effect({ ...failed, stripePaymentIntentId: null });
-      return failed.paymentStatus ? effect(failed) : ignore(`payment is already ${order.paymentStatus}`);
+      if (event.kind === "canceled") return change({ ...failed, stripePaymentIntentId: null });
+      return failed.paymentStatus ? change(failed) : ignore(`payment is already ${order.paymentStatus}`);
     }
     case "refunded": {
       if (!event.fully) return ignore("a partial refund leaves the order as it is");
@@ -222,8 +222,8 @@ function effectOf(order: PaymentState, event: ProcessorEvent): EventEffect {
       if (!refunded.paymentStatus) return ignore(`payment is already ${order.paymentStatus}`);
       const paid = { ...refunded, paidVia: SHOP_PROCESSOR, paidReference: event.intentId };
       // An order that already ended put its goods back then.
-      if (ENDED.includes(order.status)) return effect(paid);
-      return effect({ status: "REFUNDED", ...paid }, { restock: restocksOn(order.status, "REFUNDED") });
+      if (isFinalStatus(order.status)) return change(paid);
+      return change({ status: "REFUNDED", ...paid }, { restock: restocksOn(order.status, "REFUNDED") });
     }
   }
 }

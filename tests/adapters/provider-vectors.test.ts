@@ -22,7 +22,7 @@ describe("EasyPost's published signed event (EasyPost/examples fixtures)", () =>
       provider: "easypost",
       eventId: "evt_1",
       type: "tracker.updated",
-      effect: { kind: "shipment", trackingCode: "1", status: "in_transit" },
+      meaning: { kind: "shipment", trackingCode: "1", status: "in_transit" },
     });
   });
 
@@ -38,7 +38,7 @@ describe("Square's published signed notification (square-nodejs-sdk tests)", () 
 
   test("verifies against its notification URL; a test notification is not acted on", async () => {
     const event = await squareWebhookVerifier(signatureKey, notificationUrl)!(bytes(body), new Headers({ "x-square-hmacsha256-signature": signature }));
-    expect(event).toEqual({ provider: "square", eventId: "ac3ac95b-f97d-458c-a6e6-18981597e05f", type: "webhooks.test_notification", effect: null });
+    expect(event).toEqual({ provider: "square", eventId: "ac3ac95b-f97d-458c-a6e6-18981597e05f", type: "webhooks.test_notification", meaning: null });
   });
 
   test("another notification URL, key or body is refused", async () => {

@@ -6,7 +6,7 @@ import { signOut } from "../../src/application/auth/sign-out.ts";
 import { claimIdempotencyKey, keepIdempotentResponse } from "../../src/application/idempotency/idempotency-keys.ts";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
-import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { payOrder } from "../../src/application/payments/pay-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";

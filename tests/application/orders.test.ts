@@ -4,7 +4,7 @@ import { cancelOrder } from "../../src/application/orders/cancel-order.ts";
 import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
 import { type CheckoutSettings, type OrderRequest, placeOrder } from "../../src/application/orders/place-order.ts";
-import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { payOrder } from "../../src/application/payments/pay-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
@@ -520,7 +520,7 @@ describe("changing an order's status", () => {
           provider: "stripe",
           eventId: `evt_refunded_${orderId}`,
           type: "charge.refunded",
-          effect: { kind: "payment", event: { kind: "refunded", intentId, fully: true }, orderId },
+          meaning: { kind: "payment", event: { kind: "refunded", intentId, fully: true }, orderId },
         });
       const heardFirst = {
         ...deps,
@@ -571,7 +571,7 @@ describe("changing an order's status", () => {
         provider: "square",
         eventId: "sq-evt-1",
         type: "payment.updated",
-        effect: { kind: "payment", event: square, orderId },
+        meaning: { kind: "payment", event: square, orderId },
       }),
     ).toBe("applied");
     expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
-import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { payOrder } from "../../src/application/payments/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
@@ -199,7 +199,7 @@ function throwing(): never {
 }
 
 function stripeEvent(eventId: string, type: string, payment: ProcessorEvent | null, orderId: string | null = null): WebhookEvent {
-  return { provider: "stripe", eventId, type, effect: payment ? { kind: "payment", event: payment, orderId } : null };
+  return { provider: "stripe", eventId, type, meaning: payment ? { kind: "payment", event: payment, orderId } : null };
 }
 
 describe("payment events from the processor (decisions §8)", () => {

@@ -26,7 +26,7 @@ export function webhookEventLogContract(target: () => ContractTarget) {
       await target()
         .uow.transaction(async (tx) => {
           expect(await tx.webhookEvents.record(event("evt_1"))).toBe(true);
-          throw new Error("the effect failed");
+          throw new Error("applying the event failed");
         })
         .catch(() => undefined);
       expect(await record(event("evt_1"))).toBe(true);

@@ -6,7 +6,7 @@ import {
   beginPaymentAttempt,
   confirmationOutcome,
   eventOfIntent,
-  processorEventEffect,
+  decidePayment,
 } from "../../src/domain/payment.ts";
 
 type State = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia" | "paidReference">;
@@ -39,7 +39,7 @@ describe("what a confirmation means for the caller (decisions §4)", () => {
 function settle(start: State, events: ProcessorEvent[]): State & { restocked: number; refundedLate: number } {
   let state = { ...start, restocked: 0, refundedLate: 0 };
   for (const event of events) {
-    const { changes, restock, refundLatePayment } = processorEventEffect(state, event);
+    const { changes, restock, refundLatePayment } = decidePayment(state, event);
     state = { ...state, ...changes, restocked: state.restocked + Number(restock), refundedLate: state.refundedLate + Number(refundLatePayment) };
   }
   return state;
@@ -70,7 +70,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
         paidVia: "stripe",
         paidReference: "pi_1",
       } as const;
-      expect(processorEventEffect(paid, late)).toMatchObject({ changes: {}, ignored: "payment is already PAID" });
+      expect(decidePayment(paid, late)).toMatchObject({ changes: {}, ignored: "payment is already PAID" });
     }
   });
 
@@ -95,7 +95,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a refund after shipping keeps the goods out of stock", () => {
     const shipped = { status: "SHIPPED", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(shipped, refunded)).toEqual({
+    expect(decidePayment(shipped, refunded)).toEqual({
       changes: { status: "REFUNDED", paymentStatus: "REFUNDED", paidVia: "stripe", paidReference: "pi_1" },
       restock: false,
       refundLatePayment: false,
@@ -106,7 +106,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a partial refund leaves the order as it is", () => {
     const paid = { status: "PROCESSING", paymentStatus: "PAID", stripePaymentIntentId: "pi_1", total: 2079, paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(paid, { ...refunded, fully: false })).toMatchObject({
+    expect(decidePayment(paid, { ...refunded, fully: false })).toMatchObject({
       changes: {},
       restock: false,
       ignored: "a partial refund leaves the order as it is",
@@ -115,7 +115,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("money for an order that already ended is sent back, and the order stays ended", () => {
     const expired = { status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: "pi_1", total: 2079, paidVia: null, paidReference: null } as const;
-    expect(processorEventEffect(expired, succeeded)).toEqual({
+    expect(decidePayment(expired, succeeded)).toEqual({
       changes: { paymentStatus: "REFUNDED", stripePaymentIntentId: "pi_1", paidVia: "stripe", paidReference: "pi_1" },
       restock: false,
       refundLatePayment: true,
@@ -126,17 +126,17 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("a failure fails a pending payment once; a cancellation also lets the intent go", () => {
-    expect(processorEventEffect(pending, failed)).toMatchObject({ changes: { paymentStatus: "FAILED" }, ignored: null });
-    expect(processorEventEffect({ ...pending, paymentStatus: "FAILED" }, failed)).toMatchObject({ changes: {}, ignored: "payment is already FAILED" });
-    expect(processorEventEffect(pending, canceled)).toMatchObject({ changes: { paymentStatus: "FAILED", stripePaymentIntentId: null }, ignored: null });
+    expect(decidePayment(pending, failed)).toMatchObject({ changes: { paymentStatus: "FAILED" }, ignored: null });
+    expect(decidePayment({ ...pending, paymentStatus: "FAILED" }, failed)).toMatchObject({ changes: {}, ignored: "payment is already FAILED" });
+    expect(decidePayment(pending, canceled)).toMatchObject({ changes: { paymentStatus: "FAILED", stripePaymentIntentId: null }, ignored: null });
   });
 
   test("a failure of an intent the order no longer uses is stale", () => {
-    expect(processorEventEffect({ ...pending, stripePaymentIntentId: "pi_2" }, failed)).toMatchObject({
+    expect(decidePayment({ ...pending, stripePaymentIntentId: "pi_2" }, failed)).toMatchObject({
       changes: {},
       ignored: "not the order's current payment intent",
     });
-    expect(processorEventEffect({ ...pending, stripePaymentIntentId: null }, canceled)).toMatchObject({
+    expect(decidePayment({ ...pending, stripePaymentIntentId: null }, canceled)).toMatchObject({
       changes: {},
       ignored: "not the order's current payment intent",
     });
@@ -145,8 +145,8 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   test("a success moves only a PENDING order to CONFIRMED: an unpaid order staff moved on keeps its status, whatever order events arrive in", () => {
     for (const status of ["CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED"] as const) {
       const movedOn: State = { ...pending, status };
-      expect(processorEventEffect(movedOn, succeeded)).toMatchObject({ changes: { paymentStatus: "PAID", stripePaymentIntentId: "pi_1" }, ignored: null });
-      expect(processorEventEffect(movedOn, succeeded).changes).not.toHaveProperty("status");
+      expect(decidePayment(movedOn, succeeded)).toMatchObject({ changes: { paymentStatus: "PAID", stripePaymentIntentId: "pi_1" }, ignored: null });
+      expect(decidePayment(movedOn, succeeded).changes).not.toHaveProperty("status");
       const ends = new Set(permutations([succeeded, succeeded, failed]).map((order) => JSON.stringify(settle(movedOn, order))));
       expect([...ends]).toEqual([
         JSON.stringify({ ...movedOn, paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1", restocked: 0, refundedLate: 0 }),
@@ -175,12 +175,12 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("money for another amount or currency is flagged, never applied", () => {
-    expect(processorEventEffect(pending, { ...succeeded, amount: 1 })).toMatchObject({
+    expect(decidePayment(pending, { ...succeeded, amount: 1 })).toMatchObject({
       changes: {},
       flagged: true,
       ignored: "paid 1 usd, but the order's total is 2079 usd: not applied",
     });
-    expect(processorEventEffect(pending, { ...succeeded, currency: "EUR" })).toMatchObject({
+    expect(decidePayment(pending, { ...succeeded, currency: "EUR" })).toMatchObject({
       flagged: true,
       ignored: "paid 2079 eur, but the order's total is 2079 usd: not applied",
     });
@@ -188,15 +188,15 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("a second intent's money for an order already paid is sent back, and flagged; its refund then moves nothing", () => {
     const paid = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(paid, { ...succeeded, intentId: "pi_2" })).toEqual({
+    expect(decidePayment(paid, { ...succeeded, intentId: "pi_2" })).toEqual({
       changes: {},
       restock: false,
       refundLatePayment: true,
       ignored: "paid again through stripe (pi_2), after stripe (pi_1): refunded",
       flagged: true,
     });
-    expect(processorEventEffect(paid, succeeded)).toMatchObject({ refundLatePayment: false, flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paid, { ...refunded, intentId: "pi_2" })).toMatchObject({
+    expect(decidePayment(paid, succeeded)).toMatchObject({ refundLatePayment: false, flagged: false, ignored: "payment is already PAID" });
+    expect(decidePayment(paid, { ...refunded, intentId: "pi_2" })).toMatchObject({
       changes: {},
       restock: false,
       ignored: "a refund of a payment the order was not paid with (pi_2): recorded",
@@ -206,24 +206,24 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   test("paid through Square: a second Square payment is flagged, a redelivery is not; a Stripe refund of other money moves nothing", () => {
     const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" } as const;
     const square = { ...succeeded, processor: "square", intentId: "sq_1" };
-    expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paidBySquare, { ...square, intentId: "sq_2" })).toMatchObject({
+    expect(decidePayment(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
+    expect(decidePayment(paidBySquare, { ...square, intentId: "sq_2" })).toMatchObject({
       changes: {},
       flagged: true,
       refundLatePayment: false,
       ignored: "paid again through square (sq_2), after square (sq_1): not applied",
     });
-    expect(processorEventEffect(paidBySquare, { ...refunded, intentId: "pi_other" })).toMatchObject({
+    expect(decidePayment(paidBySquare, { ...refunded, intentId: "pi_other" })).toMatchObject({
       changes: {},
       restock: false,
       ignored: "a refund of a payment the order was not paid with (pi_other): recorded",
     });
-    expect(processorEventEffect(paidBySquare, refunded)).toMatchObject({ changes: {}, restock: false });
+    expect(decidePayment(paidBySquare, refunded)).toMatchObject({ changes: {}, restock: false });
   });
 
   test("decisions §11: an order is paid once, whichever provider says so first; the second is flagged and never applied (what the shop's own processor took, it sends back)", () => {
     const square = { ...succeeded, processor: "square", intentId: "sq_1" };
-    expect(processorEventEffect(pending, square)).toEqual({
+    expect(decidePayment(pending, square)).toEqual({
       changes: { status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" },
       restock: false,
       refundLatePayment: false,
@@ -231,15 +231,15 @@ describe("processor events, applied monotonically (decisions §8)", () => {
       flagged: false,
     });
     const paidBySquare = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", paidReference: "sq_1" } as const;
-    expect(processorEventEffect(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
-    expect(processorEventEffect(paidBySquare, succeeded)).toMatchObject({
+    expect(decidePayment(paidBySquare, square)).toMatchObject({ flagged: false, ignored: "payment is already PAID" });
+    expect(decidePayment(paidBySquare, succeeded)).toMatchObject({
       changes: {},
       refundLatePayment: true,
       flagged: true,
       ignored: "paid again through stripe (pi_1), after square (sq_1): refunded",
     });
     const paidByStripe = { ...pending, status: "CONFIRMED", paymentStatus: "PAID", paidVia: "stripe", paidReference: "pi_1" } as const;
-    expect(processorEventEffect(paidByStripe, square)).toMatchObject({
+    expect(decidePayment(paidByStripe, square)).toMatchObject({
       changes: {},
       refundLatePayment: false,
       flagged: true,
@@ -250,7 +250,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
 
   test("money through another provider for an order that had ended is flagged, not applied", () => {
     const square = { ...succeeded, processor: "paypal", intentId: "CAPTURE-1" };
-    expect(processorEventEffect({ ...pending, status: "CANCELLED" }, square)).toMatchObject({
+    expect(decidePayment({ ...pending, status: "CANCELLED" }, square)).toMatchObject({
       changes: {},
       refundLatePayment: false,
       flagged: true,
@@ -259,7 +259,7 @@ describe("processor events, applied monotonically (decisions §8)", () => {
   });
 
   test("a failure of an order that is no longer pending changes nothing", () => {
-    expect(processorEventEffect({ ...pending, status: "CANCELLED" }, failed)).toMatchObject({ changes: {}, ignored: "order is CANCELLED" });
+    expect(decidePayment({ ...pending, status: "CANCELLED" }, failed)).toMatchObject({ changes: {}, ignored: "order is CANCELLED" });
   });
 });
 
@@ -339,7 +339,7 @@ test("every processor event, on an order in any state, moves it only along the o
         const paidReference = paidVia === "square" ? "sq_1" : paidVia && "pi_1";
         const state: State = { status, paymentStatus, stripePaymentIntentId, total: 2079, paidVia, paidReference };
         for (const event of events) {
-          const { changes } = processorEventEffect(state, event);
+          const { changes } = decidePayment(state, event);
           if (changes.status) expect(reaches(ORDER_TRANSITIONS, status, changes.status)).toBe(true);
           if (changes.paymentStatus && changes.paymentStatus !== paymentStatus) expect(LATER_PAYMENT[paymentStatus]).toContain(changes.paymentStatus);
           if (changes.status || changes.paymentStatus) moved++;

@@ -3,7 +3,7 @@ import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
-import { settleAbandonedPayments } from "../../src/application/orders/settle-abandoned-payments.ts";
+import { settleAbandonedPayments } from "../../src/application/payments/settle-abandoned-payments.ts";
 import type { Deps } from "../../src/application/ports/index.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { DomainError } from "../../src/domain/errors.ts";

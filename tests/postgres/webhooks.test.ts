@@ -57,7 +57,7 @@ const deliverTimes = (t: Shop, provider: string, delivery: Delivery, times = 10)
 const audits = async (action: string) =>
   (await sql<{ changes: Record<string, unknown> }>`select changes from audit_log where action = ${action}`.execute(database.db)).rows;
 
-describe("each provider's event delivered 10 times at once: one effect, one audit row (PostgreSQL)", () => {
+describe("each provider's event delivered 10 times at once: applied once, one audit row (PostgreSQL)", () => {
   test("Stripe, through its adapter on the Stripe test server: paid once, its 10 deliveries shuffled with other events", async () => {
     const stripe = await startStripeTestServer();
     try {

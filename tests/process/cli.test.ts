@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
-import { payOrder } from "../../src/application/orders/pay-order.ts";
+import { payOrder } from "../../src/application/payments/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";

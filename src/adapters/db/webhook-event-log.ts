@@ -4,7 +4,7 @@ import type { Db } from "./database.ts";
 export function createPgWebhookEventLog(db: Db): WebhookEventLog {
   return {
     // A redelivery that arrives while the first is still in its transaction waits here on the key,
-    // and finds it taken once that commits: one effect per event, however many arrive at once.
+    // and finds it taken once that commits: each event applied once, however many arrive at once.
     async record(e) {
       const inserted = await db
         .insertInto("webhook_events")

@@ -19,8 +19,8 @@ export function easypostWebhookVerifier(secret: string | null): WebhookVerifier 
     if (!sameSignature(expected, headers.get("x-hmac-signature") ?? "")) throw invalidSignature();
     const event = readJson(payload, eventShape, "an EasyPost event");
     const base = { provider: "easypost", eventId: event.id, type: event.description };
-    if (event.description !== "tracker.updated") return { ...base, effect: null };
+    if (event.description !== "tracker.updated") return { ...base, meaning: null };
     const tracker = readPart(event.result, trackerShape, "an EasyPost tracker");
-    return { ...base, effect: { kind: "shipment", trackingCode: tracker.tracking_code, status: tracker.status ?? "unknown" } };
+    return { ...base, meaning: { kind: "shipment", trackingCode: tracker.tracking_code, status: tracker.status ?? "unknown" } };
   };
 }

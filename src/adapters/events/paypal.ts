@@ -44,12 +44,12 @@ export function paypalWebhookVerifier(settings: PayPalWebhookSettings | null, cl
         amount: cents(capture.amount.value),
         currency: capture.amount.currency_code,
       };
-      return { ...base, effect: { kind: "payment", event: paid, orderId: orderIdOf(capture.custom_id) } };
+      return { ...base, meaning: { kind: "payment", event: paid, orderId: orderIdOf(capture.custom_id) } };
     }
     if (event.event_type === "PAYMENT.CAPTURE.REFUNDED") {
       const refund = refundShape.safeParse(event.resource);
-      return { ...base, effect: { kind: "record", orderId: refund.success ? orderIdOf(refund.data.custom_id) : null } };
+      return { ...base, meaning: { kind: "record", orderId: refund.success ? orderIdOf(refund.data.custom_id) : null } };
     }
-    return { ...base, effect: null };
+    return { ...base, meaning: null };
   };
 }

@@ -43,10 +43,10 @@ export function resendWebhookVerifier(secret: string | null): WebhookVerifier | 
     const base = { provider: "resend", eventId: signed["svix-id"], type: event.type };
     if (event.type === "email.bounced" || event.type === "email.complained") {
       const { to } = readPart(event.data, bounceShape, "a Resend bounce or complaint");
-      return { ...base, effect: { kind: "mail-suppression", addresses: to, reason: event.type === "email.bounced" ? "bounced" : "complained" } };
+      return { ...base, meaning: { kind: "mail-suppression", addresses: to, reason: event.type === "email.bounced" ? "bounced" : "complained" } };
     }
     if (event.type === "email.delivered")
-      return { ...base, effect: { kind: "mail-delivered", messageId: readPart(event.data, deliveryShape, "a Resend delivery").email_id } };
-    return { ...base, effect: null };
+      return { ...base, meaning: { kind: "mail-delivered", messageId: readPart(event.data, deliveryShape, "a Resend delivery").email_id } };
+    return { ...base, meaning: null };
   };
 }

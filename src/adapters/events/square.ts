@@ -29,12 +29,12 @@ export function squareWebhookVerifier(signatureKey: string | null, notificationU
     if (!sameSignature(expected, headers.get("x-square-hmacsha256-signature") ?? "")) throw invalidSignature();
     const event = readJson(payload, eventShape, "a Square event");
     const base = { provider: "square", eventId: event.event_id, type: event.type };
-    if (event.type !== "payment.updated" || !completed.safeParse(event.data).success) return { ...base, effect: null };
+    if (event.type !== "payment.updated" || !completed.safeParse(event.data).success) return { ...base, meaning: null };
     const { payment } = readPart(event.data, paymentShape, "a Square payment").object;
     const { amount, currency } = payment.amount_money;
     return {
       ...base,
-      effect: {
+      meaning: {
         kind: "payment",
         event: { kind: "succeeded", processor: "square", intentId: payment.id, amount, currency },
         orderId: orderIdOf(payment.reference_id),

@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { z } from "zod";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
-import type { WebhookEffect, WebhookEvent, WebhookVerifier } from "../../application/events/webhook-event.ts";
+import type { WebhookEvent, WebhookMeaning, WebhookVerifier } from "../../application/events/webhook-event.ts";
 import type { Clock } from "../../application/ports/system.ts";
 import { PROVIDER_ID, currencyCode, eventType, invalidSignature, malformed, orderIdOf, readPart } from "./read.ts";
 
@@ -43,7 +43,7 @@ export async function verifyStripeEvent(payload: Uint8Array, signature: string |
   }
   const event = eventShape.safeParse(raw);
   if (!event.success) throw malformed(event.error.issues[0]?.message ?? "not an event");
-  return { provider: "stripe", eventId: event.data.id, type: event.data.type, effect: effectOf(event.data.type, event.data.data) };
+  return { provider: "stripe", eventId: event.data.id, type: event.data.type, meaning: meaningOf(event.data.type, event.data.data) };
 }
 
 /** The Stripe webhook's verifier for a signing secret; null (the webhook answers 503) without one. */
@@ -54,7 +54,7 @@ export function stripeWebhookVerifier(secret: string | null, clock: Clock): Webh
 const KINDS = { "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const;
 
 /** Decisions §8: the four payment events the shop acts on; null for any other. */
-function effectOf(type: string, data: unknown): WebhookEffect | null {
+function meaningOf(type: string, data: unknown): WebhookMeaning | null {
   const intentEvent = Object.hasOwn(KINDS, type);
   if (!intentEvent && type !== "charge.refunded") return null;
   const { object } = readPart(data, dataShape, "a Stripe event");

@@ -1,49 +1,42 @@
-import type { Deps, Repositories } from "../ports/index.ts";
-import { mailEventEffect } from "../mail/mail-event-effect.ts";
-import { shipmentEventEffect } from "../orders/shipment-event-effect.ts";
-import { paymentEventEffect } from "../payments/payment-event-effect.ts";
-import { auditEvent } from "./audit-event.ts";
-import type { EventOutcome, WebhookEffect, WebhookEvent } from "./webhook-event.ts";
+import { recordAudit } from "../audit.ts";
+import { applyMailWebhook } from "../mail/apply-mail-webhook.ts";
+import { applyShipmentWebhook } from "../orders/apply-shipment-webhook.ts";
+import { applyPaymentWebhook } from "../payments/apply-payment-webhook.ts";
+import type { Repositories } from "../ports/index.ts";
+import { type Applied, type EventDeps, type EventOutcome, type WebhookEvent, type WebhookMeaning, webhookAudit } from "./webhook-event.ts";
 
-export type EventDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
-
-/** What applying an effect came to, and what may only be done once it is committed. */
-export interface Applied {
-  outcome: EventOutcome;
-  afterCommit?: () => Promise<void>;
-}
-
-type Apply<K extends WebhookEffect["kind"]> = (
+type Apply<K extends WebhookMeaning["kind"]> = (
   tx: Repositories,
   deps: EventDeps,
   event: WebhookEvent,
-  effect: Extract<WebhookEffect, { kind: K }>,
+  meaning: Extract<WebhookMeaning, { kind: K }>,
 ) => Promise<Applied>;
 
-const EFFECTS: { [K in WebhookEffect["kind"]]: Apply<K> } = {
-  payment: paymentEventEffect,
-  shipment: shipmentEventEffect,
-  "mail-suppression": mailEventEffect,
-  "mail-delivered": mailEventEffect,
-  record: async (tx, deps, event, effect) => {
-    await auditEvent(tx, deps, event, { type: effect.orderId ? "order" : "webhook", id: effect.orderId }, { recorded: true });
+/** How each kind of event is applied, in the transaction that records it. */
+const APPLY: { [K in WebhookMeaning["kind"]]: Apply<K> } = {
+  payment: applyPaymentWebhook,
+  shipment: applyShipmentWebhook,
+  "mail-suppression": applyMailWebhook,
+  "mail-delivered": applyMailWebhook,
+  record: async (tx, deps, event, meaning) => {
+    await recordAudit(tx, deps, { ...webhookAudit(event, { recorded: true }), entityType: meaning.orderId ? "order" : "webhook", entityId: meaning.orderId });
     return { outcome: "applied" };
   },
 };
 
 /**
  * Every provider's verified event, one pipeline (decisions §8, §11): recorded by the provider's
- * event id in the same transaction as its effect, so a redelivery (or ten at once) changes nothing
+ * event id in the same transaction that applies it, so a redelivery (or ten at once) changes nothing
  * more and a failure records nothing, so the provider's retry is applied; each applied event has
  * its audit entry `webhook.<provider>`. Types the shop does not act on are acknowledged and dropped.
  */
 export async function receiveWebhookEvent(deps: EventDeps, event: WebhookEvent): Promise<EventOutcome> {
-  const { effect } = event;
-  if (!effect) return "ignored";
+  const { meaning } = event;
+  if (!meaning) return "ignored";
   const applied = await deps.uow.transaction(async (tx): Promise<Applied> => {
     if (!(await tx.webhookEvents.record({ provider: event.provider, eventId: event.eventId, type: event.type, receivedAt: deps.clock.now() })))
       return { outcome: "duplicate" };
-    return (EFFECTS[effect.kind] as Apply<typeof effect.kind>)(tx, deps, event, effect as never);
+    return (APPLY[meaning.kind] as Apply<typeof meaning.kind>)(tx, deps, event, meaning as never);
   });
   await applied.afterCommit?.();
   if (applied.outcome === "not_found") deps.logger.warn("webhook.not_found", { provider: event.provider, eventId: event.eventId, type: event.type });

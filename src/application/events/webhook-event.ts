@@ -1,7 +1,10 @@
+import { NO_ORIGIN } from "../../domain/audit.ts";
 import type { ProcessorEvent } from "../../domain/payment.ts";
+import type { AuditFields } from "../audit.ts";
+import type { Deps } from "../ports/index.ts";
 
 /** What a provider's event says, in the shop's terms, once its adapter has verified and read it. */
-export type WebhookEffect =
+export type WebhookMeaning =
   /** A payment's fate (Stripe, Square, PayPal): the order by its id, else by the payment's id. */
   | { kind: "payment"; event: ProcessorEvent; orderId: string | null }
   /** A parcel's progress (EasyPost): the order by its tracking number. */
@@ -19,7 +22,7 @@ export interface WebhookEvent {
   eventId: string;
   type: string;
   /** Null: a type the shop does not act on (acknowledged, nothing recorded). */
-  effect: WebhookEffect | null;
+  meaning: WebhookMeaning | null;
 }
 
 /**
@@ -30,3 +33,19 @@ export interface WebhookEvent {
 export type WebhookVerifier = (payload: Uint8Array, headers: Headers) => Promise<WebhookEvent>;
 
 export type EventOutcome = "ignored" | "duplicate" | "not_found" | "applied" | "unchanged" | "flagged";
+
+export type EventDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+
+/** What applying an event came to, and what may only be done once it is committed. */
+export interface Applied {
+  outcome: EventOutcome;
+  afterCommit?: () => Promise<void>;
+}
+
+/**
+ * The fields of an event's audit entry `webhook.<provider>` but the entity's: made by no one (the
+ * provider), saying which event it was and, after that, what it did.
+ */
+export function webhookAudit(event: WebhookEvent, changes: Record<string, unknown> = {}): Required<Omit<AuditFields, "entityType" | "entityId">> {
+  return { action: `webhook.${event.provider}`, userId: null, origin: NO_ORIGIN, changes: { eventId: event.eventId, type: event.type, ...changes } };
+}

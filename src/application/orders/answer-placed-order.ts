@@ -1,7 +1,7 @@
 import { DomainError } from "../../domain/errors.ts";
+import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PlacedOrder } from "./attach-payment-intent.ts";
-import { makeOrderIntent } from "./order-intent.ts";
 
 /**
  * Decisions §15: a checkout replayed with its Idempotency-Key, whose first request made an order

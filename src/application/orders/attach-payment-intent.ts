@@ -3,9 +3,9 @@ import type { CartLine } from "../../domain/cart.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
 import { type Order, payability, restocksOn } from "../../domain/order.ts";
+import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { makeOrderIntent } from "./order-intent.ts";
 
 /** What checkout answers: the order, and the client secret of its payment intent for the front end to pay with. */
 export interface PlacedOrder {

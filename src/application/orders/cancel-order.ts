@@ -1,15 +1,11 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type OrderStatus, type OrderView, type PaymentStatus, refuseUnlessCancellable, restocksOn } from "../../domain/order.ts";
-import { paymentInProgress } from "../../domain/payment.ts";
+import { type StoppedPayment, stopPaymentThenMove } from "../payments/stop-payment.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
 type CancelDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
-
-/** Rounds of "stop the payment, then cancel" before giving up on an order that keeps getting a new payment intent. */
-const ROUNDS = 3;
 
 /**
  * A customer cancels an unpaid order of their own (decisions §15, POST /api/orders/:id/cancel): 404
@@ -20,16 +16,13 @@ const ROUNDS = 3;
  * and answered as the cancel left it. An order given a new intent meanwhile goes round again.
  */
 export async function cancelOrder(deps: CancelDeps, userId: string, orderId: string, origin: RequestOrigin): Promise<OrderView> {
-  for (let round = 1; round <= ROUNDS; round++) {
-    const order = ownCancellable(await deps.uow.read((db) => db.orders.findById(orderId)), userId);
-    const stopped = await stopPayment(deps, order, origin, "the customer cancelled the order");
-    if (stopped.outcome === "processing") throw paymentInProgress();
-    // Settled as paid: the next round's check says so.
-    if (stopped.outcome === "paid") continue;
-    const cancelled = await deps.uow.transaction((tx) => cancel(tx, deps, userId, orderId, stopped, origin));
-    if (cancelled) return cancelled;
-  }
-  throw paymentInProgress();
+  return stopPaymentThenMove(
+    deps,
+    origin,
+    "the customer cancelled the order",
+    async () => ownCancellable(await deps.uow.read((db) => db.orders.findById(orderId)), userId),
+    (stopped) => deps.uow.transaction((tx) => cancel(tx, deps, userId, orderId, stopped, origin)),
+  );
 }
 
 function ownCancellable<O extends { userId: string; status: OrderStatus; paymentStatus: PaymentStatus }>(order: O | null, userId: string): O {
@@ -45,11 +38,11 @@ async function cancel(
   deps: CancelDeps,
   userId: string,
   orderId: string,
-  stopped: StoppedPayment,
+  stopped: StoppedPayment | null,
   origin: RequestOrigin,
 ): Promise<OrderView | null> {
   const order = ownCancellable(await tx.orders.lock(orderId), userId);
-  if (order.stripePaymentIntentId !== stopped.intentId) return null;
+  if (order.stripePaymentIntentId !== (stopped?.intentId ?? null)) return null;
   await applyToOrder(tx, deps, order, {
     changes: { status: "CANCELLED" },
     restock: restocksOn(order.status, "CANCELLED"),

@@ -1,14 +1,14 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type Order, type OrderStatus, type OrderView, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
-import { SHOP_PROCESSOR, paymentInProgress } from "../../domain/payment.ts";
+import { type Order, type OrderStatus, type OrderView, isFinalStatus, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
+import { SHOP_PROCESSOR } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type RefundRecord, orderRefundKey } from "../../domain/refund.ts";
 import { type RefundOutcome, askForRefund, markRefundDue } from "../payments/refunds.ts";
+import { type StoppedPayment, stopPaymentThenMove } from "../payments/stop-payment.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
 export type OrderRef = { id: string } | { orderNumber: string };
 export interface StatusChange {
@@ -21,9 +21,6 @@ export interface StatusMove {
   refund: RefundOutcome | null;
 }
 type ChangeDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
-
-/** Rounds of "stop the payment, then end the order" before giving up on an order that keeps getting a new payment intent. */
-const ROUNDS = 3;
 
 /**
  * A staff move of an order (decisions §4), by the status table. SHIPPED needs a tracking number
@@ -42,26 +39,27 @@ export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: Ord
   requirePermission(actor, "orders:write");
   const id = "id" in ref ? ref.id : (await deps.uow.read((db) => db.orders.findByNumber(ref.orderNumber)))?.id;
   if (!id) throw new DomainError("order.not_found", "Order not found");
-  const ending = change.status === "CANCELLED" || change.status === "REFUNDED";
-
-  for (let round = 1; round <= ROUNDS; round++) {
-    const current = await deps.uow.read((db) => db.orders.findById(id));
-    if (!current) throw new DomainError("order.not_found", "Order not found");
-    transition(current.status, change.status);
-    const trackingNumber = trackingNumberFor(change.status, change.trackingNumber);
-    if (ending && current.paymentStatus === "PAID") requirePermission(actor, "financials:refunds");
-    const stopped = ending && current.paymentStatus !== "PAID" ? await stopPayment(deps, current, origin, `the order was moved to ${change.status}`) : null;
-    if (stopped?.outcome === "processing") throw paymentInProgress();
-    if (stopped?.outcome === "paid") continue;
-    const moved = await deps.uow.transaction((tx) => move(tx, deps, actor, id, { to: change.status, trackingNumber, stopped }, origin));
-    if (!moved) continue;
-    if (!moved.refund) return { order: moved.order, refund: null };
-    const refund = await askForRefund(deps, moved.refund);
-    // An ended order moves no more: only its payment may have changed since, by the refund's settling.
-    const order = refund === "made" ? ((await deps.uow.read((db) => db.orders.findById(id))) ?? moved.order) : moved.order;
-    return { order, refund };
-  }
-  throw paymentInProgress();
+  const ending = isFinalStatus(change.status);
+  let trackingNumber: string | null = null;
+  const moved = await stopPaymentThenMove(
+    deps,
+    origin,
+    `the order was moved to ${change.status}`,
+    async () => {
+      const current = await deps.uow.read((db) => db.orders.findById(id));
+      if (!current) throw new DomainError("order.not_found", "Order not found");
+      transition(current.status, change.status);
+      trackingNumber = trackingNumberFor(change.status, change.trackingNumber);
+      if (ending && current.paymentStatus === "PAID") requirePermission(actor, "financials:refunds");
+      return ending && current.paymentStatus !== "PAID" ? current : null;
+    },
+    (stopped) => deps.uow.transaction((tx) => move(tx, deps, actor, id, { to: change.status, trackingNumber, stopped }, origin)),
+  );
+  if (!moved.refund) return { order: moved.order, refund: null };
+  const refund = await askForRefund(deps, moved.refund);
+  // An ended order moves no more: only its payment may have changed since, by the refund's settling.
+  const order = refund === "made" ? ((await deps.uow.read((db) => db.orders.findById(id))) ?? moved.order) : moved.order;
+  return { order, refund };
 }
 
 /**
@@ -80,7 +78,7 @@ async function move(
   const order = await tx.orders.lock(id);
   if (!order) throw new DomainError("order.not_found", "Order not found");
   const to = transition(order.status, wanted.to);
-  const paidEnding = (to === "CANCELLED" || to === "REFUNDED") && order.paymentStatus === "PAID";
+  const paidEnding = isFinalStatus(to) && order.paymentStatus === "PAID";
   if (!paidEnding && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return null;
   if (paidEnding) requirePermission(actor, "financials:refunds");
   // Money taken through another provider (Square, PayPal) the shop cannot return: the order ends, its

@@ -1,10 +1,10 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
 import { messageOf } from "../../domain/errors.ts";
 import { payability, restocksOn } from "../../domain/order.ts";
+import { stopPayment } from "../payments/stop-payment.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnpaidOrder } from "../ports/orders.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { stopPayment } from "./stop-payment.ts";
 
 /** How many orders one query brings; a run pages on until none is left. */
 const BATCH = 100;

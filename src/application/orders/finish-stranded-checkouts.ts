@@ -2,11 +2,11 @@ import { NO_ORIGIN } from "../../domain/audit.ts";
 import { linesToPutBack } from "../../domain/cart.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import { itemQuantities, restocksOn } from "../../domain/order.ts";
+import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderWithoutIntent } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
 import { applyToOrder } from "./apply-to-order.ts";
-import { makeOrderIntent } from "./order-intent.ts";
 
 /** How many orders one query brings; a run pages on until none is left. */
 const BATCH = 100;

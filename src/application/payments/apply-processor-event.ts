@@ -1,6 +1,6 @@
 import type { AuditAction, RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
-import { type EventEffect, type ProcessorEvent, processorEventEffect } from "../../domain/payment.ts";
+import { type PaymentDecision, type ProcessorEvent, decidePayment } from "../../domain/payment.ts";
 import { type RefundRecord, latePaymentRefundKey } from "../../domain/refund.ts";
 import { type OrderChange, applyToOrder } from "../orders/apply-to-order.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
@@ -21,10 +21,10 @@ export async function applyProcessorEvent(
   event: ProcessorEvent,
   audit: { action: AuditAction; userId: string | null; origin: RequestOrigin; changes: Record<string, unknown> },
   also: OrderChange["changes"] = {},
-): Promise<EventEffect & { refund: RefundRecord | null }> {
-  const effect = processorEventEffect(order, event);
+): Promise<PaymentDecision & { refund: RefundRecord | null }> {
+  const decision = decidePayment(order, event);
   const refund =
-    effect.refundLatePayment && event.kind === "succeeded"
+    decision.refundLatePayment && event.kind === "succeeded"
       ? await markRefundDue(tx, deps, {
           orderId: order.id,
           intentId: event.intentId,
@@ -36,8 +36,8 @@ export async function applyProcessorEvent(
   if (event.kind === "refunded" && event.fully) await tx.refunds.confirmAllOf(event.intentId, deps.clock.now());
   const from = { status: order.status, paymentStatus: order.paymentStatus };
   await applyToOrder(tx, deps, order, {
-    changes: { ...also, ...effect.changes },
-    restock: effect.restock,
+    changes: { ...also, ...decision.changes },
+    restock: decision.restock,
     audit: {
       action: audit.action,
       userId: audit.userId,
@@ -48,12 +48,12 @@ export async function applyProcessorEvent(
         ...(event.kind === "succeeded" ? { processor: event.processor, amount: event.amount } : {}),
         intentId: event.intentId,
         from,
-        to: { ...from, ...effect.changes },
-        ...(effect.ignored ? { ignored: effect.ignored } : {}),
-        ...(effect.flagged ? { flagged: true } : {}),
+        to: { ...from, ...decision.changes },
+        ...(decision.ignored ? { ignored: decision.ignored } : {}),
+        ...(decision.flagged ? { flagged: true } : {}),
         ...(refund ? { refundDue: refund.amount } : {}),
       },
     },
   });
-  return { ...effect, refund };
+  return { ...decision, refund };
 }

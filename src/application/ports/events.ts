@@ -8,8 +8,8 @@ export interface ReceivedEvent {
 }
 
 /**
- * Events already handled, by provider and id (decisions §8). Recorded in the transaction of the
- * event's effect: the effect and its record land together, or neither does.
+ * Events already handled, by provider and id (decisions §8). Recorded in the transaction that
+ * applies the event: what it changes and its record land together, or neither does.
  */
 export interface WebhookEventLog {
   /** Records the event; false, recording nothing, when it was recorded before (a redelivery). */

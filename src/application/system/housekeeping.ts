@@ -2,8 +2,8 @@ import { PAYMENT_ATTEMPT_ABANDONED_MS } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import { expireUnpaidOrders } from "../orders/expire-unpaid-orders.ts";
 import { finishStrandedCheckouts } from "../orders/finish-stranded-checkouts.ts";
-import { settleAbandonedPayments } from "../orders/settle-abandoned-payments.ts";
 import { retryDueRefunds } from "../payments/retry-due-refunds.ts";
+import { settleAbandonedPayments } from "../payments/settle-abandoned-payments.ts";
 import { periodic } from "./periodic.ts";
 
 /**

@@ -78,7 +78,7 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
           provider: "stripe",
           eventId: `evt_fake_${intent.id}_${intent.status}`,
           type,
-          effect: { kind: "payment", event, orderId },
+          meaning: { kind: "payment", event, orderId },
         })
       : "ignored";
     return { intent, orderId, outcome };

@@ -1,8 +1,6 @@
-import { NO_ORIGIN } from "../../domain/audit.ts";
 import { transition } from "../../domain/order.ts";
-import { auditEvent } from "../events/audit-event.ts";
-import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
-import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
+import { recordAudit } from "../audit.ts";
+import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 import { applyToOrder } from "./apply-to-order.ts";
 
@@ -12,31 +10,26 @@ import { applyToOrder } from "./apply-to-order.ts";
  * status table; any other status, or an order no longer SHIPPED, is recorded only; so is a
  * tracking number of no order of ours (not found). The orders are locked in id order.
  */
-export async function shipmentEventEffect(
+export async function applyShipmentWebhook(
   tx: Repositories,
   deps: EventDeps,
   event: WebhookEvent,
-  effect: Extract<WebhookEffect, { kind: "shipment" }>,
+  meaning: Extract<WebhookMeaning, { kind: "shipment" }>,
 ): Promise<Applied> {
-  const said = { trackingCode: effect.trackingCode, carrierStatus: effect.status };
-  const ids = await tx.orders.idsOfTrackingNumber(effect.trackingCode);
+  const said = { trackingCode: meaning.trackingCode, carrierStatus: meaning.status };
+  const ids = await tx.orders.idsOfTrackingNumber(meaning.trackingCode);
   if (ids.length === 0) {
-    await auditEvent(tx, deps, event, { type: "webhook", id: null }, { ...said, found: false });
+    await recordAudit(tx, deps, { ...webhookAudit(event, { ...said, found: false }), entityType: "webhook", entityId: null });
     return { outcome: "not_found" };
   }
   let delivered = 0;
   for (const id of ids) {
     const order = (await tx.orders.lock(id))!;
-    const delivers = effect.status === "delivered" && order.status === "SHIPPED";
+    const delivers = meaning.status === "delivered" && order.status === "SHIPPED";
     await applyToOrder(tx, deps, order, {
       changes: delivers ? { status: transition(order.status, "DELIVERED") } : {},
       restock: false,
-      audit: {
-        action: `webhook.${event.provider}`,
-        userId: null,
-        origin: NO_ORIGIN,
-        changes: { eventId: event.eventId, type: event.type, ...said, from: order.status, to: delivers ? "DELIVERED" : order.status },
-      },
+      audit: webhookAudit(event, { ...said, from: order.status, to: delivers ? "DELIVERED" : order.status }),
     });
     delivered += Number(delivers);
   }

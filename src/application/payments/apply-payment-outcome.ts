@@ -1,11 +1,11 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
 import { confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
-import { applyProcessorEvent } from "../payments/apply-processor-event.ts";
-import { askForRefund } from "../payments/refunds.ts";
+import { applyToOrder } from "../orders/apply-to-order.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyProcessorEvent } from "./apply-processor-event.ts";
+import { askForRefund } from "./refunds.ts";
 
 /** Who applies an outcome, and what their audit entry says besides the intent's own facts. */
 export interface OutcomeAuthor {
@@ -52,8 +52,8 @@ export async function applyPaymentOutcome(
     const event = eventOfIntent(intent);
     const changes = { ...adopt, paymentStartedAt: null };
     if (event) {
-      const effect = await applyProcessorEvent(tx, deps, known, event, audit, changes);
-      return { order: { ...known, ...changes, ...effect.changes }, refund: effect.refund };
+      const decided = await applyProcessorEvent(tx, deps, known, event, audit, changes);
+      return { order: { ...known, ...changes, ...decided.changes }, refund: decided.refund };
     }
     await applyToOrder(tx, deps, known, { changes, restock: false, audit });
     return { order: { ...known, ...changes }, refund: null };

@@ -1,9 +1,7 @@
-import { NO_ORIGIN } from "../../domain/audit.ts";
 import { messageOf } from "../../domain/errors.ts";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
-import { auditEvent } from "../events/audit-event.ts";
-import type { Applied, EventDeps } from "../events/receive-webhook-event.ts";
-import type { WebhookEffect, WebhookEvent } from "../events/webhook-event.ts";
+import { recordAudit } from "../audit.ts";
+import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 import { applyProcessorEvent } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
@@ -17,27 +15,23 @@ import { askForRefund } from "./refunds.ts";
  * order's own intent is then cancelled, so it cannot be paid a second time; money the order does not need is refunded. Both
  * are asked of the processor after the event's transaction.
  */
-export async function paymentEventEffect(
+export async function applyPaymentWebhook(
   tx: Repositories,
   deps: EventDeps,
   event: WebhookEvent,
-  effect: Extract<WebhookEffect, { kind: "payment" }>,
+  meaning: Extract<WebhookMeaning, { kind: "payment" }>,
 ): Promise<Applied> {
-  const ours = effect.event.kind !== "succeeded" || effect.event.processor === SHOP_PROCESSOR;
-  const orderId = (ours ? await tx.orders.idOfPaymentIntent(effect.event.intentId) : null) ?? effect.orderId;
+  const ours = meaning.event.kind !== "succeeded" || meaning.event.processor === SHOP_PROCESSOR;
+  const orderId = (ours ? await tx.orders.idOfPaymentIntent(meaning.event.intentId) : null) ?? meaning.orderId;
   const order = orderId ? await tx.orders.lock(orderId) : null;
   if (!order) {
     // Money (or its loss) for no order of ours is kept in the audit log, flagged, for staff to look into.
-    const { kind, intentId } = effect.event;
-    await auditEvent(tx, deps, event, { type: "webhook", id: null }, { event: kind, intentId, orderId: effect.orderId, found: false, flagged: true });
+    const { kind, intentId } = meaning.event;
+    const changes = { event: kind, intentId, orderId: meaning.orderId, found: false, flagged: true };
+    await recordAudit(tx, deps, { ...webhookAudit(event, changes), entityType: "webhook", entityId: null });
     return { outcome: "not_found" };
   }
-  const result = await applyProcessorEvent(tx, deps, order, effect.event, {
-    action: `webhook.${event.provider}`,
-    userId: null,
-    origin: NO_ORIGIN,
-    changes: { eventId: event.eventId, type: event.type },
-  });
+  const result = await applyProcessorEvent(tx, deps, order, meaning.event, webhookAudit(event));
   const outcome = result.flagged ? "flagged" : result.ignored ? "unchanged" : "applied";
   const { refund } = result;
   // Asked once the event is committed: a redelivery finds the event recorded, and the refund due or made.
