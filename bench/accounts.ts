@@ -19,12 +19,18 @@ const emails = Array.from({ length: ACCOUNTS }, (_, i) => `bench-${i}@example.co
 for (const email of emails) await runtime.deps.uow.transaction((tx) => tx.users.create({ ...aUser({ email }), passwordHash }));
 await runtime.close();
 
-const server = await startServer({ DATABASE_URL: databaseUrl });
+// Each account signs in from an address of its own (TRUST_PROXY): a real flood of sign-ins comes from
+// many clients, and one client gets at most one check in the line (decisions §15).
+const server = await startServer({ DATABASE_URL: databaseUrl, TRUST_PROXY: "true" });
+const addressOf = (i: number) => `10.7.${i >> 8}.${i & 255}`;
 try {
   const list = (await (await fetch(`${server.base}/api/products?limit=1`)).json()) as { data: { id: string }[] };
   const productUrl = `${server.base}/api/products/${list.data[0]?.id}`;
   const signInUrl = `${server.base}/api/auth/callback/credentials`;
-  const variants = emails.map((email) => ({ headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) }));
+  const variants = emails.map((email, i) => ({
+    headers: { "content-type": "application/json", "x-forwarded-for": addressOf(i) },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  }));
   const signIn = (name: string) => loadRotating(name, signInUrl, variants, { method: "POST", connections: 16 });
   await load("warm-up", productUrl, { seconds: 3 });
   const idle = await load("GET /api/products/:id, idle", productUrl);
@@ -38,7 +44,7 @@ try {
 
   // Clients that wait what Retry-After says when refused, as real ones do.
   const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-sign-ins-${process.pid}.json`;
-  await Bun.write(file, JSON.stringify({ url: signInUrl, clients: 24, seconds: 10, variants: variants.map((v) => v.body) }));
+  await Bun.write(file, JSON.stringify({ url: signInUrl, clients: 24, seconds: 10, variants }));
   const clients = Bun.spawn(["node", "bench/sign-in-clients.mjs", file], { stdout: "pipe", stderr: "inherit" });
   const [patient, catalog] = await Promise.all([
     new Response(clients.stdout).text().then((text) => JSON.parse(text)),
@@ -49,16 +55,10 @@ try {
   console.log(`p99 while they sign in / idle p99: ${(catalog.p99 / idle.p99).toFixed(2)}×`);
 
   // A real sign-in while 24 others are in flight: answered within the bound's wait, or refused at once.
-  const flood = emails
-    .slice(0, 24)
-    .map((email) => fetch(signInUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) }));
+  const flood = variants.slice(0, 24).map((variant) => fetch(signInUrl, { method: "POST", ...variant }));
   await Bun.sleep(50);
   const started = performance.now();
-  const real = await fetch(signInUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email: emails[40], password: PASSWORD }),
-  });
+  const real = await fetch(signInUrl, { method: "POST", ...variants[40] });
   console.log(`a real sign-in while 24 are in flight: ${real.status} after ${Math.round(performance.now() - started)} ms`);
   await Promise.all(flood);
 } finally {

@@ -1,5 +1,5 @@
-// Sign-in clients that behave as real ones do: each signs in, and when told 503 waits what
-// Retry-After says before trying again. Run by bench/accounts.ts under Node.js:
+// Sign-in clients that behave as real ones do, each from an address of its own: each signs in, and
+// when told 503 or 429 waits what Retry-After says before trying again. Run by bench/accounts.ts under Node.js:
 //   node bench/sign-in-clients.mjs <config.json>   → JSON summary on stdout
 import { readFileSync } from "node:fs";
 
@@ -10,13 +10,13 @@ let running = true;
 
 async function client(index) {
   for (let turn = 0; running; turn++) {
-    const body = config.variants[(index + turn * config.clients) % config.variants.length];
+    const { headers, body } = config.variants[(index + turn * config.clients) % config.variants.length];
     const started = performance.now();
-    const response = await fetch(config.url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const response = await fetch(config.url, { method: "POST", headers, body });
     await response.arrayBuffer();
     latencies.push(performance.now() - started);
     outcomes[response.status] = (outcomes[response.status] ?? 0) + 1;
-    const wait = response.status === 503 ? Number(response.headers.get("retry-after") ?? 1) * 1000 : 0;
+    const wait = response.status === 503 || response.status === 429 ? Number(response.headers.get("retry-after") ?? 1) * 1000 : 0;
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }
