@@ -114,6 +114,37 @@ describe("the OpenAPI document (decisions §10)", () => {
     }
   });
 
+  test("the session cookie is a response header wherever the shop sets or clears it, named as the cookie scheme names it, as the shop writes it", async () => {
+    const withCookie = operations()
+      .filter(({ operation }) => Object.values(operation.responses).some((response: any) => response.headers?.["Set-Cookie"]))
+      .map(({ route }) => route);
+    expect(withCookie.sort()).toEqual([
+      "GET /api/auth/callback/{provider}",
+      "POST /api/auth/callback/credentials",
+      "POST /api/auth/callback/{provider}",
+      "POST /api/auth/signout",
+      "POST /api/users/password",
+    ]);
+    // A generated client reads the token where sign-in documents it; what it documents is what sign-in and sign-out write.
+    for (const url of [SHOP, "http://localhost:3000"]) {
+      const t = createTestApp(createMemoryDeps(), { publicUrl: url });
+      const document = (await t.call("GET", "/api/openapi.json")).body;
+      const cookieName = document.components.securitySchemes.session.name;
+      const documented = (path: string, status = "200") => document.paths[path].post.responses[status].headers["Set-Cookie"];
+      const account = { email: "ann@example.com", password: "a long enough secret" };
+      expect((await t.call("POST", "/api/auth/register", { body: account })).status).toBe(201);
+      const signIn = await t.call("POST", "/api/auth/callback/credentials", { body: account });
+      const [written] = signIn.headers.getSetCookie();
+      expect(written?.startsWith(`${cookieName}=ey`)).toBe(true);
+      expect(documented("/api/auth/callback/credentials").example).toBe(written?.replace(/=[^;]+;/, "=<token>;"));
+      expect(documented("/api/auth/callback/credentials").description).toContain("30 days");
+      const signOut = await t.call("POST", "/api/auth/signout", { body: {} });
+      expect(documented("/api/auth/signout").example).toBe(signOut.headers.getSetCookie()[0]);
+      expect(documented("/api/auth/signout").example).toContain(url === SHOP ? "Secure" : "SameSite=Lax");
+      expect(documented("/api/auth/signout").example.includes("Secure")).toBe(url === SHOP);
+    }
+  });
+
   test("numeric query parameters are numbers with their limits, not patterned strings", () => {
     const parameter = (path: string, name: string) => doc.paths[path].get.parameters.find((p: any) => p.name === name)?.schema;
     expect(parameter("/api/products", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100 });

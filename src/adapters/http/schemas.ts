@@ -51,6 +51,12 @@ export const pageQuery = {
  */
 export const JSON_BODY = { parse: "json" } as const;
 
+/**
+ * Declares, in a route's `detail`, that its answer sets the session cookie (a sign-in) or clears it
+ * (a sign-out): the OpenAPI document then shows that answer's Set-Cookie header.
+ */
+export const sessionCookie = (change: "set" | "clear"): object => ({ "x-session-cookie": change });
+
 /** A redirect: no body; where it leads is in the Location header. */
 export const redirectResponse = (to: string) => z.unknown().describe(`Redirect (Location header) ${to}`);
 

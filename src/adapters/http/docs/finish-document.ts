@@ -1,3 +1,4 @@
+import { SESSION_LIFETIME_SECONDS } from "../../../domain/session.ts";
 import { PASSWORD_ENDPOINTS } from "../plumbing/rate-limit.ts";
 import { envelopeError, errorBody } from "../schemas.ts";
 import { toJsonSchema } from "./json-schema.ts";
@@ -67,6 +68,29 @@ const LIMIT_HEADERS = {
   "X-RateLimit-Reset": integerHeader("When the window ends, in Unix seconds"),
 };
 
+/**
+ * The Set-Cookie header of an answer that sets the session cookie (a sign-in) or clears it (a
+ * sign-out), written as the shop writes it, so a generated client knows where the token is.
+ */
+function sessionCookieHeaders({ publicUrl, cookieName }: { publicUrl: string; cookieName: string }) {
+  const secure = publicUrl.startsWith("https://");
+  const attributes = `Path=/; HttpOnly; ${secure ? "Secure; " : ""}SameSite=Lax`;
+  const days = SESSION_LIFETIME_SECONDS / 86_400;
+  return {
+    set: {
+      description: `The session cookie \`${cookieName}\`: the session token (the same one \`Authorization: Bearer\` takes), kept ${days} days (Max-Age ${SESSION_LIFETIME_SECONDS}); HttpOnly, SameSite=Lax, Path=/${secure ? ", Secure" : ""}`,
+      schema: { type: "string" },
+      example: `${cookieName}=<token>; Max-Age=${SESSION_LIFETIME_SECONDS}; ${attributes}`,
+    },
+    clear: {
+      description: `Clears the session cookie \`${cookieName}\` (empty, Max-Age 0)`,
+      schema: { type: "string" },
+      example: `${cookieName}=; Max-Age=0; ${attributes}`,
+    },
+  };
+}
+type SessionCookieHeaders = ReturnType<typeof sessionCookieHeaders>;
+
 function responsesFor(prefix: "" | "Envelope") {
   const schema = `#/components/schemas/${prefix ? "EnvelopeError" : "Error"}`;
   return Object.fromEntries(
@@ -99,16 +123,19 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
- * named responses too.
+ * named responses too. Markers in a route's `detail` add headers: `x-total-count`, and
+ * `x-session-cookie` (the answer sets or clears the session cookie).
  */
-function finishOperation(path: string, method: string, operation: Operation): void {
+function finishOperation(path: string, method: string, operation: Operation, cookieHeaders: SessionCookieHeaders): void {
   const envelope = operation["x-envelope"] === true;
   // A route that takes its body raw (a webhook's, as signed) reads it whatever its media type.
   const raw = operation["x-raw-body"] === true;
   const counted = operation["x-total-count"] === true;
+  const sessionCookie = operation["x-session-cookie"] as keyof SessionCookieHeaders | undefined;
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
+  delete operation["x-session-cookie"];
   operation.security ??= [];
   operation.responses ??= {};
   const responses = operation.responses;
@@ -133,6 +160,9 @@ function finishOperation(path: string, method: string, operation: Operation): vo
       : {}),
   };
   if (success && Object.keys(successHeaders).length > 0) success.headers = { ...(success.headers as Json | undefined), ...successHeaders };
+  // A sign-in through a provider answers with a redirect, which carries the cookie.
+  const signedIn = Object.entries(responses).find(([status]) => /^[23]/.test(status))?.[1] as Json | undefined;
+  if (sessionCookie && signedIn) signedIn.headers = { ...(signedIn.headers as Json | undefined), "Set-Cookie": cookieHeaders[sessionCookie] };
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
   if (operation.parameters?.length || operation.requestBody) add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
@@ -151,8 +181,9 @@ export function finishDocument(generated: OpenApiDocument, info: { publicUrl: st
   liftDefinitions(toJsonSchema(errorBody), schemas);
   liftDefinitions(toJsonSchema(envelopeError), schemas);
   const paths = liftDefinitions(generated.paths, schemas) as OpenApiDocument["paths"];
+  const cookieHeaders = sessionCookieHeaders(info);
   for (const [path, operations] of Object.entries(paths))
-    for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation);
+    for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation, cookieHeaders);
   return {
     openapi: "3.1.0",
     info: {

@@ -7,7 +7,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
-import { JSON_BODY, errorBody } from "../schemas.ts";
+import { JSON_BODY, errorBody, sessionCookie } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
 export const sessionUserSchema = z.object({
@@ -76,7 +76,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
           429: errorBody,
           503: errorBody,
         },
-        detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
+        detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie", ...sessionCookie("set") },
       },
     )
     .get("/session", ({ principal, sessionExpires }) => (principal && sessionExpires ? { user: principal.user, expires: sessionExpires.toISOString() } : {}), {
@@ -101,6 +101,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         response: { 200: z.object({ success: z.literal(true) }), 400: errorBody, 401: errorBody, 403: errorBody },
         detail: {
           summary: "End this session on the server and clear the cookie; { everywhere: true } ends every session of the account",
+          ...sessionCookie("clear"),
         },
       },
     )

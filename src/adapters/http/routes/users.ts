@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, envelope, envelopeError, newPassword, timestamp } from "../schemas.ts";
+import { JSON_BODY, envelope, envelopeError, newPassword, sessionCookie, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
 
@@ -87,7 +87,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
         body: passwordChange,
         ...JSON_BODY,
         response: { 200: envelope(z.object({ message: z.string() })), ...errors, 429: envelopeError, 503: envelopeError },
-        detail: { summary: "Change the password; re-issues this session's cookie and ends every other session" },
+        detail: { summary: "Change the password; re-issues this session's cookie and ends every other session", ...sessionCookie("set") },
       },
     );
 }
