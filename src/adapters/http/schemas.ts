@@ -60,7 +60,7 @@ export const sessionCookie = (change: "set" | "clear"): object => ({ "x-session-
 /** A redirect: no body; where it leads is in the Location header. */
 export const redirectResponse = (to: string) => z.unknown().describe(`Redirect (Location header) ${to}`);
 
-export const pageMeta = z.object({ total: z.int(), page: z.int(), limit: z.int() });
+export const pageMeta = z.object({ total: z.int(), page: z.int(), limit: z.int() }).meta({ id: "PageMeta" });
 
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data, error: z.null() });

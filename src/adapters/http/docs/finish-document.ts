@@ -39,7 +39,11 @@ const NAME_OF_STATUS = new Map(
     .map(([name, [status]]) => [String(status), name as ErrorResponse]),
 );
 
-/** Moves every `$defs` entry into components.schemas (named by its id), points refs there, and drops `$schema`. */
+/**
+ * Moves every `$defs` entry into components.schemas (named by its id), points refs there, and drops
+ * `$schema`. Each route's schemas are converted on their own, so one name can come from several
+ * routes: it must name the same shape each time, or a client would be typed by whichever came last.
+ */
 function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown {
   if (Array.isArray(value)) return value.map((item) => liftDefinitions(item, schemas));
   if (value === null || typeof value !== "object") return value;
@@ -47,7 +51,11 @@ function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown
   for (const [key, inner] of Object.entries(value as Json)) {
     if (key === "$schema") continue;
     if (key === "$defs") {
-      for (const [name, definition] of Object.entries(inner as Json)) schemas[name] = liftDefinitions(definition, schemas) as Json;
+      for (const [name, definition] of Object.entries(inner as Json)) {
+        const lifted = liftDefinitions(definition, schemas) as Json;
+        if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(lifted)) throw new Error(`Two different shapes are named ${name}`);
+        schemas[name] = lifted;
+      }
       continue;
     }
     result[key] = key === "$ref" && typeof inner === "string" ? inner.replace("#/$defs/", "#/components/schemas/") : liftDefinitions(inner, schemas);

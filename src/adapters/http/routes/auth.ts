@@ -10,29 +10,36 @@ import { clientOfRequest } from "../plumbing/rate-limit.ts";
 import { JSON_BODY, errorBody, sessionCookie } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
-export const sessionUserSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
-  role: z.string(),
-  fundraiserId: z.string().optional(),
-  image: z.string().optional(),
-});
+const sessionUserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: z.string(),
+    fundraiserId: z.string().optional(),
+    image: z.string().optional(),
+  })
+  .meta({ id: "SessionUser" });
 
 // The two sign-in forms ignore fields they do not know (decisions §10): NextAuth-style clients send csrfToken, callbackUrl, json.
-const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
+const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) }).meta({ id: "Credentials" });
 
-const registration = z.object({
-  email: z
-    .string()
-    .trim()
-    .pipe(z.email().max(254))
-    .refine((email) => emailProblem(email) === null, "Invalid email address"),
-  password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
-  name: z.string().trim().min(1).max(100).optional(),
-});
+const registration = z
+  .object({
+    email: z
+      .string()
+      .trim()
+      .pipe(z.email().max(254))
+      .refine((email) => emailProblem(email) === null, "Invalid email address"),
+    password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .meta({ id: "Registration" });
 
-const signOutBody = z.strictObject({ everywhere: z.boolean().optional().describe("end every session of the account") }).nullable();
+const signOutBody = z
+  .strictObject({ everywhere: z.boolean().optional().describe("end every session of the account") })
+  .nullable()
+  .meta({ id: "SignOutRequest" });
 
 export function authRoutes(useCases: UseCases, settings: AuthSettings & { publicUrl: string }) {
   return new Elysia({ name: "routes.auth", prefix: "/auth", detail: { tags: ["Auth"] } })
@@ -69,7 +76,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         body: credentials,
         parse: ["json", "urlencoded", "formdata"],
         response: {
-          200: z.object({ user: sessionUserSchema.meta({ id: "SessionUser" }) }),
+          200: z.object({ user: sessionUserSchema }),
           400: errorBody,
           401: errorBody,
           403: errorBody,

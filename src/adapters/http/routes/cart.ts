@@ -24,7 +24,8 @@ const cartSchema = z
     subtotal: money,
   })
   .meta({ id: "Cart" });
-const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct).meta({ id: "CartItemChanged" }) });
+const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct).meta({ id: "CartItemChanged" }) }).meta({ id: "CartItemChange" });
+const removedLine = z.object({ success: z.literal(true), message: z.string() }).meta({ id: "CartItemRemoved" });
 
 /** The spec's short form of a cart line, as add and update return it. */
 function presentChanged({ id, productId, quantity, product }: CartLine): z.infer<typeof changedLine> {
@@ -63,7 +64,8 @@ function presentCart(cart: Cart): z.infer<typeof cartSchema> {
 }
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
-const addition = z.strictObject({ productId: idOf("a product"), quantity });
+const addition = z.strictObject({ productId: idOf("a product"), quantity }).meta({ id: "CartItemInput" });
+const newQuantity = z.strictObject({ quantity }).meta({ id: "CartItemQuantity" });
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
 // Each route gets options of its own: Elysia rewrites an options object while it applies macros,
@@ -77,7 +79,7 @@ const add = (summary: string) => ({
 });
 const remove = (summary: string) => ({
   auth: "required" as const,
-  response: { 200: z.object({ success: z.literal(true), message: z.string() }), ...errors },
+  response: { 200: removedLine, ...errors },
   detail: { summary },
 });
 
@@ -105,7 +107,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         auth: "required",
         params: z.object({ id: idOf("a cart item") }),
-        body: z.strictObject({ quantity }),
+        body: newQuantity,
         ...JSON_BODY,
         response: { 200: changedLine, ...errors },
         detail: { summary: "Set a line's quantity (stock is checked again)" },

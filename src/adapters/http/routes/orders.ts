@@ -10,18 +10,20 @@ import { type Idempotency, heldKeyOf } from "../idempotency.ts";
 import { JSON_BODY, errorBody, idOf, money, queryNumber } from "../schemas.ts";
 import { orderSchema, presentOrder } from "../../presenters/order.ts";
 
-const addressInput = z.strictObject({
-  address1: z.string().trim().min(1).max(200),
-  address2: z.string().trim().max(200).nullable().optional(),
-  city: z.string().trim().min(1).max(100),
-  state: z.string().trim().min(1).max(100).describe("state or province; for the US its two-letter code"),
-  postalCode: z.string().trim().min(1).max(20).describe("for the US a ZIP code"),
-  country: z
-    .string()
-    .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
-    .optional()
-    .describe("ISO 3166-1 alpha-2; US when absent"),
-});
+const addressInput = z
+  .strictObject({
+    address1: z.string().trim().min(1).max(200),
+    address2: z.string().trim().max(200).nullable().optional(),
+    city: z.string().trim().min(1).max(100),
+    state: z.string().trim().min(1).max(100).describe("state or province; for the US its two-letter code"),
+    postalCode: z.string().trim().min(1).max(20).describe("for the US a ZIP code"),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
+      .optional()
+      .describe("ISO 3166-1 alpha-2; US when absent"),
+  })
+  .meta({ id: "AddressInput" });
 
 const orderFields = {
   shippingAddress: addressInput,
@@ -46,13 +48,20 @@ const listQuery = z.object({
   sortOrder: z.enum(["asc", "desc"]).default("desc").describe("by creation time"),
 });
 
+const statusChange = z
+  .strictObject({
+    status: z.enum(ORDER_STATUSES),
+    trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
+  })
+  .meta({ id: "StatusChange" });
+
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
 export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
-  const place = <Ids extends z.ZodType<string[] | undefined>>(summary: string, ids: Ids) => ({
+  const place = <Ids extends z.ZodType<string[] | undefined>>(name: string, summary: string, ids: Ids) => ({
     auth: "required" as const,
     idempotent: true,
-    body: z.strictObject({ cartItemIds: ids, ...orderFields }),
+    body: z.strictObject({ cartItemIds: ids, ...orderFields }).meta({ id: name }),
     ...JSON_BODY,
     response: { 200: placedSchema, ...errors, 409: errorBody, 422: errorBody },
     detail: {
@@ -69,13 +78,13 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     .post(
       "/orders",
       async ({ principal, body, origin, request }) => presentPlaced(await useCases.placeOrder(principal.user.id, body, origin, heldKeyOf(request))),
-      place("Turn cart lines into an order: stock is taken, and a payment intent made for the total", cartItemIds),
+      place("PlaceOrderRequest", "Turn cart lines into an order: stock is taken, and a payment intent made for the total", cartItemIds),
     )
     .post(
       "/cart/checkout",
       async ({ principal, body, origin, request }) =>
         presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin, heldKeyOf(request))),
-      place("POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
+      place("CheckoutRequest", "POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
     )
     .get(
       "/orders",
@@ -123,10 +132,7 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       {
         auth: { permission: "orders:write" },
         params: z.object({ id: idOf("an order") }),
-        body: z.strictObject({
-          status: z.enum(ORDER_STATUSES),
-          trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
-        }),
+        body: statusChange,
         ...JSON_BODY,
         response: { 200: orderSchema, 202: orderSchema, ...errors, 409: errorBody, 500: errorBody },
         detail: {

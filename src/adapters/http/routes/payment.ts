@@ -27,6 +27,16 @@ const declineBody = z
   .object({ error: z.string(), details: z.object({ code: z.string(), declineCode: z.string().nullable() }) })
   .meta({ id: "PaymentDeclined", description: "The card was declined; the order stays payable with another one" });
 
+const paymentRequest = z
+  .strictObject({
+    orderId: idOf("an order"),
+    paymentMethodId: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa")
+      .describe("the processor's payment method id"),
+  })
+  .meta({ id: "PaymentRequest" });
+
 /** POST /api/payment (spec: Payment): pays the caller's order with a payment method of the processor's. */
 export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
   return new Elysia({ name: "routes.payment" })
@@ -35,13 +45,7 @@ export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempo
     .post("/payment", async ({ principal, body, origin }) => useCases.payOrder(principal.user.id, body, origin), {
       auth: "required",
       idempotent: true,
-      body: z.strictObject({
-        orderId: idOf("an order"),
-        paymentMethodId: z
-          .string()
-          .regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa")
-          .describe("the processor's payment method id"),
-      }),
+      body: paymentRequest,
       ...JSON_BODY,
       response: {
         200: paymentSchema,

@@ -43,9 +43,11 @@ const profileChanges = z
       .nullable()
       .optional(),
   })
-  .strict();
+  .strict()
+  .meta({ id: "ProfileChanges" });
 
-const passwordChange = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword });
+const passwordChange = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword }).meta({ id: "PasswordChange" });
+const profileAnswer = envelope(profileSchema).meta({ id: "ProfileEnvelope" });
 
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
@@ -56,7 +58,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
     .get("/me", async ({ principal }) => ({ success: true as const, data: present(await useCases.getProfile(principal.user.id)), error: null }), {
       auth: "required",
       envelope: true,
-      response: { 200: envelope(profileSchema), ...errors },
+      response: { 200: profileAnswer, ...errors },
       detail: { summary: "The signed-in user's profile" },
     })
     .put(
@@ -71,7 +73,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         body: profileChanges,
         ...JSON_BODY,
-        response: { 200: envelope(profileSchema), ...errors },
+        response: { 200: profileAnswer, ...errors },
         detail: { summary: "Change name and/or image (nothing else)" },
       },
     )
