@@ -216,6 +216,24 @@ describe("the OpenAPI document (decisions §10)", () => {
     ]);
   });
 
+  test("each response says in words what it is: none keeps the generator's `Response for status …`", () => {
+    const answers = [
+      ...operations().flatMap(({ route, operation }) =>
+        Object.entries(operation.responses).map(([status, response]) => ({ at: `${route} ${status}`, response })),
+      ),
+      ...Object.entries(doc.components.responses).map(([name, response]) => ({ at: name, response })),
+    ];
+    const undescribed = answers
+      .filter(({ response }: { response: any }) => !response.$ref && (!response.description || /^Response for status/.test(response.description)))
+      .map(({ at }) => at);
+    expect(undescribed).toEqual([]);
+    const described = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].description;
+    expect(described("/api/auth/session", "get", "200")).toContain("when it expires");
+    expect(described("/api/orders/{id}/cancel", "post", "200")).toContain("order");
+    // The words are the answer's, not also its schema's: a named shape stays a bare reference.
+    expect(doc.paths["/api/orders/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
+  });
+
   test("numeric query parameters are numbers with their limits, not patterned strings", () => {
     const parameter = (path: string, name: string) => doc.paths[path].get.parameters.find((p: any) => p.name === name)?.schema;
     expect(parameter("/api/products", "limit")).toEqual({ type: "integer", minimum: 1, maximum: 100 });

@@ -16,9 +16,11 @@ const ERROR_RESPONSES = {
   Unauthorized: [401, "No valid session: `Unauthorized - authentication required`"],
   Forbidden: [403, "Signed in, but not allowed; or a cookie-authenticated change from a foreign origin"],
   NotFound: [404, "No such resource"],
+  MethodNotAllowed: [405, "This path does not take this method (a provider's callback: not the way that provider returns); Allow names those it takes"],
   Conflict: [409, "Conflicts with what exists"],
   PayloadTooLarge: [413, "Body over 1 MB"],
   UnsupportedMediaType: [415, "A body in a media type the route does not read"],
+  IdempotencyKeyReused: [422, "This Idempotency-Key was used with a different request"],
   TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
   TooManyPasswordChecks: [
     429,
@@ -99,21 +101,20 @@ function sessionCookieHeaders({ publicUrl, cookieName }: { publicUrl: string; co
 }
 type SessionCookieHeaders = ReturnType<typeof sessionCookieHeaders>;
 
+const ERROR_HEADERS: Partial<Record<ErrorResponse, Json>> = {
+  MethodNotAllowed: { Allow: { description: "The methods the path takes", schema: { type: "string" } } },
+  TooManyRequests: LIMIT_HEADERS,
+  TooManyPasswordChecks: LIMIT_HEADERS,
+  ServiceUnavailable: { "Retry-After": LIMIT_HEADERS["Retry-After"] },
+};
+
 function responsesFor(prefix: "" | "Envelope") {
   const schema = `#/components/schemas/${prefix ? "EnvelopeError" : "Error"}`;
   return Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => [
-      `${prefix}${name}`,
-      {
-        description,
-        ...(name === "TooManyRequests" || name === "TooManyPasswordChecks"
-          ? { headers: LIMIT_HEADERS }
-          : name === "ServiceUnavailable"
-            ? { headers: { "Retry-After": LIMIT_HEADERS["Retry-After"] } }
-            : {}),
-        content: { "application/json": { schema: { $ref: schema } } },
-      },
-    ]),
+    Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => {
+      const headers = ERROR_HEADERS[name as ErrorResponse];
+      return [`${prefix}${name}`, { description, ...(headers ? { headers } : {}), content: { "application/json": { schema: { $ref: schema } } } }];
+    }),
   );
 }
 
@@ -149,6 +150,9 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   const responses = operation.responses;
   const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
   for (const [status, response] of Object.entries(responses)) {
+    // A route describes its answer on the answer's schema (zod's describe); the words belong to the answer, the schema stays the shape.
+    const content = (response as { content?: Record<string, { schema?: Json }> }).content ?? {};
+    for (const { schema } of Object.values(content)) if (schema && schema.description === (response as Json).description) delete schema.description;
     const name = NAME_OF_STATUS.get(status);
     // Only the shop's error bodies are named answers: a route's own shape (health's 503) stays its own.
     if (!name || !isErrorBody(response)) continue;

@@ -55,7 +55,9 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         body: registration,
         ...JSON_BODY,
         response: {
-          201: z.object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) }),
+          201: z
+            .object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) })
+            .describe("The account made: a CUSTOMER, not yet signed in"),
           400: errorBody,
           403: errorBody,
           409: errorBody,
@@ -76,7 +78,7 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         body: credentials,
         parse: ["json", "urlencoded", "formdata"],
         response: {
-          200: z.object({ user: sessionUserSchema }),
+          200: z.object({ user: sessionUserSchema }).describe("Signed in: the user; the session token is in the Set-Cookie header"),
           400: errorBody,
           401: errorBody,
           403: errorBody,
@@ -88,7 +90,11 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
     )
     .get("/session", ({ principal, sessionExpires }) => (principal && sessionExpires ? { user: principal.user, expires: sessionExpires.toISOString() } : {}), {
       optionalAuth: true,
-      response: { 200: z.object({ user: sessionUserSchema.optional(), expires: z.string().optional() }) },
+      response: {
+        200: z
+          .object({ user: sessionUserSchema.optional(), expires: z.string().optional() })
+          .describe("The session: the user, and when it expires (ISO 8601); {} without a live session"),
+      },
       detail: { summary: "The current session, or {} without one" },
     })
     .post(
@@ -105,7 +111,14 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         optionalAuth: true,
         body: signOutBody,
         ...JSON_BODY,
-        response: { 200: z.object({ success: z.literal(true) }), 400: errorBody, 401: errorBody, 403: errorBody },
+        response: {
+          200: z
+            .object({ success: z.literal(true) })
+            .describe("Signed out: the session ended on the server (or every one, with everywhere) and the cookie cleared"),
+          400: errorBody,
+          401: errorBody,
+          403: errorBody,
+        },
         detail: {
           summary: "End this session on the server and clear the cookie; { everywhere: true } ends every session of the account",
           ...sessionCookie("clear"),
@@ -130,10 +143,12 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
       },
       {
         response: {
-          200: z.record(
-            z.string(),
-            z.object({ id: z.string(), name: z.string(), type: z.enum(["credentials", "oauth"]), signinUrl: z.url(), callbackUrl: z.url() }),
-          ),
+          200: z
+            .record(
+              z.string(),
+              z.object({ id: z.string(), name: z.string(), type: z.enum(["credentials", "oauth"]), signinUrl: z.url(), callbackUrl: z.url() }),
+            )
+            .describe("The sign-in methods on offer, by id: where each starts and where it returns"),
         },
         detail: { summary: "Sign-in methods on offer: credentials and every configured identity provider" },
       },

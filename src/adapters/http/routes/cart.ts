@@ -74,12 +74,12 @@ const add = (summary: string) => ({
   auth: "required" as const,
   body: addition,
   ...JSON_BODY,
-  response: { 200: changedLine, ...errors },
+  response: { 200: changedLine.describe("The cart line as it now stands: a product already in the cart has the quantity added to it"), ...errors },
   detail: { summary },
 });
 const remove = (summary: string) => ({
   auth: "required" as const,
-  response: { 200: removedLine, ...errors },
+  response: { 200: removedLine.describe("The line is gone from the cart"), ...errors },
   detail: { summary },
 });
 
@@ -88,7 +88,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
     .use(authPlugin(useCases, settings))
     .get("", async ({ principal }) => presentCart(await useCases.getCart(principal.user.id)), {
       auth: "required",
-      response: { 200: cartSchema, 401: errorBody },
+      response: { 200: cartSchema.describe("The cart: its lines with their products, and its totals"), 401: errorBody },
       detail: { summary: "The signed-in user's cart, with totals computed in cents" },
     })
     .post(
@@ -109,7 +109,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
         params: z.object({ id: idOf("a cart item") }),
         body: newQuantity,
         ...JSON_BODY,
-        response: { 200: changedLine, ...errors },
+        response: { 200: changedLine.describe("The cart line with its new quantity"), ...errors },
         detail: { summary: "Set a line's quantity (stock is checked again)" },
       },
     )

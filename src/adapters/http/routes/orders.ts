@@ -63,7 +63,12 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     idempotent: true,
     body: z.strictObject({ cartItemIds: ids, ...orderFields }).meta({ id: name }),
     ...JSON_BODY,
-    response: { 200: placedSchema, ...errors, 409: errorBody, 422: errorBody },
+    response: {
+      200: placedSchema.describe("The order placed, and the client secret of its payment intent, for the amount to pay"),
+      ...errors,
+      409: errorBody,
+      422: errorBody,
+    },
     detail: {
       tags: ["Orders"],
       summary,
@@ -96,7 +101,11 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       {
         auth: "required",
         query: listQuery,
-        response: { 200: z.array(orderSchema), 400: errorBody, 401: errorBody },
+        response: {
+          200: z.array(orderSchema).describe("The signed-in user's orders from skip on, newest first unless sortOrder says otherwise"),
+          400: errorBody,
+          401: errorBody,
+        },
         // A vendor extension the document's finishing reads: the 200 carries X-Total-Count.
         detail: {
           tags: ["Orders"],
@@ -108,13 +117,18 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     .get("/orders/:id", async ({ principal, params }) => presentOrder(await useCases.getOrder(principal.actor, params.id)), {
       auth: "required",
       params: z.object({ id: idOf("an order") }),
-      response: { 200: orderSchema, ...errors },
+      response: { 200: orderSchema.describe("The order"), ...errors },
       detail: { tags: ["Orders"], summary: "One order: its owner's, or anyone's with orders:read" },
     })
     .post("/orders/:id/cancel", async ({ principal, params, origin }) => presentOrder(await useCases.cancelOrder(principal.user.id, params.id, origin)), {
       auth: "required",
       params: z.object({ id: idOf("an order") }),
-      response: { 200: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+      response: {
+        200: orderSchema.describe("The order, cancelled: its stock is back and its payment intent stopped"),
+        ...errors,
+        409: errorBody,
+        500: errorBody,
+      },
       detail: {
         tags: ["Orders"],
         summary: "Cancel an unpaid order of one's own: its payment intent is stopped and its stock comes back; the answer is the order",
@@ -134,12 +148,18 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
         params: z.object({ id: idOf("an order") }),
         body: statusChange,
         ...JSON_BODY,
-        response: { 200: orderSchema, 202: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+        response: {
+          200: orderSchema.describe("The order as moved (a refund made: payment REFUNDED)"),
+          202: orderSchema.describe(
+            "The order has moved, but the processor refused or could not be reached for its refund: payment still PAID, the refund due and retried by housekeeping until the processor answers",
+          ),
+          ...errors,
+          409: errorBody,
+          500: errorBody,
+        },
         detail: {
           tags: ["Orders"],
           summary: "Move an order (orders:write): by the status table; a paid order cancelled or refunded is refunded (also needs financials:refunds)",
-          description:
-            "200: the order as moved (a refund made: payment REFUNDED). 202: the order has moved, but the processor refused or could not be reached for its refund: payment still PAID, the refund due and retried by housekeeping until the processor answers.",
         },
       },
     );

@@ -25,7 +25,7 @@ const paymentSchema = z
 
 const declineBody = z
   .object({ error: z.string(), details: z.object({ code: z.string(), declineCode: z.string().nullable() }) })
-  .meta({ id: "PaymentDeclined", description: "The card was declined; the order stays payable with another one" });
+  .meta({ id: "PaymentDeclined" });
 
 const paymentRequest = z
   .strictObject({
@@ -48,10 +48,10 @@ export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempo
       body: paymentRequest,
       ...JSON_BODY,
       response: {
-        200: paymentSchema,
+        200: paymentSchema.describe("Where the payment stands: the intent (succeeded, or requires_action for 3-D Secure) and the order"),
         400: errorBody,
         401: errorBody,
-        402: declineBody,
+        402: declineBody.describe("The card was declined; the order stays payable with another one"),
         403: errorBody,
         404: errorBody,
         409: errorBody,

@@ -120,7 +120,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         envelope: true,
         query: listQuery,
-        response: { 200: pagedEnvelope(productSchema), ...errors },
+        response: { 200: pagedEnvelope(productSchema).describe("A page of active products, and how many match in all"), ...errors },
         detail: { summary: "List active products", description: "search matches name and description." },
       },
     )
@@ -134,7 +134,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         envelope: true,
         params: z.object({ id: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be a product id or slug") }),
-        response: { 200: productAnswer, ...errors },
+        response: { 200: productAnswer.describe("The product"), ...errors },
         detail: { summary: "One active product, by id or slug" },
       },
     )
@@ -149,7 +149,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         auth: { permission: "products:write" },
         body: newProduct,
         ...JSON_BODY,
-        response: { 201: productAnswer, ...writeErrors },
+        response: { 201: productAnswer.describe("The product made"), ...writeErrors },
         detail: { summary: "Create a product (products:write); prices in dollars" },
       },
     )
@@ -166,7 +166,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         params: idParam,
         body: productPatch,
         ...JSON_BODY,
-        response: { 200: productAnswer, ...writeErrors },
+        response: { 200: productAnswer.describe("The product as changed"), ...writeErrors },
         detail: { summary: "Change some fields of a product (products:write)" },
       },
     )
@@ -181,7 +181,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         auth: { permission: "products:write" },
         params: idParam,
-        response: { 200: productAnswer, ...writeErrors },
+        response: { 200: productAnswer.describe("The product, now off sale (isActive false)"), ...writeErrors },
         detail: { summary: "Take a product off sale (soft delete; products:write)" },
       },
     );
