@@ -188,6 +188,12 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   add("InternalError");
 }
 
+/** The named answers some operation refers to: each error has an envelope form, and not every one is given in both. */
+function usedIn(paths: OpenApiDocument["paths"], responses: Record<string, Json>) {
+  const referred = new Set(JSON.stringify(paths).match(/#\/components\/responses\/\w+/g));
+  return Object.fromEntries(Object.entries(responses).filter(([name]) => referred.has(`#/components/responses/${name}`)));
+}
+
 export function finishDocument(generated: OpenApiDocument, info: { publicUrl: string; cookieName: string; version: string }) {
   const schemas: Record<string, Json> = {};
   liftDefinitions(toJsonSchema(errorBody), schemas);
@@ -212,7 +218,7 @@ export function finishDocument(generated: OpenApiDocument, info: { publicUrl: st
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The same session token, as Authorization: Bearer" },
       },
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
-      responses: { ...responsesFor(""), ...responsesFor("Envelope") },
+      responses: usedIn(paths, { ...responsesFor(""), ...responsesFor("Envelope") }),
     },
   };
 }
