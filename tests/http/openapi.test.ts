@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { finishDocument } from "../../src/adapters/http/docs/finish-document.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { createTestApp } from "../support/http.ts";
 
@@ -20,6 +21,8 @@ describe("the OpenAPI document (decisions §10)", () => {
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${SHOP}/api/openapi.json`, config });
     const errors = problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     expect(errors).toEqual([]);
+    // Nor does the document name what it never uses.
+    expect(problems.filter((p) => p.ruleId === "no-unused-components").map((p) => p.location[0]?.pointer)).toEqual([]);
   });
 
   test("servers is PUBLIC_URL; named schemas sit in components.schemas", () => {
@@ -112,6 +115,125 @@ describe("the OpenAPI document (decisions §10)", () => {
     for (const path of ["/api/orders", "/api/cart/checkout", "/api/payment"]) {
       expect(Object.keys(doc.paths[path].post.responses["200"].headers)).toEqual(["Idempotent-Replayed"]);
     }
+  });
+
+  test("the session cookie is a response header wherever the shop sets or clears it, named as the cookie scheme names it, as the shop writes it", async () => {
+    const withCookie = operations()
+      .filter(({ operation }) => Object.values(operation.responses).some((response: any) => response.headers?.["Set-Cookie"]))
+      .map(({ route }) => route);
+    expect(withCookie.sort()).toEqual([
+      "GET /api/auth/callback/{provider}",
+      "POST /api/auth/callback/credentials",
+      "POST /api/auth/callback/{provider}",
+      "POST /api/auth/signout",
+      "POST /api/users/password",
+    ]);
+    // A generated client reads the token where sign-in documents it; what it documents is what sign-in and sign-out write.
+    for (const url of [SHOP, "http://localhost:3000"]) {
+      const t = createTestApp(createMemoryDeps(), { publicUrl: url });
+      const document = (await t.call("GET", "/api/openapi.json")).body;
+      const cookieName = document.components.securitySchemes.session.name;
+      const documented = (path: string, status = "200") => document.paths[path].post.responses[status].headers["Set-Cookie"];
+      const account = { email: "ann@example.com", password: "a long enough secret" };
+      expect((await t.call("POST", "/api/auth/register", { body: account })).status).toBe(201);
+      const signIn = await t.call("POST", "/api/auth/callback/credentials", { body: account });
+      const [written] = signIn.headers.getSetCookie();
+      expect(written?.startsWith(`${cookieName}=ey`)).toBe(true);
+      expect(documented("/api/auth/callback/credentials").example).toBe(written?.replace(/=[^;]+;/, "=<token>;"));
+      expect(documented("/api/auth/callback/credentials").description).toContain("30 days");
+      const signOut = await t.call("POST", "/api/auth/signout", { body: {} });
+      expect(documented("/api/auth/signout").example).toBe(signOut.headers.getSetCookie()[0]);
+      expect(documented("/api/auth/signout").example).toContain(url === SHOP ? "Secure" : "SameSite=Lax");
+      expect(documented("/api/auth/signout").example.includes("Secure")).toBe(url === SHOP);
+    }
+  });
+
+  test("shared shapes are named and referenced where used: Address and OrderItem in an order, CartItem in a cart, AddressInput in the checkout bodies", () => {
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const { Order, Cart } = doc.components.schemas;
+    expect(Order.properties.shippingAddress).toEqual(ref("Address"));
+    expect(Order.properties.billingAddress).toEqual(ref("Address"));
+    expect(Order.properties.items.items).toEqual(ref("OrderItem"));
+    expect(Cart.properties.items.items).toEqual(ref("CartItem"));
+    expect(doc.components.schemas.Address.properties).toHaveProperty("postalCode");
+    expect(doc.components.schemas.OrderItem.properties).toHaveProperty("unitPrice");
+    for (const path of ["/api/orders", "/api/cart/checkout"]) {
+      const name = doc.paths[path].post.requestBody.content["application/json"].schema.$ref.split("/").pop();
+      const body = doc.components.schemas[name];
+      expect(body.properties.shippingAddress).toEqual(ref("AddressInput"));
+      expect(body.properties.billingAddress.anyOf).toContainEqual(ref("AddressInput"));
+    }
+  });
+
+  test("no object shape is written out inline twice: each one used in two places or more has a name", () => {
+    const seen = new Map<string, string[]>();
+    const walk = (value: unknown, at: string) => {
+      if (value === null || typeof value !== "object") return;
+      const schema = value as Record<string, unknown>;
+      if (schema.type === "object" && schema.properties) seen.set(JSON.stringify(schema), [...(seen.get(JSON.stringify(schema)) ?? []), at]);
+      for (const [key, inner] of Object.entries(schema)) walk(inner, `${at}/${key}`);
+    };
+    walk(doc, "#");
+    expect([...seen.values()].filter((places) => places.length > 1)).toEqual([]);
+  });
+
+  test("a name means one shape: two routes giving one name to different shapes stop the document from being built", () => {
+    const answer = (shape: object) => ({
+      responses: { 200: { content: { "application/json": { schema: { $ref: "#/$defs/Thing", $defs: { Thing: shape } } } } } },
+    });
+    const build = (other: object) =>
+      finishDocument(
+        { paths: { "/a": { get: answer({ type: "string" }) }, "/b": { get: answer(other) } } },
+        { publicUrl: SHOP, cookieName: "c", version: "1" },
+      );
+    expect(build({ type: "string" }).components.schemas.Thing).toEqual({ type: "string" });
+    expect(() => build({ type: "integer" })).toThrow("Thing");
+  });
+
+  test("every JSON request body (and the sign-in form's) is a named schema in components.schemas; the webhooks' bodies stay the providers'", () => {
+    const bodies = operations().filter(({ route, operation }) => operation.requestBody && !route.includes("/webhooks/"));
+    expect(bodies.length).toBeGreaterThan(10);
+    for (const { route, operation } of bodies) {
+      for (const [type, { schema }] of Object.entries(operation.requestBody.content as Record<string, { schema: any }>)) {
+        // Apple's form is the provider's too: the shop only reads it.
+        if (route === "POST /api/auth/callback/{provider}") continue;
+        const name = String(schema.$ref).replace("#/components/schemas/", "");
+        expect({ route, type, schema: Object.keys(schema) }).toEqual({ route, type, schema: ["$ref"] });
+        expect({ route, named: name in doc.components.schemas }).toEqual({ route, named: true });
+      }
+    }
+    const names = (...routes: string[]) =>
+      routes.map((route) =>
+        operations()
+          .find((o) => o.route === route)
+          ?.operation.requestBody.content["application/json"].schema.$ref.split("/")
+          .pop(),
+      );
+    expect(names("POST /api/auth/callback/credentials", "POST /api/cart", "POST /api/cart/items", "PUT /api/orders/{id}/status", "POST /api/payment")).toEqual([
+      "Credentials",
+      "CartItemInput",
+      "CartItemInput",
+      "StatusChange",
+      "PaymentRequest",
+    ]);
+  });
+
+  test("each response says in words what it is: none keeps the generator's `Response for status …`", () => {
+    const answers = [
+      ...operations().flatMap(({ route, operation }) =>
+        Object.entries(operation.responses).map(([status, response]) => ({ at: `${route} ${status}`, response })),
+      ),
+      ...Object.entries(doc.components.responses).map(([name, response]) => ({ at: name, response })),
+    ];
+    const undescribed = answers
+      .filter(({ response }: { response: any }) => !response.$ref && (!response.description || /^Response for status/.test(response.description)))
+      .map(({ at }) => at);
+    expect(undescribed).toEqual([]);
+    const described = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].description;
+    expect(described("/api/auth/session", "get", "200")).toContain("when it expires");
+    expect(described("/api/orders/{id}/cancel", "post", "200")).toContain("order");
+    // The words are the answer's, not also its schema's: a named shape stays a bare reference.
+    expect(doc.paths["/api/orders/{id}"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
   });
 
   test("numeric query parameters are numbers with their limits, not patterned strings", () => {

@@ -51,10 +51,16 @@ export const pageQuery = {
  */
 export const JSON_BODY = { parse: "json" } as const;
 
+/**
+ * Declares, in a route's `detail`, that its answer sets the session cookie (a sign-in) or clears it
+ * (a sign-out): the OpenAPI document then shows that answer's Set-Cookie header.
+ */
+export const sessionCookie = (change: "set" | "clear"): object => ({ "x-session-cookie": change });
+
 /** A redirect: no body; where it leads is in the Location header. */
 export const redirectResponse = (to: string) => z.unknown().describe(`Redirect (Location header) ${to}`);
 
-export const pageMeta = z.object({ total: z.int(), page: z.int(), limit: z.int() });
+export const pageMeta = z.object({ total: z.int(), page: z.int(), limit: z.int() }).meta({ id: "PageMeta" });
 
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), data, error: z.null() });

@@ -5,14 +5,30 @@ import { money, timestamp } from "./shapes.ts";
 
 /** An order as the API shows it (spec: Order), and as `orders:list --json` prints it: money in dollars, times in ISO 8601. */
 
-const addressSchema = z.object({
-  address1: z.string(),
-  address2: z.string().nullable(),
-  city: z.string(),
-  state: z.string(),
-  postalCode: z.string(),
-  country: z.string(),
-});
+const addressSchema = z
+  .object({
+    address1: z.string(),
+    address2: z.string().nullable(),
+    city: z.string(),
+    state: z.string(),
+    postalCode: z.string(),
+    country: z.string(),
+  })
+  .meta({ id: "Address" });
+
+const orderItemSchema = z
+  .object({
+    id: z.string(),
+    productId: z.string(),
+    productName: z.string(),
+    productSku: z.string(),
+    productImage: z.string(),
+    quantity: z.int(),
+    unitPrice: money,
+    totalPrice: money,
+    product: z.object({ id: z.string(), name: z.string(), slug: z.string(), featuredImage: z.string(), heatLevel: z.int() }),
+  })
+  .meta({ id: "OrderItem" });
 
 export const orderSchema = z
   .object({
@@ -33,19 +49,7 @@ export const orderSchema = z
     billingAddress: addressSchema,
     createdAt: timestamp,
     updatedAt: timestamp,
-    items: z.array(
-      z.object({
-        id: z.string(),
-        productId: z.string(),
-        productName: z.string(),
-        productSku: z.string(),
-        productImage: z.string(),
-        quantity: z.int(),
-        unitPrice: money,
-        totalPrice: money,
-        product: z.object({ id: z.string(), name: z.string(), slug: z.string(), featuredImage: z.string(), heatLevel: z.int() }),
-      }),
-    ),
+    items: z.array(orderItemSchema),
   })
   .meta({ id: "Order" });
 

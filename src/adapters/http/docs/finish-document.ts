@@ -1,3 +1,4 @@
+import { SESSION_LIFETIME_SECONDS } from "../../../domain/session.ts";
 import { PASSWORD_ENDPOINTS } from "../plumbing/rate-limit.ts";
 import { envelopeError, errorBody } from "../schemas.ts";
 import { toJsonSchema } from "./json-schema.ts";
@@ -15,9 +16,11 @@ const ERROR_RESPONSES = {
   Unauthorized: [401, "No valid session: `Unauthorized - authentication required`"],
   Forbidden: [403, "Signed in, but not allowed; or a cookie-authenticated change from a foreign origin"],
   NotFound: [404, "No such resource"],
+  MethodNotAllowed: [405, "This path does not take this method (a provider's callback: not the way that provider returns); Allow names those it takes"],
   Conflict: [409, "Conflicts with what exists"],
   PayloadTooLarge: [413, "Body over 1 MB"],
   UnsupportedMediaType: [415, "A body in a media type the route does not read"],
+  IdempotencyKeyReused: [422, "This Idempotency-Key was used with a different request"],
   TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
   TooManyPasswordChecks: [
     429,
@@ -38,7 +41,11 @@ const NAME_OF_STATUS = new Map(
     .map(([name, [status]]) => [String(status), name as ErrorResponse]),
 );
 
-/** Moves every `$defs` entry into components.schemas (named by its id), points refs there, and drops `$schema`. */
+/**
+ * Moves every `$defs` entry into components.schemas (named by its id), points refs there, and drops
+ * `$schema`. Each route's schemas are converted on their own, so one name can come from several
+ * routes: it must name the same shape each time, or a client would be typed by whichever came last.
+ */
 function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown {
   if (Array.isArray(value)) return value.map((item) => liftDefinitions(item, schemas));
   if (value === null || typeof value !== "object") return value;
@@ -46,7 +53,11 @@ function liftDefinitions(value: unknown, schemas: Record<string, Json>): unknown
   for (const [key, inner] of Object.entries(value as Json)) {
     if (key === "$schema") continue;
     if (key === "$defs") {
-      for (const [name, definition] of Object.entries(inner as Json)) schemas[name] = liftDefinitions(definition, schemas) as Json;
+      for (const [name, definition] of Object.entries(inner as Json)) {
+        const lifted = liftDefinitions(definition, schemas) as Json;
+        if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(lifted)) throw new Error(`Two different shapes are named ${name}`);
+        schemas[name] = lifted;
+      }
       continue;
     }
     result[key] = key === "$ref" && typeof inner === "string" ? inner.replace("#/$defs/", "#/components/schemas/") : liftDefinitions(inner, schemas);
@@ -67,21 +78,43 @@ const LIMIT_HEADERS = {
   "X-RateLimit-Reset": integerHeader("When the window ends, in Unix seconds"),
 };
 
+/**
+ * The Set-Cookie header of an answer that sets the session cookie (a sign-in) or clears it (a
+ * sign-out), written as the shop writes it, so a generated client knows where the token is.
+ */
+function sessionCookieHeaders({ publicUrl, cookieName }: { publicUrl: string; cookieName: string }) {
+  const secure = publicUrl.startsWith("https://");
+  const attributes = `Path=/; HttpOnly; ${secure ? "Secure; " : ""}SameSite=Lax`;
+  const days = SESSION_LIFETIME_SECONDS / 86_400;
+  return {
+    set: {
+      description: `The session cookie \`${cookieName}\`: the session token (the same one \`Authorization: Bearer\` takes), kept ${days} days (Max-Age ${SESSION_LIFETIME_SECONDS}); HttpOnly, SameSite=Lax, Path=/${secure ? ", Secure" : ""}`,
+      schema: { type: "string" },
+      example: `${cookieName}=<token>; Max-Age=${SESSION_LIFETIME_SECONDS}; ${attributes}`,
+    },
+    clear: {
+      description: `Clears the session cookie \`${cookieName}\` (empty, Max-Age 0)`,
+      schema: { type: "string" },
+      example: `${cookieName}=; Max-Age=0; ${attributes}`,
+    },
+  };
+}
+type SessionCookieHeaders = ReturnType<typeof sessionCookieHeaders>;
+
+const ERROR_HEADERS: Partial<Record<ErrorResponse, Json>> = {
+  MethodNotAllowed: { Allow: { description: "The methods the path takes", schema: { type: "string" } } },
+  TooManyRequests: LIMIT_HEADERS,
+  TooManyPasswordChecks: LIMIT_HEADERS,
+  ServiceUnavailable: { "Retry-After": LIMIT_HEADERS["Retry-After"] },
+};
+
 function responsesFor(prefix: "" | "Envelope") {
   const schema = `#/components/schemas/${prefix ? "EnvelopeError" : "Error"}`;
   return Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => [
-      `${prefix}${name}`,
-      {
-        description,
-        ...(name === "TooManyRequests" || name === "TooManyPasswordChecks"
-          ? { headers: LIMIT_HEADERS }
-          : name === "ServiceUnavailable"
-            ? { headers: { "Retry-After": LIMIT_HEADERS["Retry-After"] } }
-            : {}),
-        content: { "application/json": { schema: { $ref: schema } } },
-      },
-    ]),
+    Object.entries(ERROR_RESPONSES).map(([name, [, description]]) => {
+      const headers = ERROR_HEADERS[name as ErrorResponse];
+      return [`${prefix}${name}`, { description, ...(headers ? { headers } : {}), content: { "application/json": { schema: { $ref: schema } } } }];
+    }),
   );
 }
 
@@ -99,21 +132,27 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
- * named responses too.
+ * named responses too. Markers in a route's `detail` add headers: `x-total-count`, and
+ * `x-session-cookie` (the answer sets or clears the session cookie).
  */
-function finishOperation(path: string, method: string, operation: Operation): void {
+function finishOperation(path: string, method: string, operation: Operation, cookieHeaders: SessionCookieHeaders): void {
   const envelope = operation["x-envelope"] === true;
   // A route that takes its body raw (a webhook's, as signed) reads it whatever its media type.
   const raw = operation["x-raw-body"] === true;
   const counted = operation["x-total-count"] === true;
+  const sessionCookie = operation["x-session-cookie"] as keyof SessionCookieHeaders | undefined;
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
+  delete operation["x-session-cookie"];
   operation.security ??= [];
   operation.responses ??= {};
   const responses = operation.responses;
   const refer = (name: ErrorResponse) => ({ $ref: `#/components/responses/${envelope ? "Envelope" : ""}${name}` });
   for (const [status, response] of Object.entries(responses)) {
+    // A route describes its answer on the answer's schema (zod's describe); the words belong to the answer, the schema stays the shape.
+    const content = (response as { content?: Record<string, { schema?: Json }> }).content ?? {};
+    for (const { schema } of Object.values(content)) if (schema && schema.description === (response as Json).description) delete schema.description;
     const name = NAME_OF_STATUS.get(status);
     // Only the shop's error bodies are named answers: a route's own shape (health's 503) stays its own.
     if (!name || !isErrorBody(response)) continue;
@@ -133,6 +172,9 @@ function finishOperation(path: string, method: string, operation: Operation): vo
       : {}),
   };
   if (success && Object.keys(successHeaders).length > 0) success.headers = { ...(success.headers as Json | undefined), ...successHeaders };
+  // A sign-in through a provider answers with a redirect, which carries the cookie.
+  const signedIn = Object.entries(responses).find(([status]) => /^[23]/.test(status))?.[1] as Json | undefined;
+  if (sessionCookie && signedIn) signedIn.headers = { ...(signedIn.headers as Json | undefined), "Set-Cookie": cookieHeaders[sessionCookie] };
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
   if (operation.parameters?.length || operation.requestBody) add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
@@ -146,13 +188,20 @@ function finishOperation(path: string, method: string, operation: Operation): vo
   add("InternalError");
 }
 
+/** The named answers some operation refers to: each error has an envelope form, and not every one is given in both. */
+function usedIn(paths: OpenApiDocument["paths"], responses: Record<string, Json>) {
+  const referred = new Set(JSON.stringify(paths).match(/#\/components\/responses\/\w+/g));
+  return Object.fromEntries(Object.entries(responses).filter(([name]) => referred.has(`#/components/responses/${name}`)));
+}
+
 export function finishDocument(generated: OpenApiDocument, info: { publicUrl: string; cookieName: string; version: string }) {
   const schemas: Record<string, Json> = {};
   liftDefinitions(toJsonSchema(errorBody), schemas);
   liftDefinitions(toJsonSchema(envelopeError), schemas);
   const paths = liftDefinitions(generated.paths, schemas) as OpenApiDocument["paths"];
+  const cookieHeaders = sessionCookieHeaders(info);
   for (const [path, operations] of Object.entries(paths))
-    for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation);
+    for (const [method, operation] of Object.entries(operations)) finishOperation(path, method, operation, cookieHeaders);
   return {
     openapi: "3.1.0",
     info: {
@@ -169,7 +218,7 @@ export function finishDocument(generated: OpenApiDocument, info: { publicUrl: st
         bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The same session token, as Authorization: Bearer" },
       },
       schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
-      responses: { ...responsesFor(""), ...responsesFor("Envelope") },
+      responses: usedIn(paths, { ...responsesFor(""), ...responsesFor("Envelope") }),
     },
   };
 }

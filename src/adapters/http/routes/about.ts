@@ -25,7 +25,7 @@ export function aboutRoutes(publicUrl: string) {
     health: `${publicUrl}/api/health`,
   };
   return new Elysia({ name: "routes.about" }).get("", () => about, {
-    response: { 200: About },
+    response: { 200: About.describe("What answers here, its version, and the addresses of its documentation") },
     detail: { tags: ["System"], summary: "The shop's name and version, and where its documentation is", security: [] },
   });
 }

@@ -7,32 +7,39 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
-import { JSON_BODY, errorBody } from "../schemas.ts";
+import { JSON_BODY, errorBody, sessionCookie } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
-export const sessionUserSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
-  role: z.string(),
-  fundraiserId: z.string().optional(),
-  image: z.string().optional(),
-});
+const sessionUserSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: z.string(),
+    fundraiserId: z.string().optional(),
+    image: z.string().optional(),
+  })
+  .meta({ id: "SessionUser" });
 
 // The two sign-in forms ignore fields they do not know (decisions §10): NextAuth-style clients send csrfToken, callbackUrl, json.
-const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) });
+const credentials = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(1024) }).meta({ id: "Credentials" });
 
-const registration = z.object({
-  email: z
-    .string()
-    .trim()
-    .pipe(z.email().max(254))
-    .refine((email) => emailProblem(email) === null, "Invalid email address"),
-  password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
-  name: z.string().trim().min(1).max(100).optional(),
-});
+const registration = z
+  .object({
+    email: z
+      .string()
+      .trim()
+      .pipe(z.email().max(254))
+      .refine((email) => emailProblem(email) === null, "Invalid email address"),
+    password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .meta({ id: "Registration" });
 
-const signOutBody = z.strictObject({ everywhere: z.boolean().optional().describe("end every session of the account") }).nullable();
+const signOutBody = z
+  .strictObject({ everywhere: z.boolean().optional().describe("end every session of the account") })
+  .nullable()
+  .meta({ id: "SignOutRequest" });
 
 export function authRoutes(useCases: UseCases, settings: AuthSettings & { publicUrl: string }) {
   return new Elysia({ name: "routes.auth", prefix: "/auth", detail: { tags: ["Auth"] } })
@@ -48,7 +55,9 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         body: registration,
         ...JSON_BODY,
         response: {
-          201: z.object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) }),
+          201: z
+            .object({ user: sessionUserSchema.pick({ id: true, email: true, name: true, role: true }) })
+            .describe("The account made: a CUSTOMER, not yet signed in"),
           400: errorBody,
           403: errorBody,
           409: errorBody,
@@ -69,19 +78,23 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         body: credentials,
         parse: ["json", "urlencoded", "formdata"],
         response: {
-          200: z.object({ user: sessionUserSchema.meta({ id: "SessionUser" }) }),
+          200: z.object({ user: sessionUserSchema }).describe("Signed in: the user; the session token is in the Set-Cookie header"),
           400: errorBody,
           401: errorBody,
           403: errorBody,
           429: errorBody,
           503: errorBody,
         },
-        detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie" },
+        detail: { summary: "Sign in with e-mail and password (JSON or form); sets the session cookie", ...sessionCookie("set") },
       },
     )
     .get("/session", ({ principal, sessionExpires }) => (principal && sessionExpires ? { user: principal.user, expires: sessionExpires.toISOString() } : {}), {
       optionalAuth: true,
-      response: { 200: z.object({ user: sessionUserSchema.optional(), expires: z.string().optional() }) },
+      response: {
+        200: z
+          .object({ user: sessionUserSchema.optional(), expires: z.string().optional() })
+          .describe("The session: the user, and when it expires (ISO 8601); {} without a live session"),
+      },
       detail: { summary: "The current session, or {} without one" },
     })
     .post(
@@ -98,9 +111,17 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
         optionalAuth: true,
         body: signOutBody,
         ...JSON_BODY,
-        response: { 200: z.object({ success: z.literal(true) }), 400: errorBody, 401: errorBody, 403: errorBody },
+        response: {
+          200: z
+            .object({ success: z.literal(true) })
+            .describe("Signed out: the session ended on the server (or every one, with everywhere) and the cookie cleared"),
+          400: errorBody,
+          401: errorBody,
+          403: errorBody,
+        },
         detail: {
           summary: "End this session on the server and clear the cookie; { everywhere: true } ends every session of the account",
+          ...sessionCookie("clear"),
         },
       },
     )
@@ -122,10 +143,12 @@ export function authRoutes(useCases: UseCases, settings: AuthSettings & { public
       },
       {
         response: {
-          200: z.record(
-            z.string(),
-            z.object({ id: z.string(), name: z.string(), type: z.enum(["credentials", "oauth"]), signinUrl: z.url(), callbackUrl: z.url() }),
-          ),
+          200: z
+            .record(
+              z.string(),
+              z.object({ id: z.string(), name: z.string(), type: z.enum(["credentials", "oauth"]), signinUrl: z.url(), callbackUrl: z.url() }),
+            )
+            .describe("The sign-in methods on offer, by id: where each starts and where it returns"),
         },
         detail: { summary: "Sign-in methods on offer: credentials and every configured identity provider" },
       },

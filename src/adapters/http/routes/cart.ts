@@ -24,7 +24,8 @@ const cartSchema = z
     subtotal: money,
   })
   .meta({ id: "Cart" });
-const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct).meta({ id: "CartItemChanged" }) });
+const changedLine = z.object({ success: z.literal(true), cartItem: line(shortProduct).meta({ id: "CartItemChanged" }) }).meta({ id: "CartItemChange" });
+const removedLine = z.object({ success: z.literal(true), message: z.string() }).meta({ id: "CartItemRemoved" });
 
 /** The spec's short form of a cart line, as add and update return it. */
 function presentChanged({ id, productId, quantity, product }: CartLine): z.infer<typeof changedLine> {
@@ -63,7 +64,8 @@ function presentCart(cart: Cart): z.infer<typeof cartSchema> {
 }
 
 const quantity = z.int().min(1).max(MAX_LINE_QUANTITY);
-const addition = z.strictObject({ productId: idOf("a product"), quantity });
+const addition = z.strictObject({ productId: idOf("a product"), quantity }).meta({ id: "CartItemInput" });
+const newQuantity = z.strictObject({ quantity }).meta({ id: "CartItemQuantity" });
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
 // Each route gets options of its own: Elysia rewrites an options object while it applies macros,
@@ -72,12 +74,12 @@ const add = (summary: string) => ({
   auth: "required" as const,
   body: addition,
   ...JSON_BODY,
-  response: { 200: changedLine, ...errors },
+  response: { 200: changedLine.describe("The cart line as it now stands: a product already in the cart has the quantity added to it"), ...errors },
   detail: { summary },
 });
 const remove = (summary: string) => ({
   auth: "required" as const,
-  response: { 200: z.object({ success: z.literal(true), message: z.string() }), ...errors },
+  response: { 200: removedLine.describe("The line is gone from the cart"), ...errors },
   detail: { summary },
 });
 
@@ -86,7 +88,7 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
     .use(authPlugin(useCases, settings))
     .get("", async ({ principal }) => presentCart(await useCases.getCart(principal.user.id)), {
       auth: "required",
-      response: { 200: cartSchema, 401: errorBody },
+      response: { 200: cartSchema.describe("The cart: its lines with their products, and its totals"), 401: errorBody },
       detail: { summary: "The signed-in user's cart, with totals computed in cents" },
     })
     .post(
@@ -105,9 +107,9 @@ export function cartRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         auth: "required",
         params: z.object({ id: idOf("a cart item") }),
-        body: z.strictObject({ quantity }),
+        body: newQuantity,
         ...JSON_BODY,
-        response: { 200: changedLine, ...errors },
+        response: { 200: changedLine.describe("The cart line with its new quantity"), ...errors },
         detail: { summary: "Set a line's quantity (stock is checked again)" },
       },
     )

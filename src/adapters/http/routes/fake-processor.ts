@@ -97,7 +97,7 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
       {
         params: intentParams,
         query: returnQuery,
-        response: { 200: z.string().describe("an HTML page: the amount and two buttons, Authorize and Fail"), 404: errorBody },
+        response: { 200: z.string().describe("An HTML page: the amount and two buttons, Authorize and Fail"), 404: errorBody },
         detail: { ...detail, summary: "The fake processor's 3-D Secure challenge page (built-in fake processor only)" },
       },
     )
@@ -112,7 +112,9 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
         params: intentParams.extend({ answer: z.enum(["authorize", "fail"]) }),
         query: returnQuery,
         response: {
-          200: z.union([challengeAnswer, z.string().describe("to a browser (Accept: text/html): a page saying how it went")]),
+          200: z
+            .union([challengeAnswer, z.string().describe("to a browser (Accept: text/html): a page saying how it went")])
+            .describe("The intent as the bank left it, and what the order made of it; a browser gets a page saying how it went"),
           404: errorBody,
           409: errorBody,
         },

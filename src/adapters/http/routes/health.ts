@@ -14,8 +14,8 @@ export function healthRoutes(useCases: UseCases, logger: Logger) {
     },
     {
       response: {
-        200: z.object({ status: z.literal("ok") }),
-        503: z.object({ status: z.literal("unavailable"), error: z.string() }),
+        200: z.object({ status: z.literal("ok") }).describe("The shop is up, and its database answered"),
+        503: z.object({ status: z.literal("unavailable"), error: z.string() }).describe("The database did not answer (the reason is logged, not told)"),
       },
       detail: { tags: ["System"], summary: "Liveness with a database round trip" },
     },

@@ -71,7 +71,10 @@ export function locationRoutes(useCases: UseCases) {
       {
         envelope: true,
         query: listQuery,
-        response: { 200: pagedEnvelope(locationSchema.meta({ id: "Location" })), 400: envelopeError },
+        response: {
+          200: pagedEnvelope(locationSchema.meta({ id: "Location" })).describe("A page of retail locations, and how many match in all"),
+          400: envelopeError,
+        },
         detail: { summary: "List retail locations", description: "q matches name, city or the start of the postal code." },
       },
     )
@@ -95,7 +98,10 @@ export function locationRoutes(useCases: UseCases) {
       {
         envelope: true,
         query: nearbyQuery,
-        response: { 200: pagedEnvelope(nearbySchema), 400: envelopeError },
+        response: {
+          200: pagedEnvelope(nearbySchema).describe("The retail locations within the radius, nearest first, each with its distance"),
+          400: envelopeError,
+        },
         detail: { summary: "Retail locations within a radius, nearest first" },
       },
     );

@@ -5,7 +5,7 @@ import { IDENTITY_PROVIDERS } from "../../../application/ports/identity.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { HttpError } from "../errors.ts";
-import { errorBody, redirectResponse } from "../schemas.ts";
+import { errorBody, redirectResponse, sessionCookie } from "../schemas.ts";
 
 const STATE_COOKIE = "storefront.oauth-state";
 const STATE_MAX_AGE_SECONDS = 10 * 60;
@@ -82,7 +82,7 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
         params: providerParam,
         query: callbackFields,
         response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody, 405: errorBody },
-        detail: { summary: "Return from the identity provider (google, github, facebook)" },
+        detail: { summary: "Return from the identity provider (google, github, facebook)", ...sessionCookie("set") },
       },
     )
     .post(
@@ -100,7 +100,7 @@ export function oauthRoutes(useCases: UseCases, settings: AuthSettings & { publi
         body: callbackFields,
         parse: "urlencoded",
         response: { 302: redirectResponse("to the shop, signed in"), 400: errorBody, 404: errorBody, 405: errorBody },
-        detail: { summary: "Return from Apple (form POST)" },
+        detail: { summary: "Return from Apple (form POST)", ...sessionCookie("set") },
       },
     );
 }

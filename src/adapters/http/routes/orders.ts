@@ -10,18 +10,20 @@ import { type Idempotency, heldKeyOf } from "../idempotency.ts";
 import { JSON_BODY, errorBody, idOf, money, queryNumber } from "../schemas.ts";
 import { orderSchema, presentOrder } from "../../presenters/order.ts";
 
-const addressInput = z.strictObject({
-  address1: z.string().trim().min(1).max(200),
-  address2: z.string().trim().max(200).nullable().optional(),
-  city: z.string().trim().min(1).max(100),
-  state: z.string().trim().min(1).max(100).describe("state or province; for the US its two-letter code"),
-  postalCode: z.string().trim().min(1).max(20).describe("for the US a ZIP code"),
-  country: z
-    .string()
-    .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
-    .optional()
-    .describe("ISO 3166-1 alpha-2; US when absent"),
-});
+const addressInput = z
+  .strictObject({
+    address1: z.string().trim().min(1).max(200),
+    address2: z.string().trim().max(200).nullable().optional(),
+    city: z.string().trim().min(1).max(100),
+    state: z.string().trim().min(1).max(100).describe("state or province; for the US its two-letter code"),
+    postalCode: z.string().trim().min(1).max(20).describe("for the US a ZIP code"),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, "must be a two-letter country code")
+      .optional()
+      .describe("ISO 3166-1 alpha-2; US when absent"),
+  })
+  .meta({ id: "AddressInput" });
 
 const orderFields = {
   shippingAddress: addressInput,
@@ -46,15 +48,27 @@ const listQuery = z.object({
   sortOrder: z.enum(["asc", "desc"]).default("desc").describe("by creation time"),
 });
 
+const statusChange = z
+  .strictObject({
+    status: z.enum(ORDER_STATUSES),
+    trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
+  })
+  .meta({ id: "StatusChange" });
+
 const errors = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody };
 
 export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
-  const place = <Ids extends z.ZodType<string[] | undefined>>(summary: string, ids: Ids) => ({
+  const place = <Ids extends z.ZodType<string[] | undefined>>(name: string, summary: string, ids: Ids) => ({
     auth: "required" as const,
     idempotent: true,
-    body: z.strictObject({ cartItemIds: ids, ...orderFields }),
+    body: z.strictObject({ cartItemIds: ids, ...orderFields }).meta({ id: name }),
     ...JSON_BODY,
-    response: { 200: placedSchema, ...errors, 409: errorBody, 422: errorBody },
+    response: {
+      200: placedSchema.describe("The order placed, and the client secret of its payment intent, for the amount to pay"),
+      ...errors,
+      409: errorBody,
+      422: errorBody,
+    },
     detail: {
       tags: ["Orders"],
       summary,
@@ -69,13 +83,13 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     .post(
       "/orders",
       async ({ principal, body, origin, request }) => presentPlaced(await useCases.placeOrder(principal.user.id, body, origin, heldKeyOf(request))),
-      place("Turn cart lines into an order: stock is taken, and a payment intent made for the total", cartItemIds),
+      place("PlaceOrderRequest", "Turn cart lines into an order: stock is taken, and a payment intent made for the total", cartItemIds),
     )
     .post(
       "/cart/checkout",
       async ({ principal, body, origin, request }) =>
         presentPlaced(await useCases.placeOrder(principal.user.id, { ...body, cartItemIds: body.cartItemIds ?? null }, origin, heldKeyOf(request))),
-      place("POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
+      place("CheckoutRequest", "POST /api/orders with cartItemIds optional: every line the shopper sees when absent", cartItemIds.optional()),
     )
     .get(
       "/orders",
@@ -87,7 +101,11 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       {
         auth: "required",
         query: listQuery,
-        response: { 200: z.array(orderSchema), 400: errorBody, 401: errorBody },
+        response: {
+          200: z.array(orderSchema).describe("The signed-in user's orders from skip on, newest first unless sortOrder says otherwise"),
+          400: errorBody,
+          401: errorBody,
+        },
         // A vendor extension the document's finishing reads: the 200 carries X-Total-Count.
         detail: {
           tags: ["Orders"],
@@ -99,13 +117,18 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
     .get("/orders/:id", async ({ principal, params }) => presentOrder(await useCases.getOrder(principal.actor, params.id)), {
       auth: "required",
       params: z.object({ id: idOf("an order") }),
-      response: { 200: orderSchema, ...errors },
+      response: { 200: orderSchema.describe("The order"), ...errors },
       detail: { tags: ["Orders"], summary: "One order: its owner's, or anyone's with orders:read" },
     })
     .post("/orders/:id/cancel", async ({ principal, params, origin }) => presentOrder(await useCases.cancelOrder(principal.user.id, params.id, origin)), {
       auth: "required",
       params: z.object({ id: idOf("an order") }),
-      response: { 200: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+      response: {
+        200: orderSchema.describe("The order, cancelled: its stock is back and its payment intent stopped"),
+        ...errors,
+        409: errorBody,
+        500: errorBody,
+      },
       detail: {
         tags: ["Orders"],
         summary: "Cancel an unpaid order of one's own: its payment intent is stopped and its stock comes back; the answer is the order",
@@ -123,17 +146,20 @@ export function orderRoutes(useCases: UseCases, settings: AuthSettings, idempote
       {
         auth: { permission: "orders:write" },
         params: z.object({ id: idOf("an order") }),
-        body: z.strictObject({
-          status: z.enum(ORDER_STATUSES),
-          trackingNumber: z.string().nullable().optional().describe("needed for SHIPPED (1 to 100 printable characters); no other move takes one"),
-        }),
+        body: statusChange,
         ...JSON_BODY,
-        response: { 200: orderSchema, 202: orderSchema, ...errors, 409: errorBody, 500: errorBody },
+        response: {
+          200: orderSchema.describe("The order as moved (a refund made: payment REFUNDED)"),
+          202: orderSchema.describe(
+            "The order has moved, but the processor refused or could not be reached for its refund: payment still PAID, the refund due and retried by housekeeping until the processor answers",
+          ),
+          ...errors,
+          409: errorBody,
+          500: errorBody,
+        },
         detail: {
           tags: ["Orders"],
           summary: "Move an order (orders:write): by the status table; a paid order cancelled or refunded is refunded (also needs financials:refunds)",
-          description:
-            "200: the order as moved (a refund made: payment REFUNDED). 202: the order has moved, but the processor refused or could not be reached for its refund: payment still PAID, the refund due and retried by housekeeping until the processor answers.",
         },
       },
     );

@@ -25,7 +25,17 @@ const paymentSchema = z
 
 const declineBody = z
   .object({ error: z.string(), details: z.object({ code: z.string(), declineCode: z.string().nullable() }) })
-  .meta({ id: "PaymentDeclined", description: "The card was declined; the order stays payable with another one" });
+  .meta({ id: "PaymentDeclined" });
+
+const paymentRequest = z
+  .strictObject({
+    orderId: idOf("an order"),
+    paymentMethodId: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa")
+      .describe("the processor's payment method id"),
+  })
+  .meta({ id: "PaymentRequest" });
 
 /** POST /api/payment (spec: Payment): pays the caller's order with a payment method of the processor's. */
 export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
@@ -35,19 +45,13 @@ export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempo
     .post("/payment", async ({ principal, body, origin }) => useCases.payOrder(principal.user.id, body, origin), {
       auth: "required",
       idempotent: true,
-      body: z.strictObject({
-        orderId: idOf("an order"),
-        paymentMethodId: z
-          .string()
-          .regex(/^[A-Za-z0-9_]{3,100}$/, "must be a payment method id, such as pm_card_visa")
-          .describe("the processor's payment method id"),
-      }),
+      body: paymentRequest,
       ...JSON_BODY,
       response: {
-        200: paymentSchema,
+        200: paymentSchema.describe("Where the payment stands: the intent (succeeded, or requires_action for 3-D Secure) and the order"),
         400: errorBody,
         401: errorBody,
-        402: declineBody,
+        402: declineBody.describe("The card was declined; the order stays payable with another one"),
         403: errorBody,
         404: errorBody,
         409: errorBody,

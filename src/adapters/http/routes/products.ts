@@ -84,17 +84,20 @@ const productFields = {
   isFeatured: z.boolean(),
 };
 
-const newProduct = z.strictObject({
-  ...productFields,
-  slug: productFields.slug.optional().describe("derived from the name when absent"),
-  description: productFields.description.default(""),
-  compareAtPrice: productFields.compareAtPrice.default(null),
-  images: productFields.images.optional().describe("defaults to [featuredImage]"),
-  isActive: productFields.isActive.default(true),
-  isFeatured: productFields.isFeatured.default(false),
-});
+const newProduct = z
+  .strictObject({
+    ...productFields,
+    slug: productFields.slug.optional().describe("derived from the name when absent"),
+    description: productFields.description.default(""),
+    compareAtPrice: productFields.compareAtPrice.default(null),
+    images: productFields.images.optional().describe("defaults to [featuredImage]"),
+    isActive: productFields.isActive.default(true),
+    isFeatured: productFields.isFeatured.default(false),
+  })
+  .meta({ id: "ProductInput" });
 
-const productPatch = z.strictObject(productFields).partial();
+const productPatch = z.strictObject(productFields).partial().meta({ id: "ProductChanges" });
+const productAnswer = envelope(productSchema).meta({ id: "ProductEnvelope" });
 const idParam = z.object({ id: idOf("a product") });
 const writeErrors = { 400: envelopeError, 401: envelopeError, 403: envelopeError, 404: envelopeError, 409: envelopeError };
 
@@ -117,7 +120,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         envelope: true,
         query: listQuery,
-        response: { 200: pagedEnvelope(productSchema), ...errors },
+        response: { 200: pagedEnvelope(productSchema).describe("A page of active products, and how many match in all"), ...errors },
         detail: { summary: "List active products", description: "search matches name and description." },
       },
     )
@@ -131,7 +134,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         envelope: true,
         params: z.object({ id: z.string().max(200).regex(new RegExp(SLUG_PATTERN), "must be a product id or slug") }),
-        response: { 200: envelope(productSchema), ...errors },
+        response: { 200: productAnswer.describe("The product"), ...errors },
         detail: { summary: "One active product, by id or slug" },
       },
     )
@@ -146,7 +149,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         auth: { permission: "products:write" },
         body: newProduct,
         ...JSON_BODY,
-        response: { 201: envelope(productSchema), ...writeErrors },
+        response: { 201: productAnswer.describe("The product made"), ...writeErrors },
         detail: { summary: "Create a product (products:write); prices in dollars" },
       },
     )
@@ -163,7 +166,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         params: idParam,
         body: productPatch,
         ...JSON_BODY,
-        response: { 200: envelope(productSchema), ...writeErrors },
+        response: { 200: productAnswer.describe("The product as changed"), ...writeErrors },
         detail: { summary: "Change some fields of a product (products:write)" },
       },
     )
@@ -178,7 +181,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         auth: { permission: "products:write" },
         params: idParam,
-        response: { 200: envelope(productSchema), ...writeErrors },
+        response: { 200: productAnswer.describe("The product, now off sale (isActive false)"), ...writeErrors },
         detail: { summary: "Take a product off sale (soft delete; products:write)" },
       },
     );

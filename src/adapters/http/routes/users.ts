@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, envelope, envelopeError, newPassword, timestamp } from "../schemas.ts";
+import { JSON_BODY, envelope, envelopeError, newPassword, sessionCookie, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
 
@@ -43,9 +43,14 @@ const profileChanges = z
       .nullable()
       .optional(),
   })
-  .strict();
+  .strict()
+  .meta({ id: "ProfileChanges" });
 
-const passwordChange = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword });
+const passwordChange = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword }).meta({ id: "PasswordChange" });
+const profileAnswer = envelope(profileSchema).meta({ id: "ProfileEnvelope" });
+const passwordChanged = envelope(z.object({ message: z.string() })).describe(
+  "The password is changed: this session goes on with a new cookie, every other session of the account has ended",
+);
 
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
@@ -56,7 +61,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
     .get("/me", async ({ principal }) => ({ success: true as const, data: present(await useCases.getProfile(principal.user.id)), error: null }), {
       auth: "required",
       envelope: true,
-      response: { 200: envelope(profileSchema), ...errors },
+      response: { 200: profileAnswer.describe("The signed-in user's profile"), ...errors },
       detail: { summary: "The signed-in user's profile" },
     })
     .put(
@@ -71,7 +76,7 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         body: profileChanges,
         ...JSON_BODY,
-        response: { 200: envelope(profileSchema), ...errors },
+        response: { 200: profileAnswer.describe("The profile as changed"), ...errors },
         detail: { summary: "Change name and/or image (nothing else)" },
       },
     )
@@ -86,8 +91,8 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         body: passwordChange,
         ...JSON_BODY,
-        response: { 200: envelope(z.object({ message: z.string() })), ...errors, 429: envelopeError, 503: envelopeError },
-        detail: { summary: "Change the password; re-issues this session's cookie and ends every other session" },
+        response: { 200: passwordChanged, ...errors, 429: envelopeError, 503: envelopeError },
+        detail: { summary: "Change the password; re-issues this session's cookie and ends every other session", ...sessionCookie("set") },
       },
     );
 }

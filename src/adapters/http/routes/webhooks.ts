@@ -58,7 +58,13 @@ export function webhookRoutes(useCases: UseCases, verifiers: WebhookSettings) {
       },
       {
         parse: "none",
-        response: { 200: received, 400: errorBody, 413: errorBody, 500: errorBody, 503: errorBody },
+        response: {
+          200: received.describe("The event is done with: applied once, or acknowledged (a repeat, or a type the shop does not act on)"),
+          400: errorBody,
+          413: errorBody,
+          500: errorBody,
+          503: errorBody,
+        },
         detail: {
           summary: `${about.summary}; each event applied once, other types acknowledged`,
           security: [],
