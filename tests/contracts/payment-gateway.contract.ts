@@ -149,7 +149,7 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
       expect(await calculate(austin, [1299, 899])).toEqual({ tax: 137, calculationId: expect.stringMatching(/^taxcalc_/) });
     });
 
-    // Rates from README's table of the fake's rates; each line's tax worked out by hand and rounded half up.
+    // Rates from the fake's table in docs/orders-and-payments.md; each line's tax worked out by hand and rounded half up.
     test.each([
       ["CA 7.25 %", [1000, 1299], 167, "CA"], // 72.5 → 73, 94.1775 → 94
       ["MN 6.875 %", [2000, 1299], 227, "MN"], // 137.5 → 138, 89.30625 → 89

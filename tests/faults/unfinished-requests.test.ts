@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { shopOnPostgres } from "../support/processes.ts";
 import { connection } from "../support/raw-http.ts";
 
-// What Bun 1.4.5 does with a request that never finishes (README, HTTP behaviour): no answer, the
+// What Bun 1.4.5 does with a request that never finishes (docs/http.md): no answer, the
 // connection closed after its idle timeouts. Half a minute of waiting, so it runs with the fault
 // suite (npm run test:faults), not in npm test.
 const shop = shopOnPostgres({ RATE_LIMIT_MAX: "0" });

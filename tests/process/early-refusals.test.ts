@@ -73,7 +73,7 @@ describe("requests without a host of their own, once a 500, are answered as any 
   }, 10_000);
 });
 
-describe("what Bun answers itself, bare, before the app can see it (documented in README, HTTP behaviour)", () => {
+describe("what Bun answers itself, bare, before the app can see it (documented in docs/http.md)", () => {
   const big = "a".repeat(17 * 1024);
   test.each([
     [431, "a header over 16 KiB", `GET /api/health HTTP/1.1\r\nHost: shop\r\nX-Big: ${big}\r\n\r\n`],

@@ -17,7 +17,7 @@ type Answer = { status: number; body: Json };
 
 /**
  * Sales tax of the states the tests ship to, in hundred-thousandths (6.25 % = 6250), written out here
- * from README's table rather than imported from the fake, which the payment contract holds to the
+ * from the table in docs/orders-and-payments.md rather than imported from the fake, which the payment contract holds to the
  * same amounts: a wrong rate in the fake must not be on both sides. Any other state is not placed.
  */
 const TAX_RATES: Readonly<Record<string, number>> = { AK: 0, CA: 7250, MN: 6875, MO: 4225, NY: 4000, PR: 10500, TX: 6250 };
