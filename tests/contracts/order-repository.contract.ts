@@ -191,8 +191,9 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       await stored(user, products, { status: "CONFIRMED" });
       await stored(other.user, other.products);
       const failed = await stored(user, products, { paymentStatus: "FAILED" });
-      expect(await repo().unpaidOf(user.id)).toEqual([pending, failed].map((o) => ({ id: o.id, orderNumber: o.orderNumber })));
-      expect(await repo().unpaidOf("no-such-user")).toEqual([]);
+      expect(await repo().unpaidOf(user.id, 10)).toEqual([pending, failed].map((o) => ({ id: o.id, orderNumber: o.orderNumber })));
+      expect(await repo().unpaidOf(user.id, 1)).toEqual([{ id: pending.id, orderNumber: pending.orderNumber }]);
+      expect(await repo().unpaidOf("no-such-user", 10)).toEqual([]);
     });
 
     test("findUnpaidBefore pages on after a given order, past orders made in the same instant", async () => {

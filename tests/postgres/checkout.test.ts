@@ -108,7 +108,7 @@ describe("the unpaid-order limit under concurrency (PostgreSQL, decisions §15)"
     for (const p of rest) cart.push(await addToCart(deps, user.id, { productId: p.id, quantity: 1 }, NO_ORIGIN));
     return { user, products: rest, lines: cart };
   }
-  const unpaidOf = async (userId: string) => (await deps.repos.orders.unpaidOf(userId)).length;
+  const unpaidOf = async (userId: string) => (await deps.repos.orders.unpaidOf(userId, 100)).length;
 
   test("ten checkouts at once, each of its own cart line, by a customer with 2 unpaid orders make exactly one more order; nine are refused, taking nothing", async () => {
     const { user, products, lines } = await customerNearTheLimit(10);

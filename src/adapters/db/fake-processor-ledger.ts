@@ -35,8 +35,8 @@ function bookOf(trx: Transaction<Database>): FakeBook {
 
 /**
  * The fake processor's books in the shop's database: every instance, the CLI and a restarted server
- * see the same intents. A key's runs are serialized by a transaction-scoped advisory lock on it, so
- * two instances confirming with one key at once confirm once.
+ * see the same intents. A key's runs are serialized by the row that claims it, so two instances
+ * confirming with one key at once confirm once.
  */
 export function createPgFakeLedger(db: Db): FakeLedger {
   return {
@@ -47,13 +47,23 @@ export function createPgFakeLedger(db: Db): FakeLedger {
     once: <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
       refuseProcessorCallInsideTransaction();
       return db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${`fake-processor:${key}`}, 0))`.execute(trx);
-        const kept = await trx.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirst();
-        if (kept) return kept.answer as T;
+        // The key is claimed by its row: a second run of it waits on the first's row until that one
+        // commits (and then finds its answer) or rolls back (and then claims the key itself).
+        const claimed = await trx
+          .insertInto("fake_processor_replays")
+          .values({ idempotency_key: key, answer: "null" })
+          .onConflict((conflict) => conflict.column("idempotency_key").doNothing())
+          .returning("idempotency_key")
+          .executeTakeFirst();
+        if (!claimed) {
+          const kept = await trx.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirstOrThrow();
+          return kept.answer as T;
+        }
         const answer = await work(bookOf(trx));
         await trx
-          .insertInto("fake_processor_replays")
-          .values({ idempotency_key: key, answer: JSON.stringify(answer) })
+          .updateTable("fake_processor_replays")
+          .set({ answer: JSON.stringify(answer) })
+          .where("idempotency_key", "=", key)
           .execute();
         return answer;
       });

@@ -194,7 +194,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return { orders: await withItems(rows), total };
     },
 
-    async unpaidOf(userId) {
+    async unpaidOf(userId, limit) {
       const rows = await db
         .selectFrom("orders")
         .select(["id", "order_number"])
@@ -203,6 +203,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         .where("payment_status", "in", ["PENDING", "FAILED"])
         .orderBy("created_at")
         .orderBy("id")
+        .limit(limit)
         .execute();
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number }));
     },

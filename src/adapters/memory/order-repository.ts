@@ -59,10 +59,11 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       const page = matching.slice(filter.skip, filter.take === null ? undefined : filter.skip + filter.take);
       return { orders: page.map(view), total: matching.length };
     },
-    async unpaidOf(userId) {
+    async unpaidOf(userId, limit) {
       return [...orders.values()]
         .filter((o) => o.userId === userId && o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED"))
         .sort(byCreation)
+        .slice(0, limit)
         .map(({ id, orderNumber }) => ({ id, orderNumber }));
     },
     async findUnpaidBefore(before, limit, after) {

@@ -140,7 +140,8 @@ async function taxFor(deps: Pick<Deps, "tax" | "logger">, lines: CartLine[], shi
  */
 async function refuseOverUnpaidLimit(tx: Repositories, userId: string, limit: number): Promise<void> {
   if (!(await tx.users.holdForCheckout(userId))) throw accountGone();
-  const unpaid = await tx.orders.unpaidOf(userId);
+  // As many as the limit: enough to know it is reached, and to name them, however many a customer holds.
+  const unpaid = await tx.orders.unpaidOf(userId, limit);
   if (unpaid.length >= limit) {
     throw new DomainError("order.too_many_unpaid", "Pay or cancel your unpaid orders first", { limit, unpaidOrders: unpaid });
   }

@@ -33,8 +33,8 @@ export interface OrderReader {
   idsOfTrackingNumber(trackingNumber: string): Promise<string[]>;
   /** One page of orders, and how many match in all. */
   list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
-  /** The customer's PENDING orders not paid (payment PENDING or FAILED), oldest first (then by id). */
-  unpaidOf(userId: string): Promise<Array<Pick<Order, "id" | "orderNumber">>>;
+  /** The customer's PENDING orders not paid (payment PENDING or FAILED), oldest first (then by id), at most `limit` of them. */
+  unpaidOf(userId: string, limit: number): Promise<Array<Pick<Order, "id" | "orderNumber">>>;
   /**
    * PENDING orders not paid (payment PENDING or FAILED) created before the cut-off, oldest first
    * (then by id), starting after the given one when one is given.
