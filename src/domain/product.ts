@@ -3,6 +3,10 @@ import type { PageRequest } from "./paging.ts";
 
 export const MIN_HEAT_LEVEL = 0;
 export const MAX_HEAT_LEVEL = 5;
+/** The most a product may hold in stock: set on a product, or reached by an adjustment. */
+export const MAX_INVENTORY = 1_000_000;
+/** LOW_STOCK_THRESHOLD's default: the back office's low stock is this many units or fewer. */
+export const DEFAULT_LOW_STOCK_THRESHOLD = 5;
 
 export interface Product {
   id: string;
@@ -42,6 +46,25 @@ export function matchesProductQuery(product: Product, query: ProductQuery): bool
     (query.heatLevel === undefined || product.heatLevel === query.heatLevel) &&
     (query.minPrice === undefined || product.price >= query.minPrice) &&
     (query.maxPrice === undefined || product.price <= query.maxPrice)
+  );
+}
+
+/** The back office's product list (decisions §12): every product, on sale or not, newest first. */
+export interface AdminProductQuery extends PageRequest {
+  /** Part of the name or the SKU, in any case. */
+  q?: string;
+  isActive?: boolean;
+  /** Only products with this many units or fewer (low stock). */
+  maxInventory?: number;
+}
+
+/** The back office's filters, as the in-memory repository applies them (the contract suite holds PostgreSQL's SQL to the same). */
+export function matchesAdminProductQuery(product: Product, query: AdminProductQuery): boolean {
+  const q = query.q?.toLowerCase();
+  return (
+    (q === undefined || product.name.toLowerCase().includes(q) || product.sku.toLowerCase().includes(q)) &&
+    (query.isActive === undefined || product.isActive === query.isActive) &&
+    (query.maxInventory === undefined || product.inventory <= query.maxInventory)
   );
 }
 
