@@ -5,6 +5,9 @@ export const MIN_HEAT_LEVEL = 0;
 export const MAX_HEAT_LEVEL = 5;
 /** The most a product may hold in stock: set on a product, or reached by an adjustment. */
 export const MAX_INVENTORY = 1_000_000;
+/** The most one inventory adjustment may add or take. */
+export const MAX_INVENTORY_DELTA = MAX_INVENTORY;
+export const MAX_ADJUSTMENT_REASON_LENGTH = 200;
 /** LOW_STOCK_THRESHOLD's default: the back office's low stock is this many units or fewer. */
 export const DEFAULT_LOW_STOCK_THRESHOLD = 5;
 
@@ -66,6 +69,24 @@ export function matchesAdminProductQuery(product: Product, query: AdminProductQu
     (query.isActive === undefined || product.isActive === query.isActive) &&
     (query.maxInventory === undefined || product.inventory <= query.maxInventory)
   );
+}
+
+/** Units added to (or, negative, taken from) a product's stock, and why: for the audit log. */
+export interface InventoryAdjustment {
+  delta: number;
+  reason: string;
+}
+
+/** What is wrong with an adjustment, by field: a whole, non-zero number of units within bounds, and a reason of 1 to 200 characters. */
+export function inventoryAdjustmentIssues({ delta, reason }: InventoryAdjustment): { path: string; message: string }[] {
+  const issues = [];
+  if (!Number.isInteger(delta) || delta === 0 || Math.abs(delta) > MAX_INVENTORY_DELTA) {
+    issues.push({ path: "delta", message: `must be a whole number of units from -${MAX_INVENTORY_DELTA} to ${MAX_INVENTORY_DELTA}, not 0` });
+  }
+  if (reason.length < 1 || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) {
+    issues.push({ path: "reason", message: `must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters` });
+  }
+  return issues;
 }
 
 type Comparator = (a: Product, b: Product) => number;
