@@ -87,6 +87,15 @@ const ROUTES: Route[] = [
     body: { status: "CANCELLED" },
     expect: refunders,
   },
+  // The back office's products (decisions §12): products:read and products:write, STAFF's by default.
+  { name: "list every product (products:read)", method: "GET", path: () => "/api/admin/products?lowStock=true", expect: staffOnly },
+  {
+    name: "adjust inventory (products:write)",
+    method: "POST",
+    path: ({ productId }) => `/api/admin/products/${productId}/inventory`,
+    body: { delta: 5, reason: "Delivery" },
+    expect: staffOnly,
+  },
 ];
 
 /** An order of the user's, for one unit of the product; paid when asked. */
