@@ -96,7 +96,7 @@ describe("inventory adjustment (products:write)", () => {
     const deps = await shopWith(product);
     const error = await domainErrorOf(adjustInventory(deps, SYSTEM_ACTOR, { id: product.id }, input, NO_ORIGIN));
     expect(error.code).toBe("invalid_input");
-    expect((error.details?.issues as { path: string }[]).map((i) => i.path)).toEqual([field]);
+    expect(((error.details?.issues ?? []) as { path: string }[]).map((i) => i.path)).toEqual([field]);
     expect(deps.state.products.get(product.id)?.inventory).toBe(10);
   });
 

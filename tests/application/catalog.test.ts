@@ -95,7 +95,7 @@ describe("setting inventory outright needs expectedInventory (decisions §12)", 
     for (const patch of [{ inventory: 20 }, { expectedInventory: 5 }, { name: "Renamed", expectedInventory: 5 }]) {
       const error = await domainErrorOf(updateProduct(deps, staff, product.id, patch, NO_ORIGIN));
       expect(error.code).toBe("invalid_input");
-      expect((error.details?.issues as { path: string }[]).map((i) => i.path)).toEqual(["expectedInventory"]);
+      expect(((error.details?.issues ?? []) as { path: string }[]).map((i) => i.path)).toEqual(["expectedInventory"]);
     }
     expect(deps.state.products.get(product.id)).toEqual(product);
   });
