@@ -20,17 +20,15 @@ const listQuery = z.object({
   ...pageQuery,
 });
 
-const adjustment = z
-  .strictObject({
-    delta: z
-      .int()
-      .min(-MAX_INVENTORY_DELTA)
-      .max(MAX_INVENTORY_DELTA)
-      .refine((delta) => delta !== 0, "must not be 0")
-      .describe("units to add; negative to take"),
-    reason: z.string().trim().min(1).max(MAX_ADJUSTMENT_REASON_LENGTH).describe("why, for the audit log"),
-  })
-  .meta({ id: "InventoryAdjustment" });
+const adjustment = z.strictObject({
+  delta: z
+    .int()
+    .min(-MAX_INVENTORY_DELTA)
+    .max(MAX_INVENTORY_DELTA)
+    .refine((delta) => delta !== 0, "must not be 0")
+    .describe("units to add; negative to take"),
+  reason: z.string().trim().min(1).max(MAX_ADJUSTMENT_REASON_LENGTH).describe("why, for the audit log"),
+});
 
 const productPage = pagedEnvelope(productSchema).meta({ id: "AdminProductPage" });
 const productAnswer = envelope(productSchema).meta({ id: "AdminProductEnvelope" });
