@@ -100,6 +100,13 @@ describe("setting inventory outright needs expectedInventory (decisions §12)", 
     expect(deps.state.products.get(product.id)).toEqual(product);
   });
 
+  test("a caller without products:write is refused before the fields are judged", async () => {
+    const product = aProduct({ inventory: 5 });
+    const deps = await shopWith(product);
+    const customer: Actor = { userId: "customer-1", role: "CUSTOMER", permissions: new Set() };
+    expect((await domainErrorOf(updateProduct(deps, customer, product.id, { inventory: 20 }, NO_ORIGIN))).code).toBe("forbidden");
+  });
+
   test("an unknown product is still product.not_found, with or without expectedInventory", async () => {
     const deps = await shopWith();
     for (const patch of [{ inventory: 1, expectedInventory: 0 }, { name: "Ghost" }])

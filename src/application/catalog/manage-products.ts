@@ -73,6 +73,7 @@ async function refusal(tx: Repositories, id: string, expectedInventory: number |
 }
 
 export async function updateProduct(deps: CatalogDeps, actor: Actor, id: string, patch: ProductPatch, origin: RequestOrigin): Promise<Product> {
+  requirePermission(actor, "products:write");
   const { expectedInventory, ...fields } = patch;
   if ((fields.inventory === undefined) !== (expectedInventory === undefined)) {
     const message =
