@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ORDER_PREFIX_PATTERN } from "./domain/order-number.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS } from "./domain/payment.ts";
+import { DEFAULT_LOW_STOCK_THRESHOLD, MAX_INVENTORY } from "./domain/product.ts";
 import { passwordProblem } from "./domain/user.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders/settings.ts";
 import type { CommonPasswords } from "./application/ports/identity.ts";
@@ -92,6 +93,8 @@ const envSchema = z.object({
     .min(1, "must be at least 1 second")
     .max(3_600, "must be at most 3600 seconds (an hour)")
     .default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
+  // The back office's low stock (decisions §12): at or under this many units.
+  LOW_STOCK_THRESHOLD: z.coerce.number().int().min(0).max(MAX_INVENTORY).default(DEFAULT_LOW_STOCK_THRESHOLD),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   /** Held to the rules of every password in loadConfig, which is handed the common-password list. */
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
@@ -185,6 +188,8 @@ export interface Config {
   orders: OrderSettings;
   /** How often housekeeping runs (HOUSEKEEPING_INTERVAL_SECONDS): expiry, what a crash left, purges. */
   housekeepingIntervalMs: number;
+  /** LOW_STOCK_THRESHOLD: the back office's `lowStock=true` lists products with this many units or fewer. */
+  lowStockThreshold: number;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
 }
@@ -254,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
       graceMs: e.HOUSEKEEPING_GRACE_SECONDS * 1000,
     },
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
+    lowStockThreshold: e.LOW_STOCK_THRESHOLD,
     bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };

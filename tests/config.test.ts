@@ -107,6 +107,15 @@ describe("configuration", () => {
     for (const bad of ["2.5", "many", "1001"]) expect(() => loadConfig({ MAX_UNPAID_ORDERS: bad })).toThrow(/^Invalid configuration: MAX_UNPAID_ORDERS: /);
   });
 
+  test("LOW_STOCK_THRESHOLD: 5 unless set; 0 lists only the sold-out; anything but a whole number from 0 to 1,000,000 stops the start naming it", () => {
+    expect(loadConfig({}).lowStockThreshold).toBe(5);
+    expect(loadConfig({ LOW_STOCK_THRESHOLD: "12" }).lowStockThreshold).toBe(12);
+    expect(loadConfig({ LOW_STOCK_THRESHOLD: "0" }).lowStockThreshold).toBe(0);
+    expect(() => loadConfig({ LOW_STOCK_THRESHOLD: "few" })).toThrow('Invalid configuration: LOW_STOCK_THRESHOLD: must be a whole number, not "few"');
+    expect(() => loadConfig({ LOW_STOCK_THRESHOLD: "-1" })).toThrow("Invalid configuration: LOW_STOCK_THRESHOLD: must be at least 0, not -1");
+    for (const bad of ["2.5", "1000001"]) expect(() => loadConfig({ LOW_STOCK_THRESHOLD: bad })).toThrow(/^Invalid configuration: LOW_STOCK_THRESHOLD: /);
+  });
+
   test("the rate limits: 100 per endpoint and 10 on the password routes together (decisions §15) per 900 s window; each off at 0 on its own", () => {
     expect(loadConfig({}).rateLimit).toEqual({ max: 100, passwordMax: 10, windowSeconds: 900, exemptUserAgent: "StorefrontMobileApp" });
     expect(loadConfig({ RATE_LIMIT_MAX: "0", PASSWORD_RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "10" }).rateLimit).toMatchObject({

@@ -1,8 +1,10 @@
 import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
-import type { ProductQuery } from "../domain/product.ts";
+import { DEFAULT_LOW_STOCK_THRESHOLD, type InventoryAdjustment, type ProductQuery } from "../domain/product.ts";
 import type { UserRole } from "../domain/user.ts";
+import { type ProductRef, adjustInventory } from "./admin/adjust-inventory.ts";
+import { type AdminProductFilter, listAdminProducts } from "./admin/list-products.ts";
 import { ACCESS_CACHE_MS, createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
@@ -46,6 +48,8 @@ export interface UseCaseOptions {
   rateLimit?: RateLimitPolicy;
   /** How long sessions, accounts and permissions read are trusted (decisions §5: at most 30 s, the default). */
   sessionCacheSeconds?: number;
+  /** LOW_STOCK_THRESHOLD: the back office's low stock; DEFAULT_LOW_STOCK_THRESHOLD when absent. */
+  lowStockThreshold?: number;
 }
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
@@ -61,6 +65,10 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     deleteProduct: (actor: Actor, id: string, origin: RequestOrigin) => deleteProduct(deps, actor, id, origin),
     seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
     seedDemoCatalogIfEmpty: (catalog: DemoCatalog) => seedDemoCatalogIfEmpty(deps, catalog),
+
+    listAdminProducts: (actor: Actor, filter: AdminProductFilter) =>
+      listAdminProducts(deps, actor, filter, options.lowStockThreshold ?? DEFAULT_LOW_STOCK_THRESHOLD),
+    adjustInventory: (actor: Actor, ref: ProductRef, input: InventoryAdjustment, origin: RequestOrigin) => adjustInventory(deps, actor, ref, input, origin),
 
     getCart: (userId: string) => getCart(deps, userId),
     addToCart: (userId: string, input: { productId: string; quantity: number }, origin: RequestOrigin) => addToCart(deps, userId, input, origin),

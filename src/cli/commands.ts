@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { demoCatalog } from "../application/catalog/demo-catalog.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
 import { NO_ORIGIN } from "../domain/audit.ts";
+import { DomainError } from "../domain/errors.ts";
 import { toDollars } from "../domain/money.ts";
 import { ORDER_STATUSES, type OrderStatus, isOrderStatus } from "../domain/order.ts";
 import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
@@ -154,6 +155,19 @@ export const commands: Record<string, Command> = {
       });
     },
   },
+  "inventory:adjust": {
+    usage: "inventory:adjust SKU DELTA --reason TEXT",
+    summary: "add units to a product's stock (a negative DELTA takes them), audited with the reason",
+    run: (args, config) => {
+      const { sku, delta, reason } = inventoryArgs(args);
+      return withUseCases(config, async (useCases) => {
+        const { product, before } = await useCases.adjustInventory(SYSTEM_ACTOR, { sku }, { delta, reason }, NO_ORIGIN).catch((error: unknown) => {
+          throw plainRefusal(error, sku);
+        });
+        console.log(`${product.name} (${product.sku}): ${before} -> ${product.inventory} units`);
+      });
+    },
+  },
   "permissions:list": {
     usage: "permissions:list [ROLE]",
     summary: "show the permissions of every role, or of one",
@@ -178,6 +192,37 @@ export const commands: Record<string, Command> = {
     run: (args, config) => changePermission(args, config, "revoke"),
   },
 };
+
+/**
+ * SKU DELTA --reason TEXT, read by hand: node's parseArgs takes a DELTA such as -3 for an option.
+ * Bounds and the reason's length are the use case's to judge.
+ */
+function inventoryArgs(args: string[]): { sku: string; delta: number; reason: string } {
+  const given: string[] = [];
+  let reason: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--reason") reason = args[++i];
+    else if (arg.startsWith("--reason=")) reason = arg.slice("--reason=".length);
+    else if (/^--?[a-z]/i.test(arg)) throw misuse(`inventory:adjust does not take ${arg}`);
+    else given.push(arg);
+  }
+  const [sku, delta] = positionals("inventory:adjust", given, 2) as [string, string];
+  if (reason === undefined) throw misuse("inventory:adjust needs --reason TEXT: why the stock changes, for the audit log");
+  if (!/^[+-]?\d+$/.test(delta)) throw misuse(`DELTA must be a whole number of units such as 5 or -3, not "${delta}"`);
+  return { sku, delta: Number(delta), reason };
+}
+
+/** The refusals a person at the terminal can act on, said in their terms (the SKU they typed, what is on the shelf). */
+function plainRefusal(error: unknown, sku: string): unknown {
+  if (!(error instanceof DomainError)) return error;
+  if (error.code === "product.not_found") return new CliError(`No product has the SKU "${sku}"`, 1);
+  if (error.code === "inventory.insufficient") {
+    const { productName, available, requested } = error.details as { productName: string; available: number; requested: number };
+    return new CliError(`Insufficient inventory: ${productName} has ${available}, so ${requested} cannot be taken`, 1);
+  }
+  return error;
+}
 
 function changePermission(args: string[], config: Config, change: "grant" | "revoke") {
   const [roleName, permission] = positionals(`permissions:${change}`, args, 2) as [string, string];

@@ -4,6 +4,7 @@ export type ErrorCode =
   | "forbidden"
   | "product.not_found"
   | "product.conflict"
+  | "product.inventory_changed"
   | "auth.unauthenticated"
   | "auth.invalid_credentials"
   | "auth.too_many_attempts"

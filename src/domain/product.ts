@@ -3,6 +3,13 @@ import type { PageRequest } from "./paging.ts";
 
 export const MIN_HEAT_LEVEL = 0;
 export const MAX_HEAT_LEVEL = 5;
+/** The most a product may hold in stock: set on a product, or reached by an adjustment. */
+export const MAX_INVENTORY = 1_000_000;
+/** The most one inventory adjustment may add or take. */
+export const MAX_INVENTORY_DELTA = MAX_INVENTORY;
+export const MAX_ADJUSTMENT_REASON_LENGTH = 200;
+/** LOW_STOCK_THRESHOLD's default: the back office's low stock is this many units or fewer. */
+export const DEFAULT_LOW_STOCK_THRESHOLD = 5;
 
 export interface Product {
   id: string;
@@ -43,6 +50,43 @@ export function matchesProductQuery(product: Product, query: ProductQuery): bool
     (query.minPrice === undefined || product.price >= query.minPrice) &&
     (query.maxPrice === undefined || product.price <= query.maxPrice)
   );
+}
+
+/** The back office's product list (decisions §12): every product, on sale or not, newest first. */
+export interface AdminProductQuery extends PageRequest {
+  /** Part of the name or the SKU, in any case. */
+  q?: string;
+  isActive?: boolean;
+  /** Only products with this many units or fewer (low stock). */
+  maxInventory?: number;
+}
+
+/** The back office's filters, as the in-memory repository applies them (the contract suite holds PostgreSQL's SQL to the same). */
+export function matchesAdminProductQuery(product: Product, query: AdminProductQuery): boolean {
+  const q = query.q?.toLowerCase();
+  return (
+    (q === undefined || product.name.toLowerCase().includes(q) || product.sku.toLowerCase().includes(q)) &&
+    (query.isActive === undefined || product.isActive === query.isActive) &&
+    (query.maxInventory === undefined || product.inventory <= query.maxInventory)
+  );
+}
+
+/** Units added to (or, negative, taken from) a product's stock, and why: for the audit log. */
+export interface InventoryAdjustment {
+  delta: number;
+  reason: string;
+}
+
+/** What is wrong with an adjustment, by field: a whole, non-zero number of units within bounds, and a reason of 1 to 200 characters. */
+export function inventoryAdjustmentIssues({ delta, reason }: InventoryAdjustment): { path: string; message: string }[] {
+  const issues = [];
+  if (!Number.isInteger(delta) || delta === 0 || Math.abs(delta) > MAX_INVENTORY_DELTA) {
+    issues.push({ path: "delta", message: `must be a whole number of units from -${MAX_INVENTORY_DELTA} to ${MAX_INVENTORY_DELTA}, not 0` });
+  }
+  if (reason.length < 1 || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) {
+    issues.push({ path: "reason", message: `must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters` });
+  }
+  return issues;
 }
 
 type Comparator = (a: Product, b: Product) => number;

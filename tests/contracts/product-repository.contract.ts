@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import type { ProductQuery } from "../../src/domain/product.ts";
+import { type AdminProductQuery, MAX_INVENTORY, type ProductQuery } from "../../src/domain/product.ts";
 import { aProduct } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const everything: ProductQuery = { sort: "newest", page: 1, limit: 100 };
+const firstPage: AdminProductQuery = { page: 1, limit: 100 };
 
 export function productRepositoryContract(target: () => ContractTarget) {
   describe("ProductRepository", () => {
@@ -218,6 +219,107 @@ export function productRepositoryContract(target: () => ContractTarget) {
       expect((shortfalls as unknown[]).length).toBe(2);
       expect((await repo().findById(short.id))?.inventory).toBe(1);
       expect((await repo().findById(enough.id))?.inventory).toBe(5);
+    });
+
+    describe("the back office's list (decisions §12)", () => {
+      const names = async (query: Partial<AdminProductQuery>) => (await repo().listForAdmin({ ...firstPage, ...query })).items.map((p) => p.name);
+
+      test("lists every product, off sale too, newest first, and counts them", async () => {
+        await repo().create(aProduct({ name: "Old", createdAt: new Date("2026-01-01") }));
+        await repo().create(aProduct({ name: "Retired", isActive: false, createdAt: new Date("2026-01-02") }));
+        await repo().create(aProduct({ name: "New", createdAt: new Date("2026-01-03") }));
+        expect(await repo().listForAdmin(firstPage)).toMatchObject({ total: 3 });
+        expect(await names({})).toEqual(["New", "Retired", "Old"]);
+      });
+
+      test("q matches the name or the SKU, ignoring case, anywhere in it, and takes % and _ literally", async () => {
+        await repo().create(aProduct({ name: "Ghost Pepper Fury", sku: "SF-GHO-011", createdAt: new Date("2026-01-03") }));
+        await repo().create(aProduct({ name: "Verde", sku: "SF-VRD-003", description: "ghost of a chance", createdAt: new Date("2026-01-02") }));
+        await repo().create(aProduct({ name: "100% Habanero", sku: "HAB_100", createdAt: new Date("2026-01-01") }));
+        expect(await names({ q: "GHOST" })).toEqual(["Ghost Pepper Fury"]);
+        expect(await names({ q: "vrd" })).toEqual(["Verde"]);
+        expect(await names({ q: "sf-" })).toEqual(["Ghost Pepper Fury", "Verde"]);
+        expect(await names({ q: "%" })).toEqual(["100% Habanero"]);
+        expect(await names({ q: "_" })).toEqual(["100% Habanero"]);
+        expect(await names({ q: "h_b" })).toEqual([]);
+      });
+
+      test("isActive keeps the products on sale, or those off sale", async () => {
+        await repo().create(aProduct({ name: "On Sale" }));
+        await repo().create(aProduct({ name: "Retired", isActive: false }));
+        expect(await names({ isActive: true })).toEqual(["On Sale"]);
+        expect(await names({ isActive: false })).toEqual(["Retired"]);
+      });
+
+      test("maxInventory keeps the products with that many units or fewer", async () => {
+        for (const [name, inventory] of [
+          ["Plenty", 6],
+          ["At", 5],
+          ["Few", 1],
+          ["None", 0],
+        ] as const)
+          await repo().create(aProduct({ name, inventory }));
+        expect((await names({ maxInventory: 5 })).sort()).toEqual(["At", "Few", "None"]);
+        expect(await names({ maxInventory: 0 })).toEqual(["None"]);
+      });
+
+      test("the filters together keep what every one of them keeps, and the total counts that, whatever the page", async () => {
+        const made = (name: string, fields: Parameters<typeof aProduct>[0]) => repo().create(aProduct({ name, ...fields }));
+        await made("Reaper Low On", { sku: "R-1", inventory: 2 });
+        await made("Reaper Low Off", { sku: "R-2", inventory: 2, isActive: false });
+        await made("Reaper High Off", { sku: "R-3", inventory: 50, isActive: false });
+        await made("Verde Low Off", { sku: "V-1", inventory: 1, isActive: false });
+        expect(await names({ q: "reaper", isActive: false, maxInventory: 5 })).toEqual(["Reaper Low Off"]);
+        expect((await names({ q: "reaper", maxInventory: 5 })).sort()).toEqual(["Reaper Low Off", "Reaper Low On"]);
+        expect((await names({ isActive: false, maxInventory: 5 })).sort()).toEqual(["Reaper Low Off", "Verde Low Off"]);
+        expect((await names({ q: "reaper", isActive: false })).sort()).toEqual(["Reaper High Off", "Reaper Low Off"]);
+        const second = await repo().listForAdmin({ ...firstPage, isActive: false, page: 2, limit: 2 });
+        expect([second.items.length, second.total]).toEqual([1, 3]);
+        expect(await repo().listForAdmin({ ...firstPage, isActive: false, page: 5, limit: 2 })).toEqual({ items: [], total: 3 });
+      });
+    });
+
+    test("findBySku finds a product, on sale or not, by its exact SKU", async () => {
+      const product = aProduct({ sku: "SF-BBQ-001", isActive: false });
+      await repo().create(product);
+      expect(await repo().findBySku("SF-BBQ-001")).toEqual(product);
+      expect(await repo().findBySku("sf-bbq-001")).toBeNull();
+      expect(await repo().findBySku("SF-BBQ")).toBeNull();
+    });
+
+    test("adjustInventory adds or takes the delta and answers the product as it left it, off sale too", async () => {
+      const product = aProduct({ inventory: 5, isActive: false });
+      await repo().create(product);
+      const at = new Date("2026-11-23T09:00:00Z");
+      expect(await repo().adjustInventory(product.id, 7, at)).toEqual({ ...product, inventory: 12, updatedAt: at });
+      expect(await repo().adjustInventory(product.id, -12, at)).toEqual({ ...product, inventory: 0, updatedAt: at });
+      expect(await repo().findById(product.id)).toEqual({ ...product, inventory: 0, updatedAt: at });
+    });
+
+    test("adjustInventory changes nothing, and answers null, below zero, past MAX_INVENTORY, or for an unknown product", async () => {
+      const product = aProduct({ inventory: 3 });
+      await repo().create(product);
+      const at = new Date("2026-11-23T09:00:00Z");
+      expect(await repo().adjustInventory(product.id, -4, at)).toBeNull();
+      expect(await repo().adjustInventory(product.id, MAX_INVENTORY - 2, at)).toBeNull();
+      expect(await repo().findById(product.id)).toEqual(product);
+      expect(await repo().adjustInventory(product.id, MAX_INVENTORY - 3, at)).toMatchObject({ inventory: MAX_INVENTORY });
+      expect(await repo().adjustInventory("no-such-product", 1, at)).toBeNull();
+    });
+
+    test("update with an expected inventory writes only while the product holds exactly that; null otherwise, and nothing changes", async () => {
+      const product = aProduct({ inventory: 5 });
+      await repo().create(product);
+      const updatedAt = new Date("2026-02-01T10:00:00Z");
+      expect(await repo().update(product.id, { inventory: 20, name: "Restocked", updatedAt }, 4)).toBeNull();
+      expect(await repo().findById(product.id)).toEqual(product);
+      expect(await repo().update(product.id, { inventory: 20, name: "Restocked", updatedAt }, 5)).toEqual({
+        ...product,
+        inventory: 20,
+        name: "Restocked",
+        updatedAt,
+      });
+      expect(await repo().update("no-such-product", { inventory: 1, updatedAt }, 0)).toBeNull();
     });
 
     test("returnStock puts quantities back", async () => {

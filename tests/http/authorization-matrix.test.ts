@@ -48,7 +48,7 @@ const ROUTES: Route[] = [
     body: { name: "Matrix Sauce", sku: `MX-${crypto.randomUUID()}`, price: 5, featuredImage: "https://img.example.com/m.jpg", heatLevel: 1, inventory: 1 },
     expect: productWriters(201),
   },
-  { name: "update product", method: "PUT", path: ({ productId }) => `/api/products/${productId}`, body: { inventory: 7 }, expect: productWriters(200) },
+  { name: "update product", method: "PUT", path: ({ productId }) => `/api/products/${productId}`, body: { price: 7 }, expect: productWriters(200) },
   { name: "delete product", method: "DELETE", path: ({ productId }) => `/api/products/${productId}`, expect: productWriters(200) },
   { name: "read own cart", method: "GET", path: () => "/api/cart", expect: signedIn },
   { name: "add to cart", method: "POST", path: () => "/api/cart", body: (f: Fixture) => ({ productId: f.productId, quantity: 1 }), expect: signedIn },
@@ -86,6 +86,15 @@ const ROUTES: Route[] = [
     path: ({ paidOrderId }) => `/api/orders/${paidOrderId}/status`,
     body: { status: "CANCELLED" },
     expect: refunders,
+  },
+  // The back office's products (decisions §12): products:read and products:write, STAFF's by default.
+  { name: "list every product (products:read)", method: "GET", path: () => "/api/admin/products?lowStock=true", expect: staffOnly },
+  {
+    name: "adjust inventory (products:write)",
+    method: "POST",
+    path: ({ productId }) => `/api/admin/products/${productId}/inventory`,
+    body: { delta: 5, reason: "Delivery" },
+    expect: staffOnly,
   },
 ];
 

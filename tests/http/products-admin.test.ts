@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { signedInAs } from "../support/accounts.ts";
+import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
 
 let t: TestApp;
@@ -65,7 +66,7 @@ describe("product writes (products:write)", () => {
   test("PUT changes only the given fields; DELETE takes the product off sale but keeps it", async () => {
     const created = (await t.call("POST", "/api/products", { body: sauce, headers: staff.headers })).body.data;
     t.deps.clock.advance(1_000);
-    const put = await t.call("PUT", `/api/products/${created.id}`, { body: { price: 10, inventory: 3 }, headers: staff.headers });
+    const put = await t.call("PUT", `/api/products/${created.id}`, { body: { price: 10, inventory: 3, expectedInventory: 25 }, headers: staff.headers });
     expect(put.status).toBe(200);
     expect(put.body.data).toMatchObject({ price: 10, inventory: 3, name: sauce.name, heatLevel: 4 });
 
@@ -81,5 +82,48 @@ describe("product writes (products:write)", () => {
   test("PUT/DELETE of an unknown id is 404; a malformed id is 400", async () => {
     expect((await t.call("PUT", "/api/products/z12345678901234567890123", { body: { price: 1 }, headers: staff.headers })).status).toBe(404);
     expect((await t.call("DELETE", "/api/products/not-a-cuid", { headers: staff.headers })).status).toBe(400);
+  });
+});
+
+describe("PUT /api/products/:id with inventory needs expectedInventory (decisions §12)", () => {
+  const put = (id: string, body: unknown) => t.call("PUT", `/api/products/${id}`, { body, headers: staff.headers });
+
+  test("expectedInventory equal to the stored value sets the inventory", async () => {
+    const product = aProduct({ inventory: 5 });
+    await t.deps.repos.products.create(product);
+    const res = await put(product.id, { inventory: 20, expectedInventory: 5 });
+    expect(res.status).toBe(200);
+    expect(res.body.data.inventory).toBe(20);
+  });
+
+  test("another expectedInventory (a sale came first) is 409 naming the current value, and nothing changes", async () => {
+    const product = aProduct({ inventory: 4 });
+    await t.deps.repos.products.create(product);
+    const res = await put(product.id, { inventory: 20, expectedInventory: 5, price: 1 });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      success: false,
+      data: null,
+      error: "Inventory has changed: it is 4 now, not 5",
+      details: { productId: product.id, expectedInventory: 5, inventory: 4 },
+    });
+    expect(t.deps.state.products.get(product.id)).toEqual(product);
+  });
+
+  test("inventory alone, or expectedInventory alone, is 400 naming expectedInventory", async () => {
+    const product = aProduct({ inventory: 5 });
+    await t.deps.repos.products.create(product);
+    for (const body of [{ inventory: 20 }, { expectedInventory: 5 }]) {
+      const res = await put(product.id, body);
+      expect(res.status).toBe(400);
+      expect(res.body.details.issues.map((i: { path: string }) => i.path)).toEqual(["expectedInventory"]);
+    }
+    expect(t.deps.state.products.get(product.id)?.inventory).toBe(5);
+  });
+
+  test("the OpenAPI document says so, and lists the 409", async () => {
+    const put = (await t.call("GET", "/api/openapi.json")).body.paths["/api/products/{id}"].put;
+    expect(put.description).toContain("`expectedInventory`");
+    expect(Object.keys(put.responses)).toContain("409");
   });
 });

@@ -1,12 +1,12 @@
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import { DomainError } from "../../domain/errors.ts";
-import type { Product, ProductSort } from "../../domain/product.ts";
-import { offsetOf } from "../../domain/paging.ts";
+import { MAX_INVENTORY, type Product, type ProductSort } from "../../domain/product.ts";
+import { type PageRequest, offsetOf } from "../../domain/paging.ts";
 import type { ProductRepository } from "../../application/ports/catalog.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { containsPattern, totalOf, violatedUniqueConstraint } from "./sql-helpers.ts";
-import type { ProductRow } from "./tables.ts";
+import type { Database, ProductRow } from "./tables.ts";
 
 const lowerName = sql<string>`lower(name) collate "C"`;
 
@@ -130,17 +130,23 @@ export function createPgProductRepository(db: Db): ProductRepository {
       if (query.heatLevel !== undefined) matching = matching.where("heat_level", "=", query.heatLevel);
       if (query.minPrice !== undefined) matching = matching.where("price_cents", ">=", query.minPrice);
       if (query.maxPrice !== undefined) matching = matching.where("price_cents", "<=", query.maxPrice);
+      return pageOf(matching, query, query.sort);
+    },
 
-      const offset = offsetOf(query);
-      let page = matching
-        .selectAll()
-        .select((eb) => eb.fn.countAll<string>().over().as("total"))
-        .limit(query.limit)
-        .offset(offset);
-      for (const [column, direction] of orderings[query.sort]) page = page.orderBy(column, direction);
-      const rows = await page.execute();
-      const total = await totalOf(rows, offset, () => matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow());
-      return { items: rows.map(toProduct), total };
+    listForAdmin(query) {
+      let matching = db.selectFrom("products");
+      if (query.q !== undefined) {
+        const pattern = containsPattern(query.q);
+        matching = matching.where((eb) => eb.or([eb("name", "ilike", pattern), eb("sku", "ilike", pattern)]));
+      }
+      if (query.isActive !== undefined) matching = matching.where("is_active", "=", query.isActive);
+      if (query.maxInventory !== undefined) matching = matching.where("inventory", "<=", query.maxInventory);
+      return pageOf(matching, query, "newest");
+    },
+
+    async findBySku(sku) {
+      const row = await db.selectFrom("products").selectAll().where("sku", "=", sku).executeTakeFirst();
+      return row ? toProduct(row) : null;
     },
 
     async findByIdOrSlug(key) {
@@ -178,7 +184,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
       );
     },
 
-    async update(id, c) {
+    async update(id, c, expectedInventory) {
       const row = await rejectingConflicts(() =>
         db
           .updateTable("products")
@@ -198,9 +204,22 @@ export function createPgProductRepository(db: Db): ProductRepository {
             updated_at: c.updatedAt,
           })
           .where("id", "=", id)
+          .$if(expectedInventory !== undefined, (qb) => qb.where("inventory", "=", expectedInventory!))
           .returningAll()
           .executeTakeFirst(),
       );
+      return row ? toProduct(row) : null;
+    },
+
+    async adjustInventory(id, delta, at) {
+      // One statement: a concurrent change of the row is waited for, and the bounds judged on what it left.
+      const row = await db
+        .updateTable("products")
+        .set({ inventory: sql<number>`inventory + ${delta}::int`, updated_at: at })
+        .where("id", "=", id)
+        .where(sql<boolean>`inventory::bigint + ${delta}::bigint between 0 and ${MAX_INVENTORY}`)
+        .returningAll()
+        .executeTakeFirst();
       return row ? toProduct(row) : null;
     },
 
@@ -247,6 +266,20 @@ export function createPgProductRepository(db: Db): ProductRepository {
         );
     },
   };
+}
+
+/** One page of the matching products in the given order, with the count of all of them. */
+async function pageOf(matching: SelectQueryBuilder<Database, "products", object>, request: PageRequest, sort: ProductSort) {
+  const offset = offsetOf(request);
+  let page = matching
+    .selectAll()
+    .select((eb) => eb.fn.countAll<string>().over().as("total"))
+    .limit(request.limit)
+    .offset(offset);
+  for (const [column, direction] of orderings[sort]) page = page.orderBy(column, direction);
+  const rows = await page.execute();
+  const total = await totalOf(rows, offset, () => matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow());
+  return { items: rows.map(toProduct), total };
 }
 
 const conflictingField: Record<string, "sku" | "slug"> = { products_sku_key: "sku", products_slug_key: "slug" };

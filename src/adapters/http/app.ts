@@ -13,6 +13,7 @@ import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
 import { aboutRoutes } from "./routes/about.ts";
+import { adminProductsRoutes } from "./routes/admin-products.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { fakeProcessorRoutes } from "./routes/fake-processor.ts";
 import { cartRoutes } from "./routes/cart.ts";
@@ -62,6 +63,7 @@ export function createApp(
     .use(authRoutes(useCases, { ...auth, publicUrl }))
     .use(userRoutes(useCases, auth))
     .use(productRoutes(useCases, auth))
+    .use(adminProductsRoutes(useCases, auth))
     .use(cartRoutes(useCases, auth))
     .use(orderRoutes(useCases, auth, idempotency))
     .use(paymentRoutes(useCases, auth, idempotency))

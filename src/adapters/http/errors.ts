@@ -7,6 +7,7 @@ export const statusOf = {
   forbidden: 403,
   "product.not_found": 404,
   "product.conflict": 409,
+  "product.inventory_changed": 409,
   "auth.unauthenticated": 401,
   "auth.invalid_credentials": 401,
   "auth.too_many_attempts": 429,

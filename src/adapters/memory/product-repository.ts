@@ -1,6 +1,6 @@
 import { DomainError } from "../../domain/errors.ts";
 import { offsetOf } from "../../domain/paging.ts";
-import { type Product, matchesProductQuery, productComparators } from "../../domain/product.ts";
+import { MAX_INVENTORY, type Product, matchesAdminProductQuery, matchesProductQuery, productComparators } from "../../domain/product.ts";
 import type { ProductRepository } from "../../application/ports/catalog.ts";
 
 export function createMemoryProductRepository(products: Map<string, Product>): ProductRepository {
@@ -29,17 +29,34 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       const found = products.get(id);
       return found ? structuredClone(found) : null;
     },
+    async listForAdmin(query) {
+      const matching = [...products.values()].filter((p) => matchesAdminProductQuery(p, query)).sort(productComparators.newest);
+      const start = offsetOf(query);
+      return { items: structuredClone(matching.slice(start, start + query.limit)), total: matching.length };
+    },
+    async findBySku(sku) {
+      const found = [...products.values()].find((p) => p.sku === sku);
+      return found ? structuredClone(found) : null;
+    },
     async create(product) {
       assertUnique(product);
       products.set(product.id, structuredClone(product));
     },
-    async update(id, changes) {
+    async update(id, changes, expectedInventory) {
       const current = products.get(id);
-      if (!current) return null;
+      if (!current || (expectedInventory !== undefined && current.inventory !== expectedInventory)) return null;
       const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       const next = { ...current, ...defined };
       assertUnique(next);
       products.set(id, structuredClone(next));
+      return structuredClone(next);
+    },
+    async adjustInventory(id, delta, at) {
+      const current = products.get(id);
+      const inventory = (current?.inventory ?? 0) + delta;
+      if (!current || inventory < 0 || inventory > MAX_INVENTORY) return null;
+      const next = { ...current, inventory, updatedAt: at };
+      products.set(id, next);
       return structuredClone(next);
     },
     async takeStock(lines, at) {

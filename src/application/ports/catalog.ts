@@ -1,6 +1,6 @@
 import type { Location, LocationQuery, NearbyQuery } from "../../domain/location.ts";
 import type { Paged } from "../../domain/paging.ts";
-import type { Product, ProductQuery } from "../../domain/product.ts";
+import type { AdminProductQuery, Product, ProductQuery } from "../../domain/product.ts";
 
 export interface ProductReader {
   /** Active products matching the query, one page of them, and how many match in all. */
@@ -8,6 +8,10 @@ export interface ProductReader {
   /** Looks a product up by id or by slug, active or not. */
   findByIdOrSlug(key: string): Promise<Product | null>;
   findById(id: string): Promise<Product | null>;
+  /** Every product the back office's filters keep, on sale or not, newest first: one page, and how many in all. */
+  listForAdmin(query: AdminProductQuery): Promise<Paged<Product>>;
+  /** By exact SKU, on sale or not. */
+  findBySku(sku: string): Promise<Product | null>;
 }
 
 export interface StockLine {
@@ -30,8 +34,18 @@ export type ProductChanges = Partial<Omit<Product, "id" | "createdAt" | "updated
 export interface ProductRepository extends ProductReader {
   /** Throws DomainError "product.conflict" when the sku or slug is taken. */
   create(product: Product): Promise<void>;
-  /** Throws DomainError "product.conflict" when the new sku or slug is taken. Null when there is no such product. */
-  update(id: string, changes: ProductChanges): Promise<Product | null>;
+  /**
+   * Throws DomainError "product.conflict" when the new sku or slug is taken. Null when there is no
+   * such product, or when `expectedInventory` is given and the product holds another quantity:
+   * that check and the write are one statement, so no sale can slip in between them.
+   */
+  update(id: string, changes: ProductChanges, expectedInventory?: number): Promise<Product | null>;
+  /**
+   * Adds `delta` (negative: takes) to the product's stock in one conditional statement, on sale or
+   * not, and answers the product as it left it. Null, changing nothing, when there is no such
+   * product or the stock would fall below zero or pass MAX_INVENTORY.
+   */
+  adjustInventory(id: string, delta: number, at: Date): Promise<Product | null>;
   /**
    * Takes the quantities from stock, each only if the product is on sale and has it: stock never
    * goes below zero. Returns the lines that could not be taken (none: all were). The caller's

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { SLUG_PATTERN, isCuid2 } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
-import { MAX_HEAT_LEVEL, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
+import { MAX_HEAT_LEVEL, MAX_INVENTORY, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, dollarsInCents, envelope, envelopeError, idOf, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
@@ -79,7 +79,7 @@ const productFields = {
   featuredImage: z.url({ protocol: /^https?$/ }).max(2048),
   images: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(20),
   heatLevel: z.int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL),
-  inventory: z.int().min(0).max(1_000_000),
+  inventory: z.int().min(0).max(MAX_INVENTORY),
   isActive: z.boolean(),
   isFeatured: z.boolean(),
 };
@@ -96,8 +96,16 @@ const newProduct = z
   })
   .meta({ id: "ProductInput" });
 
-const productPatch = z.strictObject(productFields).partial().meta({ id: "ProductChanges" });
-const productAnswer = envelope(productSchema).meta({ id: "ProductEnvelope" });
+const productPatch = z
+  .strictObject({
+    ...productFields,
+    inventory: productFields.inventory.describe("only with expectedInventory"),
+    expectedInventory: productFields.inventory.describe("the inventory as last read; required with inventory, refused without it"),
+  })
+  .partial()
+  .meta({ id: "ProductChanges" });
+export const productAnswer = envelope(productSchema).meta({ id: "ProductEnvelope" });
+export const productPage = pagedEnvelope(productSchema).meta({ id: "ProductPage" });
 const idParam = z.object({ id: idOf("a product") });
 const writeErrors = { 400: envelopeError, 401: envelopeError, 403: envelopeError, 404: envelopeError, 409: envelopeError };
 
@@ -120,7 +128,7 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
       {
         envelope: true,
         query: listQuery,
-        response: { 200: pagedEnvelope(productSchema).describe("A page of active products, and how many match in all"), ...errors },
+        response: { 200: productPage.describe("A page of active products, and how many match in all"), ...errors },
         detail: { summary: "List active products", description: "search matches name and description." },
       },
     )
@@ -167,7 +175,14 @@ export function productRoutes(useCases: UseCases, settings: AuthSettings) {
         body: productPatch,
         ...JSON_BODY,
         response: { 200: productAnswer.describe("The product as changed"), ...writeErrors },
-        detail: { summary: "Change some fields of a product (products:write)" },
+        detail: {
+          summary: "Change some fields of a product (products:write)",
+          description:
+            "Setting `inventory` outright needs `expectedInventory`, the inventory as last read: both are checked and written in one statement, " +
+            "so a restock typed over a sale in progress never wipes the sale out. Another stored value is 409 `Inventory has changed: it is N now, " +
+            "not M` (`details.inventory` is the current value) and changes nothing; read it again, or add the units with " +
+            "POST /api/admin/products/{id}/inventory. `inventory` without `expectedInventory`, or `expectedInventory` without `inventory`, is 400.",
+        },
       },
     )
     .delete(

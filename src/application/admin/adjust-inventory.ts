@@ -1,0 +1,67 @@
+import type { RequestOrigin } from "../../domain/audit.ts";
+import { DomainError } from "../../domain/errors.ts";
+import type { Actor } from "../../domain/permissions.ts";
+import { type InventoryAdjustment, MAX_INVENTORY, type Product, inventoryAdjustmentIssues } from "../../domain/product.ts";
+import { recordAudit } from "../audit.ts";
+import { requirePermission } from "../permissions/require.ts";
+import type { Deps, Repositories } from "../ports/index.ts";
+
+/** The product by id (HTTP), or by SKU (the CLI, where people type what is on the label). */
+export type ProductRef = { id: string } | { sku: string };
+
+export interface AdjustedInventory {
+  /** As the adjustment left it. */
+  product: Product;
+  before: number;
+}
+
+/**
+ * Adds `delta` units to a product's stock, or takes them (decisions §12), on sale or not: one
+ * conditional update that never leaves the stock below zero, so a count typed in while checkouts
+ * take units adds to what they left, and the audit entry (who, why, before and after) lands with it.
+ */
+export async function adjustInventory(
+  deps: Pick<Deps, "uow" | "ids" | "clock">,
+  actor: Actor,
+  ref: ProductRef,
+  input: InventoryAdjustment,
+  origin: RequestOrigin,
+): Promise<AdjustedInventory> {
+  requirePermission(actor, "products:write");
+  const adjustment = { delta: input.delta, reason: input.reason.trim() };
+  const issues = inventoryAdjustmentIssues(adjustment);
+  if (issues.length) throw new DomainError("invalid_input", "Invalid request", { issues });
+  const { delta, reason } = adjustment;
+  return deps.uow.transaction(async (tx) => {
+    const id = "id" in ref ? ref.id : (await tx.products.findBySku(ref.sku))?.id;
+    const product = id === undefined ? null : await tx.products.adjustInventory(id, delta, deps.clock.now());
+    if (!product) throw await refusal(tx, id, delta);
+    const before = product.inventory - delta;
+    await recordAudit(tx, deps, {
+      userId: actor.userId,
+      action: "product.inventory_adjust",
+      entityType: "product",
+      entityId: product.id,
+      changes: { delta, reason, before, after: product.inventory },
+      origin,
+    });
+    return { product, before };
+  });
+}
+
+/** Why the update changed nothing, read once it has: no such product, too few units, or too many. */
+async function refusal(tx: Repositories, id: string | undefined, delta: number): Promise<DomainError> {
+  const current = id === undefined ? null : await tx.products.findById(id);
+  if (!current) return new DomainError("product.not_found", "Product not found");
+  if (current.inventory + delta < 0) {
+    return new DomainError("inventory.insufficient", "Insufficient inventory", {
+      productId: current.id,
+      productName: current.name,
+      requested: -delta,
+      available: current.inventory,
+    });
+  }
+  return new DomainError("invalid_input", "Invalid request", {
+    issues: [{ path: "delta", message: `would take the inventory past ${MAX_INVENTORY} (it holds ${current.inventory})` }],
+  });
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { aProduct } from "../support/builders.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+
+// Runs the real CLI (src/cli/main.ts) as a child process against a fresh PostgreSQL database of this file's own.
+
+const TIMEOUT = 30_000;
+let database: TestDatabase;
+let deps: ReturnType<typeof createPgDeps>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  deps = createPgDeps(database.db);
+}, TIMEOUT);
+
+afterAll(async () => {
+  await database?.drop();
+}, TIMEOUT);
+
+async function cli(...args: string[]) {
+  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+async function aSauce(sku: string, inventory: number) {
+  const product = aProduct({ name: `Sauce ${sku}`, sku, inventory });
+  await deps.repos.products.create(product);
+  return { product, stock: async () => (await deps.repos.products.findById(product.id))!.inventory };
+}
+
+describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
+  test(
+    "adds or takes units by SKU, as the system actor, audited with the reason; a negative DELTA is a number, not an option",
+    async () => {
+      const { product, stock } = await aSauce("SF-CLI-001", 10);
+      const added = await cli("inventory:adjust", "SF-CLI-001", "+5", "--reason", "Delivery from the co-packer");
+      expect([added.code, added.stderr, added.stdout.trim()]).toEqual([0, "", "Sauce SF-CLI-001 (SF-CLI-001): 10 -> 15 units"]);
+      const taken = await cli("inventory:adjust", "SF-CLI-001", "-3", "--reason=Broken bottles");
+      expect([taken.code, taken.stdout.trim()]).toEqual([0, "Sauce SF-CLI-001 (SF-CLI-001): 15 -> 12 units"]);
+      expect(await stock()).toBe(12);
+      const entries = await database.db
+        .selectFrom("audit_log")
+        .select(["user_id", "entity_id", "changes"])
+        .where("action", "=", "product.inventory_adjust")
+        .orderBy("created_at")
+        .execute();
+      expect(entries).toEqual([
+        { user_id: null, entity_id: product.id, changes: { delta: 5, reason: "Delivery from the co-packer", before: 10, after: 15 } },
+        { user_id: null, entity_id: product.id, changes: { delta: -3, reason: "Broken bottles", before: 15, after: 12 } },
+      ]);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "refusals are one line and exit 1, changing nothing: more than there is, an unknown SKU, a DELTA of 0, a reason too long",
+    async () => {
+      const { stock } = await aSauce("SF-CLI-002", 2);
+      const short = await cli("inventory:adjust", "SF-CLI-002", "-3", "--reason", "Broken");
+      expect([short.code, short.stdout, short.stderr.trim()]).toEqual([1, "", "Insufficient inventory: Sauce SF-CLI-002 has 2, so 3 cannot be taken"]);
+      const unknown = await cli("inventory:adjust", "SF-NOPE", "1", "--reason", "Count");
+      expect([unknown.code, unknown.stderr.trim()]).toEqual([1, 'No product has the SKU "SF-NOPE"']);
+      const zero = await cli("inventory:adjust", "SF-CLI-002", "0", "--reason", "Nothing");
+      expect([zero.code, zero.stderr.trim().split("\n").length]).toEqual([1, 1]);
+      expect(zero.stderr).toContain("delta: must be a whole number");
+      const long = await cli("inventory:adjust", "SF-CLI-002", "1", "--reason", "x".repeat(201));
+      expect([long.code, long.stderr.trim()]).toEqual([1, "Error: Invalid request: reason: must be 1 to 200 characters"]);
+      expect(await stock()).toBe(2);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a DELTA that is no whole number, or no --reason, is a misuse: exit 2 with the usage",
+    async () => {
+      for (const args of [
+        ["SF-CLI-001", "five", "--reason", "Count"],
+        ["SF-CLI-001", "1.5", "--reason", "Count"],
+        ["SF-CLI-001", "1"],
+        ["SF-CLI-001", "--reason", "Count"],
+        ["SF-CLI-001", "1", "--reason"],
+        ["SF-CLI-001", "1", "--reason", "Count", "--force"],
+      ]) {
+        const result = await cli("inventory:adjust", ...args);
+        expect({ args, code: result.code }).toEqual({ args, code: 2 });
+        expect(result.stderr).toContain("inventory:adjust SKU DELTA --reason TEXT");
+      }
+    },
+    TIMEOUT,
+  );
+});
