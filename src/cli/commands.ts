@@ -98,7 +98,7 @@ export const commands: Record<string, Command> = {
       const [email, newRole] = positionals("user:set-role", args, 2) as [string, string];
       const wanted = role(newRole);
       return withUseCases(config, async (useCases) => {
-        const user = await useCases.setUserRole(SYSTEM_ACTOR, email, wanted);
+        const user = await useCases.setUserRole(SYSTEM_ACTOR, { email }, wanted);
         console.log(`${user.email} is now ${user.role}`);
       });
     },
