@@ -106,6 +106,8 @@ function finishOperation(path: string, method: string, operation: Operation): vo
   // A route that takes its body raw (a webhook's, as signed) reads it whatever its media type.
   const raw = operation["x-raw-body"] === true;
   const counted = operation["x-total-count"] === true;
+  const csv = operation["x-csv"] === true;
+  delete operation["x-csv"];
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
@@ -133,6 +135,11 @@ function finishOperation(path: string, method: string, operation: Operation): vo
       : {}),
   };
   if (success && Object.keys(successHeaders).length > 0) success.headers = { ...(success.headers as Json | undefined), ...successHeaders };
+  // A CSV download (decisions §12): the generator can only call a text answer text/plain.
+  if (success && csv) {
+    success.content = { "text/csv": { schema: { type: "string", description: "RFC 4180, CRLF lines, a header row first" } } };
+    success.headers = { "Content-Disposition": { description: 'attachment; filename="<what>-<YYYYMMDD>.csv"', schema: { type: "string" } } };
+  }
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
   if (operation.parameters?.length || operation.requestBody) add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
