@@ -1,10 +1,15 @@
-import type { RequestOrigin } from "../domain/audit.ts";
+import type { AccountFilter } from "../domain/account.ts";
+import { NO_ORIGIN, type RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
+import type { PageRequest } from "../domain/paging.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
 import { DEFAULT_LOW_STOCK_THRESHOLD, type InventoryAdjustment, type ProductQuery } from "../domain/product.ts";
 import type { UserRole } from "../domain/user.ts";
 import { type ProductRef, adjustInventory } from "./admin/adjust-inventory.ts";
 import { type AdminProductFilter, listAdminProducts } from "./admin/list-products.ts";
+import { exportUsers } from "./admin/export-users.ts";
+import { getUser, listUsers } from "./admin/list-users.ts";
+import { type AuditSearch, readAuditLog } from "./admin/read-audit-log.ts";
 import { ACCESS_CACHE_MS, createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
@@ -35,7 +40,7 @@ import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
 import type { Deps } from "./ports/index.ts";
 import { checkHealth } from "./system/check-health.ts";
-import { type NewAccount, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
+import { type NewAccount, type UserRef, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
 import { changePassword } from "./users/change-password.ts";
 import { getProfile } from "./users/get-profile.ts";
 import { type ProfileChanges, updateProfile } from "./users/update-profile.ts";
@@ -128,12 +133,18 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
       return result;
     },
     createUser: (actor: Actor, input: NewAccount) => createUser(deps, actor, input),
-    async setUserRole(actor: Actor, email: string, role: UserRole) {
-      const user = await setUserRole(deps, actor, email, role);
+    async setUserRole(actor: Actor, ref: UserRef, role: UserRole, origin: RequestOrigin = NO_ORIGIN) {
+      const user = await setUserRole(deps, actor, ref, role, origin);
+      // This instance applies the new role at once; the others within their cache's 30 s (decisions §5).
       access.forgetUser(user.id);
       return user;
     },
     ensureAdmin: (actor: Actor, account: { email: string; password: string }) => ensureAdmin(deps, actor, account),
+
+    listUsers: (actor: Actor, filter: AccountFilter, page: PageRequest) => listUsers(deps, actor, filter, page),
+    getUser: (actor: Actor, id: string) => getUser(deps, actor, id),
+    exportUsers: (actor: Actor, filter: AccountFilter, origin: RequestOrigin) => exportUsers(deps, actor, filter, origin),
+    readAuditLog: (actor: Actor, search: AuditSearch, page: PageRequest) => readAuditLog(deps, actor, search, page),
 
     listPermissions: (actor: Actor, role?: UserRole) => listPermissions(deps, actor, role),
     async grantPermission(actor: Actor, role: UserRole, permission: Permission) {

@@ -7,6 +7,8 @@ import { toDollars } from "../domain/money.ts";
 import { ORDER_STATUSES, type OrderStatus, isOrderStatus } from "../domain/order.ts";
 import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
 import { presentOrder } from "../adapters/presenters/order.ts";
+import { presentAccountSummary } from "../adapters/presenters/account.ts";
+import { MAX_PAGE_SIZE } from "../domain/paging.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { migrateToLatest } from "../adapters/db/migrate.ts";
 import { createJsonLogger } from "../adapters/log.ts";
@@ -99,8 +101,38 @@ export const commands: Record<string, Command> = {
       const [email, newRole] = positionals("user:set-role", args, 2) as [string, string];
       const wanted = role(newRole);
       return withUseCases(config, async (useCases) => {
-        const user = await useCases.setUserRole(SYSTEM_ACTOR, email, wanted);
+        const user = await useCases.setUserRole(SYSTEM_ACTOR, { email }, wanted);
         console.log(`${user.email} is now ${user.role}`);
+      });
+    },
+  },
+  "users:list": {
+    usage: "users:list [--q Q] [--role R] [--json]",
+    summary: "accounts with their orders in figures, newest first, as GET /api/admin/users (JSON lines with --json)",
+    run: (args, config) => {
+      const { values, positionals: extra } = parseArgs({
+        args,
+        options: { q: { type: "string" }, role: { type: "string" }, json: { type: "boolean" } },
+        strict: true,
+        allowPositionals: true,
+      });
+      if (extra.length) throw misuse("users:list takes no arguments besides --q, --role and --json");
+      const filter = { q: values.q?.trim() || undefined, role: values.role === undefined ? undefined : role(values.role) };
+      return withUseCases(config, async (useCases) => {
+        let shown = 0;
+        for (let page = 1; ; page++) {
+          const { items, total } = await useCases.listUsers(SYSTEM_ACTOR, filter, { page, limit: MAX_PAGE_SIZE });
+          for (const a of items) {
+            console.log(
+              values.json
+                ? JSON.stringify(presentAccountSummary(a))
+                : `${a.email}  ${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${a.lastOrderAt?.toISOString() ?? "never"}`,
+            );
+          }
+          shown += items.length;
+          if (items.length < MAX_PAGE_SIZE || shown >= total) break;
+        }
+        if (!values.json) console.log(`${shown} account${shown === 1 ? "" : "s"}`);
       });
     },
   },

@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   "user.update",
   "user.password_change",
   "user.role_change",
+  "user.export",
   "permission.grant",
   "permission.revoke",
   "product.create",

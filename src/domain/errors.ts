@@ -14,6 +14,7 @@ export type ErrorCode =
   | "auth.invalid_oauth_state"
   | "auth.provider_failed"
   | "user.not_found"
+  | "user.last_admin"
   | "cart.item_not_found"
   | "cart.quantity_limit"
   | "cart.too_many_lines"

@@ -11,6 +11,10 @@ test("RFC 4180: commas, quotes and line breaks are quoted, quotes doubled, lines
   ).toBe('name,address\r\n"Ghost ""Pepper""","1 Main St, Apt 2\nAustin"\r\n');
 });
 
+test("a line break alone, LF or CR, is quoted too: unquoted, a spreadsheet would start a new row inside the cell", () => {
+  expect(csvRows([["First line\nSecond line", "a\rb", "plain"]])).toBe('"First line\nSecond line","a\rb",plain\r\n');
+});
+
 test("non-ASCII is written as it is, in UTF-8", () => {
   expect(csvRows([["Piment d'Espelette — 🌶️", "Zoë"]])).toBe("Piment d'Espelette — 🌶️,Zoë\r\n");
 });

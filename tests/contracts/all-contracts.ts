@@ -11,6 +11,7 @@ import { sessionRepositoryContract } from "./session-repository.contract.ts";
 import { suppressionListContract } from "./suppression-list.contract.ts";
 import type { ContractTarget } from "./targets.ts";
 import { unitOfWorkContract } from "./unit-of-work.contract.ts";
+import { userAccountsContract } from "./user-accounts.contract.ts";
 import { userRepositoryContract } from "./user-repository.contract.ts";
 import { webhookEventLogContract } from "./webhook-event-log.contract.ts";
 
@@ -19,6 +20,7 @@ export function allContracts(target: () => ContractTarget) {
   productRepositoryContract(target);
   locationRepositoryContract(target);
   userRepositoryContract(target);
+  userAccountsContract(target);
   sessionRepositoryContract(target);
   permissionRepositoryContract(target);
   auditLogContract(target);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { cuid2Ids } from "../../src/adapters/system.ts";
-import type { AuditEntry } from "../../src/domain/audit.ts";
+import type { AuditAction, AuditEntry } from "../../src/domain/audit.ts";
+import type { AuditQuery } from "../../src/application/ports/audit.ts";
 import type { User } from "../../src/domain/user.ts";
 import { aUser } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
@@ -114,6 +115,72 @@ export function auditLogContract(target: () => ContractTarget) {
       const fromCli = anEntry({ userId: null, ipAddress: null, userAgent: null, createdAt: at(0) });
       for (const entry of [fromCli, fromIpv4, fromBrowser]) await log().record(entry);
       expect(await log().list({})).toEqual([fromBrowser, fromIpv4, fromCli]);
+    });
+  });
+
+  describe("AuditLog: the back office's search (listPage)", () => {
+    const log = () => target().repos.audit;
+    const page = { page: 1, limit: 50 };
+    const ids = async (query: AuditQuery) => (await log().listPage(query, page)).items.map((e) => e.id);
+
+    /** A small log: two users' and the shop's own entries over four days, newest last. */
+    async function aLog() {
+      const ada = aUser();
+      const bo = aUser();
+      for (const user of [ada, bo]) await target().repos.users.create(user);
+      const order = createId();
+      const entries = [
+        anEntry({ userId: ada.id, action: "order.create", entityType: "order", entityId: order, createdAt: at(0) }),
+        anEntry({ userId: null, action: "payment.succeeded", entityType: "order", entityId: order, createdAt: at(86_400) }),
+        anEntry({ userId: bo.id, action: "order.status_update", entityType: "order", entityId: order, createdAt: at(2 * 86_400) }),
+        anEntry({ userId: bo.id, action: "user.role_change", entityType: "user", entityId: ada.id, createdAt: at(2 * 86_400) }),
+        anEntry({ userId: null, action: "webhook.stripe", entityType: "webhook", entityId: null, createdAt: at(3 * 86_400) }),
+        anEntry({ userId: ada.id, action: "orderly.thing" as AuditAction, entityType: "order", entityId: createId(), createdAt: at(3 * 86_400 + 1) }),
+      ];
+      for (const entry of entries) await log().record(entry);
+      const [create, paid, moved, roleChange, webhook, lookalike] = entries.map((e) => e.id) as [string, string, string, string, string, string];
+      return { ada, bo, order, create, paid, moved, roleChange, webhook, lookalike };
+    }
+
+    test("with no filter, every entry whole, newest first and then by id", async () => {
+      const l = await aLog();
+      const tie = [l.moved, l.roleChange].sort().reverse();
+      expect(await ids({})).toEqual([l.lookalike, l.webhook, ...tie, l.paid, l.create]);
+      expect((await log().listPage({}, page)).items).toEqual(await log().list({}));
+    });
+
+    test("each filter alone: user, exact action, action prefix (its dot included), entity type, entity id, from (inclusive), to (exclusive)", async () => {
+      const l = await aLog();
+      expect((await ids({ userId: l.ada.id })).sort()).toEqual([l.create, l.lookalike].sort());
+      expect(await ids({ action: "order.create" })).toEqual([l.create]);
+      expect(await ids({ action: "order." })).toEqual([]);
+      expect(await ids({ actionPrefix: "order." })).toEqual([l.moved, l.create]);
+      expect(await ids({ actionPrefix: "webhook." })).toEqual([l.webhook]);
+      expect(await ids({ entityType: "user" })).toEqual([l.roleChange]);
+      expect(await ids({ entityId: l.order })).toEqual([l.moved, l.paid, l.create]);
+      expect(await ids({ from: at(3 * 86_400) })).toEqual([l.lookalike, l.webhook]);
+      expect(await ids({ to: at(86_400) })).toEqual([l.create]);
+    });
+
+    test("filters combined: every one must hold", async () => {
+      const l = await aLog();
+      expect(await ids({ userId: l.bo.id, actionPrefix: "order." })).toEqual([l.moved]);
+      expect(await ids({ entityType: "order", entityId: l.order, from: at(86_400), to: at(2 * 86_400) })).toEqual([l.paid]);
+      expect(await ids({ actionPrefix: "order", entityType: "order", to: at(3 * 86_400 + 1) })).toEqual([l.moved, l.create]);
+      expect(await ids({ userId: l.ada.id, action: "user.role_change" })).toEqual([]);
+    });
+
+    test("a prefix's % and _ are taken literally", async () => {
+      await aLog();
+      expect(await ids({ actionPrefix: "%" })).toEqual([]);
+      expect(await ids({ actionPrefix: "order_" })).toEqual([]);
+    });
+
+    test("pages: limit and page pick the slice, total counts every match", async () => {
+      const l = await aLog();
+      expect(await log().listPage({ entityId: l.order }, { page: 1, limit: 2 })).toMatchObject({ total: 3, items: [{ id: l.moved }, { id: l.paid }] });
+      expect(await log().listPage({ entityId: l.order }, { page: 2, limit: 2 })).toMatchObject({ total: 3, items: [{ id: l.create }] });
+      expect(await log().listPage({ entityId: l.order }, { page: 3, limit: 2 })).toEqual({ total: 3, items: [] });
     });
   });
 }

@@ -230,7 +230,7 @@ describe("sessions", () => {
     const me = await signedInAs(t, "CUSTOMER");
     const product = { name: "New Sauce", sku: "NEW-1", price: 9.99, featuredImage: "https://img.example.com/n.jpg", heatLevel: 2, inventory: 5 };
     expect((await t.call("POST", "/api/products", { body: product, headers: me.headers })).status).toBe(403);
-    await t.useCases.setUserRole({ userId: null, role: "SYSTEM", permissions: new Set(["users:write"]) }, me.email, "STAFF");
+    await t.useCases.setUserRole({ userId: null, role: "SYSTEM", permissions: new Set(["users:write"]) }, { email: me.email }, "STAFF");
     expect((await t.call("POST", "/api/products", { body: product, headers: me.headers })).status).toBe(201);
   });
 

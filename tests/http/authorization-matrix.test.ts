@@ -14,6 +14,8 @@ interface Fixture {
   ownOrderId: string;
   othersOrderId: string;
   paidOrderId: string;
+  /** Another user's account (a CUSTOMER). */
+  othersUserId: string;
 }
 
 interface Route {
@@ -29,6 +31,9 @@ const signedIn = { anonymous: 401, otherwise: 200 };
 const productWriters = (success: number) => ({ anonymous: 401, STAFF: success, ADMIN: success, DEVELOPER: success, otherwise: 403 });
 const staffOnly = productWriters(200);
 const refunders = { anonymous: 401, ADMIN: 200, DEVELOPER: 200, otherwise: 403 };
+/** Decisions §12: users:read is STAFF's too by default; users:write, users:export and settings:read only ADMIN's and DEVELOPER's. */
+const userReaders = { anonymous: 401, STAFF: 200, ADMIN: 200, DEVELOPER: 200, otherwise: 403 };
+const adminsOnly = { anonymous: 401, ADMIN: 200, DEVELOPER: 200, otherwise: 403 };
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
 const ROUTES: Route[] = [
@@ -96,6 +101,17 @@ const ROUTES: Route[] = [
     body: { delta: 5, reason: "Delivery" },
     expect: staffOnly,
   },
+  { name: "list accounts (users:read)", method: "GET", path: () => "/api/admin/users", expect: userReaders },
+  { name: "read an account (users:read)", method: "GET", path: ({ othersUserId }) => `/api/admin/users/${othersUserId}`, expect: userReaders },
+  {
+    name: "change an account's role (users:write)",
+    method: "PUT",
+    path: ({ othersUserId }) => `/api/admin/users/${othersUserId}/role`,
+    body: { role: "WHOLESALE" },
+    expect: adminsOnly,
+  },
+  { name: "export accounts (users:export)", method: "GET", path: () => "/api/admin/users/export", expect: adminsOnly },
+  { name: "read the audit log (settings:read)", method: "GET", path: () => "/api/admin/audit", expect: adminsOnly },
 ];
 
 /** An order of the user's, for one unit of the product; paid when asked. */
@@ -125,6 +141,7 @@ describe("authorization matrix: every protected route × every kind of caller", 
         ownOrderId: await anOrder(t, account.id, product.id),
         othersOrderId: await anOrder(t, other.id, product.id),
         paidOrderId: await anOrder(t, other.id, product.id, true),
+        othersUserId: other.id,
         lineId: (await t.useCases.addToCart(account.id, { productId: product.id, quantity: 1 }, { ipAddress: null, userAgent: null })).id,
       };
       const body = typeof route.body === "function" ? route.body(fixture) : route.body;

@@ -249,4 +249,23 @@ describe("the OpenAPI document (decisions §10)", () => {
         expect({ name: p.name, pattern: p.schema.pattern === "^-?\\d+(\\.\\d+)?$" }).toEqual({ name: p.name, pattern: false });
     }
   });
+
+  test("the back office's accounts and audit log: named answers in the envelope, the permission in each summary, the export as a CSV download", () => {
+    const json = (operation: any, status: string) => operation.responses[status].content["application/json"].schema;
+    const users = doc.paths["/api/admin/users"].get;
+    expect(users.summary).toContain("users:read");
+    expect(json(users, "200").properties.data.items).toEqual({ $ref: "#/components/schemas/AccountSummary" });
+    expect(json(doc.paths["/api/admin/users/{id}"].get, "200").properties.data).toEqual({ $ref: "#/components/schemas/AccountDetail" });
+    const role = doc.paths["/api/admin/users/{id}/role"].put;
+    expect(role.summary).toContain("users:write");
+    expect(json(role, "200").properties.data).toEqual({ $ref: "#/components/schemas/Account" });
+    expect(role.responses["409"]).toEqual({ $ref: "#/components/responses/EnvelopeConflict" });
+    expect(json(doc.paths["/api/admin/audit"].get, "200").properties.data.items).toEqual({ $ref: "#/components/schemas/AuditEntry" });
+    const csv = doc.paths["/api/admin/users/export"].get;
+    expect(csv.summary).toContain("users:export");
+    expect(Object.keys(csv.responses["200"].content)).toEqual(["text/csv"]);
+    expect(Object.keys(csv.responses["200"].headers)).toEqual(["Content-Disposition"]);
+    expect(csv.responses["403"]).toEqual({ $ref: "#/components/responses/EnvelopeForbidden" });
+    expect(JSON.stringify(doc.components.schemas.AccountSummary)).not.toMatch(/password_?hash/i);
+  });
 });

@@ -224,6 +224,49 @@ describe("user:set-role", () => {
   );
 });
 
+describe("the last ADMIN, and users:list", () => {
+  test(
+    "user:set-role cannot demote the last ADMIN: exit 1 with one line, the account left ADMIN and nothing recorded",
+    async () => {
+      const result = await cli("user:set-role", "ada@example.com", "STAFF");
+      expect(result.code).toBe(1);
+      expectOneLineError(result);
+      expect(result.stderr).toContain("The last ADMIN cannot be demoted");
+      expect((await findUser("ada@example.com"))!.role).toBe("ADMIN");
+      expect(await auditRows("user.role_change")).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "users:list shows every account with its figures, filtered by --q and --role, as JSON lines with --json, never a password hash",
+    async () => {
+      expect((await cli("user:create", "--email", "grace@navy.example", "--password", "another horse", "--name", "Grace Hopper")).code).toBe(0);
+      const text = await cli("users:list");
+      expect([text.code, text.stderr]).toEqual([0, ""]);
+      expect(text.stdout).toMatch(/^grace@navy\.example {2}CUSTOMER +0 order\(s\) +\$0\.00 spent {2}last order never$/m);
+      expect(text.stdout).toMatch(/^ada@example\.com {2}ADMIN /m);
+      expect(text.stdout.trim().split("\n").at(-1)).toBe("2 accounts");
+      const json = await cli("users:list", "--q", "NAVY", "--json");
+      const listed = json.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(listed).toEqual([expect.objectContaining({ email: "grace@navy.example", role: "CUSTOMER", orderCount: 0, totalSpent: 0, hasPassword: true })]);
+      expect(json.stdout).not.toMatch(/password_?hash|\$2[aby]\$/i);
+      expect(
+        (await cli("users:list", "--role", "admin", "--json")).stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line).email),
+      ).toEqual(["ada@example.com"]);
+      expect((await cli("users:list", "--q", "navy", "--role", "ADMIN")).stdout.trim()).toBe("0 accounts");
+      expectUsage(await cli("users:list", "--role", "EMPEROR"));
+    },
+    TIMEOUT,
+  );
+});
+
 describe("permissions", () => {
   test(
     "permissions:list CUSTOMER shows that customers have no permissions by default",

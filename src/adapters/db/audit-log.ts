@@ -1,7 +1,11 @@
+import type { Selectable } from "kysely";
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
-import type { AuditLog } from "../../application/ports/audit.ts";
+import { offsetOf } from "../../domain/paging.ts";
+import type { AuditLog, AuditQuery } from "../../application/ports/audit.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
+import { startsWithPattern } from "./sql-helpers.ts";
+import type { AuditLogTable } from "./tables.ts";
 
 // Every audited change writes one of these, so it is compiled once (see compile-once.ts).
 const insertEntry = compileOnce(
@@ -30,6 +34,33 @@ const insertEntry = compileOnce(
     }),
 );
 
+function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    action: r.action as AuditAction,
+    entityType: r.entity_type,
+    entityId: r.entity_id,
+    changes: r.changes,
+    ipAddress: r.ip_address,
+    userAgent: r.user_agent,
+    createdAt: r.created_at,
+  };
+}
+
+/** The back office's search; a prefix is a LIKE the (action text_pattern_ops, created_at) index of migration 0015 serves. */
+function matching(db: Db, q: AuditQuery) {
+  let query = db.selectFrom("audit_log");
+  if (q.userId !== undefined) query = query.where("user_id", "=", q.userId);
+  if (q.action !== undefined) query = query.where("action", "=", q.action);
+  if (q.actionPrefix !== undefined) query = query.where("action", "like", startsWithPattern(q.actionPrefix));
+  if (q.entityType !== undefined) query = query.where("entity_type", "=", q.entityType);
+  if (q.entityId !== undefined) query = query.where("entity_id", "=", q.entityId);
+  if (q.from !== undefined) query = query.where("created_at", ">=", q.from);
+  if (q.to !== undefined) query = query.where("created_at", "<", q.to);
+  return query;
+}
+
 export function createPgAuditLog(db: Db): AuditLog {
   return {
     async record(e) {
@@ -42,19 +73,18 @@ export function createPgAuditLog(db: Db): AuditLog {
       if (filter.entityId) query = query.where("entity_id", "=", filter.entityId);
       if (filter.userId) query = query.where("user_id", "=", filter.userId);
       const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").execute();
-      return rows.map(
-        (r): AuditEntry => ({
-          id: r.id,
-          userId: r.user_id,
-          action: r.action as AuditAction,
-          entityType: r.entity_type,
-          entityId: r.entity_id,
-          changes: r.changes,
-          ipAddress: r.ip_address,
-          userAgent: r.user_agent,
-          createdAt: r.created_at,
-        }),
-      );
+      return rows.map(toEntry);
+    },
+    // Two statements, not count(*) over (): a window would read every match before the first row,
+    // where the newest-first index gives a page at once.
+    async listPage(q, page) {
+      const [rows, counted] = await Promise.all([
+        matching(db, q).selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(page.limit).offset(offsetOf(page)).execute(),
+        matching(db, q)
+          .select((eb) => eb.fn.countAll<string>().as("total"))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map(toEntry), total: Number(counted.total) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { DomainError } from "../../domain/errors.ts";
 import { type User, type UserRole, normalizeEmail } from "../../domain/user.ts";
 import type { UserRepository } from "../../application/ports/identity.ts";
+import { accountsPage, countAccounts, exportAccounts, findAccount } from "./account-queries.ts";
 import type { Db } from "./database.ts";
 import { violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
@@ -29,6 +30,10 @@ export function createPgUserRepository(db: Db): UserRepository {
     async lock(id) {
       const row = await db.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
       return row ? toUser(row) : null;
+    },
+    async lockAllWithRole(role) {
+      const rows = await db.selectFrom("users").select("id").where("role", "=", role).orderBy("id").forUpdate().execute();
+      return rows.map((row) => row.id);
     },
     // Not FOR UPDATE: that would also hold back the key-share locks of rows that refer to the account
     // (a cart line added, an audit entry), and an add to cart holding its line would deadlock a checkout.
@@ -92,6 +97,12 @@ export function createPgUserRepository(db: Db): UserRepository {
         .executeTakeFirst();
       return row ? toUser(row) : null;
     },
+    async listAccounts(filter, page) {
+      const [items, total] = await Promise.all([accountsPage(db, filter, page), countAccounts(db, filter)]);
+      return { items, total };
+    },
+    findAccount: (id) => findAccount(db, id),
+    exportAccounts: (filter, batchSize) => exportAccounts(db, filter, batchSize),
     async linkIdentity(provider, providerAccountId, userId) {
       await db
         .insertInto("user_identities")

@@ -14,6 +14,8 @@ import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
 import { aboutRoutes } from "./routes/about.ts";
 import { adminProductsRoutes } from "./routes/admin-products.ts";
+import { adminAuditRoutes } from "./routes/admin-audit.ts";
+import { adminUsersRoutes } from "./routes/admin-users.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { fakeProcessorRoutes } from "./routes/fake-processor.ts";
 import { cartRoutes } from "./routes/cart.ts";
@@ -69,7 +71,9 @@ export function createApp(
     .use(paymentRoutes(useCases, auth, idempotency))
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
-    .use(locationRoutes(useCases));
+    .use(locationRoutes(useCases))
+    .use(adminUsersRoutes(useCases, auth))
+    .use(adminAuditRoutes(useCases, auth));
   return app;
 }
 

@@ -17,6 +17,7 @@ export const statusOf = {
   "auth.invalid_oauth_state": 400,
   "auth.provider_failed": 400,
   "user.not_found": 404,
+  "user.last_admin": 409,
   "cart.item_not_found": 404,
   "cart.quantity_limit": 400,
   "cart.too_many_lines": 400,

@@ -23,11 +23,14 @@ export function csvCell(cell: CsvCell): string {
   return (cell.cents / 100).toFixed(2);
 }
 
-/** Rows as RFC 4180 CSV: quoted where they need it, quotes doubled, CRLF line ends. */
+/**
+ * Rows as RFC 4180 CSV: quoted where they need it, quotes doubled, CRLF line ends. A lone LF or CR
+ * in a cell is quoted as well: with a record delimiter given, csv-stringify would quote only CRLF.
+ */
 export function csvRows(rows: readonly (readonly CsvCell[])[]): string {
   return stringify(
     rows.map((row) => row.map(csvCell)),
-    { record_delimiter: "\r\n" },
+    { record_delimiter: "\r\n", quote_record_delimiter: true },
   );
 }
 

@@ -1,3 +1,5 @@
+import type { AccountFilter, AccountSummary } from "../../domain/account.ts";
+import type { PageRequest, Paged } from "../../domain/paging.ts";
 import type { Permission } from "../../domain/permissions.ts";
 import type { Session } from "../../domain/session.ts";
 import type { User, UserRole } from "../../domain/user.ts";
@@ -12,11 +14,21 @@ export interface UserReader {
   findByEmail(email: string): Promise<User | null>;
   findFundraiserId(userId: string): Promise<string | null>;
   findByIdentity(provider: string, providerAccountId: string): Promise<User | null>;
+  /** The back office's list: matching accounts, newest first (then by id), one page of them, and how many match in all. */
+  listAccounts(filter: AccountFilter, page: PageRequest): Promise<Paged<AccountSummary>>;
+  findAccount(id: string): Promise<AccountSummary | null>;
+  /**
+   * Every matching account in the list's order, in keyset batches of at most `batchSize`, each read
+   * by a statement of its own: nothing is held between batches, however slowly they are taken.
+   */
+  exportAccounts(filter: AccountFilter, batchSize?: number): AsyncGenerator<AccountSummary[]>;
 }
 
 export interface UserRepository extends UserReader {
   /** Locks the account until the transaction ends (password and takeover changes wait for each other), and returns it. */
   lock(id: string): Promise<User | null>;
+  /** Locks every account holding the role until the transaction ends, in id order (so two such locks never deadlock), and returns their ids. */
+  lockAllWithRole(role: UserRole): Promise<string[]>;
   /**
    * Holds the account until the transaction ends against another holder (one customer's checkouts
    * go one at a time), without holding back writes that merely refer to it (a cart line, an audit

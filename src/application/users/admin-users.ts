@@ -1,4 +1,5 @@
 import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
+import { demotesLastAdmin, mayChangeRole } from "../../domain/account.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type User, type UserRole, emailProblem, newUser, normalizeEmail } from "../../domain/user.ts";
@@ -45,11 +46,34 @@ export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccoun
   return user;
 }
 
-export async function setUserRole(deps: AdminDeps, actor: Actor, email: string, role: UserRole, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
+export type UserRef = { id: string } | { email: string };
+
+/**
+ * Changes an account's role (PUT /api/admin/users/:id/role, `user:set-role`, BOOTSTRAP_ADMIN_*),
+ * by decisions §12's rules: only an ADMIN, a DEVELOPER or the system may give or take away ADMIN
+ * or DEVELOPER (mayChangeRole), and the last ADMIN stays one. For that, a change away from ADMIN
+ * locks every ADMIN (in id order) before counting them, so two admins demoting each other at once
+ * are taken one after the other, and the second finds itself the last. The same role again changes
+ * nothing and records nothing. Callers forget the account in their access cache (use-cases.ts).
+ */
+export async function setUserRole(deps: AdminDeps, actor: Actor, ref: UserRef, role: UserRole, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
   requirePermission(actor, "users:write");
   return deps.uow.transaction(async (tx) => {
-    const user = await tx.users.findByEmail(email);
-    if (!user) throw new DomainError("user.not_found", `No user with email ${normalizeEmail(email)}`);
+    const seen = "id" in ref ? await tx.users.findById(ref.id) : await tx.users.findByEmail(ref.email);
+    if (!seen) throw new DomainError("user.not_found", "id" in ref ? "User not found" : `No user with email ${normalizeEmail(ref.email)}`);
+    const leavingAdmin = (from: UserRole) => from === "ADMIN" && role !== "ADMIN";
+    const admins = leavingAdmin(seen.role) ? await tx.users.lockAllWithRole("ADMIN") : null;
+    const user = await tx.users.lock(seen.id);
+    if (!user) throw new DomainError("user.not_found", "User not found");
+    if (!mayChangeRole(actor, user.role, role)) {
+      throw new DomainError("forbidden", "Only an ADMIN or DEVELOPER may give or take away the ADMIN or DEVELOPER role", { from: user.role, to: role });
+    }
+    if (user.role === role) return user;
+    // No admins locked yet when the account became an ADMIN after it was first read: they are locked
+    // now, after it (a deadlock with another demotion is broken by PostgreSQL, and the transaction rerun).
+    if (leavingAdmin(user.role) && demotesLastAdmin(user, role, admins ?? (await tx.users.lockAllWithRole("ADMIN")))) {
+      throw new DomainError("user.last_admin", "The last ADMIN cannot be demoted; make another account ADMIN first");
+    }
     const updated = await tx.users.update(user.id, { role, updatedAt: deps.clock.now() });
     await recordAudit(tx, deps, {
       userId: actor.userId,
@@ -82,6 +106,6 @@ export async function ensureAdmin(deps: AdminDeps, actor: Actor, account: { emai
     return ensureAdmin(deps, actor, account);
   }
   if (existing.role === "ADMIN") return "unchanged";
-  await setUserRole(deps, actor, account.email, "ADMIN");
+  await setUserRole(deps, actor, { email: account.email }, "ADMIN");
   return "promoted";
 }

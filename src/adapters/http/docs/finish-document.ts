@@ -141,6 +141,8 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   const raw = operation["x-raw-body"] === true;
   const counted = operation["x-total-count"] === true;
   const sessionCookie = operation["x-session-cookie"] as keyof SessionCookieHeaders | undefined;
+  const csv = operation["x-csv"] === true;
+  delete operation["x-csv"];
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
@@ -175,6 +177,11 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   // A sign-in through a provider answers with a redirect, which carries the cookie.
   const signedIn = Object.entries(responses).find(([status]) => /^[23]/.test(status))?.[1] as Json | undefined;
   if (sessionCookie && signedIn) signedIn.headers = { ...(signedIn.headers as Json | undefined), "Set-Cookie": cookieHeaders[sessionCookie] };
+  // A CSV download (decisions §12): the generator can only call a text answer text/plain.
+  if (success && csv) {
+    success.content = { "text/csv": { schema: { type: "string", description: "RFC 4180, CRLF lines, a header row first" } } };
+    success.headers = { "Content-Disposition": { description: 'attachment; filename="<what>-<YYYYMMDD>.csv"', schema: { type: "string" } } };
+  }
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
   if (operation.parameters?.length || operation.requestBody) add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
