@@ -1,0 +1,100 @@
+// The back office on a shop with a year of orders: `npm run bench:admin` (BENCH_ORDERS, default
+// 200,000). On PostgreSQL, seeded by `db:seed --orders N`; the server is loaded from other processes.
+// The last line reads `admin: list p99 <A> ms, export <B> rows/s, rss +<C> MB, others p99 x<D>, report p99 <E> ms`.
+import { readFileSync } from "node:fs";
+import { load, prepareDatabase, printTable, startServer } from "./support.ts";
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 200_000);
+const ADMIN = { email: "bench-admin@example.com", password: "a long bench password" };
+
+const databaseUrl = await prepareDatabase();
+const cli = (...args: string[]) => {
+  const run = Bun.spawnSync([process.execPath, "src/cli/main.ts", ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" } });
+  if (run.exitCode !== 0) throw new Error(`cli ${args.join(" ")}: ${run.stderr.toString()}`);
+  return run.stdout.toString();
+};
+
+let started = performance.now();
+cli("db:seed", "--orders", String(ORDERS));
+const seedSeconds = (performance.now() - started) / 1000;
+console.log(`seeded ${ORDERS.toLocaleString("en-US")} orders in ${seedSeconds.toFixed(1)} s`);
+cli("user:create", "--email", ADMIN.email, "--password", ADMIN.password, "--role", "ADMIN");
+
+const server = await startServer({ DATABASE_URL: databaseUrl });
+const residentMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1]) / 1024;
+try {
+  const signIn = await fetch(`${server.base}/api/auth/callback/credentials`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(ADMIN),
+  });
+  const cookie = signIn.headers.getSetCookie()[0]!.split(";")[0]!;
+  const headers = { cookie };
+  const someone = (await (await fetch(`${server.base}/api/admin/users?limit=1`, { headers })).json()) as { data: Array<{ id: string; email: string }> };
+  const customer = someone.data[0]!;
+
+  // A: the first page of the queue, for each filter and for q.
+  const today = new Date();
+  const monthAgo = new Date(today.getTime() - 30 * 86_400_000).toISOString().slice(0, 10);
+  const filters: Record<string, string> = {
+    "no filter": "",
+    "status=SHIPPED": "status=SHIPPED",
+    "status=PENDING,CONFIRMED": "status=PENDING,CONFIRMED",
+    "paymentStatus=REFUNDED": "paymentStatus=REFUNDED",
+    "from (30 days)": `from=${monthAgo}`,
+    "from+to (a week)": `from=${monthAgo}&to=${new Date(today.getTime() - 23 * 86_400_000).toISOString().slice(0, 10)}`,
+    customerId: `customerId=${customer.id}`,
+    "q (e-mail part)": `q=${encodeURIComponent(customer.email.split("@")[0]!.slice(0, 6))}`,
+    "q (order number part)": "q=SF-2026",
+    "status+paymentStatus+from": `status=CONFIRMED&paymentStatus=PAID&from=${monthAgo}`,
+  };
+  const lists = [];
+  for (const [name, query] of Object.entries(filters)) {
+    lists.push(await load(`GET /api/admin/orders?${name}`, `${server.base}/api/admin/orders?${query}`, { headers, connections: 10, seconds: 4 }));
+  }
+  printTable(lists);
+  const listP99 = Math.max(...lists.map((l) => l.p99));
+
+  // B, C, D: the full export, the server's memory meanwhile, and the catalog's p99 meanwhile against idle.
+  const productsUrl = `${server.base}/api/products`;
+  const idle = await load("GET /api/products, idle", productsUrl, { connections: 10, seconds: 5 });
+  const before = residentMb();
+  let peak = before;
+  const sampling = setInterval(() => (peak = Math.max(peak, residentMb())), 100);
+  started = performance.now();
+  const exporting = (async () => {
+    const res = await fetch(`${server.base}/api/admin/orders/export`, { headers });
+    let lines = 0;
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body!) for (const char of decoder.decode(chunk, { stream: true })) if (char === "\n") lines++;
+    return { lines, seconds: (performance.now() - started) / 1000 };
+  })();
+  const busy = await load("GET /api/products, during the export", productsUrl, { connections: 10, seconds: 5 });
+  const exported = await exporting;
+  clearInterval(sampling);
+  const rows = exported.lines - 1;
+  const rowsPerSecond = Math.round(rows / exported.seconds);
+  printTable([idle, busy]);
+  console.log(
+    `export: ${rows.toLocaleString("en-US")} rows (order items) in ${exported.seconds.toFixed(1)} s; RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
+  );
+
+  // E: a 365-day daily sales report.
+  const from = new Date(today.getTime() - 364 * 86_400_000).toISOString().slice(0, 10);
+  const report = await load(
+    "GET /api/admin/reports/sales (365 days, daily)",
+    `${server.base}/api/admin/reports/sales?from=${from}&to=${today.toISOString().slice(0, 10)}&interval=day`,
+    {
+      headers,
+      connections: 2,
+      seconds: 6,
+    },
+  );
+  printTable([report]);
+
+  console.log(
+    `admin: list p99 ${listP99} ms, export ${rowsPerSecond} rows/s, rss +${(peak - before).toFixed(1)} MB, others p99 x${(busy.p99 / idle.p99).toFixed(2)}, report p99 ${report.p99} ms`,
+  );
+} finally {
+  server.stop();
+}
