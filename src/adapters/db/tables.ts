@@ -100,6 +100,8 @@ export interface OrdersTable {
   payment_started_at: Date | null;
   paid_via: string | null;
   paid_reference: string | null;
+  paid_at: Date | null;
+  refunded_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
