@@ -1,0 +1,170 @@
+import { sql } from "kysely";
+import type { HistoryBatch, SalesRepository } from "../../application/ports/sales.ts";
+import type { Db } from "./database.ts";
+
+type Sum = string | number;
+const iso = (at: Date | null) => at?.toISOString() ?? null;
+
+/**
+ * The report's sums: each statement sums over a range of one indexed time and groups by the
+ * report's own periods (width_bucket over their bounds), so PostgreSQL neither knows nor needs the
+ * shop's time zone. The four run side by side on the pool.
+ */
+async function salesIn(db: Db, bounds: readonly Date[], top: number) {
+  const edges = bounds.map((b) => b.toISOString());
+  const [from, to] = [edges[0]!, edges.at(-1)!];
+  const period = (column: string) => sql<number>`width_bucket(${sql.ref(column)}, ${edges}::timestamptz[]) - 1`;
+  const [sold, units, refunded, products] = await Promise.all([
+    sql<{ period: number; orders: Sum; subtotal: Sum; discount: Sum; shipping: Sum; tax: Sum }>`
+      select ${period("paid_at")} as period, count(*) as orders, sum(subtotal_cents) as subtotal, sum(discount_cents) as discount,
+        sum(shipping_cents) as shipping, sum(tax_cents) as tax
+      from orders where paid_at >= ${from} and paid_at < ${to} group by 1 order by 1`.execute(db),
+    sql<{ period: number; units: Sum }>`
+      select ${period("o.paid_at")} as period, sum(i.quantity) as units
+      from orders o join order_items i on i.order_id = o.id where o.paid_at >= ${from} and o.paid_at < ${to} group by 1`.execute(db),
+    sql<{ period: number; subtotal: Sum; discount: Sum; shipping: Sum; tax: Sum }>`
+      select ${period("refunded_at")} as period, sum(subtotal_cents) as subtotal, sum(discount_cents) as discount,
+        sum(shipping_cents) as shipping, sum(tax_cents) as tax
+      from orders where refunded_at >= ${from} and refunded_at < ${to} and paid_at is not null group by 1 order by 1`.execute(db),
+    sql<{ product_id: string; name: string; sku: string; units: Sum; revenue: Sum }>`
+      select t.product_id, p.name, p.sku, t.units, t.revenue from (
+        select i.product_id, sum(i.quantity) as units, sum(i.total_price_cents) as revenue
+        from orders o join order_items i on i.order_id = o.id where o.paid_at >= ${from} and o.paid_at < ${to}
+        group by i.product_id order by units desc, revenue desc, i.product_id limit ${top}
+      ) t join products p on p.id = t.product_id
+      order by t.units desc, t.revenue desc, t.product_id`.execute(db),
+  ]);
+  const unitsOf = new Map(units.rows.map((r) => [r.period, Number(r.units)]));
+  return {
+    sold: sold.rows.map((r) => ({
+      period: r.period,
+      orders: Number(r.orders),
+      units: unitsOf.get(r.period) ?? 0,
+      subtotal: Number(r.subtotal),
+      discount: Number(r.discount),
+      shipping: Number(r.shipping),
+      tax: Number(r.tax),
+    })),
+    refunded: refunded.rows.map((r) => ({
+      period: r.period,
+      subtotal: Number(r.subtotal),
+      discount: Number(r.discount),
+      shipping: Number(r.shipping),
+      tax: Number(r.tax),
+    })),
+    topProducts: products.rows.map((r) => ({ productId: r.product_id, name: r.name, sku: r.sku, units: Number(r.units), revenue: Number(r.revenue) })),
+  };
+}
+
+/** Each column of the rows as one array, for unnest: a batch is a few statements whatever its size. */
+const columns = <T, K extends string>(rows: readonly T[], pick: Record<K, (row: T) => unknown>) =>
+  Object.fromEntries(Object.entries<(row: T) => unknown>(pick).map(([name, of]) => [name, rows.map(of)])) as Record<K, unknown[]>;
+
+async function importHistory(db: Db, { customers, orders, refunds }: HistoryBatch): Promise<number> {
+  const u = columns(customers, {
+    id: (c) => c.id,
+    email: (c) => c.email,
+    name: (c) => c.name,
+    hash: (c) => c.passwordHash,
+    role: (c) => c.role,
+    image: (c) => c.image,
+    verified: (c) => c.isEmailVerified,
+    created: (c) => iso(c.createdAt),
+    updated: (c) => iso(c.updatedAt),
+  });
+  await sql`
+    insert into users (id, email, name, password_hash, role, image, is_email_verified, created_at, updated_at)
+    select * from unnest(${u.id}::text[], ${u.email}::text[], ${u.name}::text[], ${u.hash}::text[], ${u.role}::text[], ${u.image}::text[],
+      ${u.verified}::boolean[], ${u.created}::timestamptz[], ${u.updated}::timestamptz[])
+    on conflict do nothing`.execute(db);
+
+  const o = columns(orders, {
+    id: (x) => x.id,
+    number: (x) => x.orderNumber,
+    user: (x) => x.userId,
+    status: (x) => x.status,
+    payment: (x) => x.paymentStatus,
+    subtotal: (x) => x.subtotal,
+    shipping: (x) => x.shippingCost,
+    tax: (x) => x.tax,
+    discount: (x) => x.discountAmount,
+    total: (x) => x.total,
+    method: (x) => x.shippingMethod,
+    shipTo: (x) => JSON.stringify(x.shippingAddress),
+    billTo: (x) => JSON.stringify(x.billingAddress),
+    tracking: (x) => x.trackingNumber,
+    notes: (x) => x.customerNotes,
+    intent: (x) => x.stripePaymentIntentId,
+    attempts: (x) => x.paymentAttempts,
+    started: (x) => iso(x.paymentStartedAt),
+    via: (x) => x.paidVia,
+    reference: (x) => x.paidReference,
+    paid: (x) => iso(x.paidAt),
+    refunded: (x) => iso(x.refundedAt),
+    created: (x) => iso(x.createdAt),
+    updated: (x) => iso(x.updatedAt),
+  });
+  const lines = orders.flatMap((order) => order.items.map((item, position) => ({ ...item, orderId: order.id, position })));
+  const i = columns(lines, {
+    id: (x) => x.id,
+    order: (x) => x.orderId,
+    product: (x) => x.productId,
+    name: (x) => x.productName,
+    sku: (x) => x.productSku,
+    image: (x) => x.productImage,
+    quantity: (x) => x.quantity,
+    unit: (x) => x.unitPrice,
+    total: (x) => x.totalPrice,
+    position: (x) => x.position,
+  });
+  const r = columns(refunds, {
+    id: (x) => x.id,
+    order: (x) => x.orderId,
+    intent: (x) => x.intentId,
+    key: (x) => x.idempotencyKey,
+    reason: (x) => x.reason,
+    amount: (x) => x.amount,
+    requested: (x) => iso(x.requestedAt),
+    attempts: (x) => x.attempts,
+    next: (x) => iso(x.nextAttemptAt),
+    error: (x) => x.lastError,
+    confirmed: (x) => iso(x.confirmedAt),
+    processorId: (x) => x.processorRefundId,
+  });
+  // An order whose id, number or intent is taken is left out (on conflict do nothing), and its items and refunds with it.
+  const { rows } = await sql<{ written: Sum }>`
+    with created as (
+      insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, discount_cents,
+        total_cents, shipping_method, shipping_address, billing_address, tracking_number, customer_notes, stripe_payment_intent_id,
+        payment_attempts, payment_started_at, paid_via, paid_reference, paid_at, refunded_at, created_at, updated_at)
+      select * from unnest(${o.id}::text[], ${o.number}::text[], ${o.user}::text[], ${o.status}::text[], ${o.payment}::text[],
+        ${o.subtotal}::int[], ${o.shipping}::int[], ${o.tax}::int[], ${o.discount}::int[], ${o.total}::int[], ${o.method}::text[],
+        ${o.shipTo}::jsonb[], ${o.billTo}::jsonb[], ${o.tracking}::text[], ${o.notes}::text[], ${o.intent}::text[], ${o.attempts}::int[],
+        ${o.started}::timestamptz[], ${o.via}::text[], ${o.reference}::text[], ${o.paid}::timestamptz[], ${o.refunded}::timestamptz[], ${o.created}::timestamptz[],
+        ${o.updated}::timestamptz[])
+      on conflict do nothing
+      returning id
+    ), items as (
+      insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
+      select i.* from unnest(${i.id}::text[], ${i.order}::text[], ${i.product}::text[], ${i.name}::text[], ${i.sku}::text[], ${i.image}::text[],
+        ${i.quantity}::int[], ${i.unit}::int[], ${i.total}::int[], ${i.position}::smallint[])
+        as i(id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
+      where i.order_id in (select id from created)
+    ), refunds_made as (
+      insert into refunds (id, order_id, intent_id, idempotency_key, reason, amount_cents, requested_at, attempts, next_attempt_at, last_error, confirmed_at, processor_refund_id)
+      select r.* from unnest(${r.id}::text[], ${r.order}::text[], ${r.intent}::text[], ${r.key}::text[], ${r.reason}::text[], ${r.amount}::int[],
+        ${r.requested}::timestamptz[], ${r.attempts}::int[], ${r.next}::timestamptz[], ${r.error}::text[], ${r.confirmed}::timestamptz[], ${r.processorId}::text[])
+        as r(id, order_id, intent_id, idempotency_key, reason, amount_cents, requested_at, attempts, next_attempt_at, last_error, confirmed_at,
+          processor_refund_id)
+      where r.order_id in (select id from created)
+    )
+    select count(*) as written from created`.execute(db);
+  return Number(rows[0]?.written ?? 0);
+}
+
+export function createPgSalesRepository(db: Db): SalesRepository {
+  return {
+    salesIn: (bounds, top) => salesIn(db, bounds, top),
+    importHistory: (batch) => importHistory(db, batch),
+  };
+}
