@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ORDER_PREFIX_PATTERN } from "./domain/order-number.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS } from "./domain/payment.ts";
+import { canonicalTimeZone } from "./domain/time-zone.ts";
 import { passwordProblem } from "./domain/user.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders/settings.ts";
 import type { CommonPasswords } from "./application/ports/identity.ts";
@@ -92,6 +93,16 @@ const envSchema = z.object({
     .min(1, "must be at least 1 second")
     .max(3_600, "must be at most 3600 seconds (an hour)")
     .default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
+  // The sales report's days, weeks and months (decisions §12); a zone this runtime does not know would fail every report.
+  SHOP_TIMEZONE: z
+    .string()
+    .transform((name, ctx) => {
+      const zone = canonicalTimeZone(name);
+      if (zone) return zone;
+      ctx.addIssue({ code: "custom", message: `must be an IANA time zone name such as America/New_York or Europe/Paris, not ${JSON.stringify(name)}` });
+      return z.NEVER;
+    })
+    .default("UTC"),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   /** Held to the rules of every password in loadConfig, which is handed the common-password list. */
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
@@ -185,6 +196,8 @@ export interface Config {
   orders: OrderSettings;
   /** How often housekeeping runs (HOUSEKEEPING_INTERVAL_SECONDS): expiry, what a crash left, purges. */
   housekeepingIntervalMs: number;
+  /** SHOP_TIMEZONE, canonical: the zone the sales report's periods are in. */
+  shopTimeZone: string;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
 }
@@ -254,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
       graceMs: e.HOUSEKEEPING_GRACE_SECONDS * 1000,
     },
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
+    shopTimeZone: e.SHOP_TIMEZONE,
     bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };

@@ -57,6 +57,7 @@ const useCases = makeUseCases(runtime.deps, {
   orders: config.orders,
   rateLimit: config.rateLimit,
   sessionCacheSeconds: config.sessionCacheSeconds,
+  shopTimeZone: config.shopTimeZone,
 });
 
 async function prepareDatabase() {

@@ -2,7 +2,9 @@ import type { RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
 import type { ProductQuery } from "../domain/product.ts";
+import type { ReportRange } from "../domain/report.ts";
 import type { UserRole } from "../domain/user.ts";
+import { exportSalesReport, getSalesReport } from "./admin/sales-report.ts";
 import { ACCESS_CACHE_MS, createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
@@ -46,6 +48,8 @@ export interface UseCaseOptions {
   rateLimit?: RateLimitPolicy;
   /** How long sessions, accounts and permissions read are trusted (decisions §5: at most 30 s, the default). */
   sessionCacheSeconds?: number;
+  /** SHOP_TIMEZONE: the sales report's zone; UTC when absent. */
+  shopTimeZone?: string;
 }
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
@@ -53,6 +57,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps, (options.sessionCacheSeconds ?? ACCESS_CACHE_MS / 1000) * 1000);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
   const rateLimit = options.rateLimit ?? { max: 100, passwordMax: 10, windowSeconds: 900 };
+  const reports = { timeZone: options.shopTimeZone ?? "UTC" };
   return {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
@@ -126,6 +131,9 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
       return user;
     },
     ensureAdmin: (actor: Actor, account: { email: string; password: string }) => ensureAdmin(deps, actor, account),
+
+    getSalesReport: (actor: Actor, range: ReportRange) => getSalesReport(deps, reports, actor, range),
+    exportSalesReport: (actor: Actor, range: ReportRange, origin: RequestOrigin) => exportSalesReport(deps, reports, actor, range, origin),
 
     listPermissions: (actor: Actor, role?: UserRole) => listPermissions(deps, actor, role),
     async grantPermission(actor: Actor, role: UserRole, permission: Permission) {

@@ -46,7 +46,7 @@ async function withUseCases(config: Config, work: (useCases: UseCases, runtime: 
   const runtime = buildRuntime(config, logger);
   try {
     const applied = await migrateToLatest(runtime.db);
-    await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders }), runtime, applied);
+    await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders, shopTimeZone: config.shopTimeZone }), runtime, applied);
   } finally {
     await runtime.close();
   }

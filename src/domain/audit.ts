@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   "product.create",
   "product.update",
   "product.delete",
+  "report.export",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number] | `webhook.${string}`;
 

@@ -167,7 +167,7 @@ function figures(s: Sums): SalesFigures {
  * totals of the same sums (so the series adds up to them, the average excepted: it is the range's
  * own), and the best-selling products as given.
  */
-export function salesReport(range: ReportRange, timeZone: string, periods: readonly ReportPeriod[], facts: SalesFacts): SalesReport {
+export function salesReportOf(range: ReportRange, timeZone: string, periods: readonly ReportPeriod[], facts: SalesFacts): SalesReport {
   const sums: Sums[] = periods.map(() => NOTHING);
   for (const { period, ...sold } of facts.sold) sums[period] = add(sums[period]!, { ...sold, refunded: NOTHING.refunded });
   for (const { period, ...refunded } of facts.refunded) sums[period] = add(sums[period]!, { ...NOTHING, refunded });

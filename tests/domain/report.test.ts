@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DomainError } from "../../src/domain/errors.ts";
-import { type ReportRange, boundsOf, reportPeriods, salesReport } from "../../src/domain/report.ts";
+import { type ReportRange, boundsOf, reportPeriods, salesReportOf } from "../../src/domain/report.ts";
 
 const NY = "America/New_York";
 const periodsOf = (range: ReportRange, zone = NY) =>
@@ -73,7 +73,7 @@ describe("sales figures from the database's sums", () => {
 
   // Worked out by hand: two orders paid on the 7th ($50.00 free shipping, and $25.98 + $6.99 + $2.14),
   // the second refunded on the 8th; one paid on the 9th ($12.99 less a $1.00 discount + $6.99 + $1.07).
-  const report = salesReport(range, NY, periods, {
+  const report = salesReportOf(range, NY, periods, {
     sold: [
       { period: 0, orders: 2, units: 5, subtotal: 7598, discount: 0, shipping: 699, tax: 627 },
       { period: 2, orders: 1, units: 1, subtotal: 1299, discount: 100, shipping: 699, tax: 107 },
@@ -102,13 +102,13 @@ describe("sales figures from the database's sums", () => {
 
   test("a half cent of average rounds up; a range with no sales is all zeros", () => {
     const one = reportPeriods({ from: "2026-03-07", to: "2026-03-07", interval: "day" }, NY);
-    const halves = salesReport(range, NY, one, {
+    const halves = salesReportOf(range, NY, one, {
       sold: [{ period: 0, orders: 2, units: 2, subtotal: 2599, discount: 0, shipping: 0, tax: 0 }],
       refunded: [],
       topProducts: [],
     });
     expect(halves.totals.averageOrderValue).toBe(1300);
-    const empty = salesReport(range, NY, periods, { sold: [], refunded: [], topProducts: [] });
+    const empty = salesReportOf(range, NY, periods, { sold: [], refunded: [], topProducts: [] });
     expect(empty.totals).toEqual({ orders: 0, units: 0, grossSales: 0, refunds: 0, netSales: 0, shipping: 0, tax: 0, averageOrderValue: 0 });
     expect(empty.series.map((p) => p.period)).toEqual(["2026-03-07", "2026-03-08", "2026-03-09"]);
   });
