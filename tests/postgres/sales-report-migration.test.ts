@@ -19,6 +19,8 @@ async function anOrder(id: string, paymentStatus: string, createdHour: number, u
       shipping_method, shipping_address, billing_address, created_at, updated_at)
     values (${id}, ${`SF-20260301-${id.toUpperCase()}`}, 'u1', 'CONFIRMED', ${paymentStatus}, 1000, 0, 0, 1000, '', ${address}, ${address},
       ${at(createdHour)}, ${at(updatedHour)})`.execute(database.db);
+  await sql`insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents)
+    values (${`item-${id}`}, ${id}, 'p1', 'Habanero', 'HAB-1', 'https://images.example.com/h.jpg', 1, 1000, 1000)`.execute(database.db);
 }
 
 async function anEntry(orderId: string, action: string, hour: number, changes: Record<string, unknown>) {
@@ -28,12 +30,14 @@ async function anEntry(orderId: string, action: string, hour: number, changes: R
 
 const moved = (from: string, to: string) => ({ from: { status: "PENDING", paymentStatus: from }, to: { status: "CONFIRMED", paymentStatus: to } });
 
-test("migration 0014 gives the orders already there their paid and refunded times, from the audit entries that moved their payment", async () => {
+test("migration 0014 gives the orders already there their paid and refunded times, from the audit entries that moved their payment; their items a copy of the paid time", async () => {
   const names = Object.keys(await migrationProvider.getMigrations()).sort();
   const before = names[names.indexOf("0014_sales_report") - 1]!;
   const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo(before);
   expect(error).toBeUndefined();
   await sql`insert into users (id, email, role) values ('u1', 'ada@example.com', 'CUSTOMER')`.execute(database.db);
+  await sql`insert into products (id, name, slug, price_cents, sku, featured_image, heat_level, inventory)
+    values ('p1', 'Habanero', 'habanero', 1000, 'HAB-1', 'https://images.example.com/h.jpg', 3, 10)`.execute(database.db);
 
   await anOrder("paid", "PAID", 1, 9);
   await anEntry("paid", "payment.failed", 2, moved("PENDING", "FAILED"));
@@ -76,4 +80,6 @@ test("migration 0014 gives the orders already there their paid and refunded time
     late: [null, at(4)],
     unpaid: [null, null],
   });
+  const items = await sql<{ order_id: string; paid_at: Date | null }>`select order_id, paid_at from order_items`.execute(database.db);
+  expect(Object.fromEntries(items.rows.map((r) => [r.order_id, r.paid_at]))).toEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.paid_at])));
 });

@@ -276,6 +276,8 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         })
         .where("id", "=", id)
         .execute();
+      // The items carry a copy of the paid time, written with it (migration 0014: the sales report reads lines by it).
+      if (c.paidAt !== undefined) await db.updateTable("order_items").set({ paid_at: c.paidAt }).where("order_id", "=", id).execute();
     },
 
     async attachPaymentIntent(id, intentId, at) {

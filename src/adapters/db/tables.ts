@@ -117,6 +117,8 @@ export interface OrderItemsTable {
   unit_price_cents: number;
   total_price_cents: number;
   position: Generated<number>;
+  /** A copy of the order's paid_at, for the sales report's index (written with it). */
+  paid_at: Generated<Date | null>;
 }
 
 export interface AuditLogTable {

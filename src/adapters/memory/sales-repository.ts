@@ -1,9 +1,16 @@
 import type { SalesRepository } from "../../application/ports/sales.ts";
 import type { Order } from "../../domain/order.ts";
+import type { Product } from "../../domain/product.ts";
+import type { RefundRecord } from "../../domain/refund.ts";
 import type { PeriodRefunds, PeriodSales, ProductSales } from "../../domain/report.ts";
-import type { MemoryState } from "./store.ts";
+import type { User } from "../../domain/user.ts";
 
-type Tables = Pick<MemoryState, "orders" | "products" | "users" | "refunds">;
+interface Tables {
+  orders: Map<string, Order>;
+  products: Map<string, Product>;
+  users: Map<string, User>;
+  refunds: Map<string, RefundRecord>;
+}
 
 /** The period an instant falls in, by the bounds (period i is [bounds[i], bounds[i + 1])); -1 outside them all. */
 function periodOf(bounds: readonly Date[], at: Date | null): number {
