@@ -17,6 +17,7 @@ import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
+import { type DemoOrdersRequest, seedDemoOrders } from "./catalog/seed-demo-orders.ts";
 import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
 import { PASSWORD_ROUTES, type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
@@ -66,6 +67,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     deleteProduct: (actor: Actor, id: string, origin: RequestOrigin) => deleteProduct(deps, actor, id, origin),
     seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
     seedDemoCatalogIfEmpty: (catalog: DemoCatalog) => seedDemoCatalogIfEmpty(deps, catalog),
+    seedDemoOrders: (request: DemoOrdersRequest) => seedDemoOrders(deps, { numberPrefix: orders.numberPrefix }, request),
 
     getCart: (userId: string) => getCart(deps, userId),
     addToCart: (userId: string, input: { productId: string; quantity: number }, origin: RequestOrigin) => addToCart(deps, userId, input, origin),

@@ -4,6 +4,7 @@ import { type DayNumber, firstOfMonth, firstOfNextMonth, formatDay, mondayOf, pa
 
 export const REPORT_INTERVALS = ["day", "week", "month"] as const;
 export type ReportInterval = (typeof REPORT_INTERVALS)[number];
+export const isReportInterval = (value: string): value is ReportInterval => (REPORT_INTERVALS as readonly string[]).includes(value);
 
 /** Decisions §12: from and to at most 366 days apart. */
 export const MAX_REPORT_SPAN_DAYS = 366;
