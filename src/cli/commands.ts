@@ -86,6 +86,9 @@ export const commands: Record<string, Command> = {
       if (values.seed !== undefined && values.orders === undefined) throw misuse("--seed goes with --orders");
       const orders = values.orders === undefined ? null : wholeNumber("--orders", values.orders);
       const seed = values.seed === undefined ? undefined : wholeNumber("--seed", values.seed);
+      // Made-up orders would be counted in a real shop's sales report and exports.
+      if (orders !== null && config.env === "production")
+        throw new CliError("db:seed --orders makes up orders: not on a production shop (NODE_ENV=production)", 1);
       return withUseCases(config, async (useCases, runtime) => {
         const result = await useCases.seedDemoCatalog(demoCatalog);
         console.log(`Added ${result.productsAdded} products and ${result.locationsAdded} locations`);

@@ -23,9 +23,11 @@ afterAll(async () => {
   await rm(embeddedDir, { recursive: true, force: true });
 }, TIMEOUT);
 
-async function cli(databaseUrl: string, ...args: string[]) {
+const cli = (databaseUrl: string, ...args: string[]) => run({ DATABASE_URL: databaseUrl }, args);
+
+async function run(env: Record<string, string>, args: string[]) {
   const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", SHOP_TIMEZONE: "America/Los_Angeles" },
+    env: { ...process.env, LOG_LEVEL: "silent", SHOP_TIMEZONE: "America/Los_Angeles", ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -99,7 +101,7 @@ describe("db:seed --orders on PostgreSQL", () => {
   );
 
   test(
-    "seeding the same seed again is refused and writes nothing; bad arguments are the usage (exit 2); a range too long one line (exit 1)",
+    "refused, writing nothing: the same seed again, and made-up orders in a production shop; bad arguments are the usage (exit 2); a range too long one line (exit 1)",
     async () => {
       const again = await cli(database.url, "db:seed", "--orders", "3000", "--seed", "11");
       expect([again.code, again.stderr.trim()]).toEqual([1, "Error: The demo orders of seed 11 are there already: give another --seed"]);
@@ -115,6 +117,10 @@ describe("db:seed --orders on PostgreSQL", () => {
       }
       const tooLong = await cli(database.url, "report:sales", "--from", "2025-01-01", "--to", "2026-12-31");
       expect([tooLong.code, tooLong.stdout, tooLong.stderr.trim()]).toEqual([1, "", "Error: Invalid request: to: must be at most 366 days after from"]);
+      const production = { DATABASE_URL: database.url, NODE_ENV: "production", AUTH_SECRET: "x".repeat(32), STRIPE_SECRET_KEY: "sk_test_reports" };
+      const live = await run(production, ["db:seed", "--orders", "10"]);
+      expect([live.code, live.stdout, live.stderr.trim()]).toEqual([1, "", "db:seed --orders makes up orders: not on a production shop (NODE_ENV=production)"]);
+      expect(Number((await one(sql<{ n: string }>`select count(*) as n from orders`)).n)).toBe(3000);
     },
     TIMEOUT,
   );
