@@ -41,7 +41,7 @@ export function canonicalTimeZone(name: string): string | null {
 }
 
 /** How far the zone's clocks are ahead of UTC at an instant (negative west of Greenwich), in ms. */
-export function offsetAt(zone: string, instant: number): number {
+function offsetAt(zone: string, instant: number): number {
   const whole = Math.floor(instant / 1000) * 1000;
   const part: Record<string, number> = {};
   for (const { type, value } of formatterOf(zone).formatToParts(new Date(whole))) part[type] = Number(value);

@@ -1,4 +1,3 @@
-import type { Address } from "../../domain/address.ts";
 import { type Order, type OrderStatus, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
@@ -6,6 +5,8 @@ import type { Product } from "../../domain/product.ts";
 import { type RefundRecord, orderRefundKey } from "../../domain/refund.ts";
 import type { User } from "../../domain/user.ts";
 import type { HistoryBatch } from "../ports/sales.ts";
+import { type Customer, aCustomer } from "./demo-customers.ts";
+import { type Random, idOf, seededRandom, weighted } from "./seeded-random.ts";
 
 /**
  * A year of made-up trade for demos and benches (docs/back-office.md, "Demo data"), the same for
@@ -19,82 +20,6 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const YEAR_DAYS = 365;
 
-/** sfc32, seeded by splitmix32: 128 bits of state, so two seeds' sequences never run into each other. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  const split = () => {
-    s = (s + 0x9e3779b9) | 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  let [a, b, c, d] = [split(), split(), split(), split()];
-  return () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4_294_967_296;
-  };
-}
-
-type Random = () => number;
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-/** An index by weight: [70, 20, 10] gives 0 seven times in ten. */
-function weighted(random: Random, weights: readonly number[]): number {
-  let r = random() * weights.reduce((sum, w) => sum + w, 0);
-  for (const [i, w] of weights.entries()) {
-    r -= w;
-    if (r < 0) return i;
-  }
-  return weights.length - 1;
-}
-const ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyz0123456789";
-/** A CUID2-shaped id (a letter, then 23 letters and digits) from the seeded sequence. */
-function idOf(random: Random): string {
-  let id = ALPHANUMERIC[Math.floor(random() * 26)]!;
-  for (let i = 0; i < 23; i++) id += ALPHANUMERIC[Math.floor(random() * 36)];
-  return id;
-}
-
-const FIRST = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Margaret", "Dennis", "Radia", "Niklaus", "Sophie", "Tim", "Hedy"];
-const LAST = [
-  "Lovelace",
-  "Hopper",
-  "Turing",
-  "Dijkstra",
-  "Liskov",
-  "Knuth",
-  "Allen",
-  "Thompson",
-  "Hamilton",
-  "Ritchie",
-  "Perlman",
-  "Wirth",
-  "Wilson",
-  "Lamarr",
-];
-/** Where customers live (most in the lower 48; AK, HI and PR ship dearer; a few abroad, never free), with a made-up sales tax rate. */
-const PLACES: ReadonlyArray<readonly [Omit<Address, "address1" | "address2">, number, number]> = [
-  [{ city: "Austin", state: "TX", postalCode: "78701", country: "US" }, 0.0625, 14],
-  [{ city: "Los Angeles", state: "CA", postalCode: "90012", country: "US" }, 0.0725, 16],
-  [{ city: "Brooklyn", state: "NY", postalCode: "11201", country: "US" }, 0.04, 12],
-  [{ city: "Miami", state: "FL", postalCode: "33130", country: "US" }, 0.06, 10],
-  [{ city: "Chicago", state: "IL", postalCode: "60601", country: "US" }, 0.0625, 9],
-  [{ city: "Seattle", state: "WA", postalCode: "98101", country: "US" }, 0.065, 8],
-  [{ city: "Denver", state: "CO", postalCode: "80202", country: "US" }, 0.029, 7],
-  [{ city: "Portland", state: "OR", postalCode: "97201", country: "US" }, 0, 6],
-  [{ city: "Atlanta", state: "GA", postalCode: "30303", country: "US" }, 0.04, 7],
-  [{ city: "Boston", state: "MA", postalCode: "02108", country: "US" }, 0.0625, 6],
-  [{ city: "Anchorage", state: "AK", postalCode: "99501", country: "US" }, 0, 1],
-  [{ city: "Honolulu", state: "HI", postalCode: "96813", country: "US" }, 0.04, 1],
-  [{ city: "San Juan", state: "PR", postalCode: "00901", country: "US" }, 0.115, 1],
-  [{ city: "Toronto", state: "ON", postalCode: "M5H 2N2", country: "CA" }, 0, 2],
-];
-
 export interface DemoOrdersSpec {
   /** How many orders the history holds. */
   orders: number;
@@ -105,13 +30,6 @@ export interface DemoOrdersSpec {
   numberPrefix: string;
   /** What is on sale (prices as they are now). */
   products: readonly Product[];
-}
-
-interface Customer {
-  user: User;
-  address: Address;
-  taxRate: number;
-  written: boolean;
 }
 
 /**
@@ -132,7 +50,7 @@ export function demoOrders(spec: DemoOrdersSpec): { next(count: number): History
     }
   }).sort();
   const customerAt = (index: number): Customer => {
-    customers[index] ??= aCustomer(random, spec);
+    customers[index] ??= aCustomer(random, spec.now);
     return customers[index]!;
   };
   let made = 0;
@@ -151,34 +69,6 @@ export function demoOrders(spec: DemoOrdersSpec): { next(count: number): History
     return batch;
   }
   return { next };
-}
-
-function aCustomer(random: Random, spec: DemoOrdersSpec): Customer {
-  const [place, taxRate] =
-    PLACES[
-      weighted(
-        random,
-        PLACES.map(([, , weight]) => weight),
-      )
-    ]!;
-  const first = pick(random, FIRST);
-  const last = pick(random, LAST);
-  const joined = new Date(spec.now.getTime() - (YEAR_DAYS + 30) * DAY);
-  const id = idOf(random);
-  const user: User = {
-    id,
-    // Named after its id: an address already taken is this very customer, written by an earlier run of the same seed.
-    email: `${first}.${last}.${id.slice(-8)}@example.com`.toLowerCase(),
-    name: `${first} ${last}`,
-    passwordHash: null,
-    role: "CUSTOMER",
-    image: null,
-    isEmailVerified: true,
-    createdAt: joined,
-    updatedAt: joined,
-  };
-  const address = { ...place, address1: `${1 + Math.floor(random() * 9000)} ${pick(random, ["Main", "Oak", "Pine", "Elm", "Cedar"])} St`, address2: null };
-  return { user, address, taxRate, written: false };
 }
 
 function anOrder(

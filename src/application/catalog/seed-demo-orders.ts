@@ -5,7 +5,7 @@ import { demoOrders } from "./demo-orders.ts";
 
 /** Orders a transaction: a few statements each, a few thousand rows. */
 const BATCH = 2_000;
-export const MAX_DEMO_ORDERS = 1_000_000;
+const MAX_DEMO_ORDERS = 1_000_000;
 
 export interface DemoOrdersRequest {
   orders: number;
