@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ORDER_PREFIX_PATTERN } from "./domain/order-number.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS } from "./domain/payment.ts";
 import { DEFAULT_LOW_STOCK_THRESHOLD, MAX_INVENTORY } from "./domain/product.ts";
+import { canonicalTimeZone } from "./domain/time-zone.ts";
 import { passwordProblem } from "./domain/user.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders/settings.ts";
 import type { CommonPasswords } from "./application/ports/identity.ts";
@@ -95,6 +96,16 @@ const envSchema = z.object({
     .default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
   // The back office's low stock (decisions §12): at or under this many units.
   LOW_STOCK_THRESHOLD: z.coerce.number().int().min(0).max(MAX_INVENTORY).default(DEFAULT_LOW_STOCK_THRESHOLD),
+  // The sales report's days, weeks and months (decisions §12); a zone this runtime does not know would fail every report.
+  SHOP_TIMEZONE: z
+    .string()
+    .transform((name, ctx) => {
+      const zone = canonicalTimeZone(name);
+      if (zone) return zone;
+      ctx.addIssue({ code: "custom", message: `must be an IANA time zone name such as America/New_York or Europe/Paris, not ${JSON.stringify(name)}` });
+      return z.NEVER;
+    })
+    .default("UTC"),
   BOOTSTRAP_ADMIN_EMAIL: z.email().optional(),
   /** Held to the rules of every password in loadConfig, which is handed the common-password list. */
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
@@ -190,6 +201,8 @@ export interface Config {
   housekeepingIntervalMs: number;
   /** LOW_STOCK_THRESHOLD: the back office's `lowStock=true` lists products with this many units or fewer. */
   lowStockThreshold: number;
+  /** SHOP_TIMEZONE, canonical: the zone the sales report's periods are in. */
+  shopTimeZone: string;
   bootstrapAdmin: { email: string; password: string } | null;
   oauth: OAuthConfig;
 }
@@ -260,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     },
     housekeepingIntervalMs: e.HOUSEKEEPING_INTERVAL_SECONDS * 1000,
     lowStockThreshold: e.LOW_STOCK_THRESHOLD,
+    shopTimeZone: e.SHOP_TIMEZONE,
     bootstrapAdmin: e.BOOTSTRAP_ADMIN_EMAIL && e.BOOTSTRAP_ADMIN_PASSWORD ? { email: e.BOOTSTRAP_ADMIN_EMAIL, password: e.BOOTSTRAP_ADMIN_PASSWORD } : null,
     oauth: oauthConfig(e),
   };

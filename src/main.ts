@@ -58,6 +58,7 @@ const useCases = makeUseCases(runtime.deps, {
   rateLimit: config.rateLimit,
   sessionCacheSeconds: config.sessionCacheSeconds,
   lowStockThreshold: config.lowStockThreshold,
+  shopTimeZone: config.shopTimeZone,
 });
 
 async function prepareDatabase() {

@@ -177,4 +177,15 @@ describe("configuration", () => {
     );
     expect(loadConfig({ ...production, HOUSEKEEPING_GRACE_SECONDS: "300" }).orders.graceMs).toBe(300_000);
   });
+
+  test("SHOP_TIMEZONE: UTC unless set; an IANA name in its canonical spelling; an unknown zone or a bare offset stops the start", () => {
+    expect(loadConfig({}).shopTimeZone).toBe("UTC");
+    expect(loadConfig({ SHOP_TIMEZONE: "America/New_York" }).shopTimeZone).toBe("America/New_York");
+    expect(loadConfig({ SHOP_TIMEZONE: "europe/paris" }).shopTimeZone).toBe("Europe/Paris");
+    for (const zone of ["Mars/Olympus", "+02:00", "EST-ish"]) {
+      expect(() => loadConfig({ SHOP_TIMEZONE: zone })).toThrow(
+        `Invalid configuration: SHOP_TIMEZONE: must be an IANA time zone name such as America/New_York or Europe/Paris, not "${zone}"`,
+      );
+    }
+  });
 });

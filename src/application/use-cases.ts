@@ -10,6 +10,8 @@ import { type AdminProductFilter, listAdminProducts } from "./admin/list-product
 import { exportUsers } from "./admin/export-users.ts";
 import { getUser, listUsers } from "./admin/list-users.ts";
 import { type AuditSearch, readAuditLog } from "./admin/read-audit-log.ts";
+import type { ReportRange } from "../domain/report.ts";
+import { exportSalesReport, getSalesReport } from "./admin/sales-report.ts";
 import { ACCESS_CACHE_MS, createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
@@ -22,6 +24,7 @@ import { getProduct } from "./catalog/get-product.ts";
 import { listProducts } from "./catalog/list-products.ts";
 import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updateProduct } from "./catalog/manage-products.ts";
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
+import { type DemoOrdersRequest, seedDemoOrders } from "./catalog/seed-demo-orders.ts";
 import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
 import { PASSWORD_ROUTES, type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
@@ -55,6 +58,8 @@ export interface UseCaseOptions {
   sessionCacheSeconds?: number;
   /** LOW_STOCK_THRESHOLD: the back office's low stock; DEFAULT_LOW_STOCK_THRESHOLD when absent. */
   lowStockThreshold?: number;
+  /** SHOP_TIMEZONE: the sales report's zone; UTC when absent. */
+  shopTimeZone?: string;
 }
 
 /** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
@@ -62,6 +67,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps, (options.sessionCacheSeconds ?? ACCESS_CACHE_MS / 1000) * 1000);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
   const rateLimit = options.rateLimit ?? { max: 100, passwordMax: 10, windowSeconds: 900 };
+  const reports = { timeZone: options.shopTimeZone ?? "UTC" };
   return {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
@@ -70,6 +76,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     deleteProduct: (actor: Actor, id: string, origin: RequestOrigin) => deleteProduct(deps, actor, id, origin),
     seedDemoCatalog: (catalog: DemoCatalog) => seedDemoCatalog(deps, catalog),
     seedDemoCatalogIfEmpty: (catalog: DemoCatalog) => seedDemoCatalogIfEmpty(deps, catalog),
+    seedDemoOrders: (request: DemoOrdersRequest) => seedDemoOrders(deps, { numberPrefix: orders.numberPrefix }, request),
 
     listAdminProducts: (actor: Actor, filter: AdminProductFilter) =>
       listAdminProducts(deps, actor, filter, options.lowStockThreshold ?? DEFAULT_LOW_STOCK_THRESHOLD),
@@ -145,6 +152,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     getUser: (actor: Actor, id: string) => getUser(deps, actor, id),
     exportUsers: (actor: Actor, filter: AccountFilter, origin: RequestOrigin) => exportUsers(deps, actor, filter, origin),
     readAuditLog: (actor: Actor, search: AuditSearch, page: PageRequest) => readAuditLog(deps, actor, search, page),
+    getSalesReport: (actor: Actor, range: ReportRange) => getSalesReport(deps, reports, actor, range),
+    exportSalesReport: (actor: Actor, range: ReportRange, origin: RequestOrigin) => exportSalesReport(deps, reports, actor, range, origin),
 
     listPermissions: (actor: Actor, role?: UserRole) => listPermissions(deps, actor, role),
     async grantPermission(actor: Actor, role: UserRole, permission: Permission) {

@@ -9,12 +9,16 @@ import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
 import { presentOrder } from "../adapters/presenters/order.ts";
 import { presentAccountSummary } from "../adapters/presenters/account.ts";
 import { MAX_PAGE_SIZE } from "../domain/paging.ts";
+import { presentSalesReport } from "../adapters/presenters/sales-report.ts";
+import { REPORT_INTERVALS, isReportInterval } from "../domain/report.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { migrateToLatest } from "../adapters/db/migrate.ts";
+import { settleAfterImport } from "../adapters/db/sales-repository.ts";
 import { createJsonLogger } from "../adapters/log.ts";
 import { type Runtime, buildRuntime } from "../compose.ts";
 import type { Config } from "../config.ts";
 import { CliError } from "./cli-error.ts";
+import { salesTable } from "./sales-table.ts";
 
 export interface Command {
   usage: string;
@@ -37,6 +41,11 @@ function orderStatus(value: string): OrderStatus {
 
 const formatDollars = (cents: number) => `$${toDollars(cents).toFixed(2)}`;
 
+function wholeNumber(option: string, value: string): number {
+  if (!/^\d{1,10}$/.test(value)) throw misuse(`${option} takes a whole number, not "${value}"`);
+  return Number(value);
+}
+
 function role(value: string | undefined): UserRole {
   const upper = value?.toUpperCase() ?? "";
   if (!isUserRole(upper)) throw misuse(`Unknown role "${value}"; roles: ${USER_ROLES.join(", ")}`);
@@ -49,7 +58,7 @@ async function withUseCases(config: Config, work: (useCases: UseCases, runtime: 
   const runtime = buildRuntime(config, logger);
   try {
     const applied = await migrateToLatest(runtime.db);
-    await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders }), runtime, applied);
+    await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders, shopTimeZone: config.shopTimeZone }), runtime, applied);
   } finally {
     await runtime.close();
   }
@@ -67,13 +76,31 @@ export const commands: Record<string, Command> = {
     },
   },
   "db:seed": {
-    usage: "db:seed",
-    summary: "add the demo catalog (products and retail locations) where missing",
+    usage: "db:seed [--orders N [--seed S]]",
+    summary: "add the demo catalog (products and retail locations) where missing; with --orders, N orders of history over the last 365 days",
     run: (args, config) => {
-      positionals("db:seed", args, 0);
-      return withUseCases(config, async (useCases) => {
+      const { values, positionals: extra } = parseArgs({
+        args,
+        options: { orders: { type: "string" }, seed: { type: "string" } },
+        strict: true,
+        allowPositionals: true,
+      });
+      if (extra.length) throw misuse("db:seed takes no arguments besides --orders and --seed");
+      if (values.seed !== undefined && values.orders === undefined) throw misuse("--seed goes with --orders");
+      const orders = values.orders === undefined ? null : wholeNumber("--orders", values.orders);
+      const seed = values.seed === undefined ? undefined : wholeNumber("--seed", values.seed);
+      // Made-up orders would be counted in a real shop's sales report and exports.
+      if (orders !== null && config.env === "production")
+        throw new CliError("db:seed --orders makes up orders: not on a production shop (NODE_ENV=production)", 1);
+      return withUseCases(config, async (useCases, runtime) => {
         const result = await useCases.seedDemoCatalog(demoCatalog);
         console.log(`Added ${result.productsAdded} products and ${result.locationsAdded} locations`);
+        if (orders === null) return;
+        const started = performance.now();
+        const seeded = await useCases.seedDemoOrders({ orders, seed });
+        await settleAfterImport(runtime.db);
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        console.log(`Added ${seeded.orders} demo orders over the last 365 days in ${seconds} s (seed ${seeded.seed}: the same seed gives the same orders)`);
       });
     },
   },
@@ -197,6 +224,27 @@ export const commands: Record<string, Command> = {
           throw plainRefusal(error, sku);
         });
         console.log(`${product.name} (${product.sku}): ${before} -> ${product.inventory} units`);
+      });
+    },
+  },
+  "report:sales": {
+    usage: "report:sales --from D --to D [--interval day|week|month] [--json]",
+    summary: "the sales report in SHOP_TIMEZONE, as GET /api/admin/reports/sales (its answer's data with --json)",
+    run: (args, config) => {
+      const { values, positionals: extra } = parseArgs({
+        args,
+        options: { from: { type: "string" }, to: { type: "string" }, interval: { type: "string" }, json: { type: "boolean" } },
+        strict: true,
+        allowPositionals: true,
+      });
+      if (extra.length) throw misuse("report:sales takes no arguments besides --from, --to, --interval and --json");
+      if (!values.from || !values.to) throw misuse("report:sales needs --from and --to (dates, YYYY-MM-DD, both included)");
+      const interval = values.interval ?? "day";
+      if (!isReportInterval(interval)) throw misuse(`Unknown interval "${interval}"; intervals: ${REPORT_INTERVALS.join(", ")}`);
+      const range = { from: values.from, to: values.to, interval };
+      return withUseCases(config, async (useCases) => {
+        const report = await useCases.getSalesReport(SYSTEM_ACTOR, range);
+        console.log(values.json ? JSON.stringify(presentSalesReport(report)) : salesTable(report).join("\n"));
       });
     },
   },

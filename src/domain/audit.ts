@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   "product.update",
   "product.delete",
   "product.inventory_adjust",
+  "report.export",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number] | `webhook.${string}`;
 

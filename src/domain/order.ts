@@ -39,6 +39,17 @@ export const PAYMENT_MOVES: Readonly<Record<PaymentStatus, Readonly<Partial<Reco
   REFUNDED: {},
 };
 
+/**
+ * When a payment reached PAID, and REFUNDED: stamped by the move itself, so the sales report
+ * counts a sale and its refund each when it happened. A move is always to another status (the
+ * table has no move from a status to itself), so a status given is one reached now.
+ */
+export function paymentTimes(to: PaymentStatus | undefined, at: Date): Partial<Pick<Order, "paidAt" | "refundedAt">> {
+  if (to === "PAID") return { paidAt: at };
+  if (to === "REFUNDED") return { refundedAt: at };
+  return {};
+}
+
 /** Whether an order has ended: its status has no move out of it. Read from the table, so a status added to it is counted right. */
 export const isFinalStatus = (status: OrderStatus): boolean => ORDER_TRANSITIONS[status].length === 0;
 
@@ -184,6 +195,10 @@ export interface Order {
   paidVia: string | null;
   /** That provider's id of the payment (an intent, a Square payment, a PayPal capture). */
   paidReference: string | null;
+  /** When its payment became PAID (the sales report's time of the sale); null while unpaid, or never paid at all. */
+  paidAt: Date | null;
+  /** When its payment became REFUNDED; null unless it is. */
+  refundedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   items: OrderItem[];
@@ -248,6 +263,8 @@ export function newOrder(fields: NewOrderFields): Order {
     paymentStartedAt: null,
     paidVia: null,
     paidReference: null,
+    paidAt: null,
+    refundedAt: null,
     createdAt: fields.at,
     updatedAt: fields.at,
     items,

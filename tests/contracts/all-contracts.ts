@@ -7,6 +7,7 @@ import { orderRepositoryContract } from "./order-repository.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
 import { refundRepositoryContract } from "./refund-repository.contract.ts";
+import { salesContract } from "./sales.contract.ts";
 import { sessionRepositoryContract } from "./session-repository.contract.ts";
 import { suppressionListContract } from "./suppression-list.contract.ts";
 import type { ContractTarget } from "./targets.ts";
@@ -31,5 +32,6 @@ export function allContracts(target: () => ContractTarget) {
   webhookEventLogContract(target);
   idempotencyKeysContract(target);
   refundRepositoryContract(target);
+  salesContract(target);
   unitOfWorkContract(target);
 }

@@ -112,6 +112,14 @@ const ROUTES: Route[] = [
   },
   { name: "export accounts (users:export)", method: "GET", path: () => "/api/admin/users/export", expect: adminsOnly },
   { name: "read the audit log (settings:read)", method: "GET", path: () => "/api/admin/audit", expect: adminsOnly },
+  // Decisions §12: analytics:read is STAFF's too; analytics:export only ADMIN's and DEVELOPER's.
+  { name: "sales report (analytics:read)", method: "GET", path: () => "/api/admin/reports/sales?from=2026-03-01&to=2026-03-31", expect: staffOnly },
+  {
+    name: "sales report export (analytics:export)",
+    method: "GET",
+    path: () => "/api/admin/reports/sales/export?from=2026-03-01&to=2026-03-31&interval=week",
+    expect: { anonymous: 401, ADMIN: 200, DEVELOPER: 200, otherwise: 403 },
+  },
 ];
 
 /** An order of the user's, for one unit of the product; paid when asked. */

@@ -52,6 +52,8 @@ export interface TestAppOptions {
   /** Off (max and passwordMax 0) unless a test is about the limiter: other tests send far more than 100 requests to an endpoint. */
   rateLimit?: { max: number; windowSeconds: number; passwordMax?: number };
   exemptUserAgent?: string;
+  /** SHOP_TIMEZONE (UTC unless given). */
+  shopTimeZone?: string;
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
@@ -60,7 +62,11 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
   options: TestAppOptions = {},
 ) {
   const publicUrl = options.publicUrl ?? TEST_PUBLIC_URL;
-  const useCases = makeUseCases(deps, { publicUrl: TEST_PUBLIC_URL, rateLimit: { max: 0, passwordMax: 0, windowSeconds: 900, ...options.rateLimit } });
+  const useCases = makeUseCases(deps, {
+    publicUrl: TEST_PUBLIC_URL,
+    rateLimit: { max: 0, passwordMax: 0, windowSeconds: 900, ...options.rateLimit },
+    shopTimeZone: options.shopTimeZone,
+  });
   const app = createApp(useCases, {
     logger: options.logger ?? silentLogger,
     clock: deps.clock,

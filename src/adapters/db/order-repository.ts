@@ -31,6 +31,8 @@ function toOrder(row: OrderRow, items: OrderItem[]): Order {
     paymentStartedAt: row.payment_started_at,
     paidVia: row.paid_via,
     paidReference: row.paid_reference,
+    paidAt: row.paid_at,
+    refundedAt: row.refunded_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     items,
@@ -269,10 +271,14 @@ export function createPgOrderRepository(db: Db): OrderRepository {
           payment_started_at: c.paymentStartedAt,
           paid_via: c.paidVia,
           paid_reference: c.paidReference,
+          paid_at: c.paidAt,
+          refunded_at: c.refundedAt,
           updated_at: c.updatedAt,
         })
         .where("id", "=", id)
         .execute();
+      // The items carry a copy of the paid time, written with it (migration 0014: the sales report reads lines by it).
+      if (c.paidAt !== undefined) await db.updateTable("order_items").set({ paid_at: c.paidAt }).where("order_id", "=", id).execute();
     },
 
     async attachPaymentIntent(id, intentId, at) {

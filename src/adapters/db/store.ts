@@ -14,6 +14,7 @@ import { createPgOrderRepository } from "./order-repository.ts";
 import { createPgPermissionRepository } from "./permission-repository.ts";
 import { createPgProductRepository } from "./product-repository.ts";
 import { createPgRefundRepository } from "./refund-repository.ts";
+import { createPgSalesRepository } from "./sales-repository.ts";
 import { createPgSessionRepository } from "./session-repository.ts";
 import { createPgSuppressionList } from "./suppression-list.ts";
 import { createPgUserRepository } from "./user-repository.ts";
@@ -37,6 +38,7 @@ export function createPgRepositories(db: Db): Repositories {
     webhookEvents: createPgWebhookEventLog(db),
     idempotency: createPgIdempotencyKeys(db),
     refunds: createPgRefundRepository(db),
+    sales: createPgSalesRepository(db),
   };
 }
 

@@ -100,6 +100,8 @@ export interface OrdersTable {
   payment_started_at: Date | null;
   paid_via: string | null;
   paid_reference: string | null;
+  paid_at: Date | null;
+  refunded_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -115,6 +117,8 @@ export interface OrderItemsTable {
   unit_price_cents: number;
   total_price_cents: number;
   position: Generated<number>;
+  /** A copy of the order's paid_at, for the sales report's index (written with it). */
+  paid_at: Generated<Date | null>;
 }
 
 export interface AuditLogTable {

@@ -16,6 +16,7 @@ import { aboutRoutes } from "./routes/about.ts";
 import { adminProductsRoutes } from "./routes/admin-products.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminUsersRoutes } from "./routes/admin-users.ts";
+import { adminReportRoutes } from "./routes/admin-reports.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { fakeProcessorRoutes } from "./routes/fake-processor.ts";
 import { cartRoutes } from "./routes/cart.ts";
@@ -73,7 +74,8 @@ export function createApp(
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))
     .use(adminUsersRoutes(useCases, auth))
-    .use(adminAuditRoutes(useCases, auth));
+    .use(adminAuditRoutes(useCases, auth))
+    .use(adminReportRoutes(useCases, auth));
   return app;
 }
 

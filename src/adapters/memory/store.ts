@@ -20,6 +20,7 @@ import { createMemoryOrderRepository } from "./order-repository.ts";
 import { createMemoryPermissionRepository } from "./permission-repository.ts";
 import { createMemoryProductRepository } from "./product-repository.ts";
 import { createMemoryRefundRepository } from "./refund-repository.ts";
+import { createMemorySalesRepository } from "./sales-repository.ts";
 import { createMemorySessionRepository } from "./session-repository.ts";
 import { createMemorySuppressionList } from "./suppression-list.ts";
 import { createMemoryUserRepository } from "./user-repository.ts";
@@ -79,6 +80,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
     webhookEvents: createMemoryWebhookEventLog(state.webhookEvents),
     idempotency: createMemoryIdempotencyKeys(state.idempotencyKeys),
     refunds: createMemoryRefundRepository(state.refunds),
+    sales: createMemorySalesRepository(state),
   };
 }
 

@@ -1,11 +1,12 @@
 import type { AuditAction, RequestOrigin } from "../../domain/audit.ts";
-import { type Order, itemQuantities } from "../../domain/order.ts";
+import { type Order, itemQuantities, paymentTimes } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import type { OrderChanges } from "../ports/orders.ts";
 
 export interface OrderChange {
-  changes: Omit<OrderChanges, "updatedAt">;
+  /** The payment's times are not given: they are stamped here, by the move (paymentTimes). */
+  changes: Omit<OrderChanges, "updatedAt" | "paidAt" | "refundedAt">;
   /** The order's goods go back to stock. */
   restock: boolean;
   audit: { action: AuditAction; userId: string | null; changes: Record<string, unknown>; origin: RequestOrigin };
@@ -24,6 +25,8 @@ export async function applyToOrder(
 ): Promise<void> {
   const now = deps.clock.now();
   if (change.restock) await tx.products.returnStock(itemQuantities(order), now);
-  if (Object.keys(change.changes).length > 0) await tx.orders.update(order.id, { ...change.changes, updatedAt: now });
+  if (Object.keys(change.changes).length > 0) {
+    await tx.orders.update(order.id, { ...change.changes, ...paymentTimes(change.changes.paymentStatus, now), updatedAt: now });
+  }
   await recordAudit(tx, deps, { ...change.audit, entityType: "order", entityId: order.id });
 }

@@ -19,6 +19,7 @@ import type { MailOutbox, Mailer, OutboxReader, SuppressionList, SuppressionRead
 import type { OrderReader, OrderRepository } from "./orders.ts";
 import type { PaymentGateway, TaxCalculator } from "./payments.ts";
 import type { RefundReader, RefundRepository } from "./refunds.ts";
+import type { SalesReader, SalesRepository } from "./sales.ts";
 import type { Clock, DatabaseProbe, Ids, Logger, Random, RateLimitStore } from "./system.ts";
 
 /** What may be read outside a transaction: single statements, no writes. */
@@ -34,6 +35,7 @@ export interface Readers {
   outbox: OutboxReader;
   suppressions: SuppressionReader;
   refunds: RefundReader;
+  sales: SalesReader;
 }
 
 /** Every repository, as a transaction hands them out. */
@@ -51,6 +53,7 @@ export interface Repositories extends Readers {
   webhookEvents: WebhookEventLog;
   idempotency: IdempotencyKeys;
   refunds: RefundRepository;
+  sales: SalesRepository;
 }
 
 /**

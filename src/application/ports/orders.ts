@@ -13,7 +13,19 @@ export interface OrderFilter {
 }
 
 export type OrderChanges = Partial<
-  Pick<Order, "status" | "paymentStatus" | "trackingNumber" | "stripePaymentIntentId" | "paymentAttempts" | "paymentStartedAt" | "paidVia" | "paidReference">
+  Pick<
+    Order,
+    | "status"
+    | "paymentStatus"
+    | "trackingNumber"
+    | "stripePaymentIntentId"
+    | "paymentAttempts"
+    | "paymentStartedAt"
+    | "paidVia"
+    | "paidReference"
+    | "paidAt"
+    | "refundedAt"
+  >
 > & { updatedAt: Date };
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;

@@ -1,0 +1,137 @@
+import { describe, expect, test } from "bun:test";
+import { cuid2Ids } from "../../src/adapters/system.ts";
+import type { RefundRecord } from "../../src/domain/refund.ts";
+import { aProduct, aUser } from "../support/builders.ts";
+import { anOrderOf, recordSale } from "../support/sales-history.ts";
+import type { ContractTarget } from "./targets.ts";
+
+const at = (iso: string) => new Date(iso);
+// Three days in New York, the clocks going forward on the second: [7th, 8th) [8th, 9th) [9th, 10th).
+const BOUNDS = ["2026-03-07T05:00:00Z", "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z", "2026-03-10T04:00:00Z"].map(at);
+
+export function salesContract(target: () => ContractTarget) {
+  describe("SalesRepository", () => {
+    const repos = () => target().repos;
+
+    async function aShop() {
+      const ada = aUser();
+      const chipotle = aProduct({ name: "Chipotle", price: 1000 });
+      const verde = aProduct({ name: "Verde", price: 500 });
+      await repos().users.create(ada);
+      await repos().products.create(chipotle);
+      await repos().products.create(verde);
+      return { ada, chipotle, verde };
+    }
+
+    test("an order's paid and refunded times are written by update and read back", async () => {
+      const { ada, chipotle } = await aShop();
+      const order = anOrderOf(ada.id, [[chipotle, 1]], 60, at("2026-03-07T12:00:00Z"));
+      await recordSale(repos(), order, at("2026-03-07T12:01:00.123Z"), at("2026-03-09T08:00:00Z"));
+      expect(await repos().orders.findById(order.id)).toMatchObject({ paidAt: at("2026-03-07T12:01:00.123Z"), refundedAt: at("2026-03-09T08:00:00Z") });
+      expect((await target().uow.transaction((tx) => tx.orders.lock(order.id)))?.paidAt).toEqual(at("2026-03-07T12:01:00.123Z"));
+    });
+
+    test("sums orders by the period they were paid in and refunds by the one they were made in; a bound starts its period", async () => {
+      const { ada, chipotle, verde } = await aShop();
+      const sale = (lines: Parameters<typeof anOrderOf>[1], tax: number, paid: string | null, refunded: string | null = null) =>
+        recordSale(repos(), anOrderOf(ada.id, lines, tax, at("2026-03-01T00:00:00Z")), paid ? at(paid) : null, refunded ? at(refunded) : null);
+      await sale([[chipotle, 2]], 100, "2026-03-07T05:00:00Z");
+      await sale([[verde, 3]], 50, "2026-03-08T04:59:59.999Z");
+      await sale([[chipotle, 1]], 60, "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z");
+      // Paid before the range, refunded within it: the refund counts.
+      await sale([[verde, 1]], 30, "2026-03-07T04:59:59.999Z", "2026-03-08T12:00:00Z");
+      // Paid as the range ends: outside it.
+      await sale([[chipotle, 5]], 300, "2026-03-10T04:00:00Z");
+      // Paid after it ended and sent straight back: never a sale, so its refund is none either.
+      await sale([[chipotle, 1]], 60, null, "2026-03-08T13:00:00Z");
+      await sale([[chipotle, 9]], 60, null);
+
+      expect(await repos().sales.salesIn(BOUNDS, 10)).toEqual({
+        sold: [
+          { period: 0, orders: 2, units: 5, subtotal: 3500, discount: 0, shipping: 1398, tax: 150 },
+          { period: 1, orders: 1, units: 1, subtotal: 1000, discount: 0, shipping: 699, tax: 60 },
+        ],
+        refunded: [
+          { period: 1, subtotal: 500, discount: 0, shipping: 699, tax: 30 },
+          { period: 2, subtotal: 1000, discount: 0, shipping: 699, tax: 60 },
+        ],
+        // Three units each: the revenue decides.
+        topProducts: [
+          { productId: chipotle.id, name: "Chipotle", sku: chipotle.sku, units: 3, revenue: 3000 },
+          { productId: verde.id, name: "Verde", sku: verde.sku, units: 3, revenue: 1500 },
+        ],
+      });
+    });
+
+    test("top products: as many as asked, named as the product is now; nothing sold is nothing", async () => {
+      const { ada, chipotle, verde } = await aShop();
+      expect(await repos().sales.salesIn(BOUNDS, 10)).toEqual({ sold: [], refunded: [], topProducts: [] });
+      await recordSale(
+        repos(),
+        anOrderOf(
+          ada.id,
+          [
+            [chipotle, 1],
+            [verde, 4],
+          ],
+          0,
+          at("2026-03-08T10:00:00Z"),
+        ),
+        at("2026-03-08T10:00:00Z"),
+      );
+      await repos().products.update(verde.id, { name: "Salsa Verde", updatedAt: at("2026-03-09T00:00:00Z") });
+      expect((await repos().sales.salesIn(BOUNDS, 1)).topProducts).toEqual([
+        { productId: verde.id, name: "Salsa Verde", sku: verde.sku, units: 4, revenue: 2000 },
+      ]);
+    });
+
+    test("a history batch lands whole: customers, orders with their items and times, refunds; what is taken is left out, with its items and refunds", async () => {
+      const { ada, chipotle } = await aShop();
+      const bea = aUser({ passwordHash: null });
+      const paid = { ...anOrderOf(bea.id, [[chipotle, 2]], 100, at("2026-03-08T10:00:00Z")), status: "DELIVERED" as const, paymentStatus: "PAID" as const };
+      const sold = { ...paid, paidAt: at("2026-03-08T10:01:00Z"), trackingNumber: "1Z-1", paidVia: "stripe", stripePaymentIntentId: "pi_demo_1" };
+      const refundedOrder = {
+        ...anOrderOf(bea.id, [[chipotle, 1]], 60, at("2026-03-08T11:00:00Z")),
+        status: "REFUNDED" as const,
+        paymentStatus: "REFUNDED" as const,
+        paidAt: at("2026-03-08T11:01:00Z"),
+        refundedAt: at("2026-03-09T09:00:00Z"),
+      };
+      const refund: RefundRecord = {
+        id: cuid2Ids.next(),
+        orderId: refundedOrder.id,
+        intentId: "pi_demo_2",
+        idempotencyKey: `refund-${refundedOrder.id}`,
+        reason: "order_ended",
+        amount: refundedOrder.total,
+        requestedAt: at("2026-03-09T09:00:00Z"),
+        attempts: 1,
+        nextAttemptAt: at("2026-03-09T09:02:00Z"),
+        lastError: null,
+        confirmedAt: at("2026-03-09T09:00:00Z"),
+        processorRefundId: "re_demo_2",
+      };
+      const write = (batch: Parameters<ContractTarget["repos"]["sales"]["importHistory"]>[0]) =>
+        target().uow.transaction((tx) => tx.sales.importHistory(batch));
+      const adaAgain = { ...ada, id: cuid2Ids.next() };
+      expect(await write({ customers: [bea, adaAgain], orders: [sold, refundedOrder], refunds: [refund] })).toBe(2);
+      expect(await repos().users.findById(bea.id)).toEqual(bea);
+      expect(await repos().users.findById(adaAgain.id)).toBeNull();
+      expect(await repos().orders.findById(sold.id)).toMatchObject({ ...sold, items: sold.items.map((item) => expect.objectContaining(item)) });
+      expect(await repos().orders.findById(refundedOrder.id)).toMatchObject({ paidAt: refundedOrder.paidAt, refundedAt: refundedOrder.refundedAt });
+      expect(await repos().refunds.listOfOrder(refundedOrder.id)).toEqual([refund]);
+
+      // Its number taken: left out, its refund too; another alongside lands.
+      const again = { ...anOrderOf(bea.id, [[chipotle, 1]], 0, at("2026-03-08T12:00:00Z")), orderNumber: sold.orderNumber };
+      const other = anOrderOf(bea.id, [[chipotle, 1]], 0, at("2026-03-08T12:00:00Z"));
+      const orphan = { ...refund, id: cuid2Ids.next(), orderId: again.id, idempotencyKey: `refund-${again.id}` };
+      expect(await write({ customers: [], orders: [again, other], refunds: [orphan] })).toBe(1);
+      expect(await repos().orders.findById(again.id)).toBeNull();
+      expect(await repos().refunds.listOfOrder(again.id)).toEqual([]);
+      expect((await repos().orders.findById(other.id))?.items).toHaveLength(1);
+      expect((await repos().sales.salesIn(BOUNDS, 10)).sold).toEqual([
+        { period: 1, orders: 2, units: 3, subtotal: 3000, discount: 0, shipping: 1398, tax: 160 },
+      ]);
+    });
+  });
+}
