@@ -69,10 +69,26 @@ export async function createSeededTestDatabase(): Promise<TestDatabase> {
   return database;
 }
 
+const tablesOf = new WeakMap<Db, Promise<string[]>>();
+
+/**
+ * Empties every table between tests. DELETE with the foreign keys' triggers off for the session
+ * (replica mode) is several times faster than TRUNCATE on tables of a few rows, which makes new
+ * files for each; the table list is read once per database.
+ */
 export async function truncateAll(db: Db): Promise<void> {
-  const tables = await db.introspection.getTables();
-  const names = tables.map((t) => `"${t.name}"`);
-  if (names.length) await sql.raw(`truncate ${names.join(", ")} cascade`).execute(db);
+  let tables = tablesOf.get(db);
+  if (!tables) tablesOf.set(db, (tables = db.introspection.getTables().then((found) => found.map((t) => `"${t.name}"`))));
+  const names = await tables;
+  if (names.length === 0) return;
+  await db.connection().execute(async (connection) => {
+    await sql.raw("set session_replication_role = replica").execute(connection);
+    try {
+      await sql.raw(`do $$ begin ${names.map((name) => `delete from ${name};`).join(" ")} end $$`).execute(connection);
+    } finally {
+      await sql.raw("set session_replication_role = default").execute(connection);
+    }
+  });
 }
 
 /** An embedded in-memory PGlite database with the schema applied. */
