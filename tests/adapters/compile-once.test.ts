@@ -1,10 +1,18 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { compileOnce } from "../../src/adapters/db/compile-once.ts";
-import { openDatabase } from "../../src/adapters/db/database.ts";
+import type { Db } from "../../src/adapters/db/database.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
-const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
-afterAll(() => db.destroy());
+// On PostgreSQL, whose statements the compiled queries are prepared as (an in-memory PGlite takes
+// seconds to make).
+let database: TestDatabase;
+let db: Db;
+beforeAll(async () => {
+  database = await createTestDatabase({ migrate: false });
+  db = database.db;
+});
+afterAll(() => database.drop());
 
 test("a query compiled once answers each call with that call's arguments", async () => {
   const echo = compileOnce((db, a: number, b: string) => db.selectNoFrom([sql<number>`${a}::int`.as("a"), sql<string>`${b}::text`.as("b")]));
