@@ -11,6 +11,7 @@ import * as m0009 from "./0009_paid_reference.ts";
 import * as m0010 from "./0010_crash_recovery.ts";
 import * as m0011 from "./0011_refunds.ts";
 import * as m0012 from "./0012_fake_processor.ts";
+import * as m0013 from "./0013_order_queue_indexes.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0010_crash_recovery": m0010,
   "0011_refunds": m0011,
   "0012_fake_processor": m0012,
+  "0013_order_queue_indexes": m0013,
 };
 
 export const migrationProvider: MigrationProvider = {
