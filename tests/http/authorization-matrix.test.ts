@@ -87,6 +87,9 @@ const ROUTES: Route[] = [
     body: { status: "CANCELLED" },
     expect: refunders,
   },
+  { name: "back office: the orders queue (orders:read)", method: "GET", path: () => "/api/admin/orders?status=PENDING", expect: staffOnly },
+  { name: "back office: one order (orders:read)", method: "GET", path: ({ othersOrderId }) => `/api/admin/orders/${othersOrderId}`, expect: staffOnly },
+  { name: "back office: the orders export (orders:export)", method: "GET", path: () => "/api/admin/orders/export", expect: staffOnly },
 ];
 
 /** An order of the user's, for one unit of the product; paid when asked. */

@@ -13,6 +13,7 @@ import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
 import { aboutRoutes } from "./routes/about.ts";
+import { adminOrdersRoutes } from "./routes/admin-orders.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { fakeProcessorRoutes } from "./routes/fake-processor.ts";
 import { cartRoutes } from "./routes/cart.ts";
@@ -67,7 +68,8 @@ export function createApp(
     .use(paymentRoutes(useCases, auth, idempotency))
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
-    .use(locationRoutes(useCases));
+    .use(locationRoutes(useCases))
+    .use(adminOrdersRoutes(useCases, auth));
   return app;
 }
 
