@@ -102,8 +102,9 @@ test("an export of 50,000 orders over HTTP on PostgreSQL: every line arrives, th
   );
   // The header, then one row per order line.
   expect(lines).toBe(1 + lineCount);
-  // Were the answer gathered before it is sent, the whole export would weigh some 30 MB more than a fifth of it.
-  expect(all.peak - fifth.peak).toBeLessThan(12);
+  // Memory does not follow the export's size: all of it peaks near a fifth of it, and the export adds
+  // little to where the server was (an answer gathered before it is sent added some 50 MB).
+  expect(all.peak - fifth.peak).toBeLessThan(20);
   expect(all.peak - before).toBeLessThan(30);
   const meanwhile = await products!;
   console.log(`GET /api/products during the export: ${meanwhile.status} in ${meanwhile.ms.toFixed(0)} ms`);
