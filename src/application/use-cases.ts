@@ -12,6 +12,9 @@ import { getUser, listUsers } from "./admin/list-users.ts";
 import { type AuditSearch, readAuditLog } from "./admin/read-audit-log.ts";
 import type { ReportRange } from "../domain/report.ts";
 import { exportSalesReport, getSalesReport } from "./admin/sales-report.ts";
+import { exportOrders } from "./admin/export-orders.ts";
+import { listOrderQueue } from "./admin/list-orders.ts";
+import { getOrderDetail } from "./admin/order-detail.ts";
 import { ACCESS_CACHE_MS, createAccessResolver } from "./auth/access.ts";
 import { type Registration, register } from "./auth/register.ts";
 import { signInWithPassword } from "./auth/sign-in-with-password.ts";
@@ -38,7 +41,7 @@ import { type OrderRequest, placeOrder } from "./orders/place-order.ts";
 import { getOrder, listOrders } from "./orders/read-orders.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./orders/settings.ts";
 import { type PaymentRequest, payOrder } from "./payments/pay-order.ts";
-import type { OrderFilter } from "./ports/orders.ts";
+import type { OrderFilter, OrderQueueFilter } from "./ports/orders.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
 import type { Deps } from "./ports/index.ts";
@@ -96,6 +99,10 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
     payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin, orders.graceMs),
     receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),
+
+    listOrderQueue: (actor: Actor, filter: OrderQueueFilter, page: PageRequest) => listOrderQueue(deps, actor, filter, page),
+    getOrderDetail: (actor: Actor, id: string) => getOrderDetail(deps, actor, id),
+    exportOrders: (actor: Actor, filter: OrderQueueFilter, origin: RequestOrigin) => exportOrders(deps, actor, filter, origin),
 
     claimIdempotencyKey: (userId: string, key: string, fingerprint: string) => claimIdempotencyKey(deps, userId, key, fingerprint),
     keepIdempotentResponse: (userId: string, key: string, claimedAt: Date, response: KeptResponse) =>

@@ -1,4 +1,6 @@
+import { open, rename, rm } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { demoCatalog } from "../application/catalog/demo-catalog.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
 import { NO_ORIGIN } from "../domain/audit.ts";
@@ -11,6 +13,9 @@ import { presentAccountSummary } from "../adapters/presenters/account.ts";
 import { MAX_PAGE_SIZE } from "../domain/paging.ts";
 import { presentSalesReport } from "../adapters/presenters/sales-report.ts";
 import { REPORT_INTERVALS, isReportInterval } from "../domain/report.ts";
+import { csvDocument } from "../adapters/presenters/csv.ts";
+import { ORDER_CSV_HEADER, orderCsvRow } from "../adapters/presenters/order-csv.ts";
+import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../adapters/presenters/order-filter.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { migrateToLatest } from "../adapters/db/migrate.ts";
 import { settleAfterImport } from "../adapters/db/sales-repository.ts";
@@ -248,6 +253,44 @@ export const commands: Record<string, Command> = {
       });
     },
   },
+  "orders:export": {
+    usage: "orders:export [--status S,…] [--payment-status P,…] [--q Q] [--from D] [--to D] [--customer-id ID] --out FILE",
+    summary: "write the matching orders as CSV, one row per line, as GET /api/admin/orders/export does",
+    run: (args, config) => {
+      const { values } = parseArgs({
+        args,
+        options: {
+          status: { type: "string" },
+          "payment-status": { type: "string" },
+          q: { type: "string" },
+          from: { type: "string" },
+          to: { type: "string" },
+          "customer-id": { type: "string" },
+          out: { type: "string" },
+        },
+        strict: true,
+      });
+      if (!values.out) throw misuse("orders:export needs --out FILE");
+      const read = z
+        .object(orderFilterFields)
+        .refine(rangeRunsForwards.check, rangeRunsForwards.issue)
+        .safeParse({ ...values, paymentStatus: values["payment-status"], customerId: values["customer-id"] });
+      if (!read.success) throw misuse(read.error.issues.map((issue) => `--${flagOf(String(issue.path[0]))}: ${issue.message}`).join("; "));
+      const out = values.out;
+      return withUseCases(config, async (useCases) => {
+        const exported = await useCases.exportOrders(SYSTEM_ACTOR, orderQueueFilter(read.data), NO_ORIGIN);
+        let lines = 0;
+        async function* counted() {
+          for await (const batch of exported.lines) {
+            lines += batch.length;
+            yield batch;
+          }
+        }
+        await writeWhole(out, csvDocument(ORDER_CSV_HEADER, counted(), orderCsvRow));
+        console.log(`Wrote ${lines} order line${lines === 1 ? "" : "s"} to ${out}`);
+      });
+    },
+  },
   "permissions:list": {
     usage: "permissions:list [ROLE]",
     summary: "show the permissions of every role, or of one",
@@ -314,6 +357,23 @@ function changePermission(args: string[], config: Config, change: "grant" | "rev
     const verb = change === "grant" ? "granted to" : "revoked from";
     console.log(changed ? `${permission} ${verb} ${target}` : `${target} already ${change === "grant" ? "had" : "lacked"} ${permission}`);
   });
+}
+
+const flagOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** Writes the chunks as they come, under a temporary name until the last is written: a failed export leaves no file that looks whole. */
+async function writeWhole(path: string, chunks: AsyncIterable<string>): Promise<void> {
+  const partial = `${path}.partial`;
+  const file = await open(partial, "w");
+  try {
+    for await (const chunk of chunks) await file.write(chunk);
+    await file.close();
+    await rename(partial, path);
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw error;
+  }
 }
 
 export function usage(): string {

@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   "order.status_update",
   "order.expire",
   "order.cancel",
+  "order.export",
   "payment.succeeded",
   "payment.failed",
   "payment.requires_action",

@@ -3,6 +3,7 @@ import { cartRepositoryContract } from "./cart-repository.contract.ts";
 import { idempotencyKeysContract } from "./idempotency-keys.contract.ts";
 import { locationRepositoryContract } from "./location-repository.contract.ts";
 import { mailOutboxContract } from "./mail-outbox.contract.ts";
+import { orderQueueContract } from "./order-queue.contract.ts";
 import { orderRepositoryContract } from "./order-repository.contract.ts";
 import { permissionRepositoryContract } from "./permission-repository.contract.ts";
 import { productRepositoryContract } from "./product-repository.contract.ts";
@@ -29,6 +30,7 @@ export function allContracts(target: () => ContractTarget) {
   suppressionListContract(target);
   cartRepositoryContract(target);
   orderRepositoryContract(target);
+  orderQueueContract(target);
   webhookEventLogContract(target);
   idempotencyKeysContract(target);
   refundRepositoryContract(target);

@@ -120,6 +120,9 @@ const ROUTES: Route[] = [
     path: () => "/api/admin/reports/sales/export?from=2026-03-01&to=2026-03-31&interval=week",
     expect: { anonymous: 401, ADMIN: 200, DEVELOPER: 200, otherwise: 403 },
   },
+  { name: "back office: the orders queue (orders:read)", method: "GET", path: () => "/api/admin/orders?status=PENDING", expect: staffOnly },
+  { name: "back office: one order (orders:read)", method: "GET", path: ({ othersOrderId }) => `/api/admin/orders/${othersOrderId}`, expect: staffOnly },
+  { name: "back office: the orders export (orders:export)", method: "GET", path: () => "/api/admin/orders/export", expect: staffOnly },
 ];
 
 /** An order of the user's, for one unit of the product; paid when asked. */

@@ -5,6 +5,7 @@ import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "..
 import type { OrderRepository } from "../../application/ports/orders.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
+import { exportLines, queueCount, queuePage } from "./order-queue.ts";
 import type { OrderItemsTable, OrdersTable } from "./tables.ts";
 
 type OrderRow = Selectable<OrdersTable>;
@@ -194,6 +195,20 @@ export function createPgOrderRepository(db: Db): OrderRepository {
           ? 0
           : Number((await matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow()).total);
       return { orders: await withItems(rows), total };
+    },
+
+    async queue(filter, page) {
+      // Two statements on two connections at once: the count is the slower, and need not wait for the page.
+      const [rows, total] = await Promise.all([queuePage(db, filter, page), queueCount(db, filter)]);
+      const orders = await withItems(rows);
+      return {
+        items: orders.map((order, i) => ({ ...order, customer: { id: order.userId, email: rows[i]!.customer_email, name: rows[i]!.customer_name } })),
+        total,
+      };
+    },
+
+    exportLines(filter, batchSize) {
+      return exportLines(db, filter, batchSize);
     },
 
     async unpaidOf(userId, limit) {

@@ -17,6 +17,7 @@ import { adminProductsRoutes } from "./routes/admin-products.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
 import { adminUsersRoutes } from "./routes/admin-users.ts";
 import { adminReportRoutes } from "./routes/admin-reports.ts";
+import { adminOrdersRoutes } from "./routes/admin-orders.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { fakeProcessorRoutes } from "./routes/fake-processor.ts";
 import { cartRoutes } from "./routes/cart.ts";
@@ -75,7 +76,8 @@ export function createApp(
     .use(locationRoutes(useCases))
     .use(adminUsersRoutes(useCases, auth))
     .use(adminAuditRoutes(useCases, auth))
-    .use(adminReportRoutes(useCases, auth));
+    .use(adminReportRoutes(useCases, auth))
+    .use(adminOrdersRoutes(useCases, auth));
   return app;
 }
 

@@ -37,6 +37,17 @@ export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T, sha
   return text;
 }
 
+/**
+ * Text in the query string, read whole. Elysia hands a zod query schema a value holding a comma as
+ * the array of its parts (and a repeated key as the array of its values): they are joined back, so
+ * "Lovelace, Ada" is searched as typed and a comma-separated list reaches its field as the list's text.
+ */
+export function queryText<T extends z.ZodType>(field: T) {
+  const read = z.preprocess((value) => (Array.isArray(value) ? value.join(",") : value), field).optional();
+  documentedAs.set(read, field);
+  return read;
+}
+
 /** Dollars in the query string: read as text, so at most two decimals means what it says (0.30000000000000004 is not 0.30). */
 export const queryDollars = queryNumber(dollarsInCents, { pattern: /^\d+(\.\d{1,2})?$/, message: "must have at most 2 decimals" });
 

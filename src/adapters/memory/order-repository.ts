@@ -1,11 +1,20 @@
 import type { Order, OrderView } from "../../domain/order.ts";
+import { offsetOf } from "../../domain/paging.ts";
 import type { Product } from "../../domain/product.ts";
+import type { User } from "../../domain/user.ts";
 import type { OrderRepository } from "../../application/ports/orders.ts";
+import { inQueue } from "./order-queue.ts";
 
 const byCreation = (a: Pick<Order, "id" | "createdAt">, b: Pick<Order, "id" | "createdAt">) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>): OrderRepository {
+export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>, users: Map<string, User>): OrderRepository {
+  function customerOf(order: Order) {
+    const user = users.get(order.userId);
+    return { id: order.userId, email: user?.email ?? "", name: user?.name ?? null };
+  }
+  const queued = (filter: Parameters<OrderRepository["queue"]>[0]) =>
+    [...orders.values()].filter((o) => inQueue(o, users.get(o.userId), filter)).sort((a, b) => byCreation(b, a));
   function view(order: Order): OrderView {
     return structuredClone({
       ...order,
@@ -58,6 +67,47 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
         .sort((a, b) => (filter.sortOrder === "asc" ? byCreation(a, b) : byCreation(b, a)));
       const page = matching.slice(filter.skip, filter.take === null ? undefined : filter.skip + filter.take);
       return { orders: page.map(view), total: matching.length };
+    },
+    async queue(filter, page) {
+      const matching = queued(filter);
+      const start = offsetOf(page);
+      return { items: matching.slice(start, start + page.limit).map((o) => ({ ...view(o), customer: customerOf(o) })), total: matching.length };
+    },
+    async *exportLines(filter, batchSize) {
+      const lines = queued(filter).flatMap((o) => {
+        const {
+          id,
+          orderNumber,
+          status,
+          paymentStatus,
+          subtotal,
+          shippingCost,
+          tax,
+          discountAmount,
+          total,
+          shippingAddress,
+          trackingNumber,
+          createdAt,
+          updatedAt,
+        } = structuredClone(o);
+        const order = {
+          id,
+          orderNumber,
+          status,
+          paymentStatus,
+          subtotal,
+          shippingCost,
+          tax,
+          discountAmount,
+          total,
+          shippingAddress,
+          trackingNumber,
+          createdAt,
+          updatedAt,
+        };
+        return o.items.map((item) => ({ order, customer: customerOf(o), item: structuredClone(item) }));
+      });
+      for (let start = 0; start < lines.length; start += batchSize) yield lines.slice(start, start + batchSize);
     },
     async unpaidOf(userId, limit) {
       return [...orders.values()]

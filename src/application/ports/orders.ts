@@ -1,4 +1,6 @@
-import type { Order, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
+import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
+import type { PageRequest, Paged } from "../../domain/paging.ts";
+import type { User } from "../../domain/user.ts";
 
 export interface OrderFilter {
   /** Only this user's orders; every user's when absent. */
@@ -36,6 +38,47 @@ export type OrderWithoutIntent = Pick<Order, "id" | "orderNumber" | "total" | "c
 /** An order with a payment attempt begun and never settled. */
 export type UnsettledPayment = Pick<Order, "id" | "orderNumber" | "total" | "stripePaymentIntentId" | "paymentAttempts"> & { paymentStartedAt: Date };
 
+/** The back office's filters of every customer's orders (decisions §12): each one optional, all given ones together. */
+export interface OrderQueueFilter {
+  /** Any of these statuses. */
+  statuses?: readonly OrderStatus[];
+  paymentStatuses?: readonly PaymentStatus[];
+  /** Part of the order number, or of the customer's e-mail or name, in any case. */
+  q?: string;
+  /** Made at or after. */
+  from?: Date;
+  /** Made before. */
+  to?: Date;
+  customerId?: string;
+}
+
+export type Customer = Pick<User, "id" | "email" | "name">;
+
+/** An order in the back office's queue: with its customer. */
+export type QueuedOrder = OrderView & { customer: Customer };
+
+/** One line of an order as an export writes it: the line, its order and its customer. */
+export interface ExportedLine {
+  order: Pick<
+    Order,
+    | "id"
+    | "orderNumber"
+    | "status"
+    | "paymentStatus"
+    | "subtotal"
+    | "shippingCost"
+    | "tax"
+    | "discountAmount"
+    | "total"
+    | "shippingAddress"
+    | "trackingNumber"
+    | "createdAt"
+    | "updatedAt"
+  >;
+  customer: Customer;
+  item: OrderItem;
+}
+
 export interface OrderReader {
   findById(id: string): Promise<OrderView | null>;
   findByNumber(orderNumber: string): Promise<OrderView | null>;
@@ -45,6 +88,14 @@ export interface OrderReader {
   idsOfTrackingNumber(trackingNumber: string): Promise<string[]>;
   /** One page of orders, and how many match in all. */
   list(filter: OrderFilter): Promise<{ orders: OrderView[]; total: number }>;
+  /** The back office's queue: every customer's orders that match, newest first (then by id), one page of them, and how many match. */
+  queue(filter: OrderQueueFilter, page: PageRequest): Promise<Paged<QueuedOrder>>;
+  /**
+   * Every line of every order that matches, newest order first (then by id), each order's lines in
+   * their order: in keyset batches of at most `batchSize` lines, each read by a statement of its
+   * own, so nothing is held (no transaction, no connection) between two batches.
+   */
+  exportLines(filter: OrderQueueFilter, batchSize: number): AsyncGenerator<ExportedLine[]>;
   /** The customer's PENDING orders not paid (payment PENDING or FAILED), oldest first (then by id), at most `limit` of them. */
   unpaidOf(userId: string, limit: number): Promise<Array<Pick<Order, "id" | "orderNumber">>>;
   /**

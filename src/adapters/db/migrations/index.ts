@@ -11,6 +11,7 @@ import * as m0009 from "./0009_paid_reference.ts";
 import * as m0010 from "./0010_crash_recovery.ts";
 import * as m0011 from "./0011_refunds.ts";
 import * as m0012 from "./0012_fake_processor.ts";
+import * as m0013 from "./0013_order_queue_indexes.ts";
 import * as m0014 from "./0014_sales_report.ts";
 import * as m0015 from "./0015_accounts_and_audit_indexes.ts";
 import * as m0016 from "./0016_admin_product_indexes.ts";
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0010_crash_recovery": m0010,
   "0011_refunds": m0011,
   "0012_fake_processor": m0012,
+  "0013_order_queue_indexes": m0013,
   "0014_sales_report": m0014,
   "0015_accounts_and_audit_indexes": m0015,
   "0016_admin_product_indexes": m0016,

@@ -1,0 +1,186 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import type { Address } from "../../domain/address.ts";
+import type { OrderStatus, PaymentStatus } from "../../domain/order.ts";
+import { type PageRequest, offsetOf } from "../../domain/paging.ts";
+import type { ExportedLine, OrderQueueFilter } from "../../application/ports/orders.ts";
+import type { Db } from "./database.ts";
+import { containsPattern } from "./sql-helpers.ts";
+import type { Database } from "./tables.ts";
+
+type Where = ExpressionBuilder<Database, "orders">;
+
+/** The filter's conditions but `q`, each served by an index of migration 0013 (customerId by 0001's). */
+function conditions(eb: Where, f: OrderQueueFilter): Expression<SqlBool>[] {
+  const all: Expression<SqlBool>[] = [];
+  if (f.statuses?.length) all.push(eb("orders.status", "=", sql<string>`any(${f.statuses}::text[])`));
+  if (f.paymentStatuses?.length) all.push(eb("orders.payment_status", "=", sql<string>`any(${f.paymentStatuses}::text[])`));
+  if (f.from) all.push(eb("orders.created_at", ">=", f.from));
+  if (f.to) all.push(eb("orders.created_at", "<", f.to));
+  if (f.customerId) all.push(eb("orders.user_id", "=", f.customerId));
+  return all;
+}
+
+const customersMatching = (eb: Where, pattern: string) =>
+  eb
+    .selectFrom("users")
+    .select("users.id")
+    .where((u) => u.or([u("users.email", "ilike", pattern), u("users.name", "ilike", pattern)]));
+
+/**
+ * `q`: the order number, or the customer's e-mail or name, anywhere and in any case (trigram indexes).
+ * Two shapes, one meaning. As an array of customer ids, the planner can OR the two indexes' bitmaps:
+ * what counting needs. As `in (…)`, it becomes a hashed look-up beside a scan in creation order:
+ * what an export, reading everything in that order anyway, needs.
+ */
+function matchesQ(eb: Where, q: string, shape: "bitmap" | "lookup"): Expression<SqlBool> {
+  const pattern = containsPattern(q);
+  const customer =
+    shape === "bitmap"
+      ? eb("orders.user_id", "=", sql<string>`any(array(${customersMatching(eb, pattern)}))`)
+      : eb("orders.user_id", "in", customersMatching(eb, pattern));
+  return eb.or([eb("orders.order_number", "ilike", pattern), customer]);
+}
+
+/**
+ * One page of the queue's orders with their customers, newest first. With `q`, the newest of the
+ * orders whose number matches and the newest of those whose customer does are taken separately
+ * (each branch by whichever index suits how many it matches) and merged: a single OR would have to
+ * gather every match before it could sort, tens of thousands for a common name.
+ */
+export async function queuePage(db: Db, f: OrderQueueFilter, page: PageRequest) {
+  const offset = offsetOf(page);
+  const query = db
+    .selectFrom("orders")
+    .innerJoin("users", "users.id", "orders.user_id")
+    .selectAll("orders")
+    .select(["users.email as customer_email", "users.name as customer_name"]);
+  const matching =
+    f.q === undefined ? query.where((eb) => eb.and(conditions(eb, f))) : query.where("orders.id", "in", newestMatchingQ(db, f, f.q, offset + page.limit));
+  return matching.orderBy("orders.created_at", "desc").orderBy("orders.id", "desc").limit(page.limit).offset(offset).execute();
+}
+
+function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: number) {
+  const pattern = containsPattern(q);
+  const newest = (match: (eb: Where) => Expression<SqlBool>) =>
+    db
+      .selectFrom("orders")
+      .select(["orders.id", "orders.created_at"])
+      .where((eb) => eb.and([...conditions(eb, f), match(eb)]))
+      .orderBy("orders.created_at", "desc")
+      .orderBy("orders.id", "desc")
+      .limit(count);
+  const byNumber = newest((eb) => eb("orders.order_number", "ilike", pattern));
+  const byCustomer = newest((eb) => eb("orders.user_id", "in", customersMatching(eb, pattern)));
+  return db.selectFrom(sql<{ id: string; created_at: Date }>`((${byNumber}) union (${byCustomer}))`.as("matched")).select("matched.id");
+}
+
+export async function queueCount(db: Db, f: OrderQueueFilter): Promise<number> {
+  const row = await db
+    .selectFrom("orders")
+    .select((eb) => eb.fn.countAll<string>().as("total"))
+    .where((eb) => eb.and([...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q, "bitmap")])]))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** Where the last batch ended: the creation time as PostgreSQL wrote it (microseconds, which a Date would cut), the order, the line. */
+interface Cursor {
+  at: string;
+  orderId: string;
+  position: number;
+  itemId: string;
+}
+
+function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, limit: number) {
+  return db
+    .selectFrom("orders")
+    .innerJoin("users", "users.id", "orders.user_id")
+    .innerJoin("order_items as item", "item.order_id", "orders.id")
+    .select([
+      "orders.id",
+      "orders.order_number",
+      "orders.status",
+      "orders.payment_status",
+      "orders.subtotal_cents",
+      "orders.shipping_cents",
+      "orders.tax_cents",
+      "orders.discount_cents",
+      "orders.total_cents",
+      "orders.shipping_address",
+      "orders.tracking_number",
+      "orders.created_at",
+      "orders.updated_at",
+      sql<string>`orders.created_at::text`.as("cursor_at"),
+      "orders.user_id",
+      "users.email",
+      "users.name",
+      "item.id as item_id",
+      "item.product_id",
+      "item.product_name",
+      "item.product_sku",
+      "item.product_image",
+      "item.quantity",
+      "item.unit_price_cents",
+      "item.total_price_cents",
+      "item.position",
+    ])
+    .where((eb) => {
+      const all = [...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q, "lookup")])];
+      if (after) {
+        // The same order's later lines, or any line of the orders after it (older, or as old with a smaller id).
+        const order = sql`(orders.created_at, orders.id)`;
+        const cursor = sql`(${after.at}::timestamptz, ${after.orderId})`;
+        all.push(sql<SqlBool>`${order} <= ${cursor} and (${order} < ${cursor} or (item.position, item.id) > (${after.position}, ${after.itemId}))`);
+      }
+      return eb.and(all);
+    })
+    .orderBy("orders.created_at", "desc")
+    .orderBy("orders.id", "desc")
+    .orderBy("item.position")
+    .orderBy("item.id")
+    .limit(limit)
+    .execute();
+}
+
+type LineRow = Awaited<ReturnType<typeof linesAfter>>[number];
+
+const toLine = (r: LineRow): ExportedLine => ({
+  order: {
+    id: r.id,
+    orderNumber: r.order_number,
+    status: r.status as OrderStatus,
+    paymentStatus: r.payment_status as PaymentStatus,
+    subtotal: r.subtotal_cents,
+    shippingCost: r.shipping_cents,
+    tax: r.tax_cents,
+    discountAmount: r.discount_cents,
+    total: r.total_cents,
+    shippingAddress: r.shipping_address as Address,
+    trackingNumber: r.tracking_number,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  },
+  customer: { id: r.user_id, email: r.email, name: r.name },
+  item: {
+    id: r.item_id,
+    productId: r.product_id,
+    productName: r.product_name,
+    productSku: r.product_sku,
+    productImage: r.product_image,
+    quantity: r.quantity,
+    unitPrice: r.unit_price_cents,
+    totalPrice: r.total_price_cents,
+  },
+});
+
+/** Each batch is one statement on a connection of the pool's, given back before the batch is handed on. */
+export async function* exportLines(db: Db, f: OrderQueueFilter, batchSize: number): AsyncGenerator<ExportedLine[]> {
+  let after: Cursor | null = null;
+  for (;;) {
+    const rows = await linesAfter(db, f, after, batchSize);
+    if (rows.length > 0) yield rows.map(toLine);
+    const last = rows.at(-1);
+    if (!last || rows.length < batchSize) return;
+    after = { at: last.cursor_at, orderId: last.id, position: last.position, itemId: last.item_id };
+  }
+}

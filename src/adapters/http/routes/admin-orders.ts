@@ -1,0 +1,96 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { UseCases } from "../../../application/use-cases.ts";
+import { adminOrderDetailSchema, adminOrderSchema, presentAdminOrder, presentOrderDetail } from "../../presenters/admin-order.ts";
+import { csvDocument } from "../../presenters/csv.ts";
+import { ORDER_CSV_HEADER, orderCsvRow } from "../../presenters/order-csv.ts";
+import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../../presenters/order-filter.ts";
+import { type AuthSettings, authPlugin } from "../auth.ts";
+import { csvResponse } from "../csv.ts";
+import { envelopeMacro } from "../plumbing/envelope.ts";
+import { envelope, envelopeError, idOf, pageQuery, pagedEnvelope, queryText } from "../schemas.ts";
+
+const filterFields = {
+  status: queryText(orderFilterFields.status),
+  paymentStatus: queryText(orderFilterFields.paymentStatus),
+  q: queryText(orderFilterFields.q),
+  from: queryText(orderFilterFields.from),
+  to: queryText(orderFilterFields.to),
+  customerId: queryText(orderFilterFields.customerId),
+};
+const filterQuery = z.object(filterFields).refine(rangeRunsForwards.check, rangeRunsForwards.issue);
+const listQuery = z.object({ ...filterFields, ...pageQuery }).refine(rangeRunsForwards.check, rangeRunsForwards.issue);
+
+const orderPage = pagedEnvelope(adminOrderSchema).meta({ id: "AdminOrderPage" });
+const orderAnswer = envelope(adminOrderDetailSchema).meta({ id: "AdminOrderAnswer" });
+const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
+
+const FILTERS =
+  "Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time, customerId. A bad value is 400 naming its field.";
+
+/** The back office's orders (decisions §12): the queue, one order's detail, and the CSV export. */
+export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings) {
+  return new Elysia({ name: "routes.admin-orders", prefix: "/admin/orders", detail: { tags: ["Back office"] } })
+    .use(envelopeMacro)
+    .use(authPlugin(useCases, settings))
+    .get(
+      "",
+      async ({ principal, query }) => {
+        const { page, limit } = query;
+        const result = await useCases.listOrderQueue(principal.actor, orderQueueFilter(query), { page, limit });
+        return { success: true as const, data: result.items.map(presentAdminOrder), error: null, meta: { total: result.total, page, limit } };
+      },
+      {
+        envelope: true,
+        auth: { permission: "orders:read" },
+        query: listQuery,
+        response: { 200: orderPage.describe("A page of every customer's orders, newest first, and how many match in all"), ...errors },
+        detail: {
+          summary: "Every customer's orders, newest first, with their customer and line count (orders:read)",
+          description: `${FILTERS} Paged as the other lists: page, limit (1 to 100), meta { total, page, limit }.`,
+        },
+      },
+    )
+    .get(
+      "/export",
+      async ({ principal, query, origin }) => {
+        const exported = await useCases.exportOrders(principal.actor, orderQueueFilter(query), origin);
+        return csvResponse("orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow));
+      },
+      {
+        envelope: true,
+        auth: { permission: "orders:export" },
+        query: filterQuery,
+        detail: {
+          summary: "The matching orders as CSV, one row per order line, streamed (orders:export)",
+          description: `${FILTERS} Columns: ${ORDER_CSV_HEADER.join(", ")}; money in dollars with two decimals, the order's own on each of its lines. Audited as order.export with the filters.`,
+          responses: {
+            200: {
+              description: "text/csv; charset=utf-8, offered as the download orders-YYYYMMDD.csv; RFC 4180, CRLF lines, a header row",
+              content: { "text/csv": { schema: { type: "string" } } },
+            },
+            403: { $ref: "#/components/responses/EnvelopeForbidden" },
+          },
+        },
+      },
+    )
+    .get(
+      "/:id",
+      async ({ principal, params }) => ({
+        success: true as const,
+        data: presentOrderDetail(await useCases.getOrderDetail(principal.actor, params.id)),
+        error: null,
+      }),
+      {
+        envelope: true,
+        auth: { permission: "orders:read" },
+        params: z.object({ id: idOf("an order") }),
+        response: { 200: orderAnswer.describe("The order with its customer, its payment facts and its history"), ...errors, 404: envelopeError },
+        detail: {
+          summary:
+            "One order with its customer, its payment facts (provider, intent, attempts, paid reference, refunds due or made) and its history (orders:read)",
+          description: "history: the audit entries about the order (order, payment and webhook actions), oldest first.",
+        },
+      },
+    );
+}

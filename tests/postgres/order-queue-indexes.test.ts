@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
+import { Pool } from "pg";
+import { createPgOrderRepository } from "../../src/adapters/db/order-repository.ts";
+import type { Database } from "../../src/adapters/db/tables.ts";
+import type { OrderQueueFilter } from "../../src/application/ports/orders.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { seedOrderHistory } from "../support/seed-orders.ts";
+
+let database: TestDatabase;
+let spy: Kysely<Database>;
+const ran: CompiledQuery[] = [];
+const customer = (n: number) => `u${String(n).padStart(23, "0")}`;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  // Enough orders that the planner would scan and sort the table without the right index.
+  await seedOrderHistory(database.db, { orders: 30_000, customers: 3_000, until: new Date("2026-11-20T12:00:00Z") });
+  spy = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url, max: 2 }) }),
+    log: (event) => void (event.level === "query" && ran.push(event.query)),
+  });
+}, 30_000);
+afterAll(async () => {
+  await spy.destroy();
+  await database.drop();
+});
+
+/**
+ * The plans PostgreSQL picks for the statements the first page of the queue ran: its page, then its
+ * count (which, with no filter, reads every order whichever way it goes).
+ */
+async function plansOfFirstPage(filter: OrderQueueFilter): Promise<string[]> {
+  ran.length = 0;
+  await createPgOrderRepository(spy).queue(filter, { page: 1, limit: 20 });
+  const ofOrders = ran.filter((query) => query.sql.includes('"orders"') && !query.sql.includes('"order_items"'));
+  const queries = [ofOrders.filter((query) => !query.sql.includes("count(*)")), ofOrders.filter((query) => query.sql.includes("count(*)"))].flat();
+  expect(queries).toHaveLength(2);
+  return Promise.all(
+    queries.map(async (query) => {
+      const { rows } = await spy.executeQuery<{ "QUERY PLAN": string }>({ ...query, sql: `explain ${query.sql}` });
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    }),
+  );
+}
+
+const FILTERS: Array<[string, OrderQueueFilter]> = [
+  ["no filter", {}],
+  ["status", { statuses: ["PROCESSING"] }],
+  ["payment status", { paymentStatuses: ["FAILED"] }],
+  ["q: part of a customer's e-mail", { q: "customer1234@" }],
+  ["q: part of an order number", { q: "-0A1" }],
+  ["from and to", { from: new Date("2026-11-01T00:00:00Z"), to: new Date("2026-11-08T00:00:00Z") }],
+  ["customer", { customerId: customer(77) }],
+];
+
+for (const [name, filter] of FILTERS) {
+  test(`the queue's first page, filtered by ${name}, reads orders through an index, never the whole table (PostgreSQL)`, async () => {
+    const [page, count] = await plansOfFirstPage(filter);
+    for (const plan of name === "no filter" ? [page] : [page, count]) {
+      expect(plan).not.toContain("Seq Scan on orders");
+      expect(plan).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
+    }
+  });
+}

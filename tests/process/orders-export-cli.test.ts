@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { signedInAs } from "../support/accounts.ts";
+import { createTestApp } from "../support/http.ts";
+import { createPgDeps } from "../support/pg-deps.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { seedOrderHistory } from "../support/seed-orders.ts";
+
+// The CLI's orders:export (decisions §12) as a child process on a PostgreSQL database of its own.
+const TIMEOUT = 30_000;
+let database: TestDatabase;
+let dir: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  // Enough that the filters below still leave some hundreds of lines.
+  await seedOrderHistory(database.db, { orders: 1_500, customers: 150 });
+  dir = mkdtempSync(join(tmpdir(), "storefront-export-"));
+}, TIMEOUT);
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+}, TIMEOUT);
+
+async function cli(...args: string[]) {
+  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+test(
+  "orders:export writes the CSV GET /api/admin/orders/export answers for the same filters, and is audited as the system's",
+  async () => {
+    const out = join(dir, "delivered.csv");
+    const run = await cli(
+      "orders:export",
+      "--status",
+      "DELIVERED,SHIPPED",
+      "--payment-status",
+      "PAID",
+      "--from",
+      "2026-06-01",
+      "--q",
+      "customer1",
+      "--out",
+      out,
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const written = readFileSync(out, "utf8");
+    const rows = written.split("\r\n").slice(1, -1);
+    expect(rows.length).toBeGreaterThan(100);
+    expect(run.stdout.trim()).toBe(`Wrote ${rows.length} order lines to ${out}`);
+
+    const t = createTestApp(createPgDeps(database.db));
+    const staff = await signedInAs(t, "STAFF");
+    const http = await t.call("GET", "/api/admin/orders/export?status=DELIVERED,SHIPPED&paymentStatus=PAID&from=2026-06-01&q=customer1", {
+      headers: staff.headers,
+    });
+    expect(written).toBe(http.body);
+    for (const row of rows)
+      expect(row).toMatch(/^SF-2026\d{4}-[A-Z0-9]{4},2026-(0[6-9]|1[0-2])-\d\dT[^,]+,[^,]+,(DELIVERED|SHIPPED),PAID,u\d+,customer1\d*@example\.com,/);
+
+    const audit = await database.db.selectFrom("audit_log").selectAll().where("action", "=", "order.export").orderBy("created_at").execute();
+    expect(audit.map((entry) => [entry.user_id, entry.changes])).toEqual([
+      [null, { by: "SYSTEM", filters: { statuses: ["DELIVERED", "SHIPPED"], paymentStatuses: ["PAID"], q: "customer1", from: "2026-06-01T00:00:00.000Z" } }],
+      [staff.id, { by: "STAFF", filters: { statuses: ["DELIVERED", "SHIPPED"], paymentStatuses: ["PAID"], q: "customer1", from: "2026-06-01T00:00:00.000Z" } }],
+    ]);
+  },
+  TIMEOUT,
+);
+
+test(
+  "a bad filter, or no --out, is a usage error naming the flag; nothing is written or audited",
+  async () => {
+    const out = join(dir, "never.csv");
+    const before = await database.db.selectFrom("audit_log").select("id").where("action", "=", "order.export").execute();
+    const bad = await cli("orders:export", "--status", "LOST", "--payment-status", "PAID", "--out", out);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split("\n")[0]).toBe(
+      "--status: must be one or more of PENDING, CONFIRMED, PROCESSING, SHIPPED, DELIVERED, CANCELLED, REFUNDED, separated by commas",
+    );
+    const backwards = await cli("orders:export", "--from", "2026-06-02", "--to", "2026-06-01", "--out", out);
+    expect([backwards.code, backwards.stderr.split("\n")[0]]).toEqual([2, "--to: must be after from"]);
+    const nowhere = await cli("orders:export", "--status", "PENDING");
+    expect([nowhere.code, nowhere.stderr.split("\n")[0]]).toEqual([2, "orders:export needs --out FILE"]);
+    expect(existsSync(out)).toBe(false);
+    expect(await database.db.selectFrom("audit_log").select("id").where("action", "=", "order.export").execute()).toEqual(before);
+  },
+  TIMEOUT,
+);
