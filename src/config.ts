@@ -64,6 +64,9 @@ const envSchema = z.object({
   PAYPAL_CLIENT_ID: z.string().min(1).optional(),
   PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
   PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
+  // bcrypt's cost (a hash records its own, so one made at another cost still verifies). Production
+  // takes no less than 12; a development shop or a test may go as low as 4 to save time.
+  BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
   REDIS_URL: urlOf("redis", "rediss", "valkey", "valkeys").optional(),
   // Decisions §14: several shops may share one Redis, each under its own prefix.
   REDIS_KEY_PREFIX: z
@@ -191,6 +194,8 @@ export interface Config {
   /** Once told to stop, how long requests in flight may take before they are cut. */
   shutdownDrainSeconds: number;
   /** Null: counters (rate limits, sign-in lockout) in this process's memory. */
+  /** BCRYPT_COST: bcrypt's cost for new hashes. */
+  bcryptCost: number;
   redisUrl: string | null;
   /** Where this shop's keys live in Redis (REDIS_KEY_PREFIX), so shops sharing one Redis share nothing else. */
   redisKeyPrefix: string;
@@ -257,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     migrateOnStart: e.MIGRATE_ON_START,
     sessionCacheSeconds: e.SESSION_CACHE_SECONDS,
     shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
+    bcryptCost: e.BCRYPT_COST,
     redisUrl: e.REDIS_URL ?? null,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     rateLimit: {
@@ -309,6 +315,7 @@ const newPassword = (commonPasswords: CommonPasswords) =>
 function crossFieldProblems(e: Env): string[] {
   const problems: string[] = [];
   if (e.NODE_ENV === "production" && !e.AUTH_SECRET) problems.push("AUTH_SECRET: is required when NODE_ENV=production");
+  if (e.NODE_ENV === "production" && e.BCRYPT_COST < 12) problems.push(`BCRYPT_COST: must be at least 12 when NODE_ENV=production, not ${e.BCRYPT_COST}`);
   if (e.NODE_ENV === "production" && (!e.DATABASE_URL || e.DATABASE_URL === "pglite://memory")) {
     problems.push(
       "DATABASE_URL: is required when NODE_ENV=production (postgres://…, or pglite:///absolute/path for a deliberate single-process embedded shop)",

@@ -188,4 +188,13 @@ describe("configuration", () => {
       );
     }
   });
+
+  test("BCRYPT_COST: 12 unless set; 4 to 15; production takes no less than 12", () => {
+    expect(loadConfig({}).bcryptCost).toBe(12);
+    expect(loadConfig({ BCRYPT_COST: "4" }).bcryptCost).toBe(4);
+    expect(() => loadConfig({ BCRYPT_COST: "3" })).toThrow("BCRYPT_COST: must be at least 4, not 3");
+    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), STRIPE_SECRET_KEY: "sk_live_abc123", DATABASE_URL: "postgres://u@h/db" };
+    expect(() => loadConfig({ ...production, BCRYPT_COST: "10" })).toThrow("BCRYPT_COST: must be at least 12 when NODE_ENV=production, not 10");
+    expect(loadConfig({ ...production, BCRYPT_COST: "13" }).bcryptCost).toBe(13);
+  });
 });

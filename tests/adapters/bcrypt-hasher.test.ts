@@ -10,6 +10,14 @@ test("hashes with bcrypt at cost 12 and verifies only the right password", async
   expect(await hasher.verify("wrong horse", hash)).toBe(false);
 }, 10_000);
 
+test("at another cost (BCRYPT_COST), new hashes record it, and a hash made at the old cost still verifies", async () => {
+  const cheaper = createBcryptHasher(2, undefined, 4);
+  const hash = await cheaper.hash("correct horse");
+  expect(hash).toStartWith("$2b$04$");
+  expect(await cheaper.verify("correct horse", hash)).toBe(true);
+  expect(await cheaper.verify("correct horse", await createBcryptHasher(2).hash("correct horse"))).toBe(true);
+}, 10_000);
+
 test("runs no more hashes at once than its limit; the rest wait their turn", async () => {
   // Each hash runs until the test ends it, so how many run at once is seen, not hoped for.
   const hashes: Array<PromiseWithResolvers<boolean>> = [];

@@ -20,7 +20,17 @@ export function processes() {
     spawn(command: string[], env: Record<string, string | undefined>): Server {
       const dataDir = env.DATA_DIR ?? dataDirs[dataDirs.push(mkdtempSync(join(tmpdir(), "storefront-data-"))) - 1];
       const child = Bun.spawn(command, {
-        env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "info", ...env, DATA_DIR: dataDir },
+        // bcrypt at its cheapest unless a test says otherwise (production takes no less than 12): its
+        // cost is the subject of the hasher's own tests and of the sign-in flood proof, not of a test
+        // that merely signs someone in.
+        env: {
+          ...process.env,
+          NODE_ENV: "development",
+          LOG_LEVEL: "info",
+          ...(env.NODE_ENV === "production" ? {} : { BCRYPT_COST: "4" }),
+          ...env,
+          DATA_DIR: dataDir,
+        },
         stdout: "pipe",
         stderr: "pipe",
       });

@@ -1,6 +1,7 @@
 import { DomainError } from "../../domain/errors.ts";
 import type { PasswordHasher } from "../../application/ports/identity.ts";
 
+/** bcrypt's cost unless BCRYPT_COST says otherwise (production takes no less). */
 export const BCRYPT_COST = 12;
 
 /** At most how many password checks may wait for a hashing lane, per lane, however fast checks go. */
@@ -48,7 +49,7 @@ function latestDurations() {
  * latest real checks took from asking to answer (drawn at random, so with their spread too):
  * neither its answer nor its timing tells that there is no account.
  */
-export function createBcryptHasher(concurrency: number, maxWaiting = concurrency * WAITING_PER_LANE): PasswordHasher {
+export function createBcryptHasher(concurrency: number, maxWaiting = concurrency * WAITING_PER_LANE, cost = BCRYPT_COST): PasswordHasher {
   let running = 0;
   const waiting: Array<{ client: string | undefined; go: () => void }> = [];
   const hashing = latestDurations();
@@ -91,7 +92,7 @@ export function createBcryptHasher(concurrency: number, maxWaiting = concurrency
   }
 
   return {
-    hash: (password, client) => limited(client, () => Bun.password.hash(password, { algorithm: "bcrypt", cost: BCRYPT_COST })),
+    hash: (password, client) => limited(client, () => Bun.password.hash(password, { algorithm: "bcrypt", cost })),
     verify: (password, hash, client) => (hash === null ? imitated(client) : timed(() => limited(client, () => Bun.password.verify(password, hash, "bcrypt")))),
   };
 }
