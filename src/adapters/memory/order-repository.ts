@@ -2,11 +2,28 @@ import type { Order, OrderView } from "../../domain/order.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { Product } from "../../domain/product.ts";
 import type { User } from "../../domain/user.ts";
-import type { OrderRepository } from "../../application/ports/orders.ts";
+import type { ExportedLine, OrderRepository } from "../../application/ports/orders.ts";
 import { inQueue } from "./order-queue.ts";
 
 const byCreation = (a: Pick<Order, "id" | "createdAt">, b: Pick<Order, "id" | "createdAt">) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** What an exported line tells of its order (ExportedLine["order"]), and nothing more. */
+const EXPORTED_ORDER_FIELDS = [
+  "id",
+  "orderNumber",
+  "status",
+  "paymentStatus",
+  "subtotal",
+  "shippingCost",
+  "tax",
+  "discountAmount",
+  "total",
+  "shippingAddress",
+  "trackingNumber",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof ExportedLine["order"])[];
 
 export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>, users: Map<string, User>): OrderRepository {
   function customerOf(order: Order) {
@@ -75,36 +92,7 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
     },
     async *exportLines(filter, batchSize) {
       const lines = queued(filter).flatMap((o) => {
-        const {
-          id,
-          orderNumber,
-          status,
-          paymentStatus,
-          subtotal,
-          shippingCost,
-          tax,
-          discountAmount,
-          total,
-          shippingAddress,
-          trackingNumber,
-          createdAt,
-          updatedAt,
-        } = structuredClone(o);
-        const order = {
-          id,
-          orderNumber,
-          status,
-          paymentStatus,
-          subtotal,
-          shippingCost,
-          tax,
-          discountAmount,
-          total,
-          shippingAddress,
-          trackingNumber,
-          createdAt,
-          updatedAt,
-        };
+        const order = Object.fromEntries(EXPORTED_ORDER_FIELDS.map((field) => [field, structuredClone(o[field])])) as ExportedLine["order"];
         return o.items.map((item) => ({ order, customer: customerOf(o), item: structuredClone(item) }));
       });
       for (let start = 0; start < lines.length; start += batchSize) yield lines.slice(start, start + batchSize);
