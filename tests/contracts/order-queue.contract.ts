@@ -5,7 +5,7 @@ import { type Order, newOrder } from "../../src/domain/order.ts";
 import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
 import type { ExportedLine, OrderQueueFilter } from "../../src/application/ports/orders.ts";
-import { aProduct, aUser } from "../support/builders.ts";
+import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const address: Address = { address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US" };
@@ -36,11 +36,7 @@ export function orderQueueContract(target: () => ContractTarget) {
           orderNumber: `SF-20261001-Q${String(++sequence).padStart(3, "0")}`,
           userId: customer.id,
           itemIds: products.map(() => cuid2Ids.next()),
-          lines: products.map((p, i) => ({
-            productId: p.id,
-            quantity: i + 1,
-            product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price },
-          })),
+          lines: orderedLinesOf(products),
           shippingAddress: address,
           billingAddress: address,
           tax: 50,

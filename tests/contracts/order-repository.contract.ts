@@ -4,7 +4,7 @@ import type { Address } from "../../src/domain/address.ts";
 import { type Order, newOrder } from "../../src/domain/order.ts";
 import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
-import { aProduct, aUser } from "../support/builders.ts";
+import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
 
 const address: Address = { address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US" };
@@ -23,11 +23,7 @@ export function orderRepositoryContract(target: () => ContractTarget) {
           orderNumber: `SF-20261123-${String(sequence).padStart(4, "0")}`,
           userId: user.id,
           itemIds: products.map(() => cuid2Ids.next()),
-          lines: products.map((p, i) => ({
-            productId: p.id,
-            quantity: i + 1,
-            product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price },
-          })),
+          lines: orderedLinesOf(products),
           shippingAddress: address,
           billingAddress: billing,
           tax: 123,

@@ -4,7 +4,7 @@ import type { Address } from "../../src/domain/address.ts";
 import { type Order, newOrder } from "../../src/domain/order.ts";
 import type { User } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
-import { aProduct, aUser } from "../support/builders.ts";
+import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
 
 let t: TestApp;
@@ -30,11 +30,7 @@ async function anOrder(
       orderNumber: `SF-${at.slice(0, 10).replaceAll("-", "")}-${cuid2Ids.next().slice(0, 4).toUpperCase()}`,
       userId: customer.id,
       itemIds: products.map(() => cuid2Ids.next()),
-      lines: products.map((p, i) => ({
-        productId: p.id,
-        quantity: i + 1,
-        product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price },
-      })),
+      lines: orderedLinesOf(products),
       shippingAddress: address,
       billingAddress: address,
       tax: 107,

@@ -1,5 +1,6 @@
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Location } from "../../src/domain/location.ts";
+import type { OrderedLine } from "../../src/domain/order.ts";
 import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
 
@@ -64,4 +65,13 @@ export function aUser(overrides: Partial<User> = {}): User {
     updatedAt: createdAt,
     ...overrides,
   };
+}
+
+/** An order's lines for these products (quantities 1, 2, 3, … in turn), as newOrder takes them from a cart. */
+export function orderedLinesOf(products: readonly Product[]): OrderedLine[] {
+  return products.map((p, i) => ({
+    productId: p.id,
+    quantity: i + 1,
+    product: { name: p.name, sku: p.sku, featuredImage: p.featuredImage, price: p.price },
+  }));
 }
