@@ -68,9 +68,9 @@ try {
   started = performance.now();
   const exporting = (async () => {
     const res = await fetch(`${server.base}/api/admin/orders/export`, { headers });
+    // Line ends counted in the bytes: the reader stands for a download, and must not take the CPU the server needs.
     let lines = 0;
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body!) for (const char of decoder.decode(chunk, { stream: true })) if (char === "\n") lines++;
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
     return { lines, seconds: (performance.now() - started) / 1000 };
   })();
   const busy = await load("GET /api/products, during the export", productsUrl, { connections: 10, seconds: 5 });
