@@ -12,7 +12,10 @@ export interface OpenApiDocument {
 
 /** The answers that can happen across routes, named once (decisions §10). */
 const ERROR_RESPONSES = {
-  BadRequest: [400, "Invalid input: `details.issues` names each field (at most 20)"],
+  BadRequest: [
+    400,
+    "Invalid input: `details.issues` names each field (at most 20); or a request no route reads, on any route: a query string that is not UTF-8, a GET with a body",
+  ],
   Unauthorized: [401, "No valid session: `Unauthorized - authentication required`"],
   Forbidden: [403, "Signed in, but not allowed; or a cookie-authenticated change from a foreign origin"],
   NotFound: [404, "No such resource"],
@@ -128,7 +131,8 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
 /**
  * What the generator does not know, added to every operation from its own shape: its security
  * (routes that need a session say so through the auth macros; the rest are public), and the error
- * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
+ * answers it can give (400 always: before any route reads it, a query string that is not UTF-8 or a
+ * GET's body is refused; 401 with a required session, 404 with a path id, 413 and
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
@@ -183,7 +187,7 @@ function finishOperation(path: string, method: string, operation: Operation, coo
     success.headers = { "Content-Disposition": { description: 'attachment; filename="<what>-<YYYYMMDD>.csv"', schema: { type: "string" } } };
   }
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
-  if (operation.parameters?.length || operation.requestBody) add("BadRequest");
+  add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
   if (operation.parameters?.some((parameter) => parameter.in === "path")) add("NotFound");
   if (method !== "get" && method !== "head") {
