@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { finishDocument } from "../../src/adapters/http/docs/finish-document.ts";
+import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { createTestApp } from "../support/http.ts";
@@ -91,6 +92,30 @@ describe("the OpenAPI document (decisions §10)", () => {
       expect({ path, status: body.status, body: await body.json() }).toEqual({ path, status: 400, body: { error: "A GET request takes no body" } });
     }
     expect(doc.components.responses.BadRequest.description).toContain("a query string that is not UTF-8, a GET with a body");
+  });
+
+  test("a redirect is documented as the shop answers it: no body, and a Location (found by the fuzz)", async () => {
+    const providers = createIdentityProviders({ github: { clientId: "gh-client", clientSecret: "gh-secret" } }, SHOP);
+    const res = await createTestApp(createMemoryDeps({ identityProviders: providers })).call("GET", "/api/auth/signin/github");
+    expect({ status: res.status, body: res.body, contentType: res.headers.get("content-type") }).toEqual({ status: 302, body: "", contentType: null });
+    expect(res.headers.get("location")).toStartWith("https://github.com/login/oauth/authorize?");
+    const redirects = operations().flatMap(({ route, operation }) =>
+      Object.entries(operation.responses)
+        .filter(([status]) => status.startsWith("3"))
+        .map(([, r]) => ({ route, r })),
+    );
+    expect(redirects.map(({ route }) => route)).toEqual([
+      "GET /api/auth/signin/{provider}",
+      "GET /api/auth/callback/{provider}",
+      "POST /api/auth/callback/{provider}",
+    ]);
+    for (const { route, r } of redirects as { route: string; r: any }[]) {
+      expect({ route, content: r.content, location: r.headers.Location.schema }).toEqual({
+        route,
+        content: undefined,
+        location: { type: "string", format: "uri" },
+      });
+    }
   });
 
   test("route-specific answers: 503 and the password limits' 429 where passwords are checked, 409 on a move or a cancel that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {

@@ -165,6 +165,15 @@ function finishOperation(path: string, method: string, operation: Operation, coo
     responses[status] =
       raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
   }
+  // A redirect has no body (the generator gives every answer one): where it leads is its Location.
+  for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    if (!status.startsWith("3")) continue;
+    delete response.content;
+    response.headers = {
+      Location: { description: "Where the redirect leads", schema: { type: "string", format: "uri" } },
+      ...(response.headers as Json | undefined),
+    };
+  }
   const success = Object.entries(responses).find(([status]) => status.startsWith("2"))?.[1] as Json | undefined;
   const successHeaders = {
     ...(counted ? { "X-Total-Count": integerHeader("How many match in all, before skip and take") } : {}),
