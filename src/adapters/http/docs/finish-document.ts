@@ -137,7 +137,8 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
  * named responses too. Markers in a route's `detail` add headers: `x-total-count`, and
- * `x-session-cookie` (the answer sets or clears the session cookie).
+ * `x-session-cookie` (the answer sets or clears the session cookie); `x-csv` and `x-html` say the
+ * answer is a CSV download or an HTML page.
  */
 function finishOperation(path: string, method: string, operation: Operation, cookieHeaders: SessionCookieHeaders): void {
   const envelope = operation["x-envelope"] === true;
@@ -146,7 +147,9 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   const counted = operation["x-total-count"] === true;
   const sessionCookie = operation["x-session-cookie"] as keyof SessionCookieHeaders | undefined;
   const csv = operation["x-csv"] === true;
+  const html = operation["x-html"] === true;
   delete operation["x-csv"];
+  delete operation["x-html"];
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
@@ -194,6 +197,14 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   if (success && csv) {
     success.content = { "text/csv": { schema: { type: "string", description: "RFC 4180, CRLF lines, a header row first" } } };
     success.headers = { "Content-Disposition": { description: 'attachment; filename="<what>-<YYYYMMDD>.csv"', schema: { type: "string" } } };
+  }
+  // An HTML page (the fake processor's challenge): the generator can only call a text answer text/plain, or
+  // put it in a union with the JSON one. The page is text/html; the JSON, where there is one too, stays JSON.
+  if (success && html) {
+    const page = { "text/html": { schema: { type: "string" } } };
+    const union = (success.content as { "application/json"?: { schema?: { anyOf?: Json[] } } } | undefined)?.["application/json"]?.schema?.anyOf ?? [];
+    const json = union.filter((branch) => branch.type !== "string");
+    success.content = json.length > 0 ? { "application/json": { schema: json.length === 1 ? json[0] : { anyOf: json } }, ...page } : page;
   }
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
   add("BadRequest");
