@@ -21,7 +21,7 @@ import { createStripeClient, createStripeGateway } from "./adapters/payments/str
 import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
 import { traceProcessor } from "./adapters/tracing/processor-spans.ts";
 import { statementSpans } from "./adapters/tracing/statement-spans.ts";
-import { type Tracing, startTracing } from "./adapters/tracing/tracing.ts";
+import type { Tracing } from "./adapters/tracing/tracing.ts";
 
 export interface Runtime {
   deps: Deps;
@@ -30,7 +30,7 @@ export interface Runtime {
   embedded: boolean;
   /** The built-in fake processor when it takes the payments (it serves a 3-D Secure challenge page); null on Stripe. */
   fakeProcessor: FakeProcessor | null;
-  /** OpenTelemetry, when OTEL_EXPORTER_OTLP_ENDPOINT is set (statements and processor calls are traced already); null otherwise. */
+  /** OpenTelemetry as handed in (OTEL_EXPORTER_OTLP_ENDPOINT set): statements and processor calls are traced already, and close() sends the last spans. */
   tracing: Tracing | null;
   /** Which adapter serves each port, for the start-up log. */
   adapters: Record<string, string>;
@@ -129,9 +129,8 @@ function describeTracing({ tracing }: Config): string {
   return `OTLP/HTTP to ${url.host}${url.pathname} as service ${tracing.serviceName}, ${kept}`;
 }
 
-/** Picks an adapter for every port from the configuration. */
-export function buildRuntime(config: Config, logger: Logger): Runtime {
-  const tracing = config.tracing ? startTracing(config.tracing, logger) : null;
+/** Picks an adapter for every port from the configuration; with `tracing`, the database and the processor in spans. */
+export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | null = null): Runtime {
   const { db, description, embedded, close: closeDatabase } = openDatabase(config.database, logger, tracing ? statementSpans(tracing.tracer) : undefined);
   const { mailer, description: mail } = chooseMailer(config, logger);
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);

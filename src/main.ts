@@ -9,6 +9,7 @@ import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { createJsonLogger } from "./adapters/log.ts";
+import { startTracing } from "./adapters/tracing/tracing.ts";
 import { traceUseCases } from "./adapters/tracing/use-case-spans.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
@@ -51,7 +52,7 @@ function ensurePortFree(port: number) {
 
 const runtime = await Promise.resolve()
   .then(() => ensurePortFree(config.port))
-  .then(() => buildRuntime(config, logger))
+  .then(async () => buildRuntime(config, logger, config.tracing && (await startTracing(config.tracing, logger))))
   .catch((error: unknown) => failStart(error));
 const boundUseCases = makeUseCases(runtime.deps, {
   publicUrl: config.publicUrl,

@@ -1,17 +1,5 @@
 import { DiagLogLevel, type Tracer, context, diag, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
+import type { Sampler } from "@opentelemetry/sdk-trace";
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import type { Logger } from "../../application/ports/system.ts";
 
@@ -33,19 +21,33 @@ export interface Tracing {
 /** Longest attribute value kept: a statement's text past it is cut (a bulk insert's placeholders). */
 const ATTRIBUTE_LENGTH_LIMIT = 4_096;
 
-function samplerOf({ ratio, parentBased }: TracingSettings["sampler"]): Sampler {
-  const root = ratio >= 1 ? new AlwaysOnSampler() : ratio <= 0 ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(ratio);
-  return parentBased ? new ParentBasedSampler({ root }) : root;
+/**
+ * The SDK, loaded only when tracing is on: some 10 MB and a few hundred milliseconds of start that a
+ * shop without a collector never pays.
+ */
+const loadSdk = () =>
+  Promise.all([
+    import("@opentelemetry/context-async-hooks"),
+    import("@opentelemetry/core"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace"),
+  ]);
+
+function samplerOf(sdk: typeof import("@opentelemetry/sdk-trace"), { ratio, parentBased }: TracingSettings["sampler"]): Sampler {
+  const root = ratio >= 1 ? new sdk.AlwaysOnSampler() : ratio <= 0 ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(ratio);
+  return parentBased ? new sdk.ParentBasedSampler({ root }) : root;
 }
 
 /**
  * OpenTelemetry for this process: spans batched and sent to the collector, the active span carried
  * across `await`s (AsyncLocalStorage), and W3C `traceparent` read from callers. Registered as the
  * API's globals, which only the composition root calls: with OTEL_EXPORTER_OTLP_ENDPOINT unset
- * nothing of this is loaded and every span of the code is never made. The SDK's own complaints (a
- * collector that does not answer) go to the log as warnings.
+ * nothing of this is loaded and no span is ever made. The SDK's own complaints (a collector that
+ * does not answer) go to the log as warnings.
  */
-export function startTracing(settings: TracingSettings, logger: Logger): Tracing {
+export async function startTracing(settings: TracingSettings, logger: Logger): Promise<Tracing> {
+  const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, resources, sdk] = await loadSdk();
   diag.setLogger(
     {
       error: (message) => logger.warn("tracing.problem", { message }),
@@ -59,14 +61,15 @@ export function startTracing(settings: TracingSettings, logger: Logger): Tracing
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  const provider = new TracerProvider({
+  const provider = new sdk.TracerProvider({
     // OTEL_RESOURCE_ATTRIBUTES is read from the environment; the service's name is ours to say.
-    resource: defaultResource()
-      .merge(detectResources({ detectors: [envDetector] }))
-      .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
-    sampler: samplerOf(settings.sampler),
+    resource: resources
+      .defaultResource()
+      .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+      .merge(resources.resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
+    sampler: samplerOf(sdk, settings.sampler),
     spanLimits: { attributeValueLengthLimit: ATTRIBUTE_LENGTH_LIMIT },
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: settings.tracesUrl }) })],
+    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: settings.tracesUrl }) })],
   });
   trace.setGlobalTracerProvider(provider);
   return {
