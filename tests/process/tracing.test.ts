@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
@@ -34,7 +35,9 @@ const SERVER = 2;
 const CLIENT = 3;
 
 interface ReceivedSpan {
+  /** The resource's: which service, on which host. */
   service: unknown;
+  host: unknown;
   traceId: string;
   spanId: string;
   parentSpanId: string;
@@ -53,9 +56,9 @@ const collector = Bun.serve({
     if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces") return new Response(null, { status: 404 });
     const { resourceSpans } = (await request.json()) as ExportTraceServiceRequest;
     for (const { resource, scopeSpans } of resourceSpans) {
-      const service = attributesOf(resource.attributes)["service.name"];
+      const { "service.name": service, "host.name": host } = attributesOf(resource.attributes);
       for (const span of scopeSpans.flatMap((scope) => scope.spans)) {
-        received.push({ ...span, service, parentSpanId: span.parentSpanId ?? "", attributes: attributesOf(span.attributes) });
+        received.push({ ...span, service, host, parentSpanId: span.parentSpanId ?? "", attributes: attributesOf(span.attributes) });
       }
     }
     return Response.json({});
@@ -150,7 +153,7 @@ test("a checkout sent with a traceparent: its trace reaches the collector, the r
   await shop.log.done;
 
   const trace = received.filter((span) => span.traceId === traceId);
-  expect(new Set(trace.map((span) => span.service))).toEqual(new Set(["storefront"]));
+  expect(new Set(trace.map((span) => [span.service, span.host].join(" on ")))).toEqual(new Set([`storefront on ${hostname()}`]));
   const request = trace.filter((span) => span.kind === SERVER);
   expect(request).toHaveLength(1);
   expect(request[0]).toMatchObject({

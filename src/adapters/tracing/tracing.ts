@@ -62,10 +62,11 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const provider = new sdk.TracerProvider({
-    // OTEL_RESOURCE_ATTRIBUTES is read from the environment; the service's name is ours to say.
+    // The host tells instances apart (a container's id); OTEL_RESOURCE_ATTRIBUTES is read from the
+    // environment; the service's name is ours to say.
     resource: resources
       .defaultResource()
-      .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+      .merge(resources.detectResources({ detectors: [resources.hostDetector, resources.envDetector] }))
       .merge(resources.resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName })),
     sampler: samplerOf(sdk, settings.sampler),
     spanLimits: { attributeValueLengthLimit: ATTRIBUTE_LENGTH_LIMIT },

@@ -44,8 +44,10 @@ export function traceIdOf(request: Request): string | undefined {
 /**
  * A server span for every request, named by method and route pattern (`POST /api/cart/checkout`,
  * never the raw path), continuing the caller's trace when it sends `traceparent`. The span is the
- * active one while the request is handled (Elysia's `wrap` runs the whole handler inside it), so the
- * use cases, statements and processor calls are its children. Without a tracer: nothing at all.
+ * active one while the request is handled, so the use cases, statements and processor calls are its
+ * children: Elysia's `wrap` (the hook its own OpenTelemetry plugin uses; marked internal, so the
+ * tracing process test is what notices if an upgrade changes it) runs the whole handler, every
+ * hook included, inside it. Without a tracer: nothing at all.
  */
 export function serverSpans(tracer: Tracer | null) {
   const plugin = new Elysia({ name: "plumbing.server-spans" });
