@@ -9,6 +9,8 @@ import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { createJsonLogger } from "./adapters/log.ts";
+import { startTracing } from "./adapters/tracing/tracing.ts";
+import { traceUseCases } from "./adapters/tracing/use-case-spans.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -50,9 +52,9 @@ function ensurePortFree(port: number) {
 
 const runtime = await Promise.resolve()
   .then(() => ensurePortFree(config.port))
-  .then(() => buildRuntime(config, logger))
+  .then(async () => buildRuntime(config, logger, config.tracing && (await startTracing(config.tracing, logger))))
   .catch((error: unknown) => failStart(error));
-const useCases = makeUseCases(runtime.deps, {
+const boundUseCases = makeUseCases(runtime.deps, {
   publicUrl: config.publicUrl,
   orders: config.orders,
   rateLimit: config.rateLimit,
@@ -60,6 +62,7 @@ const useCases = makeUseCases(runtime.deps, {
   lowStockThreshold: config.lowStockThreshold,
   shopTimeZone: config.shopTimeZone,
 });
+const useCases = runtime.tracing ? traceUseCases(boundUseCases, runtime.tracing.tracer) : boundUseCases;
 
 async function prepareDatabase() {
   if (config.migrateOnStart) {
@@ -89,6 +92,7 @@ function listen(secret: string) {
     webhooks: webhookVerifiers(config, runtime.deps.clock),
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     fakeProcessor: runtime.fakeProcessor,
+    tracer: runtime.tracing?.tracer ?? null,
     session: {
       secret,
       cookieName: config.sessionCookieName,

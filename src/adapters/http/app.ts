@@ -1,3 +1,4 @@
+import type { Tracer } from "@opentelemetry/api";
 import { Elysia } from "elysia";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
@@ -12,6 +13,7 @@ import { rateLimit } from "./plumbing/rate-limit.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { routeTable } from "./plumbing/route-table.ts";
+import { serverSpans } from "./plumbing/server-spans.ts";
 import { aboutRoutes } from "./routes/about.ts";
 import { adminProductsRoutes } from "./routes/admin-products.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
@@ -45,17 +47,20 @@ export interface AppOptions {
   exemptUserAgent: string;
   /** The built-in fake processor, when it takes the payments: its 3-D Secure challenge page is served (never with Stripe). */
   fakeProcessor?: FakeProcessor | null;
+  /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), a server span for every request. */
+  tracer?: Tracer | null;
 }
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor }: AppOptions,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
+    .use(serverSpans(tracer ?? null))
     .use(cors(corsOrigins, routes.methodsAt))
     .use(rateLimit(useCases, routes, { exemptUserAgent, hasLiveSession: hasLiveSession(useCases, auth) }))
     .use(bodyReading(routes))
