@@ -175,7 +175,10 @@ export function Checkout() {
           <ul class="summary-lines">
             {cart.items.map((item) => (
               <li key={item.id}>
-                {item.quantity} × {item.product.name} <Money value={item.product.price * item.quantity} />
+                <span>
+                  {item.quantity} × {item.product.name}
+                </span>
+                <Money value={item.product.price * item.quantity} />
               </li>
             ))}
           </ul>

@@ -141,7 +141,10 @@ export function OrderPage() {
           <ul class="summary-lines">
             {order.items.map((item) => (
               <li key={item.id}>
-                {item.quantity} × <a href={`/products/${item.product.slug}`}>{item.productName}</a> {formatDollars(item.totalPrice)}
+                <span>
+                  {item.quantity} × <a href={`/products/${item.product.slug}`}>{item.productName}</a>
+                </span>
+                <span>{formatDollars(item.totalPrice)}</span>
               </li>
             ))}
           </ul>

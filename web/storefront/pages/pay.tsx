@@ -172,7 +172,10 @@ export function PayPage() {
           <ul class="summary-lines">
             {order.items.map((item) => (
               <li key={item.id}>
-                {item.quantity} × {item.productName} {formatDollars(item.totalPrice)}
+                <span>
+                  {item.quantity} × {item.productName}
+                </span>
+                <span>{formatDollars(item.totalPrice)}</span>
               </li>
             ))}
           </ul>
