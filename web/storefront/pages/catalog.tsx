@@ -44,7 +44,8 @@ export function Catalog() {
   const location = useLocation();
   const query = queryOf(location.query);
   const [search, setSearch] = useState(query.search);
-  const [result, setResult] = useState<{ products: Product[]; total: number } | null>(null);
+  const [result, setResult] = useState<{ key: string; products: Product[]; total: number } | null>(null);
+  const key = JSON.stringify(query);
   const [problem, setProblem] = useState<Problem | null>(null);
 
   useEffect(() => setSearch(query.search), [query.search]);
@@ -59,12 +60,12 @@ export function Catalog() {
       limit: PAGE_SIZE,
     };
     unwrap(api.GET("/api/products", { params: { query: params } }))
-      .then((page) => current && setResult({ products: page.data, total: page.meta.total }))
+      .then((page) => current && setResult({ key, products: page.data, total: page.meta.total }))
       .catch((error: unknown) => current && setProblem(problemFrom(error)));
     return () => {
       current = false;
     };
-  }, [query.search, query.heat, query.sort, query.page]);
+  }, [key, query.search, query.heat, query.sort, query.page]);
 
   const go = (changes: Partial<ReturnType<typeof queryOf>>) => location.route(addressOf({ ...query, page: 1, ...changes }));
   const pages = result ? Math.max(1, Math.ceil(result.total / PAGE_SIZE)) : 1;
@@ -93,10 +94,10 @@ export function Catalog() {
       {result && (
         <>
           <p role="status" class="muted">
-            {result.total === 1 ? "1 sauce" : `${result.total} sauces`}
-            {query.search && ` matching “${query.search}”`}
+            {result.key !== key ? "Loading…" : result.total === 1 ? "1 sauce" : `${result.total} sauces`}
+            {result.key === key && query.search && ` matching “${query.search}”`}
           </p>
-          <ul class="grid products">
+          <ul class="grid products" aria-busy={result.key !== key}>
             {result.products.map((product) => (
               <li key={product.id} class="panel product-card">
                 <ProductImage src={product.featuredImage} name={product.name} heat={product.heatLevel} />
