@@ -7,7 +7,9 @@ import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
+import { join } from "node:path";
 import { createApp } from "./adapters/http/app.ts";
+import { buildWebApps, withWebApps } from "./adapters/http/web.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { startTracing } from "./adapters/tracing/tracing.ts";
 import { traceUseCases } from "./adapters/tracing/use-case-spans.ts";
@@ -82,8 +84,19 @@ async function prepareDatabase() {
   }
 }
 
-function listen(secret: string) {
-  const app = createApp(useCases, {
+const ROOT = join(import.meta.dir, "..");
+
+/** The storefront and the back office (decisions §13), built once per set of sources and kept under node_modules/.cache. */
+const buildWeb = () =>
+  buildWebApps({
+    sourceDir: join(ROOT, "web"),
+    cacheDir: join(ROOT, "node_modules", ".cache", "storefront-web"),
+    lockFile: join(ROOT, "package-lock.json"),
+    logger,
+  });
+
+function listen(secret: string, web: Awaited<ReturnType<typeof buildWeb>>) {
+  const api = createApp(useCases, {
     logger,
     clock: runtime.deps.clock,
     publicUrl: config.publicUrl,
@@ -93,6 +106,7 @@ function listen(secret: string) {
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     fakeProcessor: runtime.fakeProcessor,
     tracer: runtime.tracing?.tracer ?? null,
+    stripePublishableKey: config.stripe?.publishableKey ?? null,
     session: {
       secret,
       cookieName: config.sessionCookieName,
@@ -100,6 +114,7 @@ function listen(secret: string) {
       allowedOrigins: config.allowedOrigins,
     },
   });
+  const app = withWebApps(api, web, { stripe: config.stripe !== null, sessionCookieName: config.sessionCookieName });
   try {
     return app.listen({
       port: config.port,
@@ -118,9 +133,9 @@ function listen(secret: string) {
 
 const { app, secretSource } = await (async () => {
   const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir, logger);
-  await prepareDatabase();
+  const [web] = await Promise.all([buildWeb(), prepareDatabase()]);
   await runtime.connect();
-  return { app: listen(secret), secretSource: source };
+  return { app: listen(secret, web), secretSource: source };
 })().catch((error: unknown) => failStart(error, runtime));
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
@@ -133,6 +148,8 @@ const housekeeping = createHousekeeping(runtime.deps, {
 housekeeping.start();
 logger.info("server.started", {
   url: config.publicUrl,
+  storefront: `${config.publicUrl}/`,
+  backOffice: `${config.publicUrl}/admin`,
   docs: `${config.publicUrl}/api/docs`,
   port: app.server?.port,
   adapters: { ...runtime.adapters, sessionSecret: secretSource },

@@ -363,13 +363,13 @@ export interface FuzzRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array<ArrayBuffer>;
   /** Sent again right after, with this body (the same request, or another body under the same Idempotency-Key). */
-  again?: { body: string | Uint8Array | null };
+  again?: { body: string | Uint8Array<ArrayBuffer> | null };
 }
 
 type Parameter = { name: string; in: "path" | "query" | "header" | "cookie"; required?: boolean; schema: Json };
-type Parts = { path: Record<string, string>; query: Array<[string, string]>; headers: Record<string, string>; body?: string | Uint8Array };
+type Parts = { path: Record<string, string>; query: Array<[string, string]>; headers: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> };
 
 const BOUNDARY = "fuzz-boundary-7MA4YWxkTrZu0gW";
 /** Header values are bytes: what a client could not send is replaced, as a client library would refuse it. */
@@ -541,7 +541,7 @@ export function requestsFor(
 
   // Hostile.
   const hostile: fc.Arbitrary<Omit<FuzzRequest, "caller">>[] = [];
-  const withBody = (v: { parts: Parts }, body: string | Uint8Array, contentType = v.parts.headers["content-type"] ?? "application/json") => ({
+  const withBody = (v: { parts: Parts }, body: string | Uint8Array<ArrayBuffer>, contentType = v.parts.headers["content-type"] ?? "application/json") => ({
     ...v.parts,
     body,
     headers: { ...v.parts.headers, "content-type": contentType },

@@ -49,11 +49,13 @@ export interface AppOptions {
   fakeProcessor?: FakeProcessor | null;
   /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), a server span for every request. */
   tracer?: Tracer | null;
+  /** With Stripe: the publishable key the storefront's payment step loads Stripe.js with (STRIPE_PUBLISHABLE_KEY). */
+  stripePublishableKey?: string | null;
 }
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer }: AppOptions,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer, stripePublishableKey = null }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
@@ -75,7 +77,7 @@ export function createApp(
     .use(adminProductsRoutes(useCases, auth))
     .use(cartRoutes(useCases, auth))
     .use(orderRoutes(useCases, auth, idempotency))
-    .use(paymentRoutes(useCases, auth, idempotency))
+    .use(paymentRoutes(useCases, auth, idempotency, fakeProcessor ? { processor: "fake" } : { processor: "stripe", publishableKey: stripePublishableKey }))
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))
