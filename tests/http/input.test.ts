@@ -12,7 +12,7 @@ beforeEach(async () => {
 });
 
 /** Sends raw bytes, as an attacker would, past the JSON encoding of the test helper. */
-async function raw(method: string, path: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
+async function raw(method: string, path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) {
   const res = await t.app.handle(new Request(`http://localhost${path}`, { method, body, headers: { "content-type": "application/json", ...headers } }));
   const text = await res.text();
   return { status: res.status, size: text.length, body: JSON.parse(text) };

@@ -76,7 +76,8 @@ async function decode(bytes: Uint8Array, type: string, contentType: string): Pro
     // The parts are read as text, and FormData would replace bytes that are not UTF-8: the whole body must be.
     text(bytes);
     // Elysia hands over the media type alone; the boundary is in the header.
-    const form = await new Response(bytes, { headers: { "content-type": contentType } }).formData().catch(() => {
+    // A request's bytes, never shared memory (the DOM's BodyInit, typed for the web pages, asks so).
+    const form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType } }).formData().catch(() => {
       throw new HttpError(400, "Malformed multipart body");
     });
     return Object.fromEntries([...form].filter((entry): entry is [string, string] => typeof entry[1] === "string"));
