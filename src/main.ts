@@ -7,7 +7,9 @@ import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
+import { join } from "node:path";
 import { createApp } from "./adapters/http/app.ts";
+import { buildWebApps, withWebApps } from "./adapters/http/web.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
@@ -79,8 +81,19 @@ async function prepareDatabase() {
   }
 }
 
-function listen(secret: string) {
-  const app = createApp(useCases, {
+const ROOT = join(import.meta.dir, "..");
+
+/** The storefront and the back office (decisions §13), built once per set of sources and kept under node_modules/.cache. */
+const buildWeb = () =>
+  buildWebApps({
+    sourceDir: join(ROOT, "web"),
+    cacheDir: join(ROOT, "node_modules", ".cache", "storefront-web"),
+    lockFile: join(ROOT, "package-lock.json"),
+    logger,
+  });
+
+function listen(secret: string, web: Awaited<ReturnType<typeof buildWeb>>) {
+  const api = createApp(useCases, {
     logger,
     clock: runtime.deps.clock,
     publicUrl: config.publicUrl,
@@ -96,6 +109,7 @@ function listen(secret: string) {
       allowedOrigins: config.allowedOrigins,
     },
   });
+  const app = withWebApps(api, web, { stripe: config.stripe !== null, sessionCookieName: config.sessionCookieName });
   try {
     return app.listen({
       port: config.port,
@@ -114,9 +128,9 @@ function listen(secret: string) {
 
 const { app, secretSource } = await (async () => {
   const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir, logger);
-  await prepareDatabase();
+  const [web] = await Promise.all([buildWeb(), prepareDatabase()]);
   await runtime.connect();
-  return { app: listen(secret), secretSource: source };
+  return { app: listen(secret, web), secretSource: source };
 })().catch((error: unknown) => failStart(error, runtime));
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
@@ -129,6 +143,8 @@ const housekeeping = createHousekeeping(runtime.deps, {
 housekeeping.start();
 logger.info("server.started", {
   url: config.publicUrl,
+  storefront: `${config.publicUrl}/`,
+  backOffice: `${config.publicUrl}/admin`,
   docs: `${config.publicUrl}/api/docs`,
   port: app.server?.port,
   adapters: { ...runtime.adapters, sessionSecret: secretSource },

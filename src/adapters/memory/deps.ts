@@ -41,9 +41,10 @@ export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
 /** The fake processor with its books in memory, which a test may read. */
 export type FakeProcessor = ReturnType<typeof createMemoryFakeProcessor>;
 
-export function createMemoryFakeProcessor() {
+/** `publicUrl` is where its 3-D Secure challenge page is served (the shop's PUBLIC_URL). */
+export function createMemoryFakeProcessor(publicUrl = "http://localhost:3000") {
   const ledger = createMemoryFakeLedger();
-  return { ...createFakeProcessor(cuid2Ids.next, ledger, challengePageAt("http://localhost:3000")), intents: ledger.intents, refunds: ledger.refunds };
+  return { ...createFakeProcessor(cuid2Ids.next, ledger, challengePageAt(publicUrl)), intents: ledger.intents, refunds: ledger.refunds };
 }
 
 export type MemoryDeps = Deps & {

@@ -82,9 +82,13 @@ export function rateLimit(useCases: UseCases, routes: RouteTable, settings: Rate
   const { max, passwordMax, windowSeconds } = useCases.rateLimit;
   return new Elysia({ name: "plumbing.rate-limit" }).onRequest(async ({ request, set }) => {
     if (max === 0 && passwordMax === 0) return;
+    const path = pathOf(request);
+    // §9 limits the API. The web pages and their files (web.ts) are not its endpoints: a browser asks
+    // for three at every page, served from memory; counted, a shopper would be refused the shop.
+    if (path !== "/api" && !path.startsWith("/api/")) return;
     // HEAD runs the GET route: one count for both.
     const method = request.method === "HEAD" ? "GET" : request.method;
-    const pattern = routes.patternAt(method, pathOf(request));
+    const pattern = routes.patternAt(method, path);
     if (unlimited(pattern)) return;
     const endpoint = `${method} ${pattern ?? "(no route)"}`;
     const checksPasswords = passwordMax > 0 && PASSWORD_ENDPOINTS.has(endpoint);

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type WebBuild, buildWebApps, withWebApps } from "../../src/adapters/http/web.ts";
+import { SESSION_COOKIE, call, createTestApp } from "../support/http.ts";
+
+// Decisions §13 and issue 21: the web adapter serves both apps beside the API, unchanged.
+const ROOT = join(import.meta.dir, "../..");
+const cacheDir = mkdtempSync(join(tmpdir(), "web-cache-"));
+let build: WebBuild;
+let shop: ReturnType<typeof withWebApps>;
+let withStripe: ReturnType<typeof withWebApps>;
+
+beforeAll(async () => {
+  build = await buildWebApps({ sourceDir: join(ROOT, "web"), cacheDir, lockFile: join(ROOT, "package-lock.json") });
+  shop = withWebApps(createTestApp().app, build, { stripe: false, sessionCookieName: SESSION_COOKIE });
+  withStripe = withWebApps(createTestApp().app, build, { stripe: true, sessionCookieName: SESSION_COOKIE });
+}, 20_000);
+afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+const get = (path: string, headers: Record<string, string> = {}) => call(shop, "GET", path, { headers });
+const scriptOf = (html: string) => /<script type="module" crossorigin src="([^"]+)"/.exec(html)?.[1];
+
+function expectOnEverything(headers: Headers) {
+  const csp = headers.get("content-security-policy") ?? "";
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("script-src 'self';");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(csp).not.toContain("unsafe-inline");
+  expect(csp).not.toContain("unsafe-eval");
+  expect(csp).not.toContain("stripe");
+  expect(headers.get("x-content-type-options")).toBe("nosniff");
+}
+
+describe("the pages", () => {
+  test("/ is the storefront's page, never stored, with the CSP and nosniff", async () => {
+    const page = await get("/");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    expectOnEverything(page.headers);
+    expect(page.body).toContain('<div id="app">');
+    expect(scriptOf(page.body)).toStartWith("/assets/storefront/");
+  });
+
+  test("any other path outside /api and /admin is the storefront's page, so it routes on the client", async () => {
+    const home = (await get("/")).body;
+    for (const path of ["/products/caribbean-habanero-hot-sauce", "/orders/abc", "/cart", "/no/such/page", "/administrator"]) {
+      const page = await get(path);
+      expect({ path, status: page.status, body: page.body }).toEqual({ path, status: 200, body: home });
+    }
+  });
+
+  test("/admin and every path below it is the back office's page", async () => {
+    const storefront = (await get("/")).body;
+    const admin = await get("/admin");
+    expect(admin.status).toBe(200);
+    expect(admin.body).not.toBe(storefront);
+    expect(admin.body).toContain("Back office");
+    expectOnEverything(admin.headers);
+    for (const path of ["/admin/", "/admin/orders/abc", "/admin/reports"]) expect((await get(path)).body).toBe(admin.body);
+  });
+
+  test("HEAD answers as GET does, without a body", async () => {
+    const head = await shop.handle(new Request("http://localhost/products/x", { method: "HEAD" }));
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(await head.text()).toBe("");
+  });
+});
+
+describe("the assets", () => {
+  test("a hashed script is kept for a year, with the CSP and nosniff", async () => {
+    const script = scriptOf((await get("/")).body)!;
+    expect(script).toMatch(/-[a-z0-9]{8}\.js$/);
+    const asset = await get(script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toStartWith("text/javascript");
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expectOnEverything(asset.headers);
+    expect(String(asset.body).length).toBeGreaterThan(1000);
+  });
+
+  test("the stylesheet is served as CSS", async () => {
+    const href = /<link rel="stylesheet" crossorigin href="([^"]+)"/.exec((await get("/")).body)?.[1];
+    const css = await get(href!);
+    expect(css.headers.get("content-type")).toStartWith("text/css");
+    expect(css.body).toContain("skip-link");
+  });
+
+  test("an answer to a request that carries a session is never stored, not even a hashed file (decisions §10)", async () => {
+    const script = scriptOf((await get("/")).body)!;
+    const signedIn = await get(script, { cookie: `${SESSION_COOKIE}=anything` });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.get("cache-control")).toBe("no-store");
+  });
+
+  test("an unknown file under /assets/ is a 404, not a page", async () => {
+    const missing = await get("/assets/storefront/index-00000000.js");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("cache-control")).toBe("no-store");
+    expectOnEverything(missing.headers);
+  });
+});
+
+describe("the API beside them is unchanged", () => {
+  test("an unknown path under /api is still the API's JSON 404", async () => {
+    for (const path of ["/api/nothing", "/api/products/x/y/z", "/api/admin/nothing"]) {
+      const answer = await get(path);
+      expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 404, body: { error: "Not found" } });
+      expect(answer.headers.get("content-type")).toContain("application/json");
+      expect(answer.headers.get("content-security-policy")).toBeNull();
+    }
+  });
+
+  test("a known API path asked with another method is still a 405 naming its methods", async () => {
+    const answer = await get("/api/cart/checkout");
+    expect(answer.status).toBe(405);
+    expect(answer.headers.get("allow")).toContain("POST");
+  });
+
+  test("API answers are the API's: JSON, no CSP of the pages", async () => {
+    const about = await get("/api");
+    expect(about.body.name).toBe("Storefront");
+    expect(about.headers.get("content-security-policy")).toBeNull();
+  });
+
+  test("only GET and HEAD reach the pages: a POST elsewhere is a 404", async () => {
+    const answer = await call(shop, "POST", "/checkout", { body: {} });
+    expect(answer.status).toBe(404);
+  });
+});
+
+test("the pages and their files are not the API's endpoints: the rate limit does not count them", async () => {
+  const limited = withWebApps(createTestApp(undefined, { rateLimit: { max: 2, windowSeconds: 900 } }).app, build, {
+    stripe: false,
+    sessionCookieName: SESSION_COOKIE,
+  });
+  const script = scriptOf((await get("/")).body)!;
+  const statuses = [];
+  for (let i = 0; i < 4; i++) for (const path of ["/", script, "/admin", "/no/such/page"]) statuses.push((await call(limited, "GET", path)).status);
+  expect(new Set(statuses)).toEqual(new Set([200]));
+  const scans = [];
+  for (let i = 0; i < 3; i++) scans.push((await call(limited, "GET", "/api/nope")).status);
+  expect(scans).toEqual([404, 404, 429]);
+});
+
+test("with Stripe configured, the CSP allows Stripe's hosts and nothing else from outside", async () => {
+  const page = await call(withStripe, "GET", "/");
+  const csp = page.headers.get("content-security-policy")!;
+  expect(csp).toContain("script-src 'self' https://js.stripe.com https://*.js.stripe.com;");
+  expect(csp).toContain("frame-src https://js.stripe.com https://*.js.stripe.com https://hooks.stripe.com;");
+  expect(csp).toContain("connect-src 'self' https://api.stripe.com;");
+  expect(csp).toContain("frame-ancestors 'none'");
+  const hosts = [...csp.matchAll(/https:\/\/([^\s;]+)/g)].map((match) => match[1]);
+  expect(hosts.every((host) => host!.endsWith("stripe.com"))).toBe(true);
+  const without = await get("/");
+  expect(without.headers.get("content-security-policy")).toContain("frame-src 'none'");
+});
+
+describe("the build cache", () => {
+  test("a second start with the same sources reads the build from the cache: same key, same files", async () => {
+    const again = await buildWebApps({ sourceDir: join(ROOT, "web"), cacheDir, lockFile: join(ROOT, "package-lock.json") });
+    expect(again.fromCache).toBe(true);
+    expect(again.key).toBe(build.key);
+    expect([...again.assets.keys()].sort()).toEqual([...build.assets.keys()].sort());
+    expect(again.storefront.body).toEqual(build.storefront.body);
+  }, 20_000);
+
+  test("a changed source is built anew under a new key, and the older build is dropped", async () => {
+    const project = mkdtempSync(join(tmpdir(), "web-sources-"));
+    const cache = join(project, "cache");
+    try {
+      cpSync(join(ROOT, "web"), join(project, "web"), { recursive: true });
+      cpSync(join(ROOT, "tsconfig.json"), join(project, "tsconfig.json"));
+      symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"));
+      const first = await buildWebApps({ sourceDir: join(project, "web"), cacheDir: cache });
+      expect(first.fromCache).toBe(false);
+      writeFileSync(join(project, "web/shared/app.css"), "body { color: rebeccapurple; }\n", { flag: "a" });
+      const second = await buildWebApps({ sourceDir: join(project, "web"), cacheDir: cache });
+      expect(second.fromCache).toBe(false);
+      expect(second.key).not.toBe(first.key);
+      const css = [...second.assets.entries()].find(([path]) => path.endsWith(".css"))!;
+      expect(new TextDecoder().decode(css[1].body)).toContain("#639");
+      expect(readdirSync(cache)).toEqual([second.key]);
+      expect(existsSync(join(cache, first.key))).toBe(false);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  test("a cache that cannot be written only means building at every start", async () => {
+    const blocked = join(cacheDir, "a-file");
+    writeFileSync(blocked, "not a directory");
+    const built = await buildWebApps({ sourceDir: join(ROOT, "web"), cacheDir: join(blocked, "cache") });
+    expect(built.fromCache).toBe(false);
+    expect(built.storefront.body.byteLength).toBeGreaterThan(100);
+  }, 20_000);
+});

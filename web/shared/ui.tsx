@@ -1,0 +1,140 @@
+import type { ButtonHTMLAttributes, ComponentChildren } from "preact";
+import { useEffect, useId } from "preact/hooks";
+import type { Problem } from "../api/client.ts";
+import { formatDollars } from "./format.ts";
+
+/** What a control inside a Field spreads on itself: its id, its error's id, and whether it is invalid. */
+export interface ControlAttributes {
+  id: string;
+  name: string;
+  "aria-invalid"?: true;
+  "aria-describedby"?: string;
+}
+
+interface FieldProps {
+  label: string;
+  name: string;
+  /** The API's message for this field, shown under it and read out with it. */
+  error?: string | undefined;
+  hint?: string;
+  children: (attributes: ControlAttributes) => ComponentChildren;
+}
+
+/** A labelled control with its hint and its error beside it (the error is announced with the control). */
+export function Field({ label, name, error, hint, children }: FieldProps) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return (
+    <div class={error ? "field field--invalid" : "field"}>
+      <label for={id}>{label}</label>
+      {hint && (
+        <p class="field__hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {children({ id, name, ...(error ? { "aria-invalid": true as const } : {}), ...(described ? { "aria-describedby": described } : {}) })}
+      {error && (
+        <p class="field__error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+interface InputProps {
+  label: string;
+  name: string;
+  value: string;
+  onValue: (value: string) => void;
+  error?: string | undefined;
+  hint?: string;
+  type?: "text" | "email" | "password" | "search" | "number" | "tel";
+  autoComplete?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  inputMode?: "text" | "numeric" | "decimal" | "email" | "search" | "tel";
+}
+
+/** A text input in a Field. */
+export function TextField({ label, name, value, onValue, error, hint, type = "text", ...rest }: InputProps) {
+  return (
+    <Field label={label} name={name} error={error} {...(hint ? { hint } : {})}>
+      {(attributes) => <input {...rest} {...attributes} type={type as "text"} value={value} onInput={(event) => onValue(event.currentTarget.value)} />}
+    </Field>
+  );
+}
+
+interface SelectProps {
+  label: string;
+  name: string;
+  value: string;
+  onValue: (value: string) => void;
+  options: ReadonlyArray<readonly [value: string, label: string]>;
+  error?: string | undefined;
+  required?: boolean;
+  autoComplete?: string;
+}
+
+/** A select in a Field. */
+export function SelectField({ label, name, value, onValue, options, error, required, autoComplete }: SelectProps) {
+  return (
+    <Field label={label} name={name} error={error}>
+      {(attributes) => (
+        <select {...attributes} value={value} required={required} autoComplete={autoComplete} onChange={(event) => onValue(event.currentTarget.value)}>
+          {options.map(([optionValue, optionLabel]) => (
+            <option key={optionValue} value={optionValue}>
+              {optionLabel}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "primary" | "secondary" | "danger" | "link"; busy?: boolean };
+
+/** A button; while `busy` it is disabled and says so to assistive technology. */
+export function Button({ variant = "primary", busy = false, disabled, children, type = "button", ...rest }: ButtonProps) {
+  return (
+    <button {...rest} type={type} class={`button button--${variant}`} disabled={busy || disabled} aria-busy={busy || undefined}>
+      {children}
+    </button>
+  );
+}
+
+/** A problem that belongs to no one field (or a 429 and when to try again), announced when it appears. */
+export function Alert({ problem, children }: { problem?: Problem | null; children?: ComponentChildren }) {
+  if (!problem && !children) return null;
+  return (
+    <div class="alert" role="alert">
+      {problem?.message}
+      {children}
+    </div>
+  );
+}
+
+/** A price from the API's dollars. */
+export function Money({ value }: { value: number }) {
+  return <span class="money">{formatDollars(value)}</span>;
+}
+
+/** Sets the document's title while a page is shown. */
+export function usePageTitle(title: string, site: string) {
+  useEffect(() => {
+    document.title = title ? `${title} · ${site}` : site;
+  }, [title, site]);
+}
+
+/** A loading line that is announced politely. */
+export function Loading({ what = "Loading…" }: { what?: string }) {
+  return (
+    <p class="loading" role="status">
+      {what}
+    </p>
+  );
+}
