@@ -1,8 +1,9 @@
 import type { AnyComponent } from "preact";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { Shell } from "../shared/layout.tsx";
+import { Button, Loading, usePageTitle } from "../shared/ui.tsx";
 import { api, run } from "./api.ts";
-import { PageTitle } from "./components/ui.tsx";
 import { AuditPage } from "./pages/audit.tsx";
 import { OrderPage } from "./pages/order.tsx";
 import { OrdersPage } from "./pages/orders.tsx";
@@ -10,11 +11,11 @@ import { ProductsPage } from "./pages/products.tsx";
 import { ReportPage } from "./pages/report.tsx";
 import { SignInPage } from "./pages/sign-in.tsx";
 import { UsersPage } from "./pages/users.tsx";
-import { PAGES, type Permission, type Profile, type Session, SessionContext, useSession } from "./session.ts";
+import { PAGES, type Permission, type Profile, SITE, type Session, SessionContext, useSession } from "./session.ts";
 
 type Who = { state: "loading" } | { state: "signed-out" } | { state: "signed-in"; me: Profile } | { state: "unreachable"; message: string };
 
-/** The back office: who is signed in decides what is drawn; the API decides what is allowed. */
+/** The back office: who is signed in decides what is drawn (GET /api/users/me and its permissions); the API decides what is allowed. */
 export function App() {
   const [who, setWho] = useState<Who>({ state: "loading" });
   const refresh = useCallback(async () => {
@@ -41,25 +42,17 @@ export function App() {
     };
   }, [who, refresh]);
 
+  const nav = session ? PAGES.filter((page) => session.can(page.permission)).map((page) => ({ href: page.path, label: page.label, prefix: true })) : [];
   return (
     <LocationProvider scope="/admin">
-      <a class="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header class="topbar">
-        <a class="brand" href="/admin">
-          Storefront back office
-        </a>
-        {session && <Menu session={session} />}
-      </header>
-      <main id="main" tabIndex={-1}>
-        {who.state === "loading" && <p role="status">Loading…</p>}
+      <Shell brand="Storefront back office" home="/admin" nav={nav} aside={session && <Who session={session} />}>
+        {who.state === "loading" && <Loading />}
         {who.state === "unreachable" && (
-          <div class="problem" role="alert">
+          <div class="alert" role="alert">
             <p>{who.message}</p>
-            <button type="button" onClick={() => void refresh()}>
+            <Button variant="secondary" onClick={() => void refresh()}>
               Try again
-            </button>
+            </Button>
           </div>
         )}
         {who.state === "signed-out" && <SignInPage onSignedIn={refresh} />}
@@ -68,35 +61,20 @@ export function App() {
             <Pages />
           </SessionContext.Provider>
         )}
-      </main>
+      </Shell>
     </LocationProvider>
   );
 }
 
-function Menu({ session }: { session: Session }) {
-  const { path } = useLocation();
-  const pages = PAGES.filter((page) => session.can(page.permission));
+function Who({ session }: { session: Session }) {
   return (
     <>
-      <nav aria-label="Back office">
-        <ul>
-          {pages.map((page) => (
-            <li key={page.path}>
-              <a href={page.path} aria-current={path.startsWith(page.path) ? "page" : undefined}>
-                {page.label}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
-      <div class="who">
-        <span>
-          {session.me.email} <span class="role">{session.me.role}</span>
-        </span>
-        <button type="button" onClick={() => void session.signOut()}>
-          Sign out
-        </button>
-      </div>
+      <span>
+        {session.me.email} <span class="badge">{session.me.role}</span>
+      </span>
+      <Button variant="secondary" onClick={() => void session.signOut()}>
+        Sign out
+      </Button>
     </>
   );
 }
@@ -129,13 +107,14 @@ function Home() {
   const session = useSession();
   const { route } = useLocation();
   const first = PAGES.find((page) => session.can(page.permission));
+  usePageTitle(first ? "" : "No back-office access", SITE);
   useEffect(() => {
     if (first) route(first.path, true);
   }, [first, route]);
   if (first) return null;
   return (
     <section>
-      <PageTitle>No back-office access</PageTitle>
+      <h1>No back-office access</h1>
       <p>
         You are signed in as {session.me.email} ({session.me.role}), and this role may use none of the back office. Sign out and sign in with a staff account,
         or go to <a href="/">the shop</a>.
@@ -145,9 +124,10 @@ function Home() {
 }
 
 function NotFound() {
+  usePageTitle("Page not found", SITE);
   return (
     <section>
-      <PageTitle>Page not found</PageTitle>
+      <h1>Page not found</h1>
       <p>
         There is no such page here, or your role may not open it. <a href="/admin">Back to the back office</a>.
       </p>

@@ -1,19 +1,19 @@
-/** How the back office writes money, times and statuses. */
+import { formatDateTime, formatDollars, humanize } from "../shared/format.ts";
 
-const dollars = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+/** How the back office writes money, times and statuses: the shop's own formats, and a few of its own. */
+
 const whole = new Intl.NumberFormat("en-US");
-const moment = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short" });
 const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
 
 /** Dollars as the API gives them (a number with at most two decimals). */
-export const money = (amount: number): string => dollars.format(amount);
+export const money = formatDollars;
 export const count = (n: number): string => whole.format(n);
 /** An ISO 8601 time, in the browser's zone. */
-export const when = (iso: string | null | undefined): string => (iso ? moment.format(new Date(iso)) : "—");
+export const when = (iso: string | null | undefined): string => (iso ? formatDateTime(iso) : "—");
 /** A calendar date (YYYY-MM-DD), as it is: no zone moves it to another day. */
 export const date = (isoDate: string): string => day.format(new Date(`${isoDate}T00:00:00Z`));
 /** PENDING → Pending. */
-export const label = (status: string): string => status.charAt(0) + status.slice(1).toLowerCase().replaceAll("_", " ");
+export const label = humanize;
 
 /** A query string of the values given, blank ones left out. */
 export function queryOf(values: Record<string, string | number | undefined | null>): string {

@@ -22,6 +22,9 @@ export function useSession(): Session {
   return session;
 }
 
+/** The site's name in the window's title. */
+export const SITE = "Storefront back office";
+
 /** The back office's pages, each with the permission that lets a role read it, in the order the menu shows them. */
 export const PAGES: ReadonlyArray<{ path: string; label: string; permission: Permission }> = [
   { path: "/admin/orders", label: "Orders", permission: "orders:read" },

@@ -1,71 +1,86 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useId } from "preact/hooks";
 import type { Problem } from "../api.ts";
+import { Field } from "../../shared/ui.tsx";
 
-interface FieldProps {
-  id: string;
+/**
+ * The back office's form controls, on the shared Field (label, hint, the API's error beside the
+ * control). They are uncontrolled: a filter form is read whole when it is sent (formValues).
+ */
+
+interface InputProps {
   label: string;
-  /** The API's message about this field, shown beside it. */
+  name: string;
   error?: string | undefined;
   hint?: string;
-  /** The form field's name (the id unless given). */
-  name?: string;
   type?: "text" | "search" | "email" | "password" | "date" | "number";
   defaultValue?: string;
   required?: boolean;
   autocomplete?: string;
   maxLength?: number;
   step?: number;
-  /** The label read out but not drawn, where the column says what the field is. */
-  hideLabel?: boolean;
 }
 
-/** A labelled input with its hint and, beside it, the API's message about it. */
-export function Field({ id, label, error, hint, name, type = "text", hideLabel, ...input }: FieldProps) {
-  const describedBy = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+export function Input({ label, name, error, hint, type = "text", ...input }: InputProps) {
   return (
-    <div class={`field${error ? " field-invalid" : ""}`}>
-      <label for={id} class={hideLabel ? "visually-hidden" : undefined}>
-        {label}
-      </label>
-      {hint && (
-        <span class="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      )}
-      {/* Preact's types pair each input type with its own attributes; these are the text-like ones, which take them all. */}
-      <input id={id} name={name ?? id} type={type as "text"} aria-invalid={error ? "true" : undefined} aria-describedby={describedBy} {...input} />
-      {error && (
-        <span class="field-error" id={`${id}-error`}>
-          {error}
-        </span>
-      )}
-    </div>
+    <Field label={label} name={name} error={error} {...(hint ? { hint } : {})}>
+      {/* Preact's types pair each input type with its own attributes; these text-like ones take them all. */}
+      {(attributes) => <input {...attributes} type={type as "text"} {...input} />}
+    </Field>
   );
 }
 
-/** A labelled select with the API's message about it. */
-export function SelectField({
-  id,
+type Options = ReadonlyArray<readonly [value: string, text: string]>;
+
+export function Select({
   label,
+  name,
   error,
   options,
   defaultValue,
-  hideLabel,
 }: {
-  id: string;
   label: string;
+  name: string;
   error?: string | undefined;
-  options: ReadonlyArray<readonly [value: string, text: string]>;
+  options: Options;
   defaultValue?: string;
-  hideLabel?: boolean;
 }) {
   return (
-    <div class={`field${error ? " field-invalid" : ""}`}>
-      <label for={id} class={hideLabel ? "visually-hidden" : undefined}>
+    <Field label={label} name={name} error={error}>
+      {(attributes) => (
+        <select {...attributes} defaultValue={defaultValue}>
+          {options.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/** A select in a table cell, where the column names what it is: its label is read out, not drawn. */
+export function CellSelect({
+  label,
+  name,
+  error,
+  options,
+  defaultValue,
+}: {
+  label: string;
+  name: string;
+  error?: string | undefined;
+  options: Options;
+  defaultValue?: string;
+}) {
+  const id = useId();
+  return (
+    <div class={error ? "field field--invalid" : "field"}>
+      <label for={id} class="visually-hidden">
         {label}
       </label>
-      <select id={id} name={id} defaultValue={defaultValue} aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined}>
+      <select id={id} name={name} defaultValue={defaultValue} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}>
         {options.map(([value, text]) => (
           <option key={value} value={value}>
             {text}
@@ -73,9 +88,9 @@ export function SelectField({
         ))}
       </select>
       {error && (
-        <span class="field-error" id={`${id}-error`}>
+        <p class="field__error" id={`${id}-error`}>
           {error}
-        </span>
+        </p>
       )}
     </div>
   );
@@ -95,31 +110,31 @@ export function CheckGroup({
   checked: readonly string[];
   error?: string | undefined;
 }) {
+  const id = useId();
   return (
-    <fieldset class={`checks${error ? " field-invalid" : ""}`} aria-describedby={error ? `${name}-error` : undefined}>
+    <fieldset class={error ? "checks field--invalid" : "checks"} aria-describedby={error ? `${id}-error` : undefined}>
       <legend>{legend}</legend>
       {values.map((value) => (
-        <label key={value} class="check">
+        <label key={value} class="choice">
           <input type="checkbox" name={name} value={value} defaultChecked={checked.includes(value)} />
           {value.charAt(0) + value.slice(1).toLowerCase()}
         </label>
       ))}
       {error && (
-        <span class="field-error" id={`${name}-error`}>
+        <p class="field__error" id={`${id}-error`}>
           {error}
-        </span>
+        </p>
       )}
     </fieldset>
   );
 }
 
-/** A problem that belongs to no field: read out when it appears. */
+/** A problem that belongs to no field the form shows, read out when it appears; messages about the fields it shows stand beside them. */
 export function ProblemNote({ problem, fields = [] }: { problem: Problem | null; fields?: readonly string[] }) {
   if (!problem) return null;
-  // Messages about fields the form shows stand beside them; any other is listed here.
   const others = Object.entries(problem.fields).filter(([path]) => !fields.includes(path));
   return (
-    <div class="problem" role="alert">
+    <div class="alert" role="alert">
       <p>{problem.message}</p>
       {others.length > 0 && (
         <ul>
@@ -142,27 +157,11 @@ export function Notice({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** A page's title, also the window's, focused when the page opens so a screen reader and the keyboard start there. */
-export function PageTitle({ children }: { children: string }) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    document.title = `${children} · Back office`;
-  }, [children]);
-  useEffect(() => {
-    ref.current?.focus();
-  }, []);
-  return (
-    <h1 ref={ref} tabIndex={-1}>
-      {children}
-    </h1>
-  );
-}
-
-/** A wide table that scrolls sideways on a narrow screen, reachable by keyboard. */
+/** A wide table that scrolls sideways within itself where it must, reachable by keyboard to scroll it. */
 export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus so a keyboard can scroll it
-    <section class="table-wrap" aria-label={label} tabIndex={0}>
+    <section class="table-wrap panel-table" aria-label={label} tabIndex={0}>
       {children}
     </section>
   );
@@ -174,11 +173,11 @@ export function Pager({ meta, hrefFor }: { meta: { total: number; page: number; 
   if (pages <= 1) return null;
   return (
     <nav class="pager" aria-label="Pages">
-      {meta.page > 1 ? <a href={hrefFor(meta.page - 1)}>Previous page</a> : <span aria-hidden="true" />}
+      {meta.page > 1 ? <a href={hrefFor(meta.page - 1)}>Previous page</a> : <span />}
       <span>
         Page {meta.page} of {pages}
       </span>
-      {meta.page < pages ? <a href={hrefFor(meta.page + 1)}>Next page</a> : <span aria-hidden="true" />}
+      {meta.page < pages ? <a href={hrefFor(meta.page + 1)}>Next page</a> : <span />}
     </nav>
   );
 }

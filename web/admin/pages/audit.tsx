@@ -1,14 +1,18 @@
 import { useLocation } from "preact-iso";
 import { api, run } from "../api.ts";
-import { Field, PageTitle, Pager, ProblemNote, TableWrap, formValues } from "../components/ui.tsx";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { Input, Pager, ProblemNote, TableWrap, formValues } from "../components/ui.tsx";
 import { queryOf, when } from "../format.ts";
 import { useLoad } from "../load.ts";
+import { SITE, useSession } from "../session.ts";
 import { changesText } from "./order.tsx";
 
 const FILTERS = ["action", "entityType", "entityId", "userId", "from", "to"] as const;
 
 /** The audit log (GET /api/admin/audit), newest first, with its filters. */
 export function AuditPage() {
+  usePageTitle("Audit log", SITE);
+  const session = useSession();
   const { query, route } = useLocation();
   const filters = Object.fromEntries(FILTERS.map((name) => [name, query[name] ?? ""])) as Record<(typeof FILTERS)[number], string>;
   const page = Number(query.page) || 1;
@@ -44,21 +48,21 @@ export function AuditPage() {
 
   return (
     <section>
-      <PageTitle>Audit log</PageTitle>
+      <h1>Audit log</h1>
       <form class="filters" onSubmit={apply} key={search} aria-label="Filter the audit log">
-        <Field id="action" label="Action" hint="One action, or its start ending in a dot: order." defaultValue={filters.action} error={errors.action} />
-        <Field id="entityType" label="Entity type" hint="order, user, product…" defaultValue={filters.entityType} error={errors.entityType} />
-        <Field id="entityId" label="Entity id" defaultValue={filters.entityId} error={errors.entityId} />
-        <Field id="userId" label="Done by (user id)" defaultValue={filters.userId} error={errors.userId} />
-        <Field id="from" label="From" type="date" defaultValue={filters.from} error={errors.from} />
-        <Field id="to" label="Before" type="date" defaultValue={filters.to} error={errors.to} />
+        <Input name="action" label="Action" hint="One action, or its start ending in a dot: order." defaultValue={filters.action} error={errors.action} />
+        <Input name="entityType" label="Entity type" hint="order, user, product…" defaultValue={filters.entityType} error={errors.entityType} />
+        <Input name="entityId" label="Entity id" defaultValue={filters.entityId} error={errors.entityId} />
+        <Input name="userId" label="Done by (user id)" defaultValue={filters.userId} error={errors.userId} />
+        <Input name="from" label="From" type="date" defaultValue={filters.from} error={errors.from} />
+        <Input name="to" label="Before" type="date" defaultValue={filters.to} error={errors.to} />
         <div class="actions">
-          <button type="submit">Show entries</button>
+          <Button type="submit">Show entries</Button>
           <a href="/admin/audit">Clear filters</a>
         </div>
       </form>
       <ProblemNote problem={problem} fields={FILTERS} />
-      {loaded.state === "loading" && <p role="status">Loading the audit log…</p>}
+      {loaded.state === "loading" && <Loading what="Loading the audit log…" />}
       {loaded.state === "ok" && (
         <>
           <p role="status">{loaded.data.meta.total === 1 ? "1 entry" : `${loaded.data.meta.total} entries`}</p>
@@ -85,7 +89,7 @@ export function AuditPage() {
                         {entry.action}
                       </th>
                       <td data-label="About">
-                        {entry.entityType === "order" && entry.entityId ? (
+                        {entry.entityType === "order" && entry.entityId && session.can("orders:read") ? (
                           <a href={`/admin/orders/${entry.entityId}`}>order {entry.entityId}</a>
                         ) : (
                           `${entry.entityType}${entry.entityId ? ` ${entry.entityId}` : ""}`

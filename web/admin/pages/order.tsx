@@ -1,9 +1,11 @@
 import { useRef, useState } from "preact/hooks";
-import { type Problem, type Schemas, api, run } from "../api.ts";
-import { Field, Notice, PageTitle, ProblemNote, TableWrap } from "../components/ui.tsx";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
+import { Input, Notice, ProblemNote, TableWrap } from "../components/ui.tsx";
 import { label, money, when } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { useSession } from "../session.ts";
+import { SITE, useSession } from "../session.ts";
+import { StatusBadge } from "./orders.tsx";
 
 type Order = Schemas["AdminOrderDetail"];
 type Move = Schemas["OrderMove"];
@@ -12,11 +14,12 @@ type Move = Schemas["OrderMove"];
 export function OrderPage({ id }: { id: string }) {
   const loaded = useLoad(() => run(api.GET("/api/admin/orders/{id}", { params: { path: { id } } })), id);
   const [done, setDone] = useState<string | null>(null);
-  if (loaded.state === "loading") return <p role="status">Loading the order…</p>;
+  usePageTitle(loaded.state === "ok" ? `Order ${loaded.data.data.orderNumber}` : "Order", SITE);
+  if (loaded.state === "loading") return <Loading what="Loading the order…" />;
   if (loaded.state === "failed") {
     return (
       <section>
-        <PageTitle>Order</PageTitle>
+        <h1>Order</h1>
         <ProblemNote problem={loaded.problem} />
         <p>
           <a href="/admin/orders">Back to the orders</a>
@@ -30,12 +33,12 @@ export function OrderPage({ id }: { id: string }) {
       <p class="crumbs">
         <a href="/admin/orders">Orders</a>
       </p>
-      <PageTitle>{`Order ${order.orderNumber}`}</PageTitle>
+      <h1>Order {order.orderNumber}</h1>
       {done && <Notice>{done}</Notice>}
       <dl class="facts">
         <dt>Status</dt>
         <dd>
-          <span class={`badge status-${order.status.toLowerCase()}`}>{label(order.status)}</span>
+          <StatusBadge status={order.status} />
         </dd>
         <dt>Payment</dt>
         <dd>{label(order.paymentStatus)}</dd>
@@ -70,13 +73,13 @@ export function OrderPage({ id }: { id: string }) {
             <tr>
               <th scope="col">Product</th>
               <th scope="col">SKU</th>
-              <th scope="col" class="num">
+              <th scope="col" class="number">
                 Quantity
               </th>
-              <th scope="col" class="num">
+              <th scope="col" class="number">
                 Unit price
               </th>
-              <th scope="col" class="num">
+              <th scope="col" class="number">
                 Line total
               </th>
             </tr>
@@ -86,9 +89,9 @@ export function OrderPage({ id }: { id: string }) {
               <tr key={item.id}>
                 <th scope="row">{item.productName}</th>
                 <td>{item.productSku}</td>
-                <td class="num">{item.quantity}</td>
-                <td class="num">{money(item.unitPrice)}</td>
-                <td class="num">{money(item.totalPrice)}</td>
+                <td class="number">{item.quantity}</td>
+                <td class="number">{money(item.unitPrice)}</td>
+                <td class="number">{money(item.totalPrice)}</td>
               </tr>
             ))}
           </tbody>
@@ -113,7 +116,7 @@ function Sum({ label: text, amount }: { label: string; amount: number }) {
       <th scope="row" colSpan={4}>
         {text}
       </th>
-      <td class="num">{money(amount)}</td>
+      <td class="number">{money(amount)}</td>
     </tr>
   );
 }
@@ -173,11 +176,7 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
     event.preventDefault();
     const trackingNumber = String(new FormData(event.currentTarget as HTMLFormElement).get("trackingNumber") ?? "").trim();
     if (!trackingNumber) {
-      return setProblem({
-        status: 400,
-        message: "A tracking number is needed to ship an order.",
-        fields: { trackingNumber: "Enter the carrier's tracking number" },
-      });
+      return setProblem(localProblem("A tracking number is needed to ship an order.", { trackingNumber: "Enter the carrier's tracking number" }));
     }
     void move(to, trackingNumber);
   }
@@ -190,21 +189,20 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
         {moves.map((to) =>
           to.needsTrackingNumber ? (
             <form key={to.status} class="ship" onSubmit={(event) => ship(event, to)} noValidate>
-              <Field id="trackingNumber" label="Tracking number" required maxLength={100} error={problem?.fields.trackingNumber} />
-              <button type="submit" disabled={busy}>
+              <Input name="trackingNumber" label="Tracking number" required maxLength={100} error={problem?.fields.trackingNumber} />
+              <Button type="submit" busy={busy}>
                 {moveLabel(to)}
-              </button>
+              </Button>
             </form>
           ) : (
-            <button
+            <Button
               key={to.status}
-              type="button"
-              class={to.refunds ? "danger" : undefined}
-              disabled={busy}
+              variant={to.refunds ? "danger" : "primary"}
+              busy={busy}
               onClick={() => (to.refunds || to.status === "CANCELLED" ? ask(to) : void move(to))}
             >
               {moveLabel(to)}
-            </button>
+            </Button>
           ),
         )}
       </div>
@@ -218,12 +216,12 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
                 : `The order ends ${label(confirming.status)}. This cannot be undone.`}
             </p>
             <div class="actions">
-              <button type="button" class="danger" disabled={busy} onClick={() => void move(confirming)}>
+              <Button variant="danger" busy={busy} onClick={() => void move(confirming)}>
                 {confirming.refunds ? `Yes, refund ${money(order.total)}` : "Yes, cancel it"}
-              </button>
-              <button type="submit" value="keep">
+              </Button>
+              <Button type="submit" variant="secondary">
                 Keep the order as it is
-              </button>
+              </Button>
             </div>
           </form>
         )}
@@ -260,7 +258,7 @@ function Payment({ payment }: { payment: Order["payment"] }) {
               <tr>
                 <th scope="col">Asked</th>
                 <th scope="col">Why</th>
-                <th scope="col" class="num">
+                <th scope="col" class="number">
                   Amount
                 </th>
                 <th scope="col">State</th>
@@ -271,7 +269,7 @@ function Payment({ payment }: { payment: Order["payment"] }) {
                 <tr key={refund.id}>
                   <td>{when(refund.requestedAt)}</td>
                   <td>{refund.reason === "order_ended" ? "Order ended by staff" : "Paid after it ended"}</td>
-                  <td class="num">{money(refund.amount)}</td>
+                  <td class="number">{money(refund.amount)}</td>
                   <td>
                     {refund.state === "made"
                       ? `Made ${when(refund.madeAt)}`

@@ -1,9 +1,10 @@
 import { useLocation } from "preact-iso";
 import { api, run } from "../api.ts";
-import { CheckGroup, Field, PageTitle, Pager, ProblemNote, TableWrap, formValues } from "../components/ui.tsx";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { CheckGroup, Input, Pager, ProblemNote, TableWrap, formValues } from "../components/ui.tsx";
 import { label, money, queryOf, when } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { useSession } from "../session.ts";
+import { SITE, useSession } from "../session.ts";
 
 export const ORDER_STATUSES = ["PENDING", "CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] as const;
 export const PAYMENT_STATUSES = ["PENDING", "PAID", "FAILED", "REFUNDED"] as const;
@@ -11,6 +12,7 @@ const FILTERS = ["status", "paymentStatus", "q", "from", "to", "customerId"] as 
 
 /** The orders queue (GET /api/admin/orders): the filters of decisions §12 in the address, so a filtered queue can be linked and gone back to. */
 export function OrdersPage() {
+  usePageTitle("Orders", SITE);
   const session = useSession();
   const { query, route } = useLocation();
   const filters = Object.fromEntries(FILTERS.map((name) => [name, query[name] ?? ""])) as Record<(typeof FILTERS)[number], string>;
@@ -46,21 +48,21 @@ export function OrdersPage() {
 
   return (
     <section>
-      <PageTitle>Orders</PageTitle>
+      <h1>Orders</h1>
       <form class="filters" onSubmit={apply} key={search} aria-label="Filter the orders">
-        <Field id="q" label="Search" hint="Order number, or the customer's e-mail or name" type="search" defaultValue={filters.q} error={errors.q} />
+        <Input name="q" label="Search" hint="Order number, or the customer's e-mail or name" type="search" defaultValue={filters.q} error={errors.q} />
         <CheckGroup name="status" legend="Status" values={ORDER_STATUSES} checked={filters.status.split(",")} error={errors.status} />
         <CheckGroup name="paymentStatus" legend="Payment" values={PAYMENT_STATUSES} checked={filters.paymentStatus.split(",")} error={errors.paymentStatus} />
-        <Field id="from" label="Placed from" type="date" defaultValue={filters.from} error={errors.from} />
-        <Field id="to" label="Placed before" type="date" defaultValue={filters.to} error={errors.to} />
-        <Field id="customerId" label="Customer id" defaultValue={filters.customerId} error={errors.customerId} />
+        <Input name="from" label="Placed from" type="date" defaultValue={filters.from} error={errors.from} />
+        <Input name="to" label="Placed before" type="date" defaultValue={filters.to} error={errors.to} />
+        <Input name="customerId" label="Customer id" defaultValue={filters.customerId} error={errors.customerId} />
         <div class="actions">
-          <button type="submit">Show orders</button>
+          <Button type="submit">Show orders</Button>
           <a href="/admin/orders">Clear filters</a>
         </div>
       </form>
       <ProblemNote problem={problem} fields={FILTERS} />
-      {loaded.state === "loading" && <p role="status">Loading orders…</p>}
+      {loaded.state === "loading" && <Loading what="Loading orders…" />}
       {loaded.state === "ok" && (
         <>
           <div class="list-head">
@@ -69,7 +71,7 @@ export function OrdersPage() {
               {search ? " match" : ""}
             </p>
             {session.can("orders:export") && (
-              <a class="button" href={`/api/admin/orders/export${queryOf(filters)}`} download>
+              <a class="button button--secondary" href={`/api/admin/orders/export${queryOf(filters)}`} download>
                 Export CSV
               </a>
             )}
@@ -84,10 +86,10 @@ export function OrdersPage() {
                     <th scope="col">Customer</th>
                     <th scope="col">Status</th>
                     <th scope="col">Payment</th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Lines
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Total
                     </th>
                   </tr>
@@ -105,13 +107,13 @@ export function OrdersPage() {
                         <span class="muted">{order.customer.email}</span>
                       </td>
                       <td data-label="Status">
-                        <span class={`badge status-${order.status.toLowerCase()}`}>{label(order.status)}</span>
+                        <StatusBadge status={order.status} />
                       </td>
                       <td data-label="Payment">{label(order.paymentStatus)}</td>
-                      <td class="num" data-label="Lines">
+                      <td class="number" data-label="Lines">
                         {order.itemCount}
                       </td>
-                      <td class="num" data-label="Total">
+                      <td class="number" data-label="Total">
                         {money(order.total)}
                       </td>
                     </tr>
@@ -125,4 +127,10 @@ export function OrdersPage() {
       )}
     </section>
   );
+}
+
+/** An order's status, marked good once it is on its way and bad once it has ended without being delivered. */
+export function StatusBadge({ status }: { status: string }) {
+  const tone = status === "SHIPPED" || status === "DELIVERED" ? " badge--ok" : status === "CANCELLED" || status === "REFUNDED" ? " badge--bad" : "";
+  return <span class={`badge${tone}`}>{label(status)}</span>;
 }

@@ -1,15 +1,17 @@
 import { useLocation } from "preact-iso";
 import { useState } from "preact/hooks";
-import { type Problem, type Schemas, api, run } from "../api.ts";
-import { Field, Notice, PageTitle, Pager, ProblemNote, SelectField, TableWrap, formValues } from "../components/ui.tsx";
+import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { Input, Notice, Pager, ProblemNote, Select, TableWrap, formValues } from "../components/ui.tsx";
 import { count, money, queryOf } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { useSession } from "../session.ts";
+import { SITE, useSession } from "../session.ts";
 
 type Product = Schemas["Product"];
 
 /** Every product, off sale too (GET /api/admin/products): low stock, inventory adjustment and on/off sale for those with products:write. */
 export function ProductsPage() {
+  usePageTitle("Products", SITE);
   const session = useSession();
   const { query, route } = useLocation();
   const q = query.q ?? "";
@@ -52,11 +54,11 @@ export function ProductsPage() {
 
   return (
     <section>
-      <PageTitle>Products</PageTitle>
+      <h1>Products</h1>
       <form class="filters" onSubmit={apply} key={search} aria-label="Filter the products">
-        <Field id="q" label="Search" hint="Part of the name or the SKU" type="search" defaultValue={q} error={problem?.fields.q} />
-        <SelectField
-          id="isActive"
+        <Input name="q" label="Search" hint="Part of the name or the SKU" type="search" defaultValue={q} error={problem?.fields.q} />
+        <Select
+          name="isActive"
           label="On sale"
           defaultValue={isActive}
           options={[
@@ -66,18 +68,18 @@ export function ProductsPage() {
           ]}
           error={problem?.fields.isActive}
         />
-        <label class="check">
+        <label class="choice">
           <input type="checkbox" name="lowStock" value="true" defaultChecked={lowStock} />
           Low stock only
         </label>
         <div class="actions">
-          <button type="submit">Show products</button>
+          <Button type="submit">Show products</Button>
           <a href="/admin/products">Clear filters</a>
         </div>
       </form>
       <ProblemNote problem={problem} fields={["q", "isActive", "lowStock"]} />
       {done && <Notice>{done}</Notice>}
-      {loaded.state === "loading" && <p role="status">Loading products…</p>}
+      {loaded.state === "loading" && <Loading what="Loading products…" />}
       {loaded.state === "ok" && (
         <>
           <p>{loaded.data.meta.total === 1 ? "1 product" : `${loaded.data.meta.total} products`}</p>
@@ -88,10 +90,10 @@ export function ProductsPage() {
                   <tr>
                     <th scope="col">Product</th>
                     <th scope="col">SKU</th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Price
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       In stock
                     </th>
                     <th scope="col">On sale</th>
@@ -105,17 +107,19 @@ export function ProductsPage() {
                         {product.name}
                       </th>
                       <td data-label="SKU">{product.sku}</td>
-                      <td class="num" data-label="Price">
+                      <td class="number" data-label="Price">
                         {money(product.price)}
                       </td>
-                      <td class="num" data-label="In stock">
-                        {count(product.inventory)}
+                      <td class="number" data-label="In stock">
+                        {product.inventory === 0 ? <span class="badge badge--bad">Sold out</span> : count(product.inventory)}
                       </td>
                       <td data-label="On sale">{product.isActive ? "Yes" : "No"}</td>
                       {mayWrite && (
                         <td>
-                          <Adjust product={product} onChanged={changed} />
-                          <SaleSwitch product={product} onChanged={changed} />
+                          <div class="change">
+                            <Adjust product={product} onChanged={changed} />
+                            <SaleSwitch product={product} onChanged={changed} />
+                          </div>
                         </td>
                       )}
                     </tr>
@@ -135,7 +139,6 @@ export function ProductsPage() {
 function Adjust({ product, onChanged }: { product: Product; onChanged: (text: string) => Promise<void> }) {
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-  const id = `adjust-${product.id}`;
 
   async function adjust(event: Event) {
     event.preventDefault();
@@ -144,7 +147,7 @@ function Adjust({ product, onChanged }: { product: Product; onChanged: (text: st
     const deltaText = String(values.get("delta") ?? "").trim();
     const delta = Number(deltaText);
     if (!/^[+-]?\d+$/.test(deltaText) || delta === 0) {
-      return setProblem({ status: 400, message: "Check the units.", fields: { delta: "a whole number of units other than 0 (negative takes units)" } });
+      return setProblem(localProblem("Check the units.", { delta: "a whole number of units other than 0 (negative takes units)" }));
     }
     setBusy(true);
     const outcome = await run(
@@ -165,11 +168,11 @@ function Adjust({ product, onChanged }: { product: Product; onChanged: (text: st
       <summary>Adjust stock</summary>
       <form onSubmit={adjust} noValidate aria-label={`Adjust the stock of ${product.name}`}>
         <ProblemNote problem={problem} fields={["delta", "reason"]} />
-        <Field id={`${id}-delta`} name="delta" label="Units to add (negative to take)" type="number" step={1} required error={problem?.fields.delta} />
-        <Field id={`${id}-reason`} name="reason" label="Reason" required maxLength={200} error={problem?.fields.reason} />
-        <button type="submit" disabled={busy}>
+        <Input name="delta" label="Units to add (negative to take)" type="number" step={1} required error={problem?.fields.delta} />
+        <Input name="reason" label="Reason" required maxLength={200} error={problem?.fields.reason} />
+        <Button type="submit" busy={busy}>
           Apply
-        </button>
+        </Button>
       </form>
     </details>
   );
@@ -191,9 +194,14 @@ function SaleSwitch({ product, onChanged }: { product: Product; onChanged: (text
 
   return (
     <div class="sale-switch">
-      <button type="button" disabled={busy} onClick={() => void toggle()} aria-label={`${product.isActive ? "Take off sale" : "Put on sale"}: ${product.name}`}>
+      <Button
+        variant="secondary"
+        busy={busy}
+        onClick={() => void toggle()}
+        aria-label={`${product.isActive ? "Take off sale" : "Put on sale"}: ${product.name}`}
+      >
         {product.isActive ? "Take off sale" : "Put on sale"}
-      </button>
+      </Button>
       {problem && (
         <span class="field-error" role="alert">
           {problem.message}

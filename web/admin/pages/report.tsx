@@ -1,10 +1,11 @@
 import { useLocation } from "preact-iso";
 import { type Schemas, api, run } from "../api.ts";
 import { BarChart } from "../components/chart.tsx";
-import { Field, PageTitle, ProblemNote, SelectField, TableWrap, formValues } from "../components/ui.tsx";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { Input, ProblemNote, Select, TableWrap, formValues } from "../components/ui.tsx";
 import { count, date, isoDay, money, queryOf } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { useSession } from "../session.ts";
+import { SITE, useSession } from "../session.ts";
 
 type Interval = Schemas["SalesReport"]["interval"];
 type Figures = Schemas["SalesTotals"];
@@ -12,6 +13,7 @@ const INTERVALS: readonly Interval[] = ["day", "week", "month"];
 
 /** The sales report (GET /api/admin/reports/sales) for a range of dates in the shop's zone, net sales drawn by period. */
 export function ReportPage() {
+  usePageTitle("Sales report", SITE);
   const session = useSession();
   const { query, route } = useLocation();
   const from = query.from || isoDay(-29);
@@ -29,12 +31,12 @@ export function ReportPage() {
   const report = loaded.state === "ok" ? loaded.data.data : null;
   return (
     <section>
-      <PageTitle>Sales report</PageTitle>
+      <h1>Sales report</h1>
       <form class="filters" onSubmit={apply} key={search} aria-label="Choose the dates">
-        <Field id="from" label="From" type="date" required defaultValue={from} error={problem?.fields.from} />
-        <Field id="to" label="To (included)" type="date" required defaultValue={to} error={problem?.fields.to} />
-        <SelectField
-          id="interval"
+        <Input name="from" label="From" type="date" required defaultValue={from} error={problem?.fields.from} />
+        <Input name="to" label="To (included)" type="date" required defaultValue={to} error={problem?.fields.to} />
+        <Select
+          name="interval"
           label="By"
           defaultValue={interval}
           options={[
@@ -45,11 +47,11 @@ export function ReportPage() {
           error={problem?.fields.interval}
         />
         <div class="actions">
-          <button type="submit">Show the report</button>
+          <Button type="submit">Show the report</Button>
         </div>
       </form>
       <ProblemNote problem={problem} fields={["from", "to", "interval"]} />
-      {loaded.state === "loading" && <p role="status">Loading the report…</p>}
+      {loaded.state === "loading" && <Loading what="Loading the report…" />}
       {report && (
         <>
           <div class="list-head">
@@ -57,7 +59,7 @@ export function ReportPage() {
               {date(report.from)} to {date(report.to)}, by {report.interval}, in {report.timeZone}
             </p>
             {session.can("analytics:export") && (
-              <a class="button" href={`/api/admin/reports/sales/export${search}`} download>
+              <a class="button button--secondary" href={`/api/admin/reports/sales/export${search}`} download>
                 Export CSV
               </a>
             )}
@@ -77,25 +79,25 @@ export function ReportPage() {
                 <thead>
                   <tr>
                     <th scope="col">Period from</th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Orders
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Units
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Gross
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Refunds
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Net
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Shipping
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Tax
                     </th>
                   </tr>
@@ -104,13 +106,13 @@ export function ReportPage() {
                   {report.series.map((row) => (
                     <tr key={row.period}>
                       <th scope="row">{row.period}</th>
-                      <td class="num">{count(row.orders)}</td>
-                      <td class="num">{count(row.units)}</td>
-                      <td class="num">{money(row.grossSales)}</td>
-                      <td class="num">{money(row.refunds)}</td>
-                      <td class="num">{money(row.netSales)}</td>
-                      <td class="num">{money(row.shipping)}</td>
-                      <td class="num">{money(row.tax)}</td>
+                      <td class="number">{count(row.orders)}</td>
+                      <td class="number">{count(row.units)}</td>
+                      <td class="number">{money(row.grossSales)}</td>
+                      <td class="number">{money(row.refunds)}</td>
+                      <td class="number">{money(row.netSales)}</td>
+                      <td class="number">{money(row.shipping)}</td>
+                      <td class="number">{money(row.tax)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -127,10 +129,10 @@ export function ReportPage() {
                   <tr>
                     <th scope="col">Product</th>
                     <th scope="col">SKU</th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Units
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Revenue
                     </th>
                   </tr>
@@ -140,8 +142,8 @@ export function ReportPage() {
                     <tr key={product.productId}>
                       <th scope="row">{product.name}</th>
                       <td>{product.sku}</td>
-                      <td class="num">{count(product.units)}</td>
-                      <td class="num">{money(product.revenue)}</td>
+                      <td class="number">{count(product.units)}</td>
+                      <td class="number">{money(product.revenue)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -171,7 +173,7 @@ function Totals({ totals }: { totals: Figures }) {
     ["Average order", money(totals.averageOrderValue)],
   ];
   return (
-    <dl class="totals">
+    <dl class="figures">
       {figures.map(([name, value]) => (
         <div key={name}>
           <dt>{name}</dt>

@@ -1,9 +1,12 @@
 import { useState } from "preact/hooks";
+import { Button, usePageTitle } from "../../shared/ui.tsx";
 import { type Problem, api, run } from "../api.ts";
-import { Field, PageTitle, ProblemNote } from "../components/ui.tsx";
+import { Input, ProblemNote } from "../components/ui.tsx";
+import { SITE } from "../session.ts";
 
-/** Staff sign in with the shop's own sign-in (POST /api/auth/callback/credentials), then the profile says what they may do. */
+/** Staff sign in with the shop's own sign-in (POST /api/auth/callback/credentials); then the profile says what they may do. */
 export function SignInPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
+  usePageTitle("Sign in", SITE);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -21,15 +24,17 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) 
   }
 
   return (
-    <section class="narrow">
-      <PageTitle>Sign in to the back office</PageTitle>
-      <form onSubmit={signIn} noValidate>
+    <section>
+      <h1>Sign in to the back office</h1>
+      <form class="form" onSubmit={signIn} noValidate>
         <ProblemNote problem={problem} fields={["email", "password"]} />
-        <Field id="email" label="E-mail" type="email" autocomplete="username" required error={problem?.fields.email} />
-        <Field id="password" label="Password" type="password" autocomplete="current-password" required error={problem?.fields.password} />
-        <button type="submit" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
+        <Input label="E-mail" name="email" type="email" autocomplete="username" required error={problem?.fields.email} />
+        <Input label="Password" name="password" type="password" autocomplete="current-password" required error={problem?.fields.password} />
+        <div class="actions">
+          <Button type="submit" busy={busy}>
+            Sign in
+          </Button>
+        </div>
       </form>
     </section>
   );

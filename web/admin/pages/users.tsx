@@ -1,10 +1,11 @@
 import { useLocation } from "preact-iso";
 import { useState } from "preact/hooks";
 import { type Problem, type Schemas, api, run } from "../api.ts";
-import { Field, PageTitle, Pager, ProblemNote, SelectField, TableWrap, formValues } from "../components/ui.tsx";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { CellSelect, Input, Notice, Pager, ProblemNote, Select, TableWrap, formValues } from "../components/ui.tsx";
 import { label, money, queryOf, when } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { GUARDED_ROLES, useSession } from "../session.ts";
+import { GUARDED_ROLES, SITE, useSession } from "../session.ts";
 
 type Account = Schemas["AccountSummary"];
 type Role = Account["role"];
@@ -12,6 +13,7 @@ const ROLES: readonly Role[] = ["ADMIN", "DEVELOPER", "STAFF", "CUSTOMER", "WHOL
 
 /** Accounts (GET /api/admin/users), with a role change for those who may make one (users:write). */
 export function UsersPage() {
+  usePageTitle("Users", SITE);
   const session = useSession();
   const { query, route } = useLocation();
   const q = query.q ?? "";
@@ -21,37 +23,45 @@ export function UsersPage() {
   const loaded = useLoad(() => run(api.GET("/api/admin/users", { params: { query: { q: q || undefined, role, page, limit: 20 } } })), search);
   const problem = loaded.state === "failed" ? loaded.problem : null;
   const mayChange = session.can("users:write");
+  const [done, setDone] = useState<string | null>(null);
+
+  async function changed(text: string) {
+    await loaded.reload();
+    setDone(text);
+  }
 
   function apply(event: Event) {
     event.preventDefault();
+    setDone(null);
     route(`/admin/users${queryOf(formValues(event.currentTarget as HTMLFormElement))}`);
   }
 
   return (
     <section>
-      <PageTitle>Users</PageTitle>
+      <h1>Users</h1>
       <form class="filters" onSubmit={apply} key={search} aria-label="Filter the accounts">
-        <Field id="q" label="Search" hint="Part of the e-mail or the name" type="search" defaultValue={q} error={problem?.fields.q} />
-        <SelectField
-          id="role"
+        <Input name="q" label="Search" hint="Part of the e-mail or the name" type="search" defaultValue={q} error={problem?.fields.q} />
+        <Select
+          name="role"
           label="Role"
           defaultValue={role ?? ""}
           options={[["", "Any role"], ...ROLES.map((r) => [r, label(r)] as const)]}
           error={problem?.fields.role}
         />
         <div class="actions">
-          <button type="submit">Show accounts</button>
+          <Button type="submit">Show accounts</Button>
           <a href="/admin/users">Clear filters</a>
         </div>
       </form>
       <ProblemNote problem={problem} fields={["q", "role"]} />
-      {loaded.state === "loading" && <p role="status">Loading accounts…</p>}
+      {done && <Notice>{done}</Notice>}
+      {loaded.state === "loading" && <Loading what="Loading accounts…" />}
       {loaded.state === "ok" && (
         <>
           <div class="list-head">
             <p role="status">{loaded.data.meta.total === 1 ? "1 account" : `${loaded.data.meta.total} accounts`}</p>
             {session.can("users:export") && (
-              <a class="button" href={`/api/admin/users/export${queryOf({ q, role })}`} download>
+              <a class="button button--secondary" href={`/api/admin/users/export${queryOf({ q, role })}`} download>
                 Export CSV
               </a>
             )}
@@ -63,10 +73,10 @@ export function UsersPage() {
                   <tr>
                     <th scope="col">Account</th>
                     <th scope="col">Role</th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Orders
                     </th>
-                    <th scope="col" class="num">
+                    <th scope="col" class="number">
                       Spent
                     </th>
                     <th scope="col">Last order</th>
@@ -81,11 +91,11 @@ export function UsersPage() {
                         <br />
                         <span class="muted">{account.name ?? "no name"}</span>
                       </th>
-                      <td data-label="Role">{mayChange ? <RoleChange account={account} onChanged={loaded.reload} /> : label(account.role)}</td>
-                      <td class="num" data-label="Orders">
+                      <td data-label="Role">{mayChange ? <RoleChange account={account} onChanged={changed} /> : label(account.role)}</td>
+                      <td class="number" data-label="Orders">
                         {account.orderCount > 0 ? <a href={`/admin/orders?customerId=${account.id}`}>{account.orderCount}</a> : 0}
                       </td>
-                      <td class="num" data-label="Spent">
+                      <td class="number" data-label="Spent">
                         {money(account.totalSpent)}
                       </td>
                       <td data-label="Last order">{when(account.lastOrderAt)}</td>
@@ -107,40 +117,38 @@ export function UsersPage() {
  * The role select of one account. Only an ADMIN or a DEVELOPER may give or take ADMIN or DEVELOPER
  * (decisions §12), so anyone else is offered neither, and no control on such an account.
  */
-function RoleChange({ account, onChanged }: { account: Account; onChanged: () => void }) {
+function RoleChange({ account, onChanged }: { account: Account; onChanged: (text: string) => Promise<void> }) {
   const session = useSession();
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
   const guarded = !GUARDED_ROLES.has(session.me.role);
   if (guarded && GUARDED_ROLES.has(account.role)) return <>{label(account.role)}</>;
   const offered = ROLES.filter((r) => !guarded || !GUARDED_ROLES.has(r));
-  const id = `role-${account.id}`;
 
   async function change(event: Event) {
     event.preventDefault();
-    const role = String(new FormData(event.currentTarget as HTMLFormElement).get(id)) as Role;
+    const role = String(new FormData(event.currentTarget as HTMLFormElement).get("role")) as Role;
     if (role === account.role) return;
     setBusy(true);
     const outcome = await run(api.PUT("/api/admin/users/{id}/role", { params: { path: { id: account.id } }, body: { role } }));
     setBusy(false);
     if (!outcome.ok) return setProblem(outcome.problem);
     setProblem(null);
-    onChanged();
+    await onChanged(`${account.email} is ${label(outcome.data.data.role)} now.`);
   }
 
   return (
     <form class="inline" onSubmit={change}>
-      <SelectField
-        id={id}
+      <CellSelect
+        name="role"
         label={`Role of ${account.email}`}
-        hideLabel
         defaultValue={account.role}
         options={offered.map((r) => [r, label(r)] as const)}
         error={problem ? (problem.fields.role ?? problem.message) : undefined}
       />
-      <button type="submit" disabled={busy}>
+      <Button type="submit" variant="secondary" busy={busy} aria-label={`Change role of ${account.email}`}>
         Change role
-      </button>
+      </Button>
     </form>
   );
 }
