@@ -50,6 +50,10 @@ const envSchema = z.object({
     .regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)")
     .optional(),
   STRIPE_API_BASE: urlOf("http", "https").optional(),
+  STRIPE_PUBLISHABLE_KEY: z
+    .string()
+    .regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)")
+    .optional(),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
@@ -177,7 +181,8 @@ export interface Config {
   corsOrigins: string[];
   mail: { smtpUrl: string | null; from: string };
   /** Null: the built-in fake processor takes payments and tax. */
-  stripe: { secretKey: string; apiBase: string | null } | null;
+  /** publishableKey: for Stripe.js on the storefront's payment step (null: the storefront cannot take cards). */
+  stripe: { secretKey: string; apiBase: string | null; publishableKey: string | null } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
   /** Each provider's webhook settings (decisions §11); a null one answers 503. */
@@ -249,7 +254,9 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     allowedOrigins: [new URL(publicUrl).origin, ...corsOrigins],
     corsOrigins,
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
-    stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
+    stripe: e.STRIPE_SECRET_KEY
+      ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null, publishableKey: e.STRIPE_PUBLISHABLE_KEY ?? null }
+      : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
     webhooks: {
       easypostSecret: e.EASYPOST_WEBHOOK_SECRET ?? null,
@@ -321,6 +328,8 @@ function crossFieldProblems(e: Env): string[] {
       "DATABASE_URL: is required when NODE_ENV=production (postgres://…, or pglite:///absolute/path for a deliberate single-process embedded shop)",
     );
   }
+  if (e.STRIPE_PUBLISHABLE_KEY && !e.STRIPE_SECRET_KEY)
+    problems.push("STRIPE_PUBLISHABLE_KEY: needs STRIPE_SECRET_KEY (without it the built-in fake processor is used)");
   if (e.STRIPE_API_BASE && !e.STRIPE_SECRET_KEY) problems.push("STRIPE_API_BASE: needs STRIPE_SECRET_KEY (without it the built-in fake processor is used)");
   if (e.STRIPE_API_BASE && e.STRIPE_SECRET_KEY?.includes("_live_")) problems.push("STRIPE_API_BASE: a live key is never sent to another host");
   // The fake processor takes Stripe's test cards as payment: a production shop would give its goods away.

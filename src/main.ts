@@ -102,6 +102,7 @@ function listen(secret: string, web: Awaited<ReturnType<typeof buildWeb>>) {
     webhooks: webhookVerifiers(config, runtime.deps.clock),
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     fakeProcessor: runtime.fakeProcessor,
+    stripePublishableKey: config.stripe?.publishableKey ?? null,
     session: {
       secret,
       cookieName: config.sessionCookieName,

@@ -80,6 +80,13 @@ describe("configuration", () => {
     );
     expect(() => loadConfig({ STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(/STRIPE_API_BASE: needs STRIPE_SECRET_KEY/);
     expect(() => loadConfig({ STRIPE_SECRET_KEY: "pk_test_abc" })).toThrow(/^Invalid configuration: STRIPE_SECRET_KEY: must be a Stripe secret key/);
+    // The storefront's payment step loads Stripe.js with the publishable key.
+    expect(loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc", STRIPE_PUBLISHABLE_KEY: "pk_test_xyz" }).stripe?.publishableKey).toBe("pk_test_xyz");
+    expect(loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc" }).stripe?.publishableKey).toBeNull();
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc", STRIPE_PUBLISHABLE_KEY: "sk_test_xyz" })).toThrow(
+      /STRIPE_PUBLISHABLE_KEY: must be a Stripe publishable key/,
+    );
+    expect(() => loadConfig({ STRIPE_PUBLISHABLE_KEY: "pk_test_xyz" })).toThrow(/STRIPE_PUBLISHABLE_KEY: needs STRIPE_SECRET_KEY/);
     expect(() => loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), DATABASE_URL: "postgres://u@h/db" })).toThrow(
       /STRIPE_SECRET_KEY: is required when NODE_ENV=production/,
     );

@@ -247,3 +247,31 @@ describe("Idempotency-Key (decisions §4)", () => {
     }
   });
 });
+
+describe("GET /api/payment/methods: how a page pays here (decisions §13)", () => {
+  test("on the fake processor: its test methods by name, each with what it does, and each one POST /api/payment takes", async () => {
+    const t = createTestApp();
+    const answer = await t.call("GET", "/api/payment/methods");
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      processor: "fake",
+      publishableKey: null,
+      testMethods: [
+        { id: "pm_card_visa", name: "Visa", result: "succeeds" },
+        { id: "pm_card_mastercard", name: "Mastercard", result: "succeeds" },
+        { id: "pm_card_chargeDeclined", name: "Declined card", result: "declined" },
+        { id: "pm_card_chargeDeclinedInsufficientFunds", name: "Declined card (insufficient funds)", result: "declined" },
+        { id: "pm_card_threeDSecure2Required", name: "Card that asks for 3-D Secure", result: "3-D Secure" },
+      ],
+    });
+  });
+
+  test("with another processor (Stripe): no test methods, and the publishable key for Stripe.js when one is set", async () => {
+    const deps = createMemoryDeps();
+    const stripeLike = { ...deps.processor };
+    const withKey = createTestApp({ ...deps, payments: stripeLike }, { stripePublishableKey: "pk_test_123" });
+    expect((await withKey.call("GET", "/api/payment/methods")).body).toEqual({ processor: "stripe", publishableKey: "pk_test_123", testMethods: [] });
+    const withoutKey = createTestApp({ ...deps, payments: stripeLike });
+    expect((await withoutKey.call("GET", "/api/payment/methods")).body).toEqual({ processor: "stripe", publishableKey: null, testMethods: [] });
+  });
+});

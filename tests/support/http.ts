@@ -54,6 +54,8 @@ export interface TestAppOptions {
   exemptUserAgent?: string;
   /** SHOP_TIMEZONE (UTC unless given). */
   shopTimeZone?: string;
+  /** STRIPE_PUBLISHABLE_KEY, for a shop whose payments are not the fake processor's. */
+  stripePublishableKey?: string | null;
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
@@ -76,6 +78,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     exemptUserAgent: options.exemptUserAgent ?? "StorefrontMobileApp",
     // As in the shop: the challenge page only while the fake processor takes the payments.
     fakeProcessor: "processor" in deps && deps.payments === deps.processor ? (deps.processor as FakeProcessor) : null,
+    stripePublishableKey: options.stripePublishableKey ?? null,
     webhooks: {
       stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock),
       paypal: null,

@@ -636,6 +636,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payment/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How to pay in this shop: the built-in fake processor's test methods by name, or Stripe's publishable key for Stripe.js */
+        get: operations["getApiPaymentMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/products": {
         parameters: {
             query?: never;
@@ -1308,6 +1325,26 @@ export interface components {
                 declineCode: string | null;
             };
             error: string;
+        };
+        PaymentMethods: {
+            /**
+             * @description who takes the payments: the built-in fake processor, or Stripe
+             * @enum {string}
+             */
+            processor: "fake" | "stripe";
+            /** @description with Stripe, the publishable key for Stripe.js (STRIPE_PUBLISHABLE_KEY; null when not set); null with the fake processor */
+            publishableKey: string | null;
+            /** @description with the fake processor, the test payment methods it takes; empty with Stripe */
+            testMethods: {
+                /** @description the paymentMethodId to send to POST /api/payment */
+                id: string;
+                name: string;
+                /**
+                 * @description what paying with it does
+                 * @enum {string}
+                 */
+                result: "succeeds" | "declined" | "3-D Secure";
+            }[];
         };
         PaymentRequest: {
             orderId: string;
@@ -3113,6 +3150,28 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getApiPaymentMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who takes the payments, and how a page pays: the fake's test methods, or Stripe.js's key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethods"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -45,11 +45,13 @@ export interface AppOptions {
   exemptUserAgent: string;
   /** The built-in fake processor, when it takes the payments: its 3-D Secure challenge page is served (never with Stripe). */
   fakeProcessor?: FakeProcessor | null;
+  /** With Stripe: the publishable key the storefront's payment step loads Stripe.js with (STRIPE_PUBLISHABLE_KEY). */
+  stripePublishableKey?: string | null;
 }
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor }: AppOptions,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, stripePublishableKey = null }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
@@ -70,7 +72,7 @@ export function createApp(
     .use(adminProductsRoutes(useCases, auth))
     .use(cartRoutes(useCases, auth))
     .use(orderRoutes(useCases, auth, idempotency))
-    .use(paymentRoutes(useCases, auth, idempotency))
+    .use(paymentRoutes(useCases, auth, idempotency, fakeProcessor ? { processor: "fake" } : { processor: "stripe", publishableKey: stripePublishableKey }))
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))

@@ -5,21 +5,23 @@ import { MAX_ORDER_TOTAL } from "../../domain/order.ts";
 import type { IntentStatus } from "../../domain/payment.ts";
 import { STATE_TAX_RATES } from "./state-tax-rates.ts";
 
-type Outcome = { status: IntentStatus; decline?: { code: string; declineCode: string; message: string } };
+type Outcome = { name: string; status: IntentStatus; decline?: { code: string; declineCode: string; message: string } };
 
-/** Stripe's test payment methods (decisions §4) and what confirming with each does. */
+/** Stripe's test payment methods (decisions §4), by name, and what confirming with each does. */
 export const TEST_PAYMENT_METHODS: Readonly<Record<string, Outcome>> = {
-  pm_card_visa: { status: "succeeded" },
-  pm_card_mastercard: { status: "succeeded" },
+  pm_card_visa: { name: "Visa", status: "succeeded" },
+  pm_card_mastercard: { name: "Mastercard", status: "succeeded" },
   pm_card_chargeDeclined: {
+    name: "Declined card",
     status: "requires_payment_method",
     decline: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." },
   },
   pm_card_chargeDeclinedInsufficientFunds: {
+    name: "Declined card (insufficient funds)",
     status: "requires_payment_method",
     decline: { code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds." },
   },
-  pm_card_threeDSecure2Required: { status: "requires_action" },
+  pm_card_threeDSecure2Required: { name: "Card that asks for 3-D Secure", status: "requires_action" },
 };
 
 /** Where the shop serves the fake's 3-D Secure challenge page for an intent (GET), and takes its answer (POST …/authorize, …/fail). */

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../../domain/order.ts";
 import { INTENT_STATUSES } from "../../../domain/payment.ts";
+import { TEST_PAYMENT_METHODS } from "../../payments/fake-processor.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import type { Idempotency } from "../idempotency.ts";
@@ -37,9 +38,52 @@ const paymentRequest = z
   })
   .meta({ id: "PaymentRequest" });
 
-/** POST /api/payment (spec: Payment): pays the caller's order with a payment method of the processor's. */
-export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency) {
+const paymentMethods = z
+  .object({
+    processor: z.enum(["fake", "stripe"]).describe("who takes the payments: the built-in fake processor, or Stripe"),
+    publishableKey: z
+      .string()
+      .nullable()
+      .describe("with Stripe, the publishable key for Stripe.js (STRIPE_PUBLISHABLE_KEY; null when not set); null with the fake processor"),
+    testMethods: z
+      .array(
+        z.object({
+          id: z.string().describe("the paymentMethodId to send to POST /api/payment"),
+          name: z.string(),
+          result: z.enum(["succeeds", "declined", "3-D Secure"]).describe("what paying with it does"),
+        }),
+      )
+      .describe("with the fake processor, the test payment methods it takes; empty with Stripe"),
+  })
+  .meta({ id: "PaymentMethods" });
+
+const RESULTS = { succeeded: "succeeds", requires_payment_method: "declined", requires_action: "3-D Secure" } as const;
+
+/** Who takes the payments: a storefront's payment step offers the fake's test methods, or loads Stripe.js. */
+export type PaymentProcessorInfo = { processor: "fake" } | { processor: "stripe"; publishableKey: string | null };
+
+function methodsOf(info: PaymentProcessorInfo): z.infer<typeof paymentMethods> {
+  if (info.processor === "stripe") return { processor: "stripe", publishableKey: info.publishableKey, testMethods: [] };
+  const testMethods = Object.entries(TEST_PAYMENT_METHODS).map(([id, method]) => ({
+    id,
+    name: method.name,
+    result: RESULTS[method.status as keyof typeof RESULTS],
+  }));
+  return { processor: "fake", publishableKey: null, testMethods };
+}
+
+/** POST /api/payment (spec: Payment): pays the caller's order with a payment method of the processor's; GET /api/payment/methods: how to pay here. */
+export function paymentRoutes(useCases: UseCases, settings: AuthSettings, idempotency: Idempotency, processor: PaymentProcessorInfo) {
+  const methods = methodsOf(processor);
   return new Elysia({ name: "routes.payment" })
+    .get("/payment/methods", () => methods, {
+      response: { 200: paymentMethods.describe("Who takes the payments, and how a page pays: the fake's test methods, or Stripe.js's key") },
+      detail: {
+        tags: ["Payment"],
+        summary: "How to pay in this shop: the built-in fake processor's test methods by name, or Stripe's publishable key for Stripe.js",
+        security: [],
+      },
+    })
     .use(authPlugin(useCases, settings))
     .use(idempotency)
     .post("/payment", async ({ principal, body, origin }) => useCases.payOrder(principal.user.id, body, origin), {
