@@ -1,6 +1,6 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
-import type { Schemas } from "./api.ts";
+import type { Problem, Schemas } from "./api.ts";
 
 export type Profile = Schemas["Profile"];
 export type Permission = Profile["permissions"][number];
@@ -15,6 +15,18 @@ export interface Session {
 }
 
 export const SessionContext = createContext<Session | null>(null);
+
+/**
+ * Shows a problem with a change (a move, a stock adjustment, a role): set as given, and an answer
+ * that the session has ended (401) brings back the sign-in form instead.
+ */
+export function useProblemSetter(set: (problem: Problem | null) => void): (problem: Problem | null) => void {
+  const session = useSession();
+  return (problem) => {
+    if (problem?.status === 401) void session.refresh();
+    else set(problem);
+  };
+}
 
 export function useSession(): Session {
   const session = useContext(SessionContext);

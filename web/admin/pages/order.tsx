@@ -4,7 +4,7 @@ import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
 import { Input, Notice, ProblemNote, TableWrap } from "../components/ui.tsx";
 import { label, money, when } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { SITE, useSession } from "../session.ts";
+import { SITE, useProblemSetter, useSession } from "../session.ts";
 import { StatusBadge } from "./orders.tsx";
 
 type Order = Schemas["AdminOrderDetail"];
@@ -143,7 +143,8 @@ function moveLabel(move: Move): string {
  */
 function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Promise<void> }) {
   const session = useSession();
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [problem, showProblem] = useState<Problem | null>(null);
+  const setProblem = useProblemSetter(showProblem);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<Move | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);

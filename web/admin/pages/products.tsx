@@ -5,7 +5,7 @@ import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
 import { Input, Notice, Pager, ProblemNote, Select, TableWrap, formValues } from "../components/ui.tsx";
 import { count, money, queryOf } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { SITE, useSession } from "../session.ts";
+import { SITE, useProblemSetter, useSession } from "../session.ts";
 
 type Product = Schemas["Product"];
 
@@ -137,7 +137,8 @@ export function ProductsPage() {
 
 /** Adds units to the stock or takes them (POST /api/admin/products/:id/inventory), with the reason the audit log keeps. */
 function Adjust({ product, onChanged }: { product: Product; onChanged: (text: string) => Promise<void> }) {
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [problem, showProblem] = useState<Problem | null>(null);
+  const setProblem = useProblemSetter(showProblem);
   const [busy, setBusy] = useState(false);
 
   async function adjust(event: Event) {
@@ -180,7 +181,8 @@ function Adjust({ product, onChanged }: { product: Product; onChanged: (text: st
 
 /** Puts a product on sale or takes it off (PUT /api/products/:id with isActive). */
 function SaleSwitch({ product, onChanged }: { product: Product; onChanged: (text: string) => Promise<void> }) {
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [problem, showProblem] = useState<Problem | null>(null);
+  const setProblem = useProblemSetter(showProblem);
   const [busy, setBusy] = useState(false);
 
   async function toggle() {

@@ -5,7 +5,7 @@ import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
 import { CellSelect, Input, Notice, Pager, ProblemNote, Select, TableWrap, formValues } from "../components/ui.tsx";
 import { label, money, queryOf, when } from "../format.ts";
 import { useLoad } from "../load.ts";
-import { GUARDED_ROLES, SITE, useSession } from "../session.ts";
+import { GUARDED_ROLES, SITE, useProblemSetter, useSession } from "../session.ts";
 
 type Account = Schemas["AccountSummary"];
 type Role = Account["role"];
@@ -119,7 +119,8 @@ export function UsersPage() {
  */
 function RoleChange({ account, onChanged }: { account: Account; onChanged: (text: string) => Promise<void> }) {
   const session = useSession();
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [problem, showProblem] = useState<Problem | null>(null);
+  const setProblem = useProblemSetter(showProblem);
   const [busy, setBusy] = useState(false);
   const guarded = !GUARDED_ROLES.has(session.me.role);
   if (guarded && GUARDED_ROLES.has(account.role)) return <>{label(account.role)}</>;
