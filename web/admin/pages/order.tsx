@@ -1,4 +1,4 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
 import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
 import { Input, Notice, ProblemNote, TableWrap } from "../components/ui.tsx";
@@ -15,25 +15,27 @@ export function OrderPage({ id }: { id: string }) {
   const loaded = useLoad(() => run(api.GET("/api/admin/orders/{id}", { params: { path: { id } } })), id);
   const [done, setDone] = useState<string | null>(null);
   usePageTitle(loaded.state === "ok" ? `Order ${loaded.data.data.orderNumber}` : "Order", SITE);
-  if (loaded.state === "loading") return <Loading what="Loading the order…" />;
-  if (loaded.state === "failed") {
+  const heading = (
+    <>
+      <p class="crumbs">
+        <a href="/admin/orders">Orders</a>
+      </p>
+      <h1>{loaded.state === "ok" ? `Order ${loaded.data.data.orderNumber}` : "Order"}</h1>
+    </>
+  );
+  // The heading is drawn from the start, so the focus a page change gives it stays on it once the order is read.
+  if (loaded.state !== "ok") {
     return (
       <section>
-        <h1>Order</h1>
-        <ProblemNote problem={loaded.problem} />
-        <p>
-          <a href="/admin/orders">Back to the orders</a>
-        </p>
+        {heading}
+        {loaded.state === "loading" ? <Loading what="Loading the order…" /> : <ProblemNote problem={loaded.problem} />}
       </section>
     );
   }
   const order = loaded.data.data;
   return (
     <section>
-      <p class="crumbs">
-        <a href="/admin/orders">Orders</a>
-      </p>
-      <h1>Order {order.orderNumber}</h1>
+      {heading}
       {done && <Notice>{done}</Notice>}
       <dl class="facts">
         <dt>Status</dt>
@@ -149,6 +151,10 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
   const [confirming, setConfirming] = useState<Move | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const moves = order.moves.filter((move) => move.permissions.every((permission) => session.can(permission)));
+  // Opened once its content is drawn, so the dialog's autofocus (the harmless choice) takes the focus.
+  useEffect(() => {
+    if (confirming && !dialog.current?.open) dialog.current?.showModal();
+  }, [confirming]);
   if (moves.length === 0) return null;
 
   async function move(to: Move, trackingNumber?: string) {
@@ -166,11 +172,6 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
     setProblem(null);
     const refundDue = outcome.status === 202 ? " The processor has not made the refund yet: it is due, and asked again every minute." : "";
     await onMoved(`The order is now ${label(outcome.data.status)}; payment ${label(outcome.data.paymentStatus)}.${refundDue}`);
-  }
-
-  function ask(to: Move) {
-    setConfirming(to);
-    dialog.current?.showModal();
   }
 
   function ship(event: Event, to: Move) {
@@ -200,7 +201,7 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
               key={to.status}
               variant={to.refunds ? "danger" : "primary"}
               busy={busy}
-              onClick={() => (to.refunds || to.status === "CANCELLED" ? ask(to) : void move(to))}
+              onClick={() => (to.refunds || to.status === "CANCELLED" ? setConfirming(to) : void move(to))}
             >
               {moveLabel(to)}
             </Button>
@@ -220,7 +221,7 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
               <Button variant="danger" busy={busy} onClick={() => void move(confirming)}>
                 {confirming.refunds ? `Yes, refund ${money(order.total)}` : "Yes, cancel it"}
               </Button>
-              <Button type="submit" variant="secondary">
+              <Button type="submit" variant="secondary" autoFocus>
                 Keep the order as it is
               </Button>
             </div>
