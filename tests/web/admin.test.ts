@@ -284,7 +284,7 @@ test("API errors stand beside the field they name; a 429 says when to try again"
   expect(blocked).toEqual([]);
 }, 20_000);
 
-test("products: stock added and a product taken off sale; users: a role changed; each as the API then reads it", async () => {
+test("products: low stock listed, stock added and a product taken off sale; users: a role changed; each as the API then reads it", async () => {
   const listed = async () => (await shop.call("GET", "/api/admin/products?q=Ghost%20Pepper%20Inferno", { headers: admin.headers })).body.data[0];
   const before = await listed();
   await fill("Units to add (negative to take)", "24");
@@ -294,6 +294,16 @@ test("products: stock added and a product taken off sale; users: a role changed;
   await click("button", "Take off sale: Ghost Pepper Inferno");
   await shows("Ghost Pepper Inferno is off sale now.");
   expect(await listed()).toMatchObject({ inventory: before.inventory + 24, isActive: false });
+
+  // Low stock: the products at or under the shop's threshold, as the API lists them.
+  const low = (await shop.call("GET", "/api/admin/products?lowStock=true", { headers: admin.headers })).body;
+  expect(low.meta.total).toBeGreaterThan(0);
+  await page.goto(`${origin}/admin/products`);
+  await (await find("field", "Low stock only")).click();
+  await click("button", "Show products");
+  await shows(`${low.meta.total} product${low.meta.total === 1 ? "" : "s"}`);
+  const rows = await page.$$eval("tbody th", (cells) => cells.map((cell) => cell.textContent));
+  expect(rows).toEqual(low.data.map((product: { name: string }) => product.name));
 
   await page.goto(`${origin}/admin/users?q=ada`);
   const select = await find("field", "Role of ada@example.com");
