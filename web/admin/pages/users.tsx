@@ -135,6 +135,8 @@ function RoleChange({ account, onChanged }: { account: Account; onChanged: (text
     setBusy(false);
     if (!outcome.ok) return setProblem(outcome.problem);
     setProblem(null);
+    // One's own role changed: what the pages may draw changes with it.
+    if (account.id === session.me.id) return void (await session.refresh());
     await onChanged(`${account.email} is ${label(outcome.data.data.role)} now.`);
   }
 
