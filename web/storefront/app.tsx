@@ -1,22 +1,84 @@
-import { LocationProvider, Route, Router } from "preact-iso";
+import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { Shell } from "../shared/layout.tsx";
-import { usePageTitle } from "../shared/ui.tsx";
+import { Button, usePageTitle } from "../shared/ui.tsx";
+import { Register, SignIn } from "./pages/account.tsx";
+import { CartPage } from "./pages/cart.tsx";
+import { Catalog } from "./pages/catalog.tsx";
+import { Checkout } from "./pages/checkout.tsx";
+import { OrderPage, Orders } from "./pages/orders.tsx";
+import { PayPage } from "./pages/pay.tsx";
+import { ProductPage } from "./pages/product.tsx";
+import { SessionProvider, useSession } from "./session.tsx";
 
-function Catalog() {
-  usePageTitle("", "Storefront");
-  return <h1>Hot sauces</h1>;
+function NotFound() {
+  usePageTitle("Page not found", "Storefront");
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>
+        There is no page here. <a href="/">Go to the catalog</a>.
+      </p>
+    </>
+  );
 }
+
+/** The header's end: the cart and its count, and the account. */
+function Account() {
+  const { user, cartCount, signOut } = useSession();
+  const { route } = useLocation();
+  if (user === undefined) return null;
+  if (user === null)
+    return (
+      <>
+        <a href="/signin">Sign in</a>
+        <a href="/register">Register</a>
+      </>
+    );
+  return (
+    <>
+      <a href="/cart" data-cart-count={cartCount}>
+        Cart ({cartCount}
+        <span class="visually-hidden"> {cartCount === 1 ? "item" : "items"}</span>)
+      </a>
+      <span class="muted account-name">{user.name ?? user.email}</span>
+      <Button
+        variant="link"
+        onClick={async () => {
+          await signOut();
+          route("/");
+        }}
+      >
+        Sign out
+      </Button>
+    </>
+  );
+}
+
+const NAV = [
+  { href: "/", label: "Catalog" },
+  { href: "/orders", label: "Orders", prefix: true },
+];
 
 /** The storefront: every path outside /admin and /api is one of its pages. */
 export function App() {
   return (
     <LocationProvider scope={/^\/(?!admin(\/|$)|api(\/|$))/}>
-      <Shell brand="Storefront" home="/" nav={[{ href: "/", label: "Catalog" }]}>
-        <Router>
-          <Route path="/" component={Catalog} />
-          <Route default component={Catalog} />
-        </Router>
-      </Shell>
+      <SessionProvider>
+        <Shell brand="Storefront" home="/" nav={NAV} aside={<Account />}>
+          <Router>
+            <Route path="/" component={Catalog} />
+            <Route path="/products/:slug" component={ProductPage} />
+            <Route path="/cart" component={CartPage} />
+            <Route path="/checkout" component={Checkout} />
+            <Route path="/signin" component={SignIn} />
+            <Route path="/register" component={Register} />
+            <Route path="/orders" component={Orders} />
+            <Route path="/orders/:id" component={OrderPage} />
+            <Route path="/orders/:id/pay" component={PayPage} />
+            <Route default component={NotFound} />
+          </Router>
+        </Shell>
+      </SessionProvider>
     </LocationProvider>
   );
 }

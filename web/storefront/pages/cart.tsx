@@ -1,0 +1,140 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { type Problem, api, problemFrom, unwrap } from "../../api/client.ts";
+import type { components } from "../../api/schema.d.ts";
+import { Alert, Button, Field, Loading, Money, usePageTitle } from "../../shared/ui.tsx";
+import { Heat, ProductImage } from "../components.tsx";
+import { useSession, useSignedIn } from "../session.tsx";
+
+type Cart = components["schemas"]["Cart"];
+type CartItem = components["schemas"]["CartItem"];
+
+/** One line: its quantity, changed on the spot (the API checks stock again), and a way to remove it. */
+function CartLine({ item, onChanged }: { item: CartItem; onChanged: () => Promise<void> }) {
+  const [quantity, setQuantity] = useState(String(item.quantity));
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setQuantity(String(item.quantity)), [item.quantity]);
+
+  async function run(call: () => Promise<unknown>) {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await call();
+      await onChanged();
+    } catch (error) {
+      setProblem(problemFrom(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const update = () => {
+    const count = Number.parseInt(quantity, 10);
+    if (count === item.quantity) return;
+    return run(() => unwrap(api.PUT("/api/cart/{id}", { params: { path: { id: item.id } }, body: { quantity: count } })));
+  };
+  const remove = () => run(() => unwrap(api.DELETE("/api/cart/{id}", { params: { path: { id: item.id } } })));
+
+  return (
+    <li class="panel cart-line">
+      <ProductImage src={item.product.featuredImage} name={item.product.name} heat={item.product.heatLevel} />
+      <div class="cart-line__about">
+        <h2 class="cart-line__name">
+          <a href={`/products/${item.product.slug}`}>{item.product.name}</a>
+        </h2>
+        <p class="muted">
+          <Money value={item.product.price} /> each · <Heat level={item.product.heatLevel} />
+        </p>
+      </div>
+      <form
+        class="cart-line__quantity"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void update();
+        }}
+      >
+        <Field label={`Quantity of ${item.product.name}`} name="quantity" error={problem?.fields.quantity ?? problem?.message}>
+          {(attributes) => (
+            <input
+              {...attributes}
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={item.product.inventory}
+              required
+              value={quantity}
+              onInput={(event) => setQuantity(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <Button type="submit" variant="secondary" busy={busy} aria-label={`Update quantity: ${item.product.name}`}>
+            Update quantity
+          </Button>
+          <Button variant="link" onClick={remove} disabled={busy} aria-label={`Remove: ${item.product.name}`}>
+            Remove
+          </Button>
+        </div>
+      </form>
+      <p class="cart-line__total">
+        <Money value={item.product.price * item.quantity} />
+      </p>
+    </li>
+  );
+}
+
+/** The cart: its lines, their quantities, the subtotal, and the way to checkout. */
+export function CartPage() {
+  usePageTitle("Your cart", "Storefront");
+  const user = useSignedIn();
+  const { refreshCart } = useSession();
+  const [cart, setCart] = useState<Cart | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const load = useCallback(async () => {
+    try {
+      setCart(await unwrap(api.GET("/api/cart")));
+      setProblem(null);
+    } catch (error) {
+      setProblem(problemFrom(error));
+    }
+    await refreshCart();
+  }, [refreshCart]);
+  useEffect(() => {
+    if (user) void load();
+  }, [user, load]);
+
+  return (
+    <>
+      <h1>Your cart</h1>
+      <Alert problem={problem} />
+      {!cart && !problem && <Loading what="Loading your cart…" />}
+      {cart && cart.items.length === 0 && (
+        <p>
+          Your cart is empty. <a href="/">Find a sauce</a>.
+        </p>
+      )}
+      {cart && cart.items.length > 0 && (
+        <div class="two-columns">
+          <ul class="cart-lines">
+            {cart.items.map((item) => (
+              <CartLine key={item.id} item={item} onChanged={load} />
+            ))}
+          </ul>
+          <aside class="panel" aria-label="Cart summary">
+            <dl class="totals">
+              <dt>Items</dt>
+              <dd>{cart.totalQuantity}</dd>
+              <dt class="totals__total">Subtotal</dt>
+              <dd class="totals__total" data-total="cart-subtotal">
+                <Money value={cart.subtotal} />
+              </dd>
+            </dl>
+            <p class="muted">Shipping and tax are added at checkout, for your address.</p>
+            <a class="button button--primary" href="/checkout">
+              Checkout
+            </a>
+          </aside>
+        </div>
+      )}
+    </>
+  );
+}
