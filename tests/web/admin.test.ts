@@ -100,7 +100,7 @@ async function signOut() {
   await find("field", "E-mail");
 }
 
-test("staff finds the first order in the queue by its number, ships it with a tracking number, and the shopper then sees SHIPPED and it", async () => {
+test("staff finds the first order in the queue by its number and ships it with a tracking number; the shopper then sees it shipped, with the number, on the storefront", async () => {
   const [first] = orders;
   await signIn(staff.email, staff.password);
   await find("heading", "Orders");
@@ -118,13 +118,30 @@ test("staff finds the first order in the queue by its number, ships it with a tr
   await shows("The order is now Shipped");
   expect(await textOf()).toContain("1Z999AA10123456784");
 
-  const seen = await shop.call("GET", `/api/orders/${first!.orderId}`, { headers: shopper.headers });
-  expect(seen.body).toMatchObject({ status: "SHIPPED", trackingNumber: "1Z999AA10123456784" });
+  // The shopper signs in on the storefront, in this same browser, and reads the order's page.
+  await click("button", "Sign out");
+  await page.goto(`${origin}/signin`);
+  await fill("E-mail", shopper.email);
+  await fill("Password", shopper.password);
+  await click("button", "Sign in");
+  await find("button", "Sign out");
+  await page.goto(`${origin}/orders/${first!.orderId}`);
+  await find("heading", `Order ${first!.orderNumber}`);
+  const fact = (name: string) =>
+    page.evaluate((dt) => [...document.querySelectorAll("dt")].find((term) => term.textContent === dt)?.nextElementSibling?.textContent?.trim(), name);
+  expect({ status: await fact("Status"), tracking: await fact("Tracking number") }).toEqual({ status: "Shipped", tracking: "1Z999AA10123456784" });
+
+  // A customer's session opens no back-office page.
+  await page.goto(`${origin}/admin`);
+  await find("heading", "No back-office access");
+  expect(await page.$$eval("nav a", (links) => links.map((link) => link.textContent))).toEqual([]);
+  await signOut();
   expect(blocked).toEqual([]);
 }, 20_000);
 
 test("Export downloads a CSV holding the order", async () => {
   const [first] = orders;
+  await signIn(staff.email, staff.password);
   await page.goto(`${origin}/admin/orders?q=${first!.orderNumber}`);
   await click("link", "Export CSV");
   const deadline = Date.now() + 10_000;

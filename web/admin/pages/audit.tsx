@@ -49,7 +49,7 @@ export function AuditPage() {
   return (
     <section>
       <h1>Audit log</h1>
-      <form class="filters" onSubmit={apply} key={search} aria-label="Filter the audit log">
+      <form class="filter-form" onSubmit={apply} key={search} aria-label="Filter the audit log">
         <Input name="action" label="Action" hint="One action, or its start ending in a dot: order." defaultValue={filters.action} error={errors.action} />
         <Input name="entityType" label="Entity type" hint="order, user, product…" defaultValue={filters.entityType} error={errors.entityType} />
         <Input name="entityId" label="Entity id" defaultValue={filters.entityId} error={errors.entityId} />

@@ -49,7 +49,7 @@ export function OrdersPage() {
   return (
     <section>
       <h1>Orders</h1>
-      <form class="filters" onSubmit={apply} key={search} aria-label="Filter the orders">
+      <form class="filter-form" onSubmit={apply} key={search} aria-label="Filter the orders">
         <Input name="q" label="Search" hint="Order number, or the customer's e-mail or name" type="search" defaultValue={filters.q} error={errors.q} />
         <CheckGroup name="status" legend="Status" values={ORDER_STATUSES} checked={filters.status.split(",")} error={errors.status} />
         <CheckGroup name="paymentStatus" legend="Payment" values={PAYMENT_STATUSES} checked={filters.paymentStatus.split(",")} error={errors.paymentStatus} />

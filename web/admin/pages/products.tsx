@@ -55,7 +55,7 @@ export function ProductsPage() {
   return (
     <section>
       <h1>Products</h1>
-      <form class="filters" onSubmit={apply} key={search} aria-label="Filter the products">
+      <form class="filter-form" onSubmit={apply} key={search} aria-label="Filter the products">
         <Input name="q" label="Search" hint="Part of the name or the SKU" type="search" defaultValue={q} error={problem?.fields.q} />
         <Select
           name="isActive"

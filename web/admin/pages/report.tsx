@@ -32,7 +32,7 @@ export function ReportPage() {
   return (
     <section>
       <h1>Sales report</h1>
-      <form class="filters" onSubmit={apply} key={search} aria-label="Choose the dates">
+      <form class="filter-form" onSubmit={apply} key={search} aria-label="Choose the dates">
         <Input name="from" label="From" type="date" required defaultValue={from} error={problem?.fields.from} />
         <Input name="to" label="To (included)" type="date" required defaultValue={to} error={problem?.fields.to} />
         <Select

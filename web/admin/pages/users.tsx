@@ -39,7 +39,7 @@ export function UsersPage() {
   return (
     <section>
       <h1>Users</h1>
-      <form class="filters" onSubmit={apply} key={search} aria-label="Filter the accounts">
+      <form class="filter-form" onSubmit={apply} key={search} aria-label="Filter the accounts">
         <Input name="q" label="Search" hint="Part of the e-mail or the name" type="search" defaultValue={q} error={problem?.fields.q} />
         <Select
           name="role"
