@@ -48,15 +48,27 @@ export function Select({
   return (
     <Field label={label} name={name} error={error}>
       {(attributes) => (
-        <select {...attributes} defaultValue={defaultValue}>
-          {options.map(([value, text]) => (
-            <option key={value} value={value}>
-              {text}
-            </option>
-          ))}
+        <select {...attributes}>
+          <Options options={options} chosen={defaultValue} />
         </select>
       )}
     </Field>
+  );
+}
+
+/**
+ * A select's options, the chosen one selected when drawn. (A select has no defaultValue; `selected`
+ * is set when an option is made, and then left alone, so what a person picks stays picked.)
+ */
+function Options({ options, chosen }: { options: Options; chosen: string | undefined }) {
+  return (
+    <>
+      {options.map(([value, text]) => (
+        <option key={value} value={value} selected={value === chosen}>
+          {text}
+        </option>
+      ))}
+    </>
   );
 }
 
@@ -80,12 +92,8 @@ export function CellSelect({
       <label for={id} class="visually-hidden">
         {label}
       </label>
-      <select id={id} name={name} defaultValue={defaultValue} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}>
-        {options.map(([value, text]) => (
-          <option key={value} value={value}>
-            {text}
-          </option>
-        ))}
+      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined}>
+        <Options options={options} chosen={defaultValue} />
       </select>
       {error && (
         <p class="field__error" id={`${id}-error`}>
