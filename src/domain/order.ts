@@ -1,6 +1,7 @@
 import { type Address, addressLines } from "./address.ts";
 import { DomainError } from "./errors.ts";
 import { type Cents, lineTotal } from "./money.ts";
+import type { Permission } from "./permissions.ts";
 import { priceOrder } from "./pricing.ts";
 
 export const ORDER_STATUSES = ["PENDING", "CONFIRMED", "PROCESSING", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"] as const;
@@ -69,6 +70,30 @@ export function transition(from: OrderStatus, to: OrderStatus): OrderStatus {
     throw new DomainError("order.invalid_transition", `An order cannot move from ${from} to ${to}; allowed: ${list}`, { from, to, allowed });
   }
   return to;
+}
+
+/** A move staff may make from an order's status, as a client offers it: what it asks and what it does. */
+export interface OrderMove {
+  status: OrderStatus;
+  /** The permissions it needs: orders:write, and financials:refunds when it refunds. */
+  permissions: Permission[];
+  /** It ends a paid order, so its payment is refunded (or flagged due through the provider that took it). */
+  refunds: boolean;
+  /** SHIPPED needs a tracking number; no other move takes one. */
+  needsTrackingNumber: boolean;
+}
+
+/** The moves the status table allows from an order's status, in the table's order, with what each asks (decisions §4). */
+export function movesOf(order: { status: OrderStatus; paymentStatus: PaymentStatus }): OrderMove[] {
+  return ORDER_TRANSITIONS[order.status].map((to) => {
+    const refunds = isFinalStatus(to) && order.paymentStatus === "PAID";
+    return {
+      status: to,
+      permissions: refunds ? ["orders:write", "financials:refunds"] : ["orders:write"],
+      refunds,
+      needsTrackingNumber: to === "SHIPPED",
+    };
+  });
 }
 
 /**

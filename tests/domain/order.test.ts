@@ -15,6 +15,7 @@ import {
   transition,
   reaches,
   newOrder,
+  movesOf,
 } from "../../src/domain/order.ts";
 import { DomainError } from "../../src/domain/errors.ts";
 
@@ -66,6 +67,31 @@ describe("order status moves (decisions §4)", () => {
       });
     }
   }
+});
+
+describe("movesOf: the moves a client offers, with what each asks", () => {
+  test("every move of the table from the order's status, in its order; SHIPPED asks a tracking number", () => {
+    for (const from of ORDER_STATUSES) {
+      const moves = movesOf({ status: from, paymentStatus: "PENDING" });
+      expect(moves.map((m) => m.status)).toEqual(EXPECTED_ORDER_MOVES[from]);
+      for (const move of moves) expect(move.needsTrackingNumber).toBe(move.status === "SHIPPED");
+    }
+  });
+
+  test("ending a paid order refunds it and needs financials:refunds; ending an unpaid one, or moving on, needs orders:write only", () => {
+    const paid = movesOf({ status: "PROCESSING", paymentStatus: "PAID" }).map((m) => [m.status, m.refunds, m.permissions]);
+    expect(paid).toEqual([
+      ["SHIPPED", false, ["orders:write"]],
+      ["CANCELLED", true, ["orders:write", "financials:refunds"]],
+      ["REFUNDED", true, ["orders:write", "financials:refunds"]],
+    ]);
+    const unpaid = movesOf({ status: "PENDING", paymentStatus: "FAILED" }).map((m) => [m.status, m.refunds, m.permissions]);
+    expect(unpaid).toEqual([
+      ["CONFIRMED", false, ["orders:write"]],
+      ["CANCELLED", false, ["orders:write"]],
+    ]);
+    expect(movesOf({ status: "REFUNDED", paymentStatus: "REFUNDED" })).toEqual([]);
+  });
 });
 
 describe("payment status moves", () => {

@@ -154,6 +154,12 @@ describe("GET /api/admin/orders/:id (orders:read)", () => {
       ["order.create", "2026-10-01T10:00:00.000Z"],
       ["payment.succeeded", "2026-10-01T10:05:00.000Z"],
     ]);
+    // The moves the status table allows from CONFIRMED, each with what it asks: ending this paid order refunds it.
+    expect(res.body.data.moves).toEqual([
+      { status: "PROCESSING", permissions: ["orders:write"], refunds: false, needsTrackingNumber: false },
+      { status: "CANCELLED", permissions: ["orders:write", "financials:refunds"], refunds: true, needsTrackingNumber: false },
+      { status: "REFUNDED", permissions: ["orders:write", "financials:refunds"], refunds: true, needsTrackingNumber: false },
+    ]);
     expect((await get("/api/admin/orders/z12345678901234567890123")).body).toEqual({ success: false, data: null, error: "Order not found" });
     expect((await get("/api/admin/orders/not-an-id")).status).toBe(400);
   });

@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { craftToken, sessionCookieOf, signedInAs } from "../support/accounts.ts";
 import { SESSION_COOKIE, type TestApp, createTestApp } from "../support/http.ts";
+import { DEFAULT_ROLE_PERMISSIONS, PERMISSIONS } from "../../src/domain/permissions.ts";
+import { USER_ROLES } from "../../src/domain/user.ts";
 
 let t: TestApp;
 beforeEach(() => {
@@ -305,6 +307,24 @@ describe("/api/users/me", () => {
     expect(put.body.data).toMatchObject({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
     const [audit] = await t.deps.repos.audit.list({ action: "user.update" });
     expect(audit?.changes).toEqual({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
+  });
+
+  test("the profile says what the account's role may do now: a client draws only the controls it can use", async () => {
+    for (const role of USER_ROLES) for (const permission of DEFAULT_ROLE_PERMISSIONS[role]) await t.deps.repos.permissions.grant(role, permission);
+    await t.deps.repos.permissions.grant("STAFF", "financials:refunds");
+    const permissionsOf = async (role: (typeof USER_ROLES)[number]) => {
+      const me = await signedInAs(t, role);
+      return (await t.call("GET", "/api/users/me", { headers: me.headers })).body.data.permissions;
+    };
+    expect(await permissionsOf("CUSTOMER")).toEqual([]);
+    expect(await permissionsOf("ADMIN")).toEqual([...PERMISSIONS]);
+    const staff = await permissionsOf("STAFF");
+    expect(staff).toEqual(expect.arrayContaining(["orders:read", "orders:write", "financials:refunds"]));
+    expect(staff).not.toContain("settings:read");
+    expect(staff).not.toContain("users:write");
+    const me = await signedInAs(t, "STAFF");
+    const put = await t.call("PUT", "/api/users/me", { body: { name: "Grace" }, headers: me.headers });
+    expect(put.body.data.permissions).toEqual(staff);
   });
 
   test.each([{ role: "ADMIN" }, { email: "x@example.com" }, { name: "ok", isEmailVerified: true }, { image: "javascript:alert(1)" }])(

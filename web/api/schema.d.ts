@@ -971,6 +971,8 @@ export interface components {
             /** @description distinct lines, as the cart counts them */
             itemCount: number;
             items: components["schemas"]["OrderItem"][];
+            /** @description the moves the status table allows from the order's status (PUT /api/orders/{id}/status), whoever asks; none once it has ended */
+            moves: components["schemas"]["OrderMove"][];
             /** @description <PREFIX>-YYYYMMDD-XXXX */
             orderNumber: string;
             payment: components["schemas"]["OrderPaymentFacts"];
@@ -1227,6 +1229,16 @@ export interface components {
             /** @description US dollars, at most 2 decimals */
             unitPrice: number;
         };
+        OrderMove: {
+            /** @description SHIPPED needs a trackingNumber; no other move takes one */
+            needsTrackingNumber: boolean;
+            /** @description what the move needs: orders:write, and financials:refunds when it refunds */
+            permissions: ("orders:read" | "orders:write" | "orders:export" | "orders:import" | "orders:modify" | "orders:print-labels" | "products:read" | "products:write" | "products:bulk" | "products:export" | "products:import" | "users:read" | "users:write" | "users:impersonate" | "users:export" | "content:read" | "content:write" | "content:publish" | "analytics:read" | "analytics:export" | "settings:read" | "settings:write" | "financials:read" | "financials:refunds" | "financials:export" | "messaging:read" | "messaging:reply" | "messaging:assign" | "gift-certificates:read" | "gift-certificates:write" | "gift-certificates:import" | "gift-certificates:export" | "fundraiser:view-dashboard" | "fundraiser:edit-page" | "fundraiser:upload-assets" | "fundraiser:view-analytics" | "locations:read" | "events:read" | "seo:read" | "ai-analytics:view")[];
+            /** @description it ends a paid order, whose payment is refunded (or flagged due through the provider that took it) */
+            refunds: boolean;
+            /** @enum {string} */
+            status: "PENDING" | "CONFIRMED" | "PROCESSING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
+        };
         OrderPaymentFacts: {
             /** @description payment attempts made */
             attempts: number;
@@ -1448,6 +1460,8 @@ export interface components {
             image: string | null;
             isEmailVerified: boolean;
             name: string | null;
+            /** @description what the account's role may do now (the role table's, in the catalog's order), so a client draws only the controls it can use */
+            permissions: ("orders:read" | "orders:write" | "orders:export" | "orders:import" | "orders:modify" | "orders:print-labels" | "products:read" | "products:write" | "products:bulk" | "products:export" | "products:import" | "users:read" | "users:write" | "users:impersonate" | "users:export" | "content:read" | "content:write" | "content:publish" | "analytics:read" | "analytics:export" | "settings:read" | "settings:write" | "financials:read" | "financials:refunds" | "financials:export" | "messaging:read" | "messaging:reply" | "messaging:assign" | "gift-certificates:read" | "gift-certificates:write" | "gift-certificates:import" | "gift-certificates:export" | "fundraiser:view-dashboard" | "fundraiser:edit-page" | "fundraiser:upload-assets" | "fundraiser:view-analytics" | "locations:read" | "events:read" | "seo:read" | "ai-analytics:view")[];
             role: string;
             /**
              * Format: date-time

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { AuditEntry } from "../../domain/audit.ts";
 import { toDollars } from "../../domain/money.ts";
+import { ORDER_STATUSES, movesOf } from "../../domain/order.ts";
+import { PERMISSIONS } from "../../domain/permissions.ts";
 import type { RefundRecord } from "../../domain/refund.ts";
 import type { OrderDetail } from "../../application/admin/order-detail.ts";
 import type { QueuedOrder } from "../../application/ports/orders.ts";
@@ -54,8 +56,23 @@ const historyEntrySchema = z
   })
   .meta({ id: "OrderHistoryEntry" });
 
+const moveSchema = z
+  .object({
+    status: z.enum(ORDER_STATUSES),
+    permissions: z.array(z.enum(PERMISSIONS)).describe("what the move needs: orders:write, and financials:refunds when it refunds"),
+    refunds: z.boolean().describe("it ends a paid order, whose payment is refunded (or flagged due through the provider that took it)"),
+    needsTrackingNumber: z.boolean().describe("SHIPPED needs a trackingNumber; no other move takes one"),
+  })
+  .meta({ id: "OrderMove" });
+
 export const adminOrderDetailSchema = adminOrderSchema
-  .extend({ payment: paymentSchema, history: z.array(historyEntrySchema).describe("the audit entries about the order, oldest first") })
+  .extend({
+    payment: paymentSchema,
+    history: z.array(historyEntrySchema).describe("the audit entries about the order, oldest first"),
+    moves: z
+      .array(moveSchema)
+      .describe("the moves the status table allows from the order's status (PUT /api/orders/{id}/status), whoever asks; none once it has ended"),
+  })
   .meta({ id: "AdminOrderDetail" });
 
 export function presentAdminOrder(order: QueuedOrder): z.infer<typeof adminOrderSchema> {
@@ -96,5 +113,6 @@ export function presentOrderDetail({ order, refunds, history }: OrderDetail): z.
       refunds: refunds.map(presentRefund),
     },
     history: history.map(presentEntry),
+    moves: movesOf(order),
   };
 }

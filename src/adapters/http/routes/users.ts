@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
+import { type Actor, PERMISSIONS } from "../../../domain/permissions.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { JSON_BODY, envelope, envelopeError, newPassword, sessionCookie, timestamp } from "../schemas.ts";
@@ -18,10 +19,13 @@ const profileSchema = z
     hasPassword: z.boolean(),
     createdAt: timestamp,
     updatedAt: timestamp,
+    permissions: z
+      .array(z.enum(PERMISSIONS))
+      .describe("what the account's role may do now (the role table's, in the catalog's order), so a client draws only the controls it can use"),
   })
   .meta({ id: "Profile" });
 
-const present = (u: User): z.infer<typeof profileSchema> => ({
+const present = (u: User, actor: Actor): z.infer<typeof profileSchema> => ({
   id: u.id,
   email: u.email,
   name: u.name,
@@ -31,6 +35,7 @@ const present = (u: User): z.infer<typeof profileSchema> => ({
   hasPassword: u.passwordHash !== null,
   createdAt: u.createdAt.toISOString(),
   updatedAt: u.updatedAt.toISOString(),
+  permissions: PERMISSIONS.filter((p) => actor.permissions.has(p)),
 });
 
 // Only name and image are the user's to change; any other field is refused, never ignored.
@@ -58,17 +63,21 @@ export function userRoutes(useCases: UseCases, settings: AuthSettings) {
   return new Elysia({ name: "routes.users", prefix: "/users", detail: { tags: ["Users"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
-    .get("/me", async ({ principal }) => ({ success: true as const, data: present(await useCases.getProfile(principal.user.id)), error: null }), {
-      auth: "required",
-      envelope: true,
-      response: { 200: profileAnswer.describe("The signed-in user's profile"), ...errors },
-      detail: { summary: "The signed-in user's profile" },
-    })
+    .get(
+      "/me",
+      async ({ principal }) => ({ success: true as const, data: present(await useCases.getProfile(principal.user.id), principal.actor), error: null }),
+      {
+        auth: "required",
+        envelope: true,
+        response: { 200: profileAnswer.describe("The signed-in user's profile"), ...errors },
+        detail: { summary: "The signed-in user's profile" },
+      },
+    )
     .put(
       "/me",
       async ({ principal, body, origin }) => ({
         success: true as const,
-        data: present(await useCases.updateProfile(principal.user.id, body, origin)),
+        data: present(await useCases.updateProfile(principal.user.id, body, origin), principal.actor),
         error: null,
       }),
       {

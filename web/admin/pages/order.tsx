@@ -1,0 +1,316 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
+import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
+import { Input, Notice, ProblemNote, TableWrap } from "../components/ui.tsx";
+import { label, money, when } from "../format.ts";
+import { useLoad } from "../load.ts";
+import { SITE, useProblemSetter, useSession } from "../session.ts";
+import { StatusBadge } from "./orders.tsx";
+
+type Order = Schemas["AdminOrderDetail"];
+type Move = Schemas["OrderMove"];
+
+/** One order (GET /api/admin/orders/:id): what it holds, its payment, its history, and the moves the caller may make. */
+export function OrderPage({ id }: { id: string }) {
+  const loaded = useLoad(() => run(api.GET("/api/admin/orders/{id}", { params: { path: { id } } })), id);
+  const [done, setDone] = useState<string | null>(null);
+  usePageTitle(loaded.state === "ok" ? `Order ${loaded.data.data.orderNumber}` : "Order", SITE);
+  const heading = (
+    <>
+      <p class="crumbs">
+        <a href="/admin/orders">Orders</a>
+      </p>
+      <h1>{loaded.state === "ok" ? `Order ${loaded.data.data.orderNumber}` : "Order"}</h1>
+    </>
+  );
+  // The heading is drawn from the start, so the focus a page change gives it stays on it once the order is read.
+  if (loaded.state !== "ok") {
+    return (
+      <section>
+        {heading}
+        {loaded.state === "loading" ? <Loading what="Loading the order…" /> : <ProblemNote problem={loaded.problem} />}
+      </section>
+    );
+  }
+  const order = loaded.data.data;
+  return (
+    <section>
+      {heading}
+      {done && <Notice>{done}</Notice>}
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={order.status} />
+        </dd>
+        <dt>Payment</dt>
+        <dd>{label(order.paymentStatus)}</dd>
+        <dt>Placed</dt>
+        <dd>{when(order.createdAt)}</dd>
+        <dt>Customer</dt>
+        <dd>
+          {order.customer.name ?? "—"} ({order.customer.email}) · <a href={`/admin/orders?customerId=${order.customer.id}`}>their orders</a>
+        </dd>
+        <dt>Tracking number</dt>
+        <dd>{order.trackingNumber ?? "—"}</dd>
+        <dt>Ships to</dt>
+        <dd class="address">{order.shippingMethod}</dd>
+        {order.customerNotes && (
+          <>
+            <dt>Customer's note</dt>
+            <dd>{order.customerNotes}</dd>
+          </>
+        )}
+      </dl>
+      <Moves
+        order={order}
+        onMoved={async (text) => {
+          await loaded.reload();
+          setDone(text);
+        }}
+      />
+      <h2>Lines</h2>
+      <TableWrap label="Order lines">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Product</th>
+              <th scope="col">SKU</th>
+              <th scope="col" class="number">
+                Quantity
+              </th>
+              <th scope="col" class="number">
+                Unit price
+              </th>
+              <th scope="col" class="number">
+                Line total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.items.map((item) => (
+              <tr key={item.id}>
+                <th scope="row">{item.productName}</th>
+                <td>{item.productSku}</td>
+                <td class="number">{item.quantity}</td>
+                <td class="number">{money(item.unitPrice)}</td>
+                <td class="number">{money(item.totalPrice)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <Sum label="Subtotal" amount={order.subtotal} />
+            <Sum label="Shipping" amount={order.shippingCost} />
+            <Sum label="Tax" amount={order.tax} />
+            {order.discountAmount > 0 && <Sum label="Discount" amount={-order.discountAmount} />}
+            <Sum label="Total" amount={order.total} />
+          </tfoot>
+        </table>
+      </TableWrap>
+      <Payment payment={order.payment} />
+      <History history={order.history} />
+    </section>
+  );
+}
+
+function Sum({ label: text, amount }: { label: string; amount: number }) {
+  return (
+    <tr>
+      <th scope="row" colSpan={4}>
+        {text}
+      </th>
+      <td class="number">{money(amount)}</td>
+    </tr>
+  );
+}
+
+const MOVE_LABELS: Record<Move["status"], string> = {
+  PENDING: "Back to pending",
+  CONFIRMED: "Confirm",
+  PROCESSING: "Start processing",
+  SHIPPED: "Ship",
+  DELIVERED: "Mark delivered",
+  CANCELLED: "Cancel the order",
+  REFUNDED: "Mark refunded",
+};
+
+function moveLabel(move: Move): string {
+  if (move.refunds) return move.status === "CANCELLED" ? "Cancel and refund" : "Refund";
+  return MOVE_LABELS[move.status];
+}
+
+/**
+ * The moves the status table allows from here (the order's `moves`), drawn only when the caller
+ * holds every permission a move needs: STAFF without financials:refunds sees no refund. Shipping
+ * asks for the tracking number; ending the order (a refund above all) asks to confirm first.
+ */
+function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Promise<void> }) {
+  const session = useSession();
+  const [problem, showProblem] = useState<Problem | null>(null);
+  const setProblem = useProblemSetter(showProblem);
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState<Move | null>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const moves = order.moves.filter((move) => move.permissions.every((permission) => session.can(permission)));
+  // Opened once its content is drawn, so the dialog's autofocus (the harmless choice) takes the focus.
+  useEffect(() => {
+    if (confirming && !dialog.current?.open) dialog.current?.showModal();
+  }, [confirming]);
+  if (moves.length === 0) return null;
+
+  async function move(to: Move, trackingNumber?: string) {
+    setBusy(true);
+    const outcome = await run(
+      api.PUT("/api/orders/{id}/status", {
+        params: { path: { id: order.id } },
+        body: trackingNumber ? { status: to.status, trackingNumber } : { status: to.status },
+      }),
+    );
+    setBusy(false);
+    dialog.current?.close();
+    setConfirming(null);
+    if (!outcome.ok) return setProblem(outcome.problem);
+    setProblem(null);
+    const refundDue = outcome.status === 202 ? " The processor has not made the refund yet: it is due, and asked again every minute." : "";
+    await onMoved(`The order is now ${label(outcome.data.status)}; payment ${label(outcome.data.paymentStatus)}.${refundDue}`);
+  }
+
+  function ship(event: Event, to: Move) {
+    event.preventDefault();
+    const trackingNumber = String(new FormData(event.currentTarget as HTMLFormElement).get("trackingNumber") ?? "").trim();
+    if (!trackingNumber) {
+      return setProblem(localProblem("A tracking number is needed to ship an order.", { trackingNumber: "Enter the carrier's tracking number" }));
+    }
+    void move(to, trackingNumber);
+  }
+
+  return (
+    <section class="moves" aria-labelledby="moves-title">
+      <h2 id="moves-title">Move this order</h2>
+      <ProblemNote problem={problem} fields={["trackingNumber"]} />
+      <div class="move-list">
+        {moves.map((to) =>
+          to.needsTrackingNumber ? (
+            <form key={to.status} class="ship" onSubmit={(event) => ship(event, to)} noValidate>
+              <Input name="trackingNumber" label="Tracking number" required maxLength={100} error={problem?.fields.trackingNumber} />
+              <Button type="submit" busy={busy}>
+                {moveLabel(to)}
+              </Button>
+            </form>
+          ) : (
+            <Button
+              key={to.status}
+              variant={to.refunds ? "danger" : "primary"}
+              busy={busy}
+              onClick={() => (to.refunds || to.status === "CANCELLED" ? setConfirming(to) : void move(to))}
+            >
+              {moveLabel(to)}
+            </Button>
+          ),
+        )}
+      </div>
+      <dialog ref={dialog} aria-labelledby="confirm-title" onClose={() => setConfirming(null)}>
+        {confirming && (
+          <form method="dialog">
+            <h2 id="confirm-title">{moveLabel(confirming)}?</h2>
+            <p>
+              {confirming.refunds
+                ? `${money(order.total)} goes back to ${order.customer.email}, and the order ends ${label(confirming.status)}. This cannot be undone.`
+                : `The order ends ${label(confirming.status)}. This cannot be undone.`}
+            </p>
+            <div class="actions">
+              <Button variant="danger" busy={busy} onClick={() => void move(confirming)}>
+                {confirming.refunds ? `Yes, refund ${money(order.total)}` : "Yes, cancel it"}
+              </Button>
+              <Button type="submit" variant="secondary" autoFocus>
+                Keep the order as it is
+              </Button>
+            </div>
+          </form>
+        )}
+      </dialog>
+    </section>
+  );
+}
+
+function Payment({ payment }: { payment: Order["payment"] }) {
+  return (
+    <section aria-labelledby="payment-title">
+      <h2 id="payment-title">Payment</h2>
+      <dl class="facts">
+        <dt>Taken by</dt>
+        <dd>{payment.provider ?? "not paid"}</dd>
+        <dt>Payment intent</dt>
+        <dd>{payment.intentId ?? "—"}</dd>
+        <dt>Attempts</dt>
+        <dd>{payment.attempts}</dd>
+        {payment.attemptStartedAt && (
+          <>
+            <dt>Waiting on the processor since</dt>
+            <dd>{when(payment.attemptStartedAt)}</dd>
+          </>
+        )}
+        <dt>Paid by</dt>
+        <dd>{payment.paidReference ?? "—"}</dd>
+      </dl>
+      {payment.refunds.length > 0 && (
+        <TableWrap label="Refunds">
+          <table>
+            <caption>Refunds</caption>
+            <thead>
+              <tr>
+                <th scope="col">Asked</th>
+                <th scope="col">Why</th>
+                <th scope="col" class="number">
+                  Amount
+                </th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {payment.refunds.map((refund) => (
+                <tr key={refund.id}>
+                  <td>{when(refund.requestedAt)}</td>
+                  <td>{refund.reason === "order_ended" ? "Order ended by staff" : "Paid after it ended"}</td>
+                  <td class="number">{money(refund.amount)}</td>
+                  <td>
+                    {refund.state === "made"
+                      ? `Made ${when(refund.madeAt)}`
+                      : `Due after ${refund.attempts} attempt${refund.attempts === 1 ? "" : "s"}${refund.lastError ? `: ${refund.lastError}` : ""}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      )}
+    </section>
+  );
+}
+
+/** A changes object in a line: `from: PENDING, to: CONFIRMED`. */
+export function changesText(changes: Record<string, unknown>): string {
+  return Object.entries(changes)
+    .map(([key, value]) => `${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}`)
+    .join(", ");
+}
+
+function History({ history }: { history: Order["history"] }) {
+  return (
+    <section aria-labelledby="history-title">
+      <h2 id="history-title">History</h2>
+      {history.length === 0 ? (
+        <p>Nothing recorded yet.</p>
+      ) : (
+        <ol class="history">
+          {history.map((entry) => (
+            <li key={entry.id}>
+              <time dateTime={entry.createdAt}>{when(entry.createdAt)}</time> <strong>{entry.action}</strong>{" "}
+              <span class="muted">{entry.userId ? `by ${entry.userId}` : "by the shop"}</span>
+              {Object.keys(entry.changes).length > 0 && <div class="changes">{changesText(entry.changes)}</div>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
