@@ -1579,7 +1579,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input: `details.issues` names each field (at most 20) */
+        /** @description Invalid input: `details.issues` names each field (at most 20); or a request no route reads, on any route: a query string that is not UTF-8, a GET with a body */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1597,7 +1597,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Invalid input: `details.issues` names each field (at most 20) */
+        /** @description Invalid input: `details.issues` names each field (at most 20); or a request no route reads, on any route: a query string that is not UTF-8, a GET with a body */
         EnvelopeBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1859,6 +1859,7 @@ export interface operations {
                     "application/json": components["schemas"]["About"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2284,6 +2285,8 @@ export interface operations {
             /** @description Redirect (Location header) to the shop, signed in */
             302: {
                 headers: {
+                    /** @description Where the redirect leads */
+                    Location?: string;
                     /**
                      * @description The session cookie `storefront.session-token`: the session token (the same one `Authorization: Bearer` takes), kept 30 days (Max-Age 2592000); HttpOnly, SameSite=Lax, Path=/
                      * @example storefront.session-token=<token>; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax
@@ -2291,9 +2294,7 @@ export interface operations {
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -2324,6 +2325,8 @@ export interface operations {
             /** @description Redirect (Location header) to the shop, signed in */
             302: {
                 headers: {
+                    /** @description Where the redirect leads */
+                    Location?: string;
                     /**
                      * @description The session cookie `storefront.session-token`: the session token (the same one `Authorization: Bearer` takes), kept 30 days (Max-Age 2592000); HttpOnly, SameSite=Lax, Path=/
                      * @example storefront.session-token=<token>; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax
@@ -2331,9 +2334,7 @@ export interface operations {
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -2414,6 +2415,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2478,6 +2480,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -2496,11 +2499,11 @@ export interface operations {
             /** @description Redirect (Location header) to the provider's sign-in page */
             302: {
                 headers: {
+                    /** @description Where the redirect leads */
+                    Location?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
@@ -2565,6 +2568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cart"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -2786,7 +2790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "text/html": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2815,7 +2819,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChallengeAnswer"] | string;
+                    "application/json": components["schemas"]["ChallengeAnswer"];
+                    "text/html": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2848,6 +2853,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
             /** @description The database did not answer (the reason is logged, not told) */
             503: {
@@ -3172,6 +3178,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentMethods"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
