@@ -45,7 +45,7 @@ import type { OrderFilter, OrderQueueFilter } from "./ports/orders.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
 import type { Deps } from "./ports/index.ts";
-import { checkHealth } from "./system/check-health.ts";
+import { checkHealth, checkReadiness } from "./system/check-health.ts";
 import { type NewAccount, type UserRef, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
 import { changePassword } from "./users/change-password.ts";
 import { getProfile } from "./users/get-profile.ts";
@@ -112,6 +112,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),
     checkHealth: () => checkHealth(deps),
+    checkReadiness: () => checkReadiness(deps),
     rateLimit,
     takeRequest: (client: string, endpoint: string) => takeRequest(deps, rateLimit, client, endpoint),
     takePasswordRequest: (client: string) => takeRequest(deps, { max: rateLimit.passwordMax, windowSeconds: rateLimit.windowSeconds }, client, PASSWORD_ROUTES),

@@ -66,7 +66,7 @@ export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
     clock: createFixedClock(),
     ids: cuid2Ids,
     random: cryptoRandom,
-    database: { ping: async () => undefined },
+    database: { ping: async () => undefined, pendingMigrations: async () => [] },
     hasher: plainHasher,
     commonPasswords,
     mailer: createRecordingMailer(),
