@@ -9,6 +9,8 @@ import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { createApp } from "./adapters/http/app.ts";
 import { createJsonLogger } from "./adapters/log.ts";
+import { serveMetrics } from "./adapters/metrics/server.ts";
+import { observeWebhookVerifiers } from "./application/system/observe.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -49,7 +51,10 @@ function ensurePortFree(port: number) {
 }
 
 const runtime = await Promise.resolve()
-  .then(() => ensurePortFree(config.port))
+  .then(() => {
+    ensurePortFree(config.port);
+    if (config.metricsPort !== null) ensurePortFree(config.metricsPort);
+  })
   .then(() => buildRuntime(config, logger))
   .catch((error: unknown) => failStart(error));
 const useCases = makeUseCases(runtime.deps, {
@@ -86,9 +91,10 @@ function listen(secret: string) {
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    webhooks: webhookVerifiers(config, runtime.deps.clock),
+    webhooks: observeWebhookVerifiers(webhookVerifiers(config, runtime.deps.clock), runtime.deps.metrics),
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     fakeProcessor: runtime.fakeProcessor,
+    observeRequest: runtime.metrics?.request,
     session: {
       secret,
       cookieName: config.sessionCookieName,
@@ -112,11 +118,22 @@ function listen(secret: string) {
   }
 }
 
-const { app, secretSource } = await (async () => {
+/** Decisions §14: Prometheus's /metrics on METRICS_PORT, apart from the API. */
+function listenForMetrics() {
+  if (!runtime.metrics || config.metricsPort === null) return null;
+  try {
+    return serveMetrics(runtime.metrics, config.metricsPort, logger);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw portInUse(config.metricsPort);
+    throw error;
+  }
+}
+
+const { app, metricsServer, secretSource } = await (async () => {
   const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir, logger);
   await prepareDatabase();
   await runtime.connect();
-  return { app: listen(secret), secretSource: source };
+  return { app: listen(secret), metricsServer: listenForMetrics(), secretSource: source };
 })().catch((error: unknown) => failStart(error, runtime));
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
@@ -131,6 +148,7 @@ logger.info("server.started", {
   url: config.publicUrl,
   docs: `${config.publicUrl}/api/docs`,
   port: app.server?.port,
+  metricsPort: metricsServer?.port,
   adapters: { ...runtime.adapters, sessionSecret: secretSource },
 });
 
@@ -163,6 +181,7 @@ async function shutdown(signal: string) {
   }
   await mailWorker.stop();
   await housekeeping.stop();
+  await metricsServer?.stop(true);
   await runtime.close();
   logger.info("server.stopped", { signal });
   process.exit(0);

@@ -19,14 +19,48 @@ export type DatabaseTarget =
    */
   | { kind: "pglite"; directory: string | null; label: string; privateDir: string | null };
 
+/** The database's connections now: checked out, asked for and not yet given, and the most there may be. */
+export interface ConnectionStats {
+  inUse: number;
+  waiting: number;
+  max: number;
+}
+
 export interface OpenDatabase {
   db: Db;
+  connections(): ConnectionStats;
   /** Human-readable, for the start-up log. Never contains a password. */
   description: string;
   /** True when this process owns a fresh embedded database (decides the automatic demo seed). */
   embedded: boolean;
   /** Closes the connections (and gives up the embedded database's lock). */
   close(): Promise<void>;
+}
+
+/**
+ * PGlite is one connection, which runs one query or transaction at a time: of what is in flight on
+ * it, one holds it and the rest wait.
+ */
+function embeddedConnections() {
+  let inFlight = 0;
+  return {
+    stats: (): ConnectionStats => ({ inUse: Math.min(inFlight, 1), waiting: Math.max(inFlight - 1, 0), max: 1 }),
+    /** Counts what is in flight on `pglite` (its queries and whole transactions: every way Kysely reaches it). */
+    count<P extends { query: (...args: never[]) => Promise<unknown>; transaction: (...args: never[]) => Promise<unknown> }>(pglite: P): P {
+      for (const name of ["query", "transaction"] as const) {
+        const run = pglite[name].bind(pglite) as (...args: unknown[]) => Promise<unknown>;
+        pglite[name] = (async (...args: unknown[]) => {
+          inFlight++;
+          try {
+            return await run(...args);
+          } finally {
+            inFlight--;
+          }
+        }) as P[typeof name];
+      }
+      return pglite;
+    },
+  };
 }
 
 /** PGlite is loaded only for an embedded database (some 10 MB a process on PostgreSQL would carry for nothing). */
@@ -51,20 +85,28 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
     const lost = (error: Error) => logger.warn("database.connection_lost", { message: error.message });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }) });
-    return { db, description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`, embedded: false, close: () => db.destroy() };
+    return {
+      db,
+      connections: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
+      description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`,
+      embedded: false,
+      close: () => db.destroy(),
+    };
   }
+  const connections = embeddedConnections();
   if (!target.directory) {
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: () => embedded(null) }) });
-    return { db, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
+    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: async () => connections.count(await embedded(null)) }) });
+    return { db, connections: connections.stats, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
   if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
   else mkdirSync(dirname(target.directory), { recursive: true });
   const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
   const directory = target.directory;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: () => embedded(directory) }) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: async () => connections.count(await embedded(directory)) }) });
   return {
     db,
+    connections: connections.stats,
     description: `embedded PGlite in ${target.directory}`,
     embedded: true,
     async close() {

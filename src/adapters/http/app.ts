@@ -11,6 +11,7 @@ import { errorMapper } from "./plumbing/error-mapper.ts";
 import { rateLimit } from "./plumbing/rate-limit.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
+import { type RequestObserver, requestMetrics } from "./plumbing/request-metrics.ts";
 import { routeTable } from "./plumbing/route-table.ts";
 import { aboutRoutes } from "./routes/about.ts";
 import { adminProductsRoutes } from "./routes/admin-products.ts";
@@ -45,11 +46,13 @@ export interface AppOptions {
   exemptUserAgent: string;
   /** The built-in fake processor, when it takes the payments: its 3-D Secure challenge page is served (never with Stripe). */
   fakeProcessor?: FakeProcessor | null;
+  /** With METRICS_PORT: told of every answered request (without it, requests are not measured at all). */
+  observeRequest?: RequestObserver;
 }
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor }: AppOptions,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, observeRequest }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
@@ -61,6 +64,7 @@ export function createApp(
     .use(bodyReading(routes))
     .use(errorMapper(logger, routes))
     .use(requestLog(logger, tokenSubject(auth)))
+    .use(observeRequest ? requestMetrics(observeRequest, routes) : new Elysia({ name: "plumbing.request-metrics" }))
     .use(apiDocs({ publicUrl, cookieName: session.cookieName }))
     .use(aboutRoutes(publicUrl))
     .use(healthRoutes(useCases, logger))
