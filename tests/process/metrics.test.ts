@@ -3,7 +3,7 @@ import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
-import { processes, waitForStart } from "../support/processes.ts";
+import { outcome, processes, waitForStart } from "../support/processes.ts";
 import { signedByEasyPost } from "../support/webhook-signers.ts";
 
 // A shop on PostgreSQL with METRICS_PORT, sent known traffic, then scraped as Prometheus would.
@@ -199,4 +199,13 @@ test("/metrics is on METRICS_PORT only: the API's port has none, and the metrics
   // Scraping is never rate limited, nor counted as a request to the shop.
   for (let i = 0; i <= LIMIT; i++) expect((await fetch(metricsUrl)).status).toBe(200);
   expect((await scrape()).some((s) => s.labels.route === "/metrics")).toBe(false);
+}, 20_000);
+
+test("a METRICS_PORT already in use stops the start before anything is opened: one line naming the port, exit 1", async () => {
+  const port = new URL(metricsUrl).port;
+  const second = await outcome(children.spawn([process.execPath, "src/main.ts"], { PORT: "0", METRICS_PORT: port, DATABASE_URL: database.url }));
+  expect(second.code).toBe(1);
+  const errors = second.output.split("\n").filter((line) => line.includes('"level":"error"'));
+  expect(errors.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ event: "server.start_failed", error: `Port ${port} is already in use` })]);
+  expect((await fetch(metricsUrl)).status).toBe(200);
 }, 20_000);
