@@ -1,15 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { Kysely, PGliteDialect, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
+import { type ConnectionStats, countedPGliteDialect } from "./counted-connection.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";
 
 export type Db = Kysely<Database>;
+export type { ConnectionStats };
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
@@ -18,13 +20,6 @@ export type DatabaseTarget =
    * DATA_DIR, when the database lives in it (kept 0700); null for a directory named by the URL.
    */
   | { kind: "pglite"; directory: string | null; label: string; privateDir: string | null };
-
-/** The database's connections now: checked out, asked for and not yet given, and the most there may be. */
-export interface ConnectionStats {
-  inUse: number;
-  waiting: number;
-  max: number;
-}
 
 export interface OpenDatabase {
   db: Db;
@@ -35,32 +30,6 @@ export interface OpenDatabase {
   embedded: boolean;
   /** Closes the connections (and gives up the embedded database's lock). */
   close(): Promise<void>;
-}
-
-/**
- * PGlite is one connection, which runs one query or transaction at a time: of what is in flight on
- * it, one holds it and the rest wait.
- */
-function embeddedConnections() {
-  let inFlight = 0;
-  return {
-    stats: (): ConnectionStats => ({ inUse: Math.min(inFlight, 1), waiting: Math.max(inFlight - 1, 0), max: 1 }),
-    /** Counts what is in flight on `pglite` (its queries and whole transactions: every way Kysely reaches it). */
-    count<P extends { query: (...args: never[]) => Promise<unknown>; transaction: (...args: never[]) => Promise<unknown> }>(pglite: P): P {
-      for (const name of ["query", "transaction"] as const) {
-        const run = pglite[name].bind(pglite) as (...args: unknown[]) => Promise<unknown>;
-        pglite[name] = (async (...args: unknown[]) => {
-          inFlight++;
-          try {
-            return await run(...args);
-          } finally {
-            inFlight--;
-          }
-        }) as P[typeof name];
-      }
-      return pglite;
-    },
-  };
 }
 
 /** PGlite is loaded only for an embedded database (some 10 MB a process on PostgreSQL would carry for nothing). */
@@ -93,20 +62,21 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
       close: () => db.destroy(),
     };
   }
-  const connections = embeddedConnections();
   if (!target.directory) {
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: async () => connections.count(await embedded(null)) }) });
-    return { db, connections: connections.stats, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
+    const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(null) });
+    const db = new Kysely<Database>({ dialect });
+    return { db, connections, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
   if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
   else mkdirSync(dirname(target.directory), { recursive: true });
   const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
   const directory = target.directory;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: async () => connections.count(await embedded(directory)) }) });
+  const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(directory) });
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
-    connections: connections.stats,
+    connections,
     description: `embedded PGlite in ${target.directory}`,
     embedded: true,
     async close() {
