@@ -22,6 +22,9 @@ import { type FakeProcessor, challengePageAt, createFakeProcessor } from "./adap
 import { createPgFakeLedger } from "./adapters/db/fake-processor-ledger.ts";
 import { createStripeClient, createStripeGateway } from "./adapters/payments/stripe-gateway.ts";
 import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
+import { traceProcessor } from "./adapters/tracing/processor-spans.ts";
+import { statementSpans } from "./adapters/tracing/statement-spans.ts";
+import type { Tracing } from "./adapters/tracing/tracing.ts";
 
 export interface Runtime {
   deps: Deps;
@@ -32,6 +35,8 @@ export interface Runtime {
   fakeProcessor: FakeProcessor | null;
   /** With METRICS_PORT: the metrics to serve, and to tell of every request; null without. */
   metrics: PrometheusMetrics | null;
+  /** OpenTelemetry as handed in (OTEL_EXPORTER_OTLP_ENDPOINT set): statements and processor calls are traced already, and close() sends the last spans. */
+  tracing: Tracing | null;
   /** Which adapter serves each port, for the start-up log. */
   adapters: Record<string, string>;
   /** Connects what should be connected before the first request (Redis), waiting half a second at most; never fails the start. */
@@ -131,14 +136,29 @@ function chooseMetrics(config: Config, sources: { connections(): ConnectionStats
   });
 }
 
-/** Picks an adapter for every port from the configuration. */
-export function buildRuntime(config: Config, logger: Logger): Runtime {
-  const { db, connections, description, embedded, close: closeDatabase } = openDatabase(config.database, logger);
+function describeTracing({ tracing }: Config): string {
+  if (!tracing) return "off (OTEL_EXPORTER_OTLP_ENDPOINT unset)";
+  const { ratio, parentBased } = tracing.sampler;
+  const url = new URL(tracing.tracesUrl);
+  const kept = `${ratio * 100} % of new traces${parentBased ? ", a caller's traceparent deciding for its own" : ""}`;
+  return `OTLP/HTTP to ${url.host}${url.pathname} as service ${tracing.serviceName}, ${kept}`;
+}
+
+/** Picks an adapter for every port from the configuration; with `tracing`, the database and the processor in spans. */
+export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | null = null): Runtime {
+  const {
+    db,
+    connections,
+    description,
+    embedded,
+    close: closeDatabase,
+  } = openDatabase(config.database, logger, tracing ? statementSpans(tracing.tracer) : undefined);
   const { mailer, description: mail } = chooseMailer(config, logger);
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
   // Leave one core to the requests that need no hashing.
   const hashingThreads = Math.max(1, availableParallelism() - 1);
   const { processor, fake, description: payments } = chooseProcessor(config, logger, db);
+  const processorPorts = tracing ? traceProcessor(processor, tracing.tracer, fake ? "fake-processor" : "stripe") : { payments: processor, tax: processor };
   const counters = chooseCounters(config, logger);
   const uow = createPgUnitOfWork(db);
   const metrics = chooseMetrics(config, { connections, counters: counters.counters, uow });
@@ -151,8 +171,8 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     hasher: createBcryptHasher(hashingThreads, undefined, config.bcryptCost),
     commonPasswords,
     mailer,
-    payments: processor,
-    tax: processor,
+    payments: processorPorts.payments,
+    tax: processorPorts.tax,
     loginAttempts: counters.counters,
     rateLimits: counters.counters,
     identityProviders,
@@ -165,6 +185,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
     embedded,
     fakeProcessor: fake,
     metrics,
+    tracing,
     adapters: {
       database: description,
       mail,
@@ -174,6 +195,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       counters: counters.description,
       rateLimit: describeRateLimit(config.rateLimit),
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",
+      tracing: describeTracing(config),
     },
     async connect() {
       // Redis that does not answer at start is no reason not to start, nor to wait for its client's
@@ -184,6 +206,7 @@ export function buildRuntime(config: Config, logger: Logger): Runtime {
       mailer.close?.();
       counters.close();
       await closeDatabase();
+      await tracing?.shutdown();
     },
   };
 }

@@ -35,6 +35,15 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // OpenTelemetry's own variables, read as its specification says (decisions §14): tracing is on
+  // when an endpoint is set, and nothing is set up or sent without one.
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlOf("http", "https").optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlOf("http", "https").optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default("storefront"),
+  OTEL_TRACES_SAMPLER: z
+    .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
+    .default("parentbased_always_on"),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SESSION_COOKIE_NAME: z
     .string()
@@ -170,6 +179,8 @@ export interface Config {
   dataDir: string;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Null: no OTLP endpoint, no tracing. `sampler.ratio`: the share of new traces kept; `parentBased`: a caller's traceparent decides instead. */
+  tracing: { tracesUrl: string; serviceName: string; sampler: { ratio: number; parentBased: boolean } } | null;
   /** Null: generate one and keep it in DATA_DIR (never in production). */
   authSecret: string | null;
   /** With `__Secure-` in front when PUBLIC_URL is https. */
@@ -248,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     dataDir: e.DATA_DIR,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    tracing: tracingConfig(e),
     authSecret: e.AUTH_SECRET ?? null,
     sessionCookieName: secure ? `__Secure-${e.SESSION_COOKIE_NAME}` : e.SESSION_COOKIE_NAME,
     secureCookies: secure,
@@ -371,6 +383,16 @@ function databaseTarget(e: Env): DatabaseTarget {
   if (url === "pglite://memory") return { kind: "pglite", directory: null, label: url, privateDir: null };
   if (url.startsWith("pglite://")) return { kind: "pglite", directory: decodeURIComponent(new URL(url).pathname), label: url, privateDir: null };
   return { kind: "postgres", url, poolMax: e.DATABASE_POOL_MAX };
+}
+
+/** The specification's rule: the traces endpoint as given, or the general one with `v1/traces` after it. */
+function tracingConfig(e: Env): Config["tracing"] {
+  const general = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const tracesUrl = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (general ? `${general.replace(/\/?$/, "/")}v1/traces` : null);
+  if (!tracesUrl) return null;
+  const sampler = e.OTEL_TRACES_SAMPLER;
+  const ratio = sampler.endsWith("always_on") ? 1 : sampler.endsWith("always_off") ? 0 : e.OTEL_TRACES_SAMPLER_ARG;
+  return { tracesUrl, serviceName: e.OTEL_SERVICE_NAME, sampler: { ratio, parentBased: sampler.startsWith("parentbased_") } };
 }
 
 function oauthConfig(e: Env): OAuthConfig {

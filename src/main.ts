@@ -11,6 +11,8 @@ import { createApp } from "./adapters/http/app.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { serveMetrics } from "./adapters/metrics/server.ts";
 import { observeWebhookVerifiers } from "./application/system/observe.ts";
+import { startTracing } from "./adapters/tracing/tracing.ts";
+import { traceUseCases } from "./adapters/tracing/use-case-spans.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -55,9 +57,9 @@ const runtime = await Promise.resolve()
     ensurePortFree(config.port);
     if (config.metricsPort !== null) ensurePortFree(config.metricsPort);
   })
-  .then(() => buildRuntime(config, logger))
+  .then(async () => buildRuntime(config, logger, config.tracing && (await startTracing(config.tracing, logger))))
   .catch((error: unknown) => failStart(error));
-const useCases = makeUseCases(runtime.deps, {
+const boundUseCases = makeUseCases(runtime.deps, {
   publicUrl: config.publicUrl,
   orders: config.orders,
   rateLimit: config.rateLimit,
@@ -65,6 +67,7 @@ const useCases = makeUseCases(runtime.deps, {
   lowStockThreshold: config.lowStockThreshold,
   shopTimeZone: config.shopTimeZone,
 });
+const useCases = runtime.tracing ? traceUseCases(boundUseCases, runtime.tracing.tracer) : boundUseCases;
 
 async function prepareDatabase() {
   if (config.migrateOnStart) {
@@ -95,6 +98,7 @@ function listen(secret: string) {
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     fakeProcessor: runtime.fakeProcessor,
     observeRequest: runtime.metrics?.request,
+    tracer: runtime.tracing?.tracer ?? null,
     session: {
       secret,
       cookieName: config.sessionCookieName,

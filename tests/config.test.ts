@@ -144,6 +144,31 @@ describe("configuration", () => {
     expect(loadConfig({ PUBLIC_URL: "https://shop.example.com/" }).publicUrl).toBe("https://shop.example.com");
   });
 
+  test("tracing is off unless an OTLP endpoint is set; spans go to the general endpoint's v1/traces, or to the traces endpoint as given (OpenTelemetry's rule)", () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    expect(loadConfig({ OTEL_SERVICE_NAME: "shop-eu", OTEL_TRACES_SAMPLER: "traceidratio" }).tracing).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }).tracing).toEqual({
+      tracesUrl: "http://collector:4318/v1/traces",
+      serviceName: "storefront",
+      sampler: { ratio: 1, parentBased: true },
+    });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otlp.example.com/tenant/" }).tracing?.tracesUrl).toBe(
+      "https://otlp.example.com/tenant/v1/traces",
+    );
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://tempo:4318/traces" }).tracing?.tracesUrl,
+    ).toBe("http://tempo:4318/traces");
+    const sampled = (sampler: string, arg?: string) =>
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: arg }).tracing?.sampler;
+    expect(sampled("parentbased_traceidratio", "0.1")).toEqual({ ratio: 0.1, parentBased: true });
+    expect(sampled("traceidratio", "0.25")).toEqual({ ratio: 0.25, parentBased: false });
+    expect(sampled("always_off", "0.5")).toEqual({ ratio: 0, parentBased: false });
+    expect(sampled("traceidratio")).toEqual({ ratio: 1, parentBased: false });
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: must be a http:\/\/ or https:\/\/ URL/);
+    expect(() => sampled("sometimes")).toThrow(/OTEL_TRACES_SAMPLER: must be one of always_on, .*, not "sometimes"/);
+    expect(() => sampled("traceidratio", "1.5")).toThrow(/OTEL_TRACES_SAMPLER_ARG: must be at most 1, not 1.5/);
+  });
+
   test("a value of the wrong kind is named in plain words: what the variable must be, and what was given where it is no secret", () => {
     const problem = (env: Record<string, string>) => {
       try {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { csvCell, csvDocument, csvFileName, csvRows } from "../../src/adapters/presenters/csv.ts";
+import { CSV_CHUNK_ROWS, csvCell, csvDocument, csvFileName, csvRows } from "../../src/adapters/presenters/csv.ts";
 import { csvResponse } from "../../src/adapters/http/csv.ts";
 
 test("RFC 4180: commas, quotes and line breaks are quoted, quotes doubled, lines end in CRLF", () => {
@@ -23,6 +23,8 @@ test("a text cell a spreadsheet would run as a formula gets a leading quote; num
   for (const formula of ['=HYPERLINK("http://evil")', "+1", "-1+2", "@SUM(A1)", "\tx", "\rx"]) expect(csvCell(formula)).toBe(`'${formula}`);
   for (const plain of ["Habanero", "a=b", "1-2", "", "'quoted"]) expect(csvCell(plain)).toBe(plain);
   expect([csvCell(-3), csvCell({ cents: -1250 }), csvCell({ cents: 5 }), csvCell(null), csvCell(true)]).toEqual(["-3", "-12.50", "0.05", "", "true"]);
+  const money = [0, 7, -7, 10, 99, 100, 105, -105, 123_456_789, -99_999].map((cents) => csvCell({ cents }));
+  expect(money).toEqual(["0.00", "0.07", "-0.07", "0.10", "0.99", "1.00", "1.05", "-1.05", "1234567.89", "-999.99"]);
   expect(csvCell(new Date("2026-11-25T01:02:03Z"))).toBe("2026-11-25T01:02:03.000Z");
   expect(csvRows([["=1+1", "a,b"]])).toBe('\'=1+1,"a,b"\r\n');
 });
@@ -39,6 +41,18 @@ test("a document is its header, then each batch as it comes; an export is offere
   expect(csvFileName("orders", new Date("2026-01-05T23:59:00Z"))).toBe("orders-20260105.csv");
 });
 
+test("a batch of a thousand rows is written as chunks of at most CSV_CHUNK_ROWS, in order, none lost", async () => {
+  async function* batches() {
+    yield Array.from({ length: 1000 }, (_, i) => i);
+    yield [1000];
+  }
+  const chunks: string[] = [];
+  for await (const chunk of csvDocument(["n"], batches(), (n: number) => [n])) chunks.push(chunk);
+  const rowsPerChunk = chunks.slice(1).map((chunk) => chunk.split("\r\n").length - 1);
+  expect(rowsPerChunk).toEqual([CSV_CHUNK_ROWS, CSV_CHUNK_ROWS, CSV_CHUNK_ROWS, CSV_CHUNK_ROWS, 1]);
+  expect(chunks.join("")).toBe(`n\r\n${Array.from({ length: 1001 }, (_, i) => `${i}\r\n`).join("")}`);
+});
+
 test("the HTTP answer is text/csv, a download with its dated name, and streams the chunks", async () => {
   async function* chunks() {
     yield "a\r\n";
@@ -48,6 +62,27 @@ test("the HTTP answer is text/csv, a download with its dated name, and streams t
   expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   expect(res.headers.get("content-disposition")).toBe('attachment; filename="users-20261125.csv"');
   expect(await res.text()).toBe("a\r\nb\r\n");
+});
+
+test("between two chunks of a streamed answer, other work waiting on the thread gets its turn", async () => {
+  let turns = 0;
+  let streaming = true;
+  const otherWork = () => {
+    turns++;
+    if (streaming) setImmediate(otherWork);
+  };
+  setImmediate(otherWork);
+  const turnsSeen: number[] = [];
+  async function* chunks() {
+    for (let i = 0; i < 5; i++) {
+      turnsSeen.push(turns);
+      yield `${i}\r\n`;
+    }
+  }
+  expect(await csvResponse("orders", new Date(), chunks()).text()).toBe("0\r\n1\r\n2\r\n3\r\n4\r\n");
+  streaming = false;
+  // Each chunk was made after the other work had run once more.
+  for (let i = 1; i < turnsSeen.length; i++) expect(turnsSeen[i]!).toBeGreaterThan(turnsSeen[i - 1]!);
 });
 
 test("an empty cell is empty, not quoted", () => {

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { finishDocument } from "../../src/adapters/http/docs/finish-document.ts";
+import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { signedInAs } from "../support/accounts.ts";
 import { createTestApp } from "../support/http.ts";
 
 const SHOP = "https://shop.example.com";
@@ -57,11 +59,10 @@ describe("the OpenAPI document (decisions §10)", () => {
     }
   });
 
-  test("the error answers are documented where they can happen: 400 with input, 401 with a session, 413 and 415 wherever a body may come, 500 everywhere", () => {
+  test("the error answers are documented where they can happen: 400 and 500 everywhere, 401 with a session, 413 and 415 wherever a body may come", () => {
     for (const { route, operation } of operations()) {
       const statuses = Object.keys(operation.responses);
-      const expected = ["500"];
-      if (operation.parameters?.length || operation.requestBody) expected.push("400");
+      const expected = ["400", "500"];
       if (operation.security.length && operation.security.every((r: object) => Object.keys(r).length)) expected.push("401");
       // A webhook takes its body raw, in whatever media type: too large, never unsupported.
       if (!route.startsWith("GET ")) expected.push(...(route.includes("/webhooks/") ? ["413"] : ["413", "415"]));
@@ -72,6 +73,49 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(doc.paths["/api/products"].post.responses["413"]).toEqual({ $ref: "#/components/responses/EnvelopePayloadTooLarge" });
     expect(doc.paths["/api/cart"].post.responses["415"]).toEqual({ $ref: "#/components/responses/UnsupportedMediaType" });
     expect(doc.components.responses.TooManyRequests.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+  });
+
+  test("a route that takes no input still refuses a query string that is not UTF-8, or a GET's body, with a 400 its operation documents (found by the fuzz)", async () => {
+    const t = createTestApp();
+    const { headers } = await signedInAs(t);
+    for (const path of ["/api", "/api/health", "/api/auth/session", "/api/auth/providers", "/api/cart"]) {
+      expect({ path, parameters: doc.paths[path].get.parameters, documented: doc.paths[path].get.responses["400"] }).toEqual({
+        path,
+        parameters: undefined,
+        documented: { $ref: "#/components/responses/BadRequest" },
+      });
+      const query = await t.call("GET", `${path}?%FF`, { headers });
+      expect({ path, status: query.status, body: query.body }).toEqual({ path, status: 400, body: { error: "Query string is not valid UTF-8" } });
+      const body = await t.app.handle(
+        new Request(`http://localhost${path}`, { headers: { ...headers, "content-type": "application/json", "content-length": "2" }, body: "{}" }),
+      );
+      expect({ path, status: body.status, body: await body.json() }).toEqual({ path, status: 400, body: { error: "A GET request takes no body" } });
+    }
+    expect(doc.components.responses.BadRequest.description).toContain("a query string that is not UTF-8, a GET with a body");
+  });
+
+  test("a redirect is documented as the shop answers it: no body, and a Location (found by the fuzz)", async () => {
+    const providers = createIdentityProviders({ github: { clientId: "gh-client", clientSecret: "gh-secret" } }, SHOP);
+    const res = await createTestApp(createMemoryDeps({ identityProviders: providers })).call("GET", "/api/auth/signin/github");
+    expect({ status: res.status, body: res.body, contentType: res.headers.get("content-type") }).toEqual({ status: 302, body: "", contentType: null });
+    expect(res.headers.get("location")).toStartWith("https://github.com/login/oauth/authorize?");
+    const redirects = operations().flatMap(({ route, operation }) =>
+      Object.entries(operation.responses)
+        .filter(([status]) => status.startsWith("3"))
+        .map(([, r]) => ({ route, r })),
+    );
+    expect(redirects.map(({ route }) => route)).toEqual([
+      "GET /api/auth/signin/{provider}",
+      "GET /api/auth/callback/{provider}",
+      "POST /api/auth/callback/{provider}",
+    ]);
+    for (const { route, r } of redirects as { route: string; r: any }[]) {
+      expect({ route, content: r.content, location: r.headers.Location.schema }).toEqual({
+        route,
+        content: undefined,
+        location: { type: "string", format: "uri" },
+      });
+    }
   });
 
   test("route-specific answers: 503 and the password limits' 429 where passwords are checked, 409 on a move or a cancel that waits on a payment, the webhooks' own 400s, X-Total-Count and Idempotent-Replayed", () => {

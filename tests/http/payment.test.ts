@@ -153,6 +153,19 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     }
   });
 
+  test("the document says what the challenge routes answer: the page as text/html; to the bank's POST JSON, or to a browser text/html (found by the fuzz)", async () => {
+    const { path } = await challenged();
+    const doc = (await t.call("GET", "/api/openapi.json")).body;
+    const answers = (route: string, method: string) => doc.paths[route][method].responses["200"].content;
+    const page = await t.app.handle(new Request(`http://localhost${path}`));
+    expect(page.headers.get("content-type")).toStartWith("text/html;");
+    expect(answers("/api/fake-processor/challenge/{intentId}", "get")).toEqual({ "text/html": { schema: { type: "string" } } });
+    const post = answers("/api/fake-processor/challenge/{intentId}/{answer}", "post");
+    expect(post).toEqual({ "application/json": { schema: { $ref: "#/components/schemas/ChallengeAnswer" } }, "text/html": { schema: { type: "string" } } });
+    const toBrowser = await t.app.handle(new Request(`http://localhost${path}/fail`, { method: "POST", headers: { accept: "text/html" } }));
+    expect(toBrowser.headers.get("content-type")).toStartWith("text/html;");
+  });
+
   test("an unknown intent is 404; a malformed one 400", async () => {
     expect((await t.call("GET", "/api/fake-processor/challenge/pi_unknown")).status).toBe(404);
     expect((await t.call("POST", "/api/fake-processor/challenge/pi_unknown/authorize")).status).toBe(404);

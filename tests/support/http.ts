@@ -56,6 +56,8 @@ export interface TestAppOptions {
   shopTimeZone?: string;
   /** Told of every answered request, as the metrics are with METRICS_PORT. */
   observeRequest?: AppOptions["observeRequest"];
+  /** How long sessions, accounts and permissions read are trusted (30 s unless given; 0 reads them on every request). */
+  sessionCacheSeconds?: number;
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
@@ -68,6 +70,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     publicUrl: TEST_PUBLIC_URL,
     rateLimit: { max: 0, passwordMax: 0, windowSeconds: 900, ...options.rateLimit },
     shopTimeZone: options.shopTimeZone,
+    sessionCacheSeconds: options.sessionCacheSeconds,
   });
   const app = createApp(useCases, {
     logger: options.logger ?? silentLogger,

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, type LogEvent, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
@@ -39,7 +39,8 @@ async function embedded(directory: string | null) {
   return directory ? new PGlite(directory, options) : new PGlite(options);
 }
 
-export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger): OpenDatabase {
+/** `onStatement`: told of every statement once it has run, with its time (tracing's statement spans). */
+export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger, onStatement?: (event: LogEvent) => void): OpenDatabase {
   if (target.kind === "postgres") {
     const url = new URL(target.url);
     const pool = new Pool({
@@ -53,7 +54,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
     const lost = (error: Error) => logger.warn("database.connection_lost", { message: error.message });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }), log: onStatement });
     return {
       db,
       connections: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
@@ -64,7 +65,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
   }
   if (!target.directory) {
     const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(null) });
-    const db = new Kysely<Database>({ dialect });
+    const db = new Kysely<Database>({ dialect, log: onStatement });
     return { db, connections, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
@@ -73,7 +74,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
   const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
   const directory = target.directory;
   const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(directory) });
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect, log: onStatement });
   return {
     db,
     connections,

@@ -91,39 +91,55 @@ interface Cursor {
   itemId: string;
 }
 
-function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, limit: number) {
-  return db
+/** An exported line as PostgreSQL writes it: one JSON array, in this order. */
+type LineTuple = [
+  orderId: string,
+  orderNumber: string,
+  status: OrderStatus,
+  paymentStatus: PaymentStatus,
+  subtotal: number,
+  shippingCost: number,
+  tax: number,
+  discountAmount: number,
+  total: number,
+  shippingAddress: Address,
+  trackingNumber: string | null,
+  createdAt: string,
+  updatedAt: string,
+  customerId: string,
+  email: string,
+  name: string,
+  itemId: string,
+  productId: string,
+  productName: string,
+  productSku: string,
+  productImage: string,
+  quantity: number,
+  unitPrice: number,
+  totalPrice: number,
+  position: number,
+];
+
+/**
+ * A batch of lines after the cursor, each as one JSON array. An export reads hundreds of thousands
+ * of lines: as 25 columns each, turning every field into a string of its own took most of the
+ * server's time; one JSON text a line is decoded whole, natively, at a third of the cost.
+ */
+async function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, limit: number): Promise<LineTuple[]> {
+  const rows = await db
     .selectFrom("orders")
     .innerJoin("users", "users.id", "orders.user_id")
     .innerJoin("order_items as item", "item.order_id", "orders.id")
-    .select([
-      "orders.id",
-      "orders.order_number",
-      "orders.status",
-      "orders.payment_status",
-      "orders.subtotal_cents",
-      "orders.shipping_cents",
-      "orders.tax_cents",
-      "orders.discount_cents",
-      "orders.total_cents",
-      "orders.shipping_address",
-      "orders.tracking_number",
-      "orders.created_at",
-      "orders.updated_at",
-      sql<string>`orders.created_at::text`.as("cursor_at"),
-      "orders.user_id",
-      "users.email",
-      "users.name",
-      "item.id as item_id",
-      "item.product_id",
-      "item.product_name",
-      "item.product_sku",
-      "item.product_image",
-      "item.quantity",
-      "item.unit_price_cents",
-      "item.total_price_cents",
-      "item.position",
-    ])
+    .select(
+      sql<LineTuple>`json_build_array(
+        orders.id, orders.order_number, orders.status, orders.payment_status, orders.subtotal_cents,
+        orders.shipping_cents, orders.tax_cents, orders.discount_cents, orders.total_cents,
+        orders.shipping_address, orders.tracking_number, orders.created_at, orders.updated_at,
+        orders.user_id, users.email, users.name,
+        item.id, item.product_id, item.product_name, item.product_sku, item.product_image,
+        item.quantity, item.unit_price_cents, item.total_price_cents, item.position
+      )`.as("line"),
+    )
     .where((eb) => {
       const all = [...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q, "lookup")])];
       if (after) {
@@ -140,36 +156,35 @@ function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, limit: nu
     .orderBy("item.id")
     .limit(limit)
     .execute();
+  return rows.map((row) => row.line);
 }
 
-type LineRow = Awaited<ReturnType<typeof linesAfter>>[number];
-
-const toLine = (r: LineRow): ExportedLine => ({
+const toLine = (l: LineTuple): ExportedLine => ({
   order: {
-    id: r.id,
-    orderNumber: r.order_number,
-    status: r.status as OrderStatus,
-    paymentStatus: r.payment_status as PaymentStatus,
-    subtotal: r.subtotal_cents,
-    shippingCost: r.shipping_cents,
-    tax: r.tax_cents,
-    discountAmount: r.discount_cents,
-    total: r.total_cents,
-    shippingAddress: r.shipping_address as Address,
-    trackingNumber: r.tracking_number,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    id: l[0],
+    orderNumber: l[1],
+    status: l[2],
+    paymentStatus: l[3],
+    subtotal: l[4],
+    shippingCost: l[5],
+    tax: l[6],
+    discountAmount: l[7],
+    total: l[8],
+    shippingAddress: l[9],
+    trackingNumber: l[10],
+    createdAt: new Date(l[11]),
+    updatedAt: new Date(l[12]),
   },
-  customer: { id: r.user_id, email: r.email, name: r.name },
+  customer: { id: l[13], email: l[14], name: l[15] },
   item: {
-    id: r.item_id,
-    productId: r.product_id,
-    productName: r.product_name,
-    productSku: r.product_sku,
-    productImage: r.product_image,
-    quantity: r.quantity,
-    unitPrice: r.unit_price_cents,
-    totalPrice: r.total_price_cents,
+    id: l[16],
+    productId: l[17],
+    productName: l[18],
+    productSku: l[19],
+    productImage: l[20],
+    quantity: l[21],
+    unitPrice: l[22],
+    totalPrice: l[23],
   },
 });
 
@@ -177,10 +192,11 @@ const toLine = (r: LineRow): ExportedLine => ({
 export async function* exportLines(db: Db, f: OrderQueueFilter, batchSize: number): AsyncGenerator<ExportedLine[]> {
   let after: Cursor | null = null;
   for (;;) {
-    const rows = await linesAfter(db, f, after, batchSize);
-    if (rows.length > 0) yield rows.map(toLine);
-    const last = rows.at(-1);
-    if (!last || rows.length < batchSize) return;
-    after = { at: last.cursor_at, orderId: last.id, position: last.position, itemId: last.item_id };
+    const lines = await linesAfter(db, f, after, batchSize);
+    if (lines.length > 0) yield lines.map(toLine);
+    const last = lines.at(-1);
+    if (!last || lines.length < batchSize) return;
+    // JSON keeps the creation time to the microsecond, in the session's time zone.
+    after = { at: last[11], orderId: last[0], position: last[24], itemId: last[16] };
   }
 }

@@ -1,3 +1,4 @@
+import type { Tracer } from "@opentelemetry/api";
 import { Elysia } from "elysia";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
@@ -13,6 +14,7 @@ import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { type RequestObserver, requestMetrics } from "./plumbing/request-metrics.ts";
 import { routeTable } from "./plumbing/route-table.ts";
+import { serverSpans } from "./plumbing/server-spans.ts";
 import { aboutRoutes } from "./routes/about.ts";
 import { adminProductsRoutes } from "./routes/admin-products.ts";
 import { adminAuditRoutes } from "./routes/admin-audit.ts";
@@ -48,17 +50,20 @@ export interface AppOptions {
   fakeProcessor?: FakeProcessor | null;
   /** With METRICS_PORT: told of every answered request (without it, requests are not measured at all). */
   observeRequest?: RequestObserver;
+  /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), a server span for every request. */
+  tracer?: Tracer | null;
 }
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, observeRequest }: AppOptions,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer, observeRequest }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
+    .use(serverSpans(tracer ?? null))
     .use(cors(corsOrigins, routes.methodsAt))
     .use(rateLimit(useCases, routes, { exemptUserAgent, hasLiveSession: hasLiveSession(useCases, auth) }))
     .use(bodyReading(routes))

@@ -18,7 +18,14 @@ export function csvCell(cell: CsvCell): string {
   if (typeof cell === "string") return FORMULA_START.test(cell) ? `'${cell}` : cell;
   if (typeof cell === "number" || typeof cell === "boolean") return String(cell);
   if (cell instanceof Date) return cell.toISOString();
-  return (cell.cents / 100).toFixed(2);
+  return dollars(cell.cents);
+}
+
+/** Cents as dollars with two decimals, by integer arithmetic (toFixed was a tenth of an export's time). */
+function dollars(cents: number): string {
+  const whole = Math.abs(cents);
+  const rest = whole % 100;
+  return `${cents < 0 ? "-" : ""}${(whole - rest) / 100}.${rest < 10 ? "0" : ""}${rest}`;
 }
 
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -37,9 +44,13 @@ export function csvRows(rows: readonly (readonly CsvCell[])[]): string {
   return text;
 }
 
+/** The most rows written into one chunk: a few hundred microseconds of work, so a streamed answer can let other requests run between two. */
+export const CSV_CHUNK_ROWS = 250;
+
 /**
- * A CSV document as text chunks: the header, then each batch of rows as it comes, so an export of
- * any size is written batch by batch and never held whole (decisions §12).
+ * A CSV document as text chunks: the header, then the rows of each batch as it comes, a chunk of at
+ * most CSV_CHUNK_ROWS at a time, so an export of any size is written piece by piece and never held
+ * whole (decisions §12).
  */
 export async function* csvDocument<T>(
   header: readonly string[],
@@ -47,7 +58,9 @@ export async function* csvDocument<T>(
   row: (item: T) => readonly CsvCell[],
 ): AsyncGenerator<string> {
   yield csvRows([header]);
-  for await (const batch of batches) if (batch.length > 0) yield csvRows(batch.map(row));
+  for await (const batch of batches) {
+    for (let start = 0; start < batch.length; start += CSV_CHUNK_ROWS) yield csvRows(batch.slice(start, start + CSV_CHUNK_ROWS).map(row));
+  }
 }
 
 /** The file name an export is offered under: `<what>-<YYYYMMDD>.csv`, dated in UTC. */

@@ -12,7 +12,10 @@ export interface OpenApiDocument {
 
 /** The answers that can happen across routes, named once (decisions §10). */
 const ERROR_RESPONSES = {
-  BadRequest: [400, "Invalid input: `details.issues` names each field (at most 20)"],
+  BadRequest: [
+    400,
+    "Invalid input: `details.issues` names each field (at most 20); or a request no route reads, on any route: a query string that is not UTF-8, a GET with a body",
+  ],
   Unauthorized: [401, "No valid session: `Unauthorized - authentication required`"],
   Forbidden: [403, "Signed in, but not allowed; or a cookie-authenticated change from a foreign origin"],
   NotFound: [404, "No such resource"],
@@ -128,13 +131,14 @@ const unlimited = (path: string) => path === "/api/health" || path === "/api/hea
 /**
  * What the generator does not know, added to every operation from its own shape: its security
  * (routes that need a session say so through the auth macros; the rest are public), and the error
- * answers it can give (400 with input, 401 with a required session, 404 with a path id, 413 and
+ * answers it can give (400 always: before any route reads it, a query string that is not UTF-8 or a
+ * GET's body is refused; 401 with a required session, 404 with a path id, 413 and
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
  * named responses too. Markers in a route's `detail` add headers: `x-total-count`,
  * `x-session-cookie` (the answer sets or clears the session cookie), and `x-retry-after` (its own
- * 503 says when to ask again).
+ * 503 says when to ask again); `x-csv` and `x-html` say the answer is a CSV download or an HTML page.
  */
 function finishOperation(path: string, method: string, operation: Operation, cookieHeaders: SessionCookieHeaders): void {
   const envelope = operation["x-envelope"] === true;
@@ -144,8 +148,10 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   const sessionCookie = operation["x-session-cookie"] as keyof SessionCookieHeaders | undefined;
   const csv = operation["x-csv"] === true;
   const retryAfter = operation["x-retry-after"] === true;
+  const html = operation["x-html"] === true;
   delete operation["x-csv"];
   delete operation["x-retry-after"];
+  delete operation["x-html"];
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
   delete operation["x-total-count"];
@@ -163,6 +169,15 @@ function finishOperation(path: string, method: string, operation: Operation, coo
     if (!name || !isErrorBody(response)) continue;
     responses[status] =
       raw && status === "400" ? { ...INVALID_EVENT, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } : refer(name);
+  }
+  // A redirect has no body (the generator gives every answer one): where it leads is its Location.
+  for (const [status, response] of Object.entries(responses) as [string, Json][]) {
+    if (!status.startsWith("3")) continue;
+    delete response.content;
+    response.headers = {
+      Location: { description: "Where the redirect leads", schema: { type: "string", format: "uri" } },
+      ...(response.headers as Json | undefined),
+    };
   }
   const success = Object.entries(responses).find(([status]) => status.startsWith("2"))?.[1] as Json | undefined;
   const successHeaders = {
@@ -187,8 +202,16 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   }
   const unavailable = responses["503"] as Json | undefined;
   if (retryAfter && unavailable) unavailable.headers = { "Retry-After": integerHeader("Seconds to wait before asking again") };
+  // An HTML page (the fake processor's challenge): the generator can only call a text answer text/plain, or
+  // put it in a union with the JSON one. The page is text/html; the JSON, where there is one too, stays JSON.
+  if (success && html) {
+    const page = { "text/html": { schema: { type: "string" } } };
+    const union = (success.content as { "application/json"?: { schema?: { anyOf?: Json[] } } } | undefined)?.["application/json"]?.schema?.anyOf ?? [];
+    const json = union.filter((branch) => branch.type !== "string");
+    success.content = json.length > 0 ? { "application/json": { schema: json.length === 1 ? json[0] : { anyOf: json } }, ...page } : page;
+  }
   const add = (name: ErrorResponse) => (responses[String(ERROR_RESPONSES[name][0])] ??= refer(name));
-  if (operation.parameters?.length || operation.requestBody) add("BadRequest");
+  add("BadRequest");
   if (operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length > 0)) add("Unauthorized");
   if (operation.parameters?.some((parameter) => parameter.in === "path")) add("NotFound");
   if (method !== "get" && method !== "head") {

@@ -1,11 +1,13 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../../../application/ports/system.ts";
 import { requestInfo } from "./request-context.ts";
+import { traceIdOf } from "./server-spans.ts";
 
 /**
  * One structured line per request: id, method, path, status, duration, client IP and, when signed
  * in, the user: as the auth plugin recognized them, or else (a public route, a request refused
- * before its session was looked at) as the session token says, read after the answer has gone.
+ * before its session was looked at) as the session token says, read after the answer has gone. With
+ * tracing on, the id of the request's trace too (its caller's, when it sent `traceparent`).
  */
 export function requestLog(logger: Logger, tokenSubject: (request: Request) => Promise<string | undefined>) {
   return new Elysia({ name: "plumbing.request-log" }).onAfterResponse({ as: "global" }, async ({ request, set, path, responseValue }) => {
@@ -21,6 +23,7 @@ export function requestLog(logger: Logger, tokenSubject: (request: Request) => P
       durationMs: info ? Math.round((performance.now() - info.startedAt) * 100) / 100 : undefined,
       ip: info?.ip ?? undefined,
       userId,
+      traceId: traceIdOf(request),
     });
   });
 }

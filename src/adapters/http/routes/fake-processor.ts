@@ -98,7 +98,7 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
         params: intentParams,
         query: returnQuery,
         response: { 200: z.string().describe("An HTML page: the amount and two buttons, Authorize and Fail"), 404: errorBody },
-        detail: { ...detail, summary: "The fake processor's 3-D Secure challenge page (built-in fake processor only)" },
+        detail: { ...detail, summary: "The fake processor's 3-D Secure challenge page (built-in fake processor only)", "x-html": true },
       },
     )
     .post(
@@ -121,6 +121,7 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
         detail: {
           ...detail,
           summary: "Answer the challenge as the bank: authorize (the order is paid) or fail (the payment fails; the order stays payable)",
+          "x-html": true,
         },
       },
     );
