@@ -27,7 +27,8 @@ COPY web ./web
 RUN mkdir -p /app/data && chown bun:bun /app/data && chmod 700 /app/data
 USER bun
 EXPOSE 3000
-# The image has no curl: Bun asks. Liveness with a database round trip (200, or 503 when it is down).
+# The image has no curl: Bun asks. Readiness: a database round trip and the schema current (200), or
+# 503 when the database is down or behind this code's migrations (docs/operations.md, health checks).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["bun", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["bun", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health/ready').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["bun", "src/main.ts"]

@@ -8,7 +8,8 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/adapters/log.ts";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
-export const BENCH_DATABASE = "storefront_bench";
+/** BENCH_DATABASE: another name lets two benches run at once on one server. */
+export const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "storefront_bench";
 export const BENCH_PORT = Number(process.env.BENCH_PORT ?? 3900);
 
 export function benchDatabaseUrl(): string {

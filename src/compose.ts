@@ -3,13 +3,16 @@ import { RedisClient } from "bun";
 import type { Deps } from "./application/ports/index.ts";
 import type { Mailer } from "./application/ports/mail.ts";
 import type { Logger, RateLimitStore } from "./application/ports/system.ts";
+import { outboxBacklog } from "./application/system/check-health.ts";
 import { messageOf } from "./domain/errors.ts";
 import type { Config } from "./config.ts";
 import { WAITING_PER_LANE, createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
-import { type Db, openDatabase } from "./adapters/db/database.ts";
+import { type ConnectionStats, type Db, openDatabase } from "./adapters/db/database.ts";
 import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
 import { createIdentityProviders } from "./adapters/identity/index.ts";
+import { noMetrics } from "./adapters/metrics/none.ts";
+import { type PrometheusMetrics, createPrometheusMetrics } from "./adapters/metrics/prometheus.ts";
 import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
 import { createFailoverRateLimitStore, within } from "./adapters/ratelimit/failover-store.ts";
@@ -30,6 +33,8 @@ export interface Runtime {
   embedded: boolean;
   /** The built-in fake processor when it takes the payments (it serves a 3-D Secure challenge page); null on Stripe. */
   fakeProcessor: FakeProcessor | null;
+  /** With METRICS_PORT: the metrics to serve, and to tell of every request; null without. */
+  metrics: PrometheusMetrics | null;
   /** OpenTelemetry as handed in (OTEL_EXPORTER_OTLP_ENDPOINT set): statements and processor calls are traced already, and close() sends the last spans. */
   tracing: Tracing | null;
   /** Which adapter serves each port, for the start-up log. */
@@ -121,6 +126,16 @@ function describeRateLimit({ max, passwordMax, windowSeconds }: Config["rateLimi
   return `${perEndpoint}; ${passwords}`;
 }
 
+/** Decisions §14: with METRICS_PORT, Prometheus metrics, reading the pool, the counters' store and the outbox when scraped. */
+function chooseMetrics(config: Config, sources: { connections(): ConnectionStats; counters: RateLimitStore; uow: Deps["uow"] }): PrometheusMetrics | null {
+  if (config.metricsPort === null) return null;
+  return createPrometheusMetrics({
+    connections: sources.connections,
+    rateLimitStore: () => sources.counters.state(),
+    outbox: () => outboxBacklog(sources),
+  });
+}
+
 function describeTracing({ tracing }: Config): string {
   if (!tracing) return "off (OTEL_EXPORTER_OTLP_ENDPOINT unset)";
   const { ratio, parentBased } = tracing.sampler;
@@ -131,7 +146,13 @@ function describeTracing({ tracing }: Config): string {
 
 /** Picks an adapter for every port from the configuration; with `tracing`, the database and the processor in spans. */
 export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | null = null): Runtime {
-  const { db, description, embedded, close: closeDatabase } = openDatabase(config.database, logger, tracing ? statementSpans(tracing.tracer) : undefined);
+  const {
+    db,
+    connections,
+    description,
+    embedded,
+    close: closeDatabase,
+  } = openDatabase(config.database, logger, tracing ? statementSpans(tracing.tracer) : undefined);
   const { mailer, description: mail } = chooseMailer(config, logger);
   const identityProviders = createIdentityProviders(config.oauth, config.publicUrl);
   // Leave one core to the requests that need no hashing.
@@ -139,8 +160,10 @@ export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | 
   const { processor, fake, description: payments } = chooseProcessor(config, logger, db);
   const processorPorts = tracing ? traceProcessor(processor, tracing.tracer, fake ? "fake-processor" : "stripe") : { payments: processor, tax: processor };
   const counters = chooseCounters(config, logger);
+  const uow = createPgUnitOfWork(db);
+  const metrics = chooseMetrics(config, { connections, counters: counters.counters, uow });
   const deps: Deps = {
-    uow: createPgUnitOfWork(db),
+    uow,
     clock: systemClock,
     ids: cuid2Ids,
     random: cryptoRandom,
@@ -154,12 +177,14 @@ export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | 
     rateLimits: counters.counters,
     identityProviders,
     logger,
+    metrics: metrics?.shop ?? noMetrics,
   };
   return {
     deps,
     db,
     embedded,
     fakeProcessor: fake,
+    metrics,
     tracing,
     adapters: {
       database: description,

@@ -22,6 +22,8 @@ const urlOf = (...schemes: string[]) =>
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // Decisions §14: Prometheus's /metrics on a port of its own, never the API's; unset, no metrics.
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PUBLIC_URL: urlOf("http", "https").optional(),
   DATABASE_URL: z
     .string()
@@ -174,6 +176,8 @@ export type DatabaseTarget =
 export interface Config {
   env: "development" | "production" | "test";
   port: number;
+  /** METRICS_PORT: where GET /metrics answers; null: no metrics are kept. */
+  metricsPort: number | null;
   publicUrl: string;
   database: DatabaseTarget;
   dataDir: string;
@@ -254,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
   return {
     env: e.NODE_ENV,
     port: e.PORT,
+    metricsPort: e.METRICS_PORT ?? null,
     publicUrl,
     database: databaseTarget(e),
     dataDir: e.DATA_DIR,
@@ -342,6 +347,8 @@ function crossFieldProblems(e: Env): string[] {
   }
   if (e.STRIPE_PUBLISHABLE_KEY && !e.STRIPE_SECRET_KEY)
     problems.push("STRIPE_PUBLISHABLE_KEY: needs STRIPE_SECRET_KEY (without it the built-in fake processor is used)");
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT)
+    problems.push(`METRICS_PORT: must differ from PORT (${e.PORT}): the metrics are never served on the API's port`);
   if (e.STRIPE_API_BASE && !e.STRIPE_SECRET_KEY) problems.push("STRIPE_API_BASE: needs STRIPE_SECRET_KEY (without it the built-in fake processor is used)");
   if (e.STRIPE_API_BASE && e.STRIPE_SECRET_KEY?.includes("_live_")) problems.push("STRIPE_API_BASE: a live key is never sent to another host");
   // The fake processor takes Stripe's test cards as payment: a production shop would give its goods away.

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { createApp } from "./adapters/http/app.ts";
 import { buildWebApps, withWebApps } from "./adapters/http/web.ts";
 import { createJsonLogger } from "./adapters/log.ts";
+import { serveMetrics } from "./adapters/metrics/server.ts";
+import { observeWebhookVerifiers } from "./application/system/observe.ts";
 import { startTracing } from "./adapters/tracing/tracing.ts";
 import { traceUseCases } from "./adapters/tracing/use-case-spans.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
@@ -53,7 +55,10 @@ function ensurePortFree(port: number) {
 }
 
 const runtime = await Promise.resolve()
-  .then(() => ensurePortFree(config.port))
+  .then(() => {
+    ensurePortFree(config.port);
+    if (config.metricsPort !== null) ensurePortFree(config.metricsPort);
+  })
   .then(async () => buildRuntime(config, logger, config.tracing && (await startTracing(config.tracing, logger))))
   .catch((error: unknown) => failStart(error));
 const boundUseCases = makeUseCases(runtime.deps, {
@@ -102,9 +107,10 @@ function listen(secret: string, web: Awaited<ReturnType<typeof buildWeb>>) {
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    webhooks: webhookVerifiers(config, runtime.deps.clock),
+    webhooks: observeWebhookVerifiers(webhookVerifiers(config, runtime.deps.clock), runtime.deps.metrics),
     exemptUserAgent: config.rateLimit.exemptUserAgent,
     fakeProcessor: runtime.fakeProcessor,
+    observeRequest: runtime.metrics?.request,
     tracer: runtime.tracing?.tracer ?? null,
     stripePublishableKey: config.stripe?.publishableKey ?? null,
     session: {
@@ -131,11 +137,22 @@ function listen(secret: string, web: Awaited<ReturnType<typeof buildWeb>>) {
   }
 }
 
-const { app, secretSource } = await (async () => {
+/** Decisions §14: Prometheus's /metrics on METRICS_PORT, apart from the API. */
+function listenForMetrics() {
+  if (!runtime.metrics || config.metricsPort === null) return null;
+  try {
+    return serveMetrics(runtime.metrics, config.metricsPort, logger);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EADDRINUSE") throw portInUse(config.metricsPort);
+    throw error;
+  }
+}
+
+const { app, metricsServer, secretSource } = await (async () => {
   const { secret, source } = resolveAuthSecret(config.authSecret, config.dataDir, logger);
   const [web] = await Promise.all([buildWeb(), prepareDatabase()]);
   await runtime.connect();
-  return { app: listen(secret, web), secretSource: source };
+  return { app: listen(secret, web), metricsServer: listenForMetrics(), secretSource: source };
 })().catch((error: unknown) => failStart(error, runtime));
 
 const mailWorker = createOutboxWorker(runtime.deps, { pollIntervalMs: 2_000 });
@@ -152,6 +169,7 @@ logger.info("server.started", {
   backOffice: `${config.publicUrl}/admin`,
   docs: `${config.publicUrl}/api/docs`,
   port: app.server?.port,
+  metricsPort: metricsServer?.port,
   adapters: { ...runtime.adapters, sessionSecret: secretSource },
 });
 
@@ -184,6 +202,7 @@ async function shutdown(signal: string) {
   }
   await mailWorker.stop();
   await housekeeping.stop();
+  await metricsServer?.stop(true);
   await runtime.close();
   logger.info("server.stopped", { signal });
   process.exit(0);

@@ -135,6 +135,18 @@ describe("configuration", () => {
       expect(() => loadConfig({ PASSWORD_RATE_LIMIT_MAX: bad })).toThrow(/^Invalid configuration: PASSWORD_RATE_LIMIT_MAX: /);
   });
 
+  test("METRICS_PORT: no metrics unless set; a port of its own, never PORT's (0 picks a free one for either)", () => {
+    expect(loadConfig({}).metricsPort).toBeNull();
+    expect(loadConfig({ METRICS_PORT: "9100" }).metricsPort).toBe(9100);
+    expect(loadConfig({ PORT: "0", METRICS_PORT: "0" }).metricsPort).toBe(0);
+    expect(() => loadConfig({ PORT: "8080", METRICS_PORT: "8080" })).toThrow(
+      "Invalid configuration: METRICS_PORT: must differ from PORT (8080): the metrics are never served on the API's port",
+    );
+    expect(() => loadConfig({ METRICS_PORT: "3000" })).toThrow("METRICS_PORT: must differ from PORT (3000)");
+    expect(() => loadConfig({ METRICS_PORT: "metrics" })).toThrow('Invalid configuration: METRICS_PORT: must be a whole number, not "metrics"');
+    expect(() => loadConfig({ METRICS_PORT: "70000" })).toThrow("Invalid configuration: METRICS_PORT: must be at most 65535, not 70000");
+  });
+
   test("PUBLIC_URL loses a trailing slash", () => {
     expect(loadConfig({ PUBLIC_URL: "https://shop.example.com/" }).publicUrl).toBe("https://shop.example.com");
   });

@@ -45,7 +45,8 @@ import type { OrderFilter, OrderQueueFilter } from "./ports/orders.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
 import type { Deps } from "./ports/index.ts";
-import { checkHealth } from "./system/check-health.ts";
+import { checkHealth, checkReadiness } from "./system/check-health.ts";
+import { observeUseCases } from "./system/observe.ts";
 import { type NewAccount, type UserRef, createUser, ensureAdmin, setUserRole } from "./users/admin-users.ts";
 import { changePassword } from "./users/change-password.ts";
 import { getProfile } from "./users/get-profile.ts";
@@ -65,13 +66,13 @@ export interface UseCaseOptions {
   shopTimeZone?: string;
 }
 
-/** Every use case bound to its dependencies: what HTTP routes and CLI commands call. */
+/** Every use case bound to its dependencies: what HTTP routes and CLI commands call; those whose outcomes are counted tell deps.metrics. */
 export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps, (options.sessionCacheSeconds ?? ACCESS_CACHE_MS / 1000) * 1000);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
   const rateLimit = options.rateLimit ?? { max: 100, passwordMax: 10, windowSeconds: 900 };
   const reports = { timeZone: options.shopTimeZone ?? "UTC" };
-  return {
+  const useCases = {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
     createProduct: (actor: Actor, input: NewProduct, origin: RequestOrigin) => createProduct(deps, actor, input, origin),
@@ -112,6 +113,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     listLocations: (query: LocationQuery) => listLocations(deps, query),
     findNearbyLocations: (query: NearbyQuery) => findNearbyLocations(deps, query),
     checkHealth: () => checkHealth(deps),
+    checkReadiness: () => checkReadiness(deps),
     rateLimit,
     takeRequest: (client: string, endpoint: string) => takeRequest(deps, rateLimit, client, endpoint),
     takePasswordRequest: (client: string) => takeRequest(deps, { max: rateLimit.passwordMax, windowSeconds: rateLimit.windowSeconds }, client, PASSWORD_ROUTES),
@@ -174,6 +176,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
       return changed;
     },
   };
+  return observeUseCases(useCases, deps.metrics);
 }
 
 export type UseCases = ReturnType<typeof makeUseCases>;

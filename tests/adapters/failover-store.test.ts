@@ -41,12 +41,14 @@ function failover() {
 test("Redis stopped: every count is still answered, from memory; the switch is logged once, and so is the way back", async () => {
   const { store, primary, events } = failover();
   expect((await store.increment("k", 60_000, new Date())).count).toBe(1);
+  expect(store.state()).toBe("redis");
   await redis.stop();
   for (let i = 0; i < 5; i++) {
     expect((await store.increment("down", 60_000, new Date())).count).toBe(i + 1);
   }
   expect(events()).toEqual(["ratelimit.degraded"]);
   expect(store.degraded()).toBe(true);
+  expect(store.state()).toBe("fallback");
 
   await redis.start();
   await eventually(async () => {
@@ -54,6 +56,7 @@ test("Redis stopped: every count is still answered, from memory; the switch is l
     expect(store.degraded()).toBe(false);
   }, 10_000);
   expect(events()).toEqual(["ratelimit.degraded", "ratelimit.restored"]);
+  expect(store.state()).toBe("redis");
   expect((await store.increment("back", 60_000, new Date())).count).toBe(1);
   expect((await primary.increment("back", 60_000, new Date())).count).toBe(2);
 });

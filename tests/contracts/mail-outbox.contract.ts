@@ -112,5 +112,17 @@ export function mailOutboxContract(target: () => ContractTarget) {
       expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "failed", attempts: 1, lastError: "550 no such user" })]);
       expect(await claimIds(forever, forever)).toEqual([]);
     });
+
+    test("the backlog counts the mail waiting (claimed or not, due or not) and the mail given up on; sent and suppressed mail is neither", async () => {
+      expect(await outbox().backlog()).toEqual({ pending: 0, failed: 0 });
+      const [waiting, later, claimed, sent, failed, suppressed] = [0, 60, 0, 0, 0, 0].map((seconds) => aMail({ createdAt: at(seconds) }));
+      for (const mail of [waiting, later, claimed, sent, failed, suppressed]) await outbox().enqueue(mail!);
+      await outbox().claimDue(at(0), at(300), 10);
+      await outbox().markFailed(waiting!.id, "451 try later", at(30));
+      await outbox().markSent(sent!.id, at(1), "msg-1");
+      await outbox().markFailed(failed!.id, "550 no such user", null);
+      await outbox().markSuppressed({ id: suppressed!.id });
+      expect(await outbox().backlog()).toEqual({ pending: 3, failed: 1 });
+    });
   });
 }

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { commonPasswords } from "../../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../../src/config.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { createTestApp } from "../support/http.ts";
 
 // The Dockerfile and the compose file are run by people, not by this suite (no Docker here); what
@@ -18,7 +19,13 @@ const compose = Bun.YAML.parse(readFileSync(join(root, "deploy/docker-compose.ym
 const shops = ["shop-1", "shop-2"].map((name) => compose.services[name]!);
 
 const healthy = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => createTestApp().app.handle(request) });
-afterAll(() => healthy.stop(true));
+// Alive (liveness answers 200), and not ready: its database is behind this code's migrations.
+const behind = createTestApp(createMemoryDeps({ database: { ping: async () => undefined, pendingMigrations: async () => ["0099_from_the_future"] } }));
+const unready = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => behind.app.handle(request) });
+afterAll(() => {
+  healthy.stop(true);
+  unready.stop(true);
+});
 
 /** Runs a health check's command as Docker would, with PORT (or the compose file's 3000) pointing at `port`. */
 async function runCheck(command: string[], port: number): Promise<number> {
@@ -39,10 +46,12 @@ test("the Dockerfile's own example starts: the variables it names are all produc
   expect(() => loadConfig({ NODE_ENV: "production", ...withoutStripe }, commonPasswords)).toThrow("STRIPE_SECRET_KEY");
 });
 
-test("the image's and compose's health checks pass against a shop that answers, and fail against none", async () => {
+test("the image's and compose's health checks ask readiness: they pass against a ready shop, and fail against one behind its migrations or none", async () => {
+  expect((await fetch(`http://127.0.0.1:${unready.port}/api/health`)).status).toBe(200);
   const imageCheck = JSON.parse(dockerfile.match(/HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/)![1]!) as string[];
   for (const check of [imageCheck, ...shops.map((shop) => shop.healthcheck!.test.slice(1))]) {
     expect(await runCheck(check, healthy.port!)).toBe(0);
+    expect(await runCheck(check, unready.port!)).toBe(1);
     expect(await runCheck(check, 1)).toBe(1);
   }
 }, 20_000);
@@ -55,6 +64,9 @@ test("compose: both instances are health-checked, nginx waits for them, and BOOT
     );
     expect(shop.environment!.NODE_ENV).toBe("production");
     expect(shop.environment!.STRIPE_SECRET_KEY).toContain(":?");
+    // Metrics on a port of their own, which compose does not publish: Prometheus scrapes inside its network.
+    expect(loadConfig({ METRICS_PORT: shop.environment!.METRICS_PORT }, commonPasswords).metricsPort).toBe(9100);
+    expect(shop).not.toHaveProperty("ports");
   }
   expect(compose.services.nginx!.depends_on).toEqual({ "shop-1": { condition: "service_healthy" }, "shop-2": { condition: "service_healthy" } });
 });

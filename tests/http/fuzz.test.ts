@@ -56,6 +56,7 @@ const PAYPAL_WEBHOOK_ID = "WH-FUZZ-1";
 function createShop() {
   let attempts = createMemoryRateLimitStore();
   const loginAttempts: RateLimitStore = {
+    state: () => attempts.state(),
     increment: (key, windowMs, now) => attempts.increment(key, windowMs, now),
     reset: (key) => attempts.reset(key),
     decrement: (key) => attempts.decrement(key),

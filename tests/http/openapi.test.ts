@@ -67,7 +67,7 @@ describe("the OpenAPI document (decisions §10)", () => {
       // A webhook takes its body raw, in whatever media type: too large, never unsupported.
       if (!route.startsWith("GET ")) expected.push(...(route.includes("/webhooks/") ? ["413"] : ["413", "415"]));
       // Decisions §9: everything but health and webhooks is rate-limited.
-      if (!route.endsWith("/api/health") && !route.includes("/webhooks/")) expected.push("429");
+      if (!route.endsWith("/api/health") && !route.endsWith("/api/health/ready") && !route.includes("/webhooks/")) expected.push("429");
       expect({ route, missing: expected.filter((s) => !statuses.includes(s)) }).toEqual({ route, missing: [] });
     }
     expect(doc.paths["/api/products"].post.responses["413"]).toEqual({ $ref: "#/components/responses/EnvelopePayloadTooLarge" });

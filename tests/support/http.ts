@@ -1,5 +1,5 @@
 import { makeUseCases } from "../../src/application/use-cases.ts";
-import { createApp } from "../../src/adapters/http/app.ts";
+import { type AppOptions, createApp } from "../../src/adapters/http/app.ts";
 import { type Logger, silentLogger } from "../../src/adapters/log.ts";
 import type { Deps, Repositories } from "../../src/application/ports/index.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
@@ -54,6 +54,8 @@ export interface TestAppOptions {
   exemptUserAgent?: string;
   /** SHOP_TIMEZONE (UTC unless given). */
   shopTimeZone?: string;
+  /** Told of every answered request, as the metrics are with METRICS_PORT. */
+  observeRequest?: AppOptions["observeRequest"];
   /** How long sessions, accounts and permissions read are trusted (30 s unless given; 0 reads them on every request). */
   sessionCacheSeconds?: number;
   /** STRIPE_PUBLISHABLE_KEY, for a shop whose payments are not the fake processor's. */
@@ -90,6 +92,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
       resend: null,
       ...options.webhooks,
     },
+    observeRequest: options.observeRequest,
     session: {
       secret: TEST_SECRET,
       cookieName: SESSION_COOKIE,

@@ -1,15 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { Kysely, type LogEvent, PGliteDialect, PostgresDialect } from "kysely";
+import { Kysely, type LogEvent, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { Logger } from "../../application/ports/system.ts";
 import { silentLogger } from "../log.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
+import { type ConnectionStats, countedPGliteDialect } from "./counted-connection.ts";
 import { lockEmbeddedDatabase } from "./embedded-lock.ts";
 import { withPreparedStatements } from "./prepared-statements.ts";
 import type { Database } from "./tables.ts";
 
 export type Db = Kysely<Database>;
+export type { ConnectionStats };
 
 export type DatabaseTarget =
   | { kind: "postgres"; url: string; poolMax?: number }
@@ -21,6 +23,7 @@ export type DatabaseTarget =
 
 export interface OpenDatabase {
   db: Db;
+  connections(): ConnectionStats;
   /** Human-readable, for the start-up log. Never contains a password. */
   description: string;
   /** True when this process owns a fresh embedded database (decides the automatic demo seed). */
@@ -52,20 +55,29 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
     const lost = (error: Error) => logger.warn("database.connection_lost", { message: error.message });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }), log: onStatement });
-    return { db, description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`, embedded: false, close: () => db.destroy() };
+    return {
+      db,
+      connections: () => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
+      description: `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`,
+      embedded: false,
+      close: () => db.destroy(),
+    };
   }
   if (!target.directory) {
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: () => embedded(null) }), log: onStatement });
-    return { db, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
+    const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(null) });
+    const db = new Kysely<Database>({ dialect, log: onStatement });
+    return { db, connections, description: "embedded PGlite in memory", embedded: true, close: () => db.destroy() };
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
   if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
   else mkdirSync(dirname(target.directory), { recursive: true });
   const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
   const directory = target.directory;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: () => embedded(directory) }), log: onStatement });
+  const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(directory) });
+  const db = new Kysely<Database>({ dialect, log: onStatement });
   return {
     db,
+    connections,
     description: `embedded PGlite in ${target.directory}`,
     embedded: true,
     async close() {

@@ -7,6 +7,7 @@ import { isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
+import { pendingMigrations } from "./migrate.ts";
 import { createPgIdempotencyKeys } from "./idempotency-keys.ts";
 import { createPgLocationRepository } from "./location-repository.ts";
 import { createPgMailOutbox } from "./mail-outbox-repository.ts";
@@ -74,5 +75,6 @@ export function createPgProbe(db: Db): DatabaseProbe {
     async ping() {
       await sql`select 1`.execute(db);
     },
+    pendingMigrations: () => pendingMigrations(db),
   };
 }

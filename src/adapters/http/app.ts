@@ -12,6 +12,7 @@ import { errorMapper } from "./plumbing/error-mapper.ts";
 import { rateLimit } from "./plumbing/rate-limit.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
+import { type RequestObserver, requestMetrics } from "./plumbing/request-metrics.ts";
 import { routeTable } from "./plumbing/route-table.ts";
 import { serverSpans } from "./plumbing/server-spans.ts";
 import { aboutRoutes } from "./routes/about.ts";
@@ -47,6 +48,8 @@ export interface AppOptions {
   exemptUserAgent: string;
   /** The built-in fake processor, when it takes the payments: its 3-D Secure challenge page is served (never with Stripe). */
   fakeProcessor?: FakeProcessor | null;
+  /** With METRICS_PORT: told of every answered request (without it, requests are not measured at all). */
+  observeRequest?: RequestObserver;
   /** With tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), a server span for every request. */
   tracer?: Tracer | null;
   /** With Stripe: the publishable key the storefront's payment step loads Stripe.js with (STRIPE_PUBLISHABLE_KEY). */
@@ -55,7 +58,7 @@ export interface AppOptions {
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer, stripePublishableKey = null }: AppOptions,
+  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer, observeRequest, stripePublishableKey = null }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
@@ -68,6 +71,7 @@ export function createApp(
     .use(bodyReading(routes))
     .use(errorMapper(logger, routes))
     .use(requestLog(logger, tokenSubject(auth)))
+    .use(observeRequest ? requestMetrics(observeRequest, routes) : new Elysia({ name: "plumbing.request-metrics" }))
     .use(apiDocs({ publicUrl, cookieName: session.cookieName }))
     .use(aboutRoutes(publicUrl))
     .use(healthRoutes(useCases, logger))

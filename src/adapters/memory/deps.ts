@@ -7,6 +7,7 @@ import { createMemoryRateLimitStore } from "../ratelimit/memory-store.ts";
 import { challengePageAt, createFakeProcessor } from "../payments/fake-processor.ts";
 import { createMemoryFakeLedger } from "./fake-processor-ledger.ts";
 import { cryptoRandom, cuid2Ids } from "../system.ts";
+import { type MemoryMetrics, createMemoryMetrics } from "./metrics.ts";
 import { plainHasher } from "./plain-hasher.ts";
 import { type MemoryState, createMemoryRepositories, createMemoryUnitOfWork, emptyMemoryState } from "./store.ts";
 
@@ -55,6 +56,7 @@ export type MemoryDeps = Deps & {
   state: MemoryState;
   /** The repositories outside any transaction, for tests to arrange and inspect through. */
   repos: Repositories;
+  metrics: MemoryMetrics;
 };
 
 /** Every port on in-memory fakes. */
@@ -67,7 +69,7 @@ export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
     clock: createFixedClock(),
     ids: cuid2Ids,
     random: cryptoRandom,
-    database: { ping: async () => undefined },
+    database: { ping: async () => undefined, pendingMigrations: async () => [] },
     hasher: plainHasher,
     commonPasswords,
     mailer: createRecordingMailer(),
@@ -78,6 +80,7 @@ export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
     rateLimits: createMemoryRateLimitStore(),
     identityProviders: new Map(),
     logger: silentLogger,
+    metrics: createMemoryMetrics(),
     state,
     repos,
     ...overrides,

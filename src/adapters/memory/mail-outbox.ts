@@ -11,6 +11,10 @@ function byCreation(a: OutboxMessage, b: OutboxMessage): number {
 
 export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): MailOutbox {
   return {
+    async backlog() {
+      const count = (status: OutboxMessage["status"]) => [...messages.values()].filter((m) => m.status === status).length;
+      return { pending: count("pending"), failed: count("failed") };
+    },
     async enqueue(mail) {
       messages.set(mail.id, {
         id: mail.id,

@@ -80,6 +80,7 @@ export function createFailoverRateLimitStore({
   }
 
   return {
+    state: () => (degraded ? "fallback" : primary.state()),
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
     reset: (key) => use((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),

@@ -16,6 +16,7 @@ export function createMemoryRateLimitStore(): RateLimitStore {
     return null;
   };
   return {
+    state: () => "memory",
     async increment(key, windowMs, now) {
       if (++incrementsSinceSweep >= SWEEP_EVERY) {
         incrementsSinceSweep = 0;

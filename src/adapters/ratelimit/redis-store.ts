@@ -40,6 +40,7 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     return { count: Number(count), resetAt: new Date(now.getTime() + Number(ttl)) };
   };
   return {
+    state: () => "redis",
     async increment(key, windowMs, now) {
       return windowOf(await run("increment", key, [String(windowMs)]), now);
     },

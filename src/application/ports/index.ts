@@ -15,6 +15,7 @@ import type {
   UserReader,
   UserRepository,
 } from "./identity.ts";
+import type { ShopMetrics } from "./metrics.ts";
 import type { MailOutbox, Mailer, OutboxReader, SuppressionList, SuppressionReader } from "./mail.ts";
 import type { OrderReader, OrderRepository } from "./orders.ts";
 import type { PaymentGateway, TaxCalculator } from "./payments.ts";
@@ -84,4 +85,6 @@ export interface Deps {
   rateLimits: RateLimitStore;
   identityProviders: ReadonlyMap<ProviderId, IdentityProvider>;
   logger: Logger;
+  /** What the shop counts for its operators (decisions §14). */
+  metrics: ShopMetrics;
 }

@@ -24,6 +24,8 @@ export interface OutboxMessage extends OutgoingMail {
 
 export interface OutboxReader {
   list(): Promise<OutboxMessage[]>;
+  /** How many messages wait to be sent (pending) and how many were given up on (failed, kept for an operator). */
+  backlog(): Promise<{ pending: number; failed: number }>;
 }
 
 /** Mail waiting to be delivered, written in the same transaction as the change that causes it. */

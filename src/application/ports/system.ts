@@ -10,6 +10,8 @@ export interface Ids {
 export interface DatabaseProbe {
   /** Resolves when the database answers a query; rejects otherwise. */
   ping(): Promise<void>;
+  /** The migrations this code has that the database has not run, by name, oldest first (none: the schema is current). */
+  pendingMigrations(): Promise<string[]>;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -20,8 +22,16 @@ export interface WindowCount {
   resetAt: Date;
 }
 
+/**
+ * Where a store keeps its counts now: in Redis, in this process's memory (as configured), or in
+ * memory while the Redis it is configured with does not answer (`fallback`: each instance counts
+ * on its own).
+ */
+export type RateLimitStoreState = "redis" | "memory" | "fallback";
+
 /** Fixed-window counters (login throttling, rate limits). */
 export interface RateLimitStore {
+  state(): RateLimitStoreState;
   increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
   reset(key: string): Promise<void>;
   /** Takes one count back (a hit that turned out not to happen): never below zero, never starting a window. */

@@ -15,11 +15,21 @@ import { periodic } from "./periodic.ts";
  * may run it; each step is safe to run twice at once.
  */
 export function createHousekeeping(
-  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
+  deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger" | "metrics">,
   options: { intervalMs: number; orderPaymentTtlMinutes: number; graceMs?: number },
 ) {
   const graceMs = options.graceMs ?? PAYMENT_ATTEMPT_ABANDONED_MS;
   async function runOnce() {
+    try {
+      const done = await tidyUp();
+      deps.metrics.housekeepingRun("done");
+      return done;
+    } catch (error) {
+      deps.metrics.housekeepingRun("failed");
+      throw error;
+    }
+  }
+  async function tidyUp() {
     const paymentsSettled = await settleAbandonedPayments(deps, graceMs);
     const { intentsStored, undone: checkoutsUndone } = await finishStrandedCheckouts(deps, graceMs);
     const { expired: ordersExpired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);

@@ -126,7 +126,7 @@ const isErrorBody = (response: unknown) =>
   ERROR_SCHEMAS.has(String((response as { content?: { "application/json"?: { schema?: { $ref?: unknown } } } }).content?.["application/json"]?.schema?.$ref));
 
 /** Decisions §9: every route but these is rate-limited. */
-const unlimited = (path: string) => path === "/api/health" || path.startsWith("/api/webhooks/");
+const unlimited = (path: string) => path === "/api/health" || path === "/api/health/ready" || path.startsWith("/api/webhooks/");
 
 /**
  * What the generator does not know, added to every operation from its own shape: its security
@@ -136,9 +136,9 @@ const unlimited = (path: string) => path === "/api/health" || path.startsWith("/
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
  * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
- * named responses too. Markers in a route's `detail` add headers: `x-total-count`, and
- * `x-session-cookie` (the answer sets or clears the session cookie); `x-csv` and `x-html` say the
- * answer is a CSV download or an HTML page.
+ * named responses too. Markers in a route's `detail` add headers: `x-total-count`,
+ * `x-session-cookie` (the answer sets or clears the session cookie), and `x-retry-after` (its own
+ * 503 says when to ask again); `x-csv` and `x-html` say the answer is a CSV download or an HTML page.
  */
 function finishOperation(path: string, method: string, operation: Operation, cookieHeaders: SessionCookieHeaders): void {
   const envelope = operation["x-envelope"] === true;
@@ -147,8 +147,10 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   const counted = operation["x-total-count"] === true;
   const sessionCookie = operation["x-session-cookie"] as keyof SessionCookieHeaders | undefined;
   const csv = operation["x-csv"] === true;
+  const retryAfter = operation["x-retry-after"] === true;
   const html = operation["x-html"] === true;
   delete operation["x-csv"];
+  delete operation["x-retry-after"];
   delete operation["x-html"];
   delete operation["x-envelope"];
   delete operation["x-raw-body"];
@@ -198,6 +200,8 @@ function finishOperation(path: string, method: string, operation: Operation, coo
     success.content = { "text/csv": { schema: { type: "string", description: "RFC 4180, CRLF lines, a header row first" } } };
     success.headers = { "Content-Disposition": { description: 'attachment; filename="<what>-<YYYYMMDD>.csv"', schema: { type: "string" } } };
   }
+  const unavailable = responses["503"] as Json | undefined;
+  if (retryAfter && unavailable) unavailable.headers = { "Retry-After": integerHeader("Seconds to wait before asking again") };
   // An HTML page (the fake processor's challenge): the generator can only call a text answer text/plain, or
   // put it in a union with the JSON one. The page is text/html; the JSON, where there is one too, stays JSON.
   if (success && html) {

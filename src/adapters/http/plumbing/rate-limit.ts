@@ -5,8 +5,9 @@ import { HttpError } from "../errors.ts";
 import { pathOf, requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
-/** Decisions §9: not limited (by the route a request reaches, so no other path borrows it). */
-const unlimited = (pattern: string | undefined) => pattern === "/api/health" || pattern?.startsWith("/api/webhooks/") === true;
+/** Decisions §9: not limited (by the route a request reaches, so no other path borrows it): health (liveness and readiness) and webhooks. */
+const unlimited = (pattern: string | undefined) =>
+  pattern === "/api/health" || pattern === "/api/health/ready" || pattern?.startsWith("/api/webhooks/") === true;
 
 /**
  * Never exempt, marker or not: every route that checks a password or makes an account. A session is

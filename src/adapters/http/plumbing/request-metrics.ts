@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import { pathOf, requestInfo } from "./request-context.ts";
+import type { RouteTable } from "./route-table.ts";
+
+/** Told of every answered request: its method, route pattern, status and duration. */
+export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
+
+/** The label of a request that reached no route (an unknown path, or a method the path does not serve). */
+export const UNMATCHED = "unmatched";
+
+/** Any other method is counted as OTHER: a label takes only a few values, whatever clients send. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * Decisions §14: every request counted and timed by method, route pattern and status. The pattern
+ * (`/api/products/:id`), never the path, so ids cannot make a series each. A request refused before
+ * routing (a 429) is labelled with the pattern it would have reached. A CORS preflight, answered
+ * before anything else, is not counted (nor logged).
+ */
+export function requestMetrics(observe: RequestObserver, routes: RouteTable) {
+  return new Elysia({ name: "plumbing.request-metrics" }).onAfterResponse({ as: "global" }, ({ request, set, route, responseValue }) => {
+    const info = requestInfo(request);
+    if (!info) return;
+    const method = METHODS.has(request.method) ? request.method : "OTHER";
+    // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
+    const status = responseValue instanceof Response ? responseValue.status : set.status;
+    observe(
+      method,
+      route || routes.patternAt(method, pathOf(request)) || UNMATCHED,
+      typeof status === "number" ? status : 200,
+      (performance.now() - info.startedAt) / 1000,
+    );
+  });
+}
