@@ -39,11 +39,12 @@ export function SignIn() {
       setBusy(false);
     }
   }
+  const general = problem && Object.keys(problem.fields).length === 0 ? problem : null;
   return (
     <>
       <h1>Sign in</h1>
       <form class="form panel" onSubmit={submit} noValidate>
-        <Alert problem={problem} />
+        <Alert problem={general} />
         <TextField label="E-mail" name="email" type="email" autoComplete="email" required value={email} onValue={setEmail} error={problem?.fields.email} />
         <TextField
           label="Password"
