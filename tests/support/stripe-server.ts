@@ -56,6 +56,8 @@ const unexpectedState = (intent: Intent, action: string) =>
 export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: number } = {}) {
   const intents = new Map<string, Intent>();
   const charges = new Map<string, Json>();
+  /** Every refund made, as Stripe's books would list them (a replayed key made none). */
+  const refunds: Json[] = [];
   const replays = new Map<string, { fingerprint: string; answer: Answer }>();
   const calls: Array<{ method: string; path: string; idempotencyKey: string | null; replayed: boolean }> = [];
   let failures: { remaining: number; status: number } = { remaining: 0, status: 500 };
@@ -191,6 +193,7 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       status: "succeeded",
       created: now(),
     };
+    refunds.push(body);
     return { status: 200, body };
   }
 
@@ -318,6 +321,7 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     secretKey: STRIPE_TEST_KEY,
     intents: intents as ReadonlyMap<string, Intent>,
     charges: charges as ReadonlyMap<string, Json>,
+    refunds: refunds as readonly Json[],
     calls,
     /** The calls that ran (a replayed key did not), to `path` ending so, e.g. "/confirm". */
     ran: (pathEnd: string) => calls.filter((c) => !c.replayed && c.path.endsWith(pathEnd)).length,
