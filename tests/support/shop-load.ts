@@ -12,6 +12,8 @@ export const PASSWORD = "sauce lover 99";
 export interface Answer {
   what: string;
   status: number;
+  /** X-Request-Id, to find the request in the shop's log. */
+  requestId: string | null;
   retryAfter: string | null;
   /** Milliseconds since the epoch. */
   asked: number;
@@ -41,9 +43,17 @@ export function aClient(base: () => string, answers: Answer[] = [], timeoutMs = 
       } catch {
         // Not JSON: kept as text.
       }
-      answer = { what, status: res.status, retryAfter: res.headers.get("retry-after"), asked, answered: Date.now(), body: parsed };
+      answer = {
+        what,
+        status: res.status,
+        requestId: res.headers.get("x-request-id"),
+        retryAfter: res.headers.get("retry-after"),
+        asked,
+        answered: Date.now(),
+        body: parsed,
+      };
     } catch (error) {
-      answer = { what, status: 0, retryAfter: null, asked, answered: Date.now(), body: String(error) };
+      answer = { what, status: 0, requestId: null, retryAfter: null, asked, answered: Date.now(), body: String(error) };
     }
     answers.push(answer);
     return answer;
