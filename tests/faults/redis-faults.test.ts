@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eventually } from "../support/eventually.ts";
+import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type Server, processes, startedAndFollowed } from "../support/processes.ts";
+import { type TestRedis, startRedisServer } from "../support/redis.ts";
+import { type Answer, aClient, timings } from "../support/shop-load.ts";
+
+// Decisions §14: Redis down or frozen. A shop counting its rate limits in a redis-server of this
+// test's own, behind a trusted proxy (the client is the X-Forwarded-For address), under a steady
+// load of catalog reads from ever new addresses, while Redis is frozen (SIGSTOP: it keeps its
+// connections and answers nothing, the worst case) and thawed, then killed (SIGKILL) and started
+// again. docs/http.md, "Where the counts live": no request fails, none waits on Redis more than
+// 250 ms, the counters carry on in the instance's memory (`ratelimit.degraded` once), and once a
+// background retry finds Redis again (`ratelimit.restored`) they are in Redis again.
+const LIMIT = 5;
+/** The longest any request may take, Redis frozen or not. */
+const BOUND_MS = 300;
+const children = processes();
+let database: TestDatabase;
+let redis: TestRedis;
+let shop: { server: Server; base: string; log: Record<string, unknown>[] };
+
+beforeAll(async () => {
+  [database, redis] = await Promise.all([createTestDatabase(), startRedisServer()]);
+  const server = children.spawn([process.execPath, "src/main.ts"], {
+    PORT: "0",
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    TRUST_PROXY: "true",
+    RATE_LIMIT_MAX: String(LIMIT),
+  });
+  const { port, log } = await startedAndFollowed(server);
+  shop = { server, base: `http://127.0.0.1:${port}/api`, log };
+}, 30_000);
+
+afterAll(async () => {
+  await children.stopAll();
+  await redis?.stop();
+  await database?.drop();
+});
+
+let addresses = 0;
+/** An address never seen before (10.x.y.z), so the load itself is never limited. */
+const anAddress = () => {
+  const n = ++addresses;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+};
+const answers: Answer[] = [];
+const get = (ip: string, path = "/products") => aClient(() => shop.base, answers).call(path, "GET", path, undefined, { "x-forwarded-for": ip });
+
+/** Four readers, each asking again as soon as answered, from a new address each time, until stopped. */
+function catalogLoad() {
+  let running = true;
+  const loops = [0, 1, 2, 3].map(async (n) => {
+    while (running) await get(anAddress(), n % 2 ? "/products" : "/locations");
+  });
+  return async () => {
+    running = false;
+    await Promise.all(loops);
+  };
+}
+
+/** LIMIT + 1 requests from one new address: the limit still holds, wherever it is counted. */
+async function limitHolds() {
+  const ip = anAddress();
+  const statuses: number[] = [];
+  for (let i = 0; i <= LIMIT; i++) statuses.push((await get(ip)).status);
+  expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+  return ip;
+}
+
+/** Whether Redis holds a counter for the address (asked of the server itself: never while it is frozen, which would wait for ever). */
+const countedInRedis = (ip: string) =>
+  Bun.spawnSync(["redis-cli", "-p", String(redis.port), "--scan", "--pattern", `storefront:*${ip}*`], { timeout: 5_000 })
+    .stdout.toString()
+    .trim() !== "";
+const loggedSince = (event: string, since: number) => shop.log.filter((entry) => entry.event === event && Date.parse(String(entry.time)) >= since).length;
+const answeredSince = (since: number) => answers.filter((a) => a.asked >= since).length;
+
+test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under load: no request fails or waits over 300 ms; the limit goes on in memory meanwhile, and is counted in Redis again once it is back", async () => {
+  const phases: Record<string, number> = {};
+  const stop = catalogLoad();
+  try {
+    // Warmed up (the first requests of a process open its database connections): from here on every answer counts.
+    await eventually(() => expect(answers.length).toBeGreaterThanOrEqual(100), 10_000);
+    phases.warm = Date.now();
+    // Counting in Redis.
+    expect(countedInRedis(await limitHolds())).toBe(true);
+
+    redis.pause();
+    const frozen = Date.now();
+    phases.frozen = frozen;
+    await eventually(() => expect(answeredSince(frozen)).toBeGreaterThanOrEqual(100), 10_000);
+    // Counted in memory meanwhile (what was sent to the frozen Redis lands there once it thaws).
+    await limitHolds();
+    expect(loggedSince("ratelimit.degraded", frozen)).toBeGreaterThanOrEqual(1);
+
+    redis.resume();
+    const thawed = Date.now();
+    phases.thawed = thawed;
+    await eventually(async () => expect(countedInRedis(await limitHolds())).toBe(true), 10_000);
+    expect(loggedSince("ratelimit.restored", thawed)).toBeGreaterThanOrEqual(1);
+
+    await redis.kill();
+    const killed = Date.now();
+    phases.killed = killed;
+    await eventually(() => expect(answeredSince(killed)).toBeGreaterThanOrEqual(100), 10_000);
+    // Counted in memory meanwhile: Redis is gone.
+    await limitHolds();
+    expect(shop.log.filter((e) => String(e.event).startsWith("ratelimit")).at(-1)?.event).toBe("ratelimit.degraded");
+
+    await redis.start();
+    const started = Date.now();
+    phases.started = started;
+    await eventually(async () => expect(countedInRedis(await limitHolds())).toBe(true), 10_000);
+    expect(loggedSince("ratelimit.restored", started)).toBeGreaterThanOrEqual(1);
+  } finally {
+    await stop();
+  }
+  const measured = answers.filter((a) => a.asked >= phases.warm!);
+  const refused = measured.filter((a) => a.status !== 200 && a.status !== 429);
+  expect(refused).toEqual([]);
+  const slow = measured.filter((a) => a.answered - a.asked > BOUND_MS);
+  const when = (t: number) =>
+    Object.entries(phases)
+      .filter(([, at]) => at <= t)
+      .map(([name, at]) => `${name}+${t - at}`)
+      .at(-1);
+  expect({ slow: slow.map((a) => `${a.what} ${a.status} ${a.answered - a.asked} ms, asked at ${when(a.asked)}`), ...timings(measured) }).toMatchObject({
+    slow: [],
+  });
+}, 60_000);
