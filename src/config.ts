@@ -50,6 +50,13 @@ const envSchema = z.object({
     .regex(/^whsec_\w+$/, "must be a webhook signing secret (whsec_…)")
     .optional(),
   STRIPE_API_BASE: urlOf("http", "https").optional(),
+  // Three tries of this must end within the grace time's least (PAYMENT_ATTEMPT_ABANDONED_MS, 120 s).
+  STRIPE_TIMEOUT_SECONDS: z.coerce
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(1, "must be at least 1 second")
+    .max(35, "must be at most 35 seconds (three tries must end within the payments' grace time of 2 minutes)")
+    .default(20),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
@@ -176,8 +183,8 @@ export interface Config {
   /** CORS_ORIGINS: other origins whose pages may call the API with credentials. */
   corsOrigins: string[];
   mail: { smtpUrl: string | null; from: string };
-  /** Null: the built-in fake processor takes payments and tax. */
-  stripe: { secretKey: string; apiBase: string | null } | null;
+  /** Null: the built-in fake processor takes payments and tax. `timeoutMs`: how long one try of a call waits for Stripe (STRIPE_TIMEOUT_SECONDS). */
+  stripe: { secretKey: string; apiBase: string | null; timeoutMs: number } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
   /** Each provider's webhook settings (decisions §11); a null one answers 503. */
@@ -249,7 +256,7 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     allowedOrigins: [new URL(publicUrl).origin, ...corsOrigins],
     corsOrigins,
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
-    stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null } : null,
+    stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null, timeoutMs: e.STRIPE_TIMEOUT_SECONDS * 1000 } : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
     webhooks: {
       easypostSecret: e.EASYPOST_WEBHOOK_SECRET ?? null,

@@ -8,17 +8,19 @@ export interface StripeSettings {
   secretKey: string;
   /** Another host for the SDK to call (a test server); Stripe's own when null. */
   apiBase: string | null;
+  /** How long one try waits for an answer (STRIPE_TIMEOUT_SECONDS; 20 s unless given). */
+  timeoutMs?: number;
 }
 
-/** The SDK retries a connection error, a 409 or a 5xx with the same idempotency key: twice, then the call fails. */
+/** The SDK retries a connection error (a timeout too), a 409 or a 5xx with the same idempotency key: twice, then the call fails. */
 const NETWORK_RETRIES = 2;
 const TIMEOUT_MS = 20_000;
 
-export function createStripeClient({ secretKey, apiBase }: StripeSettings): Stripe {
+export function createStripeClient({ secretKey, apiBase, timeoutMs = TIMEOUT_MS }: StripeSettings): Stripe {
   const base = apiBase ? new URL(apiBase) : null;
   return new Stripe(secretKey, {
     maxNetworkRetries: NETWORK_RETRIES,
-    timeout: TIMEOUT_MS,
+    timeout: timeoutMs,
     appInfo: { name: "storefront" },
     ...(base
       ? { host: base.hostname, port: base.port || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" }
