@@ -64,12 +64,24 @@ function refusedIntent(error: unknown): DomainError | null {
 }
 
 /**
+ * Whether Stripe may have done what it was asked though the call failed: no answer came (a timeout,
+ * the connection lost), it failed on its side (5xx), or a try with the same key was still running
+ * (409). Only an answer that refused the request (4xx: its parameters, the key, the rate) says that
+ * nothing was done.
+ */
+function mayHaveRun(error: unknown): boolean {
+  if (!(error instanceof Stripe.errors.StripeError)) return true;
+  return error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError;
+}
+
+/**
  * Payments and tax through Stripe (the official SDK): payment intents in cents, USD, whose payment
  * methods never redirect (so confirming on the server needs no return URL, and 3-D Secure comes
  * back as requires_action for Stripe.js to finish), every creating call with its idempotency key.
  * A decline and an intent past the step asked for come back as the intent, as the PaymentGateway
  * port says; an unknown or unusable payment method is the caller's mistake (400); anything else
- * (after the SDK's retries) is "Payment processing failed".
+ * (after the SDK's retries) is "Payment processing failed", saying whether Stripe may have done it
+ * all the same (`outcomeUnknown`).
  */
 export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGateway & TaxCalculator {
   async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -83,7 +95,7 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
         type: (error as { type?: string }).type,
         requestId: (error as { requestId?: string }).requestId,
       });
-      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation });
+      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation, outcomeUnknown: mayHaveRun(error) });
     }
   }
 
