@@ -131,3 +131,75 @@ test("Stripe failing with 5xx, before the work or after it (the money taken, the
   expect([again.status, again.body.order?.paymentStatus]).toEqual([200, "PAID"]);
   await settledBooks();
 }, 60_000);
+
+test("a refund held at Stripe for 60 s, on a shop with the default timeout (20 s): its move answers 202 once the tries are spent, the refund due; nothing else waits meanwhile; the refund is made once, and settled when asked again", async () => {
+  const refunding = await startShop();
+  const admin = await signedIn(
+    aClient(() => refunding.base),
+    ADMIN.email,
+    { register: false },
+  );
+  const buyers: Client[] = [];
+  for (let i = 0; i < 4; i++)
+    buyers.push(
+      await signedIn(
+        aClient(() => refunding.base),
+        `buyer-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`,
+      ),
+    );
+  // Four paid orders: one refunded, three for staff to move along meanwhile.
+  const paid = await Promise.all(
+    buyers.map(async (buyer) => {
+      await buyer.call("cart", "POST", "/cart", { productId, quantity: 1 });
+      const { orderId } = (await buyer.call("checkout", "POST", "/cart/checkout", { shippingAddress: TEXAS })).body;
+      expect((await pay(buyer, orderId)).body.order?.paymentStatus).toBe("PAID");
+      return orderId as string;
+    }),
+  );
+  const [refunded, ...others] = paid as [string, ...string[]];
+  for (const buyer of buyers) buyer.answers.length = 0;
+
+  const hold = stripe.holdNext("/refunds");
+  const moved = admin.call("refund", "PUT", `/orders/${refunded}/status`, { status: "CANCELLED" });
+  await hold.ran;
+  const heldAt = Date.now();
+  // Meanwhile: shoppers keep buying, and staff read the refunded order and move the others along.
+  const load = shoppingLoad(buyers, [productId], { between: 200 });
+  const staff: Answer[] = [];
+  const release = Bun.sleep(60_000).then(() => hold.release());
+  let staffWorking = true;
+  const staffLoop = (async () => {
+    for (let round = 0; staffWorking; round++) {
+      staff.push(await admin.call("read", "GET", `/orders/${refunded}`));
+      const other = others[round % others.length]!;
+      // Each of the others moved on once, then looked at.
+      if (round < others.length) staff.push(await admin.call("move", "PUT", `/orders/${other}/status`, { status: "PROCESSING" }));
+      else staff.push(await admin.call("read", "GET", `/orders/${other}`));
+      await Bun.sleep(250);
+    }
+  })();
+  const answer = await moved;
+  await release;
+  staffWorking = false;
+  await Promise.all([load.stop(), staffLoop]);
+
+  // The move stands at once; the refund is due once the SDK's tries are spent (20 s, then the key in use twice).
+  expect([answer.status, answer.body.status, answer.body.paymentStatus]).toEqual([202, "CANCELLED", "PAID"]);
+  expect(answer.answered - answer.asked).toBeLessThan(3 * 20_000 + 2_500);
+  // Nothing else waited on it: every purchase and every staff request of the minute answered at once.
+  const meanwhile = [...buyers.flatMap((b) => b.answers), ...staff];
+  expect(tally(meanwhile)).toMatchObject({ "checkout 200": expect.any(Number), "payment 200": expect.any(Number) });
+  expect(meanwhile.filter((a) => a.status >= 500)).toEqual([]);
+  expect(timings(meanwhile).max).toBeLessThan(2_000);
+  expect(staff.filter((a) => a.what === "move").map((a) => [a.status, a.body.status])).toEqual(others.map(() => [200, "PROCESSING"]));
+  const whileDue = staff.filter((a) => a.what === "read" && a.body.id === refunded);
+  expect(whileDue.length).toBeGreaterThan(0);
+  expect(whileDue.every((a) => a.body.status === "CANCELLED" && a.body.paymentStatus === "PAID")).toBe(true);
+  expect(Date.now() - heldAt).toBeGreaterThanOrEqual(60_000);
+
+  // Stripe made the refund once (the held one); asked again by housekeeping under the same key, its answer is replayed and settled.
+  await eventually(async () => expect((await admin.call("read", "GET", `/orders/${refunded}`)).body.paymentStatus).toBe("REFUNDED"), 75_000);
+  const intent = [...stripe.intents.values()].find((i) => i.metadata.orderId === refunded)!;
+  expect(stripe.refunds.filter((r) => r.payment_intent === intent.id)).toHaveLength(1);
+  await settledBooks();
+}, 180_000);

@@ -75,9 +75,10 @@ export async function signedIn(client: Client, email: string, { register = true 
 
 /**
  * Shoppers buying in a loop until `stop`: add a unit, check out, pay. `pause` (milliseconds) between
- * a failed answer and the next try, so an outage is asked about a few times a second, not in a spin.
+ * a failed answer and the next try, so an outage is asked about a few times a second, not in a spin;
+ * `between`, after each purchase, for a steady trickle instead of all the shop can take.
  */
-export function shoppingLoad(shoppers: Client[], productIds: string[], { pause = 50, paymentMethodId = "pm_card_visa" } = {}) {
+export function shoppingLoad(shoppers: Client[], productIds: string[], { pause = 50, between = 0, paymentMethodId = "pm_card_visa" } = {}) {
   let running = true;
   const rest = () => new Promise((resolve) => setTimeout(resolve, pause));
   const loops = shoppers.map(async (shopper, n) => {
@@ -95,6 +96,7 @@ export function shoppingLoad(shoppers: Client[], productIds: string[], { pause =
       }
       const paid = await shopper.call("payment", "POST", "/payment", { orderId: placed.body.orderId, paymentMethodId });
       if (paid.status !== 200) await rest();
+      if (between > 0) await new Promise((resolve) => setTimeout(resolve, between));
     }
   });
   return {
