@@ -21,11 +21,15 @@ export interface Answer {
   body: any;
 }
 
-/** A client with a cookie of its own; every call is an Answer, appended to `answers`. */
-export function aClient(base: () => string, answers: Answer[] = [], timeoutMs = 30_000) {
+/** How many requests of each kind are on their way now, across clients that share it. */
+export type InFlight = Map<string, number>;
+
+/** A client with a cookie of its own; every call is an Answer, appended to `answers`, and counted in `inFlight` while it runs. */
+export function aClient(base: () => string, answers: Answer[] = [], { timeoutMs = 30_000, inFlight = new Map() as InFlight } = {}) {
   let cookie = "";
   async function call(what: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const asked = Date.now();
+    inFlight.set(what, (inFlight.get(what) ?? 0) + 1);
     let answer: Answer;
     try {
       const res = await fetch(`${base()}${path}`, {
@@ -54,6 +58,8 @@ export function aClient(base: () => string, answers: Answer[] = [], timeoutMs = 
       };
     } catch (error) {
       answer = { what, status: 0, requestId: null, retryAfter: null, asked, answered: Date.now(), body: String(error) };
+    } finally {
+      inFlight.set(what, (inFlight.get(what) ?? 1) - 1);
     }
     answers.push(answer);
     return answer;
