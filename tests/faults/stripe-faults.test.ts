@@ -4,7 +4,7 @@ import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
-import { type Server, processes, startedAndFollowed } from "../support/processes.ts";
+import { processes, startedAndFollowed } from "../support/processes.ts";
 import { type Answer, type Client, TEXAS, aClient, shoppingLoad, signedIn, tally, timings } from "../support/shop-load.ts";
 import { type StripeTestServer, startStripeTestServer } from "../support/stripe-server.ts";
 
