@@ -20,7 +20,7 @@ let stripe: StripeTestServer;
 let db: Db;
 let shop: { server: Server; base: string; log: Record<string, unknown>[]; stderr: () => string };
 let shoppers: Client[];
-const SHOPPERS = 6;
+const SHOPPERS = 4;
 
 beforeAll(async () => {
   [cluster, stripe] = await Promise.all([startOwnPostgres(), startStripeTestServer()]);
