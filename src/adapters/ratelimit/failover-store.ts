@@ -6,7 +6,7 @@ import { messageOf } from "../../domain/errors.ts";
  * millisecond; 150 ms leaves room for a slow moment, and keeps a request that meets a frozen Redis
  * within 300 ms all told on a busy machine (at 250 ms, the rest of such a request went past it).
  */
-export const REDIS_WAIT_MS = 150;
+const REDIS_WAIT_MS = 150;
 
 export interface FailoverOptions {
   primary: RateLimitStore & { ping(): Promise<void> };
