@@ -18,7 +18,7 @@ const BOUND_MS = 300;
 const children = processes();
 let database: TestDatabase;
 let redis: TestRedis;
-let shop: { server: Server; base: string; log: Record<string, unknown>[] };
+let shop: { server: Server; base: string; log: Record<string, unknown>[]; stderr: () => string };
 
 beforeAll(async () => {
   [database, redis] = await Promise.all([createTestDatabase(), startRedisServer()]);
@@ -29,8 +29,8 @@ beforeAll(async () => {
     TRUST_PROXY: "true",
     RATE_LIMIT_MAX: String(LIMIT),
   });
-  const { port, log } = await startedAndFollowed(server);
-  shop = { server, base: `http://127.0.0.1:${port}/api`, log };
+  const { port, log, stderr } = await startedAndFollowed(server);
+  shop = { server, base: `http://127.0.0.1:${port}/api`, log, stderr };
 }, 30_000);
 
 afterAll(async () => {
@@ -48,11 +48,18 @@ const anAddress = () => {
 const answers: Answer[] = [];
 const get = (ip: string, path = "/products") => aClient(() => shop.base, answers).call(path, "GET", path, undefined, { "x-forwarded-for": ip });
 
-/** Four readers, each asking again as soon as answered, from a new address each time, until stopped. */
+/**
+ * Two readers, each asking again 10 ms after its answer, from a new address each time, until
+ * stopped: a steady stream that always has a request on its way, without queueing the shop's own
+ * work behind itself (what is measured is the wait on Redis, not the shop's capacity).
+ */
 function catalogLoad() {
   let running = true;
-  const loops = [0, 1, 2, 3].map(async (n) => {
-    while (running) await get(anAddress(), n % 2 ? "/products" : "/locations");
+  const loops = [0, 1].map(async (n) => {
+    while (running) {
+      await get(anAddress(), n % 2 ? "/products" : "/locations");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   });
   return async () => {
     running = false;
@@ -82,7 +89,7 @@ test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under l
   const stop = catalogLoad();
   try {
     // Warmed up (the first requests of a process open its database connections): from here on every answer counts.
-    await eventually(() => expect(answers.length).toBeGreaterThanOrEqual(100), 10_000);
+    await eventually(() => expect(answers.length).toBeGreaterThanOrEqual(50), 10_000);
     phases.warm = Date.now();
     // Counting in Redis.
     expect(countedInRedis(await limitHolds())).toBe(true);
@@ -90,7 +97,7 @@ test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under l
     redis.pause();
     const frozen = Date.now();
     phases.frozen = frozen;
-    await eventually(() => expect(answeredSince(frozen)).toBeGreaterThanOrEqual(100), 10_000);
+    await eventually(() => expect(answeredSince(frozen)).toBeGreaterThanOrEqual(50), 10_000);
     // Counted in memory meanwhile (what was sent to the frozen Redis lands there once it thaws).
     await limitHolds();
     expect(loggedSince("ratelimit.degraded", frozen)).toBeGreaterThanOrEqual(1);
@@ -104,7 +111,7 @@ test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under l
     await redis.kill();
     const killed = Date.now();
     phases.killed = killed;
-    await eventually(() => expect(answeredSince(killed)).toBeGreaterThanOrEqual(100), 10_000);
+    await eventually(() => expect(answeredSince(killed)).toBeGreaterThanOrEqual(50), 10_000);
     // Counted in memory meanwhile: Redis is gone.
     await limitHolds();
     expect(shop.log.filter((e) => String(e.event).startsWith("ratelimit")).at(-1)?.event).toBe("ratelimit.degraded");
@@ -116,6 +123,7 @@ test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under l
     expect(loggedSince("ratelimit.restored", started)).toBeGreaterThanOrEqual(1);
   } finally {
     await stop();
+    if (shop.server.exitCode !== null) console.error("the shop died:", shop.server.exitCode, shop.stderr().slice(-3000), JSON.stringify(shop.log.slice(-5)));
   }
   const measured = answers.filter((a) => a.asked >= phases.warm!);
   const refused = measured.filter((a) => a.status !== 200 && a.status !== 429);
