@@ -3,7 +3,7 @@ import { eventually } from "../support/eventually.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { type Server, processes, startedAndFollowed } from "../support/processes.ts";
 import { type TestRedis, startRedisServer } from "../support/redis.ts";
-import { type Answer, aClient, timings } from "../support/shop-load.ts";
+import { type Answer, aClient } from "../support/shop-load.ts";
 
 // Decisions §14: Redis down or frozen. A shop counting its rate limits in a redis-server of this
 // test's own, behind a trusted proxy (the client is the X-Forwarded-For address), under a steady
@@ -13,8 +13,10 @@ import { type Answer, aClient, timings } from "../support/shop-load.ts";
 // 250 ms, the counters carry on in the instance's memory (`ratelimit.degraded` once), and once a
 // background retry finds Redis again (`ratelimit.restored`) they are in Redis again.
 const LIMIT = 5;
-/** The longest any request may take, Redis frozen or not. */
+/** The longest any request may take in the shop, Redis frozen or not. */
 const BOUND_MS = 300;
+/** The same seen from the client, on a machine busy enough to keep the test process waiting. */
+const CLIENT_BOUND_MS = 1_000;
 const children = processes();
 let database: TestDatabase;
 let redis: TestRedis;
@@ -82,6 +84,8 @@ const countedInRedis = (ip: string) =>
     .stdout.toString()
     .trim() !== "";
 const loggedSince = (event: string, since: number) => shop.log.filter((entry) => entry.event === event && Date.parse(String(entry.time)) >= since).length;
+/** Where the shop counts now, as its log last said: `ratelimit.degraded` (memory) or `ratelimit.restored` (Redis). */
+const lastRateLimitEvent = () => shop.log.filter((entry) => String(entry.event).startsWith("ratelimit.")).at(-1)?.event;
 const answeredSince = (since: number) => answers.filter((a) => a.asked >= since).length;
 
 test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under load: no request fails or waits over 300 ms; the limit goes on in memory meanwhile, and is counted in Redis again once it is back", async () => {
@@ -95,46 +99,46 @@ test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under l
     expect(countedInRedis(await limitHolds())).toBe(true);
 
     redis.pause();
-    const frozen = Date.now();
-    phases.frozen = frozen;
-    await eventually(() => expect(answeredSince(frozen)).toBeGreaterThanOrEqual(50), 10_000);
+    phases.frozen = Date.now();
+    await eventually(() => expect(answeredSince(phases.frozen!)).toBeGreaterThanOrEqual(50), 10_000);
     // Counted in memory meanwhile (what was sent to the frozen Redis lands there once it thaws).
     await limitHolds();
-    expect(loggedSince("ratelimit.degraded", frozen)).toBeGreaterThanOrEqual(1);
+    expect(lastRateLimitEvent()).toBe("ratelimit.degraded");
 
     redis.resume();
-    const thawed = Date.now();
-    phases.thawed = thawed;
+    phases.thawed = Date.now();
     await eventually(async () => expect(countedInRedis(await limitHolds())).toBe(true), 10_000);
-    expect(loggedSince("ratelimit.restored", thawed)).toBeGreaterThanOrEqual(1);
+    expect(loggedSince("ratelimit.restored", phases.thawed)).toBeGreaterThanOrEqual(1);
 
     await redis.kill();
-    const killed = Date.now();
-    phases.killed = killed;
-    await eventually(() => expect(answeredSince(killed)).toBeGreaterThanOrEqual(50), 10_000);
+    phases.killed = Date.now();
+    await eventually(() => expect(answeredSince(phases.killed!)).toBeGreaterThanOrEqual(50), 10_000);
     // Counted in memory meanwhile: Redis is gone.
     await limitHolds();
-    expect(shop.log.filter((e) => String(e.event).startsWith("ratelimit")).at(-1)?.event).toBe("ratelimit.degraded");
+    expect(lastRateLimitEvent()).toBe("ratelimit.degraded");
 
+    // Marked before: the shop may find it (and say so) before the start's own check has.
+    phases.started = Date.now();
     await redis.start();
-    const started = Date.now();
-    phases.started = started;
     await eventually(async () => expect(countedInRedis(await limitHolds())).toBe(true), 10_000);
-    expect(loggedSince("ratelimit.restored", started)).toBeGreaterThanOrEqual(1);
+    expect(loggedSince("ratelimit.restored", phases.started)).toBeGreaterThanOrEqual(1);
   } finally {
     await stop();
     if (shop.server.exitCode !== null) console.error("the shop died:", shop.server.exitCode, shop.stderr().slice(-3000), JSON.stringify(shop.log.slice(-5)));
   }
   const measured = answers.filter((a) => a.asked >= phases.warm!);
-  const refused = measured.filter((a) => a.status !== 200 && a.status !== 429);
-  expect(refused).toEqual([]);
-  const slow = measured.filter((a) => a.answered - a.asked > BOUND_MS);
+  expect(measured.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+  // How long each request took in the shop, from its first hook to its answer (its request log
+  // line): the bound is the shop's. The client's clock adds whatever a busy machine makes the test
+  // process wait, so it is held to a looser bound, which a shop stalled before its first hook (its
+  // event loop blocked) would still break.
+  const inShop = (a: Answer) => Number(shop.log.find((entry) => entry.event === "request" && entry.requestId === a.requestId)?.durationMs);
   const when = (t: number) =>
     Object.entries(phases)
       .filter(([, at]) => at <= t)
       .map(([name, at]) => `${name}+${t - at}`)
       .at(-1);
-  expect({ slow: slow.map((a) => `${a.what} ${a.status} ${a.answered - a.asked} ms, asked at ${when(a.asked)}`), ...timings(measured) }).toMatchObject({
-    slow: [],
-  });
+  const described = (a: Answer) => `${a.what} ${a.status}: ${inShop(a)} ms in the shop, ${a.answered - a.asked} ms at the client, asked at ${when(a.asked)}`;
+  expect(measured.filter((a) => !(inShop(a) <= BOUND_MS)).map(described)).toEqual([]);
+  expect(measured.filter((a) => a.answered - a.asked > CLIENT_BOUND_MS).map(described)).toEqual([]);
 }, 60_000);
