@@ -95,8 +95,8 @@ test("Redis frozen (SIGSTOP), thawed, killed (SIGKILL) and started again under l
     // Warmed up (the first requests of a process open its database connections): from here on every answer counts.
     await eventually(() => expect(answers.length).toBeGreaterThanOrEqual(50), 10_000);
     phases.warm = Date.now();
-    // Counting in Redis.
-    expect(countedInRedis(await limitHolds())).toBe(true);
+    // Counting in Redis (on a machine busy enough to make Redis late, the shop may have turned to memory already, and back).
+    await eventually(async () => expect(countedInRedis(await limitHolds())).toBe(true), 10_000);
 
     redis.pause();
     phases.frozen = Date.now();
