@@ -65,6 +65,13 @@ const envSchema = z.object({
     .string()
     .regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)")
     .optional(),
+  // Three tries of this must end within the grace time's least (PAYMENT_ATTEMPT_ABANDONED_MS, 120 s).
+  STRIPE_TIMEOUT_SECONDS: z.coerce
+    .number({ error: "must be a whole number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(1, "must be at least 1 second")
+    .max(35, "must be at most 35 seconds (three tries must end within the payments' grace time of 2 minutes)")
+    .default(20),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
@@ -195,9 +202,12 @@ export interface Config {
   /** CORS_ORIGINS: other origins whose pages may call the API with credentials. */
   corsOrigins: string[];
   mail: { smtpUrl: string | null; from: string };
-  /** Null: the built-in fake processor takes payments and tax. */
-  /** publishableKey: for Stripe.js on the storefront's payment step (null: the storefront cannot take cards). */
-  stripe: { secretKey: string; apiBase: string | null; publishableKey: string | null } | null;
+  /**
+   * Null: the built-in fake processor takes payments and tax. `timeoutMs`: how long one try of a call
+   * waits for Stripe (STRIPE_TIMEOUT_SECONDS). `publishableKey`: for Stripe.js on the storefront's
+   * payment step (null: the storefront cannot take cards).
+   */
+  stripe: { secretKey: string; apiBase: string | null; timeoutMs: number; publishableKey: string | null } | null;
   /** Null: POST /api/webhooks/stripe answers 503. */
   stripeWebhookSecret: string | null;
   /** Each provider's webhook settings (decisions §11); a null one answers 503. */
@@ -272,7 +282,12 @@ export function loadConfig(env: Record<string, string | undefined>, commonPasswo
     corsOrigins,
     mail: { smtpUrl: e.SMTP_URL ?? null, from: e.MAIL_FROM },
     stripe: e.STRIPE_SECRET_KEY
-      ? { secretKey: e.STRIPE_SECRET_KEY, apiBase: e.STRIPE_API_BASE ?? null, publishableKey: e.STRIPE_PUBLISHABLE_KEY ?? null }
+      ? {
+          secretKey: e.STRIPE_SECRET_KEY,
+          apiBase: e.STRIPE_API_BASE ?? null,
+          timeoutMs: e.STRIPE_TIMEOUT_SECONDS * 1000,
+          publishableKey: e.STRIPE_PUBLISHABLE_KEY ?? null,
+        }
       : null,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null,
     webhooks: {

@@ -72,9 +72,11 @@ describe("configuration", () => {
   test("Stripe: a secret key selects it (with STRIPE_API_BASE another host, never for a live key); production needs one", () => {
     expect(loadConfig({}).stripe).toBeNull();
     expect(loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc", STRIPE_API_BASE: "http://127.0.0.1:12111", STRIPE_WEBHOOK_SECRET: "whsec_xyz" })).toMatchObject({
-      stripe: { secretKey: "sk_test_abc", apiBase: "http://127.0.0.1:12111" },
+      stripe: { secretKey: "sk_test_abc", apiBase: "http://127.0.0.1:12111", timeoutMs: 20_000 },
       stripeWebhookSecret: "whsec_xyz",
     });
+    expect(loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc", STRIPE_TIMEOUT_SECONDS: "5" }).stripe?.timeoutMs).toBe(5_000);
+    expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_test_abc", STRIPE_TIMEOUT_SECONDS: "36" })).toThrow(/STRIPE_TIMEOUT_SECONDS: must be at most 35 seconds/);
     expect(() => loadConfig({ STRIPE_SECRET_KEY: "sk_live_abc", STRIPE_API_BASE: "http://127.0.0.1:12111" })).toThrow(
       /STRIPE_API_BASE: a live key is never sent to another host/,
     );

@@ -44,7 +44,8 @@ export type ErrorCode =
   | "webhook.malformed"
   | "webhook.not_configured"
   | "auth.busy"
-  | "auth.check_waiting";
+  | "auth.check_waiting"
+  | "database.unavailable";
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
@@ -63,6 +64,22 @@ export class DomainError extends Error {
     super(message);
     this.name = "DomainError";
   }
+}
+
+/** Seconds a caller refused for want of the database is told to wait (Retry-After): a restart takes a few. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The database cannot be reached, or dropped the connection mid-way (a restart, a cut connection):
+ * nothing the request did is known to have landed but what it committed before, and the same request
+ * may well get through a moment later. `cause` is what the driver said, for the log.
+ */
+export function databaseUnavailable(cause: unknown): DomainError {
+  const error = new DomainError("database.unavailable", "The shop cannot reach its database just now; please try again shortly", {
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  });
+  error.cause = cause;
+  return error;
 }
 
 /** The caller's session names an account that no longer exists: for the caller, that is no session at all. */

@@ -40,18 +40,33 @@ describe("Stripe adapter (STRIPE_API_BASE pointing the SDK at the test server)",
     expect(server.intents.has(intent.id)).toBe(true);
   });
 
-  test("a processor still failing after the retries is payment.processor_failed (500 Payment processing failed)", async () => {
+  test("a processor still failing after the retries is payment.processor_failed (500 Payment processing failed), which may have been done all the same", async () => {
     server.failNext(3, 503);
     expect(await domainErrorOf(gateway.createIntent(intentInput("never-made")))).toMatchObject({
       code: "payment.processor_failed",
       message: "Payment processing failed",
+      details: { operation: "createIntent", outcomeUnknown: true },
     });
   });
 
-  test("a processor that cannot be reached, or refuses the key, is payment.processor_failed", async () => {
+  test("a processor that cannot be reached or answers too late may have done it (outcomeUnknown); one that refuses the key has not", async () => {
     const unreachable = createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: "http://127.0.0.1:9" }), silentLogger);
-    expect((await domainErrorOf(unreachable.retrieveIntent("pi_1"))).code).toBe("payment.processor_failed");
+    expect(await domainErrorOf(unreachable.retrieveIntent("pi_1"))).toMatchObject({ code: "payment.processor_failed", details: { outcomeUnknown: true } });
+    const impatient = createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: server.url, timeoutMs: 100 }), silentLogger);
+    // Made, its answer held past every try (the retries told that the key is in use).
+    const held = server.holdNext("/v1/payment_intents");
+    try {
+      expect(await domainErrorOf(impatient.createIntent(intentInput("made-too-slowly")))).toMatchObject({
+        code: "payment.processor_failed",
+        details: { outcomeUnknown: true },
+      });
+    } finally {
+      held.release();
+    }
     const wrongKey = createStripeGateway(createStripeClient({ secretKey: "sk_test_wrong", apiBase: server.url }), silentLogger);
-    expect((await domainErrorOf(wrongKey.createIntent(intentInput("wrong-key")))).code).toBe("payment.processor_failed");
+    expect(await domainErrorOf(wrongKey.createIntent(intentInput("wrong-key")))).toMatchObject({
+      code: "payment.processor_failed",
+      details: { outcomeUnknown: false },
+    });
   });
 });

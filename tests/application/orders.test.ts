@@ -9,7 +9,8 @@ import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts
 import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
+import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
 import type { Repositories } from "../../src/application/ports/index.ts";
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";
@@ -211,6 +212,33 @@ describe("placing an order", () => {
       to: "CANCELLED",
       reason: "the payment intent could not be created",
     });
+  });
+
+  test("the database going away after the order's commit, before its intent is stored: the order is left as a crash there leaves it (for housekeeping, its intent not cancelled), and the caller gets database.unavailable (a 503), not a 500", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 2);
+    let transactions = 0;
+    const away: MemoryDeps = {
+      ...deps,
+      uow: {
+        read: deps.uow.read,
+        transaction: (work) =>
+          ++transactions === 1 ? deps.uow.transaction(work) : Promise.reject(databaseUnavailable(new Error("Connection terminated unexpectedly"))),
+      },
+    };
+    const error = await domainErrorOf(order(away, ada.id, { cartItemIds: [line.id] }));
+    expect([error.code, error.details]).toEqual(["database.unavailable", { retryAfterSeconds: 2 }]);
+    const [left] = [...deps.state.orders.values()];
+    expect(left).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: null });
+    expect([await stockOf(deps, habanero.id), await deps.repos.carts.lines(ada.id)]).toEqual([8, []]);
+    const [intent] = [...deps.processor.intents.values()];
+    expect(intent?.status).toBe("requires_payment_method");
+
+    // Housekeeping finds the very intent checkout made, by the order's key, and the order is payable.
+    deps.clock.advance(DEFAULT_ORDER_SETTINGS.graceMs);
+    expect(await finishStrandedCheckouts(deps, DEFAULT_ORDER_SETTINGS.graceMs)).toEqual({ intentsStored: [left!.orderNumber], undone: [] });
+    expect((await deps.repos.orders.findById(left!.id))?.stripePaymentIntentId).toBe(intent!.id);
+    expect(deps.processor.intents.size).toBe(1);
   });
 
   test("an order number already taken is drawn again", async () => {

@@ -120,14 +120,40 @@ describe("paying an order (decisions §4)", () => {
     expect((await stored()).stripePaymentIntentId).toBe(fresh.paymentIntent.id);
   });
 
-  test("an unknown payment method or a processor failure changes nothing but the attempt count: the order is payable again at once", async () => {
+  test("an unknown payment method or a processor that refused the call changes nothing but the attempt count: the order is payable again at once", async () => {
     const { deps, stored, pay } = await anOrder();
     expect(await domainErrorOf(pay("pm_card_bogus"))).toMatchObject({ code: "payment.invalid_method", message: "No such payment method: 'pm_card_bogus'" });
-    const down = { ...deps, payments: { ...deps.payments, confirmIntent: () => Promise.reject(new Error("connection reset")) } };
-    expect(await pay("pm_card_visa", undefined, down as MemoryDeps).catch((e: Error) => e.message)).toBe("connection reset");
+    const refused = new DomainError("payment.processor_failed", "Payment processing failed", { operation: "confirmIntent", outcomeUnknown: false });
+    const down = { ...deps, payments: { ...deps.payments, confirmIntent: () => Promise.reject(refused) } };
+    expect(await domainErrorOf(pay("pm_card_visa", undefined, down as MemoryDeps))).toBe(refused);
     expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 2, paymentStartedAt: null });
     expect(await deps.repos.audit.list({ entityType: "order", action: "payment.failed" })).toEqual([]);
     expect((await pay("pm_card_visa")).success).toBe(true);
+  });
+
+  test("a processor that failed without saying what it did (it confirmed, its answer lost): the attempt stays open, a payment meanwhile is 409, and housekeeping settles it PAID from the intent after the grace time, charged once", async () => {
+    const { deps, stored, pay, intentId } = await anOrder();
+    const unknown = new DomainError("payment.processor_failed", "Payment processing failed", { operation: "confirmIntent", outcomeUnknown: true });
+    const lost = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => {
+          await deps.payments.confirmIntent(...args);
+          throw unknown;
+        },
+      },
+    };
+    expect(await domainErrorOf(pay("pm_card_visa", undefined, lost as MemoryDeps))).toBe(unknown);
+    expect(deps.processor.intents.get(intentId)?.status).toBe("succeeded");
+    expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 1, paymentStartedAt: deps.clock.now() });
+    expect((await domainErrorOf(pay("pm_card_visa"))).code).toBe("payment.in_progress");
+
+    deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
+    const housekeeping = createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
+    expect((await housekeeping.runOnce()).paymentsSettled).toBe(1);
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null });
+    expect((await domainErrorOf(pay("pm_card_visa"))).code).toBe("order.already_paid");
   });
 
   test("no connection waits on the processor: a second payment while the first is with it is 409, not a queue", async () => {

@@ -59,10 +59,10 @@ describe("the OpenAPI document (decisions §10)", () => {
     }
   });
 
-  test("the error answers are documented where they can happen: 400 and 500 everywhere, 401 with a session, 413 and 415 wherever a body may come", () => {
+  test("the error answers are documented where they can happen: 400 and 500 everywhere, 401 with a session, 413 and 415 wherever a body may come, 503 (the database away) everywhere", () => {
     for (const { route, operation } of operations()) {
       const statuses = Object.keys(operation.responses);
-      const expected = ["400", "500"];
+      const expected = ["400", "500", "503"];
       if (operation.security.length && operation.security.every((r: object) => Object.keys(r).length)) expected.push("401");
       // A webhook takes its body raw, in whatever media type: too large, never unsupported.
       if (!route.startsWith("GET ")) expected.push(...(route.includes("/webhooks/") ? ["413"] : ["413", "415"]));
@@ -150,7 +150,7 @@ describe("the OpenAPI document (decisions §10)", () => {
     expect(doc.paths["/api/orders/{id}/status"].put.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
     const cancel = doc.paths["/api/orders/{id}/cancel"].post;
     expect(cancel.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
-    expect(Object.keys(cancel.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "500"]);
+    expect(Object.keys(cancel.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"]);
     expect(cancel.description).toContain("Order has already been paid");
     for (const provider of ["stripe", "paypal", "square", "easypost", "resend"]) {
       expect(doc.paths[`/api/webhooks/${provider}`].post.responses["400"].description).toContain("`Invalid signature`");

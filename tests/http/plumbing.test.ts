@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { MAX_BODY_BYTES, bodyReading } from "../../src/adapters/http/plumbing/body.ts";
 import { envelopeMacro } from "../../src/adapters/http/plumbing/envelope.ts";
@@ -28,6 +28,9 @@ function probeApp() {
     .get("/moved", ({ redirect }) => redirect("/api/elsewhere", 302))
     .get("/boom", () => {
       throw new Error("connection string postgres://secret@db leaked?");
+    })
+    .get("/database-away", () => {
+      throw databaseUnavailable(new Error("connect ECONNREFUSED 10.0.0.5:5432"));
     })
     .get(
       "/products/missing",
@@ -121,6 +124,20 @@ describe("HTTP plumbing", () => {
     const failure = lines.find((l) => l.event === "request.failed");
     expect(failure.requestId).toBe(res.headers.get("x-request-id"));
     expect(failure.error.message).toContain("leaked");
+  });
+
+  test("the database away is a 503 with Retry-After, never a 500: the caller is told to come back, the log says why", async () => {
+    const { app, lines } = probeApp();
+    const res = await call(app, "GET", "/api/database-away");
+    expect([res.status, res.headers.get("retry-after")]).toEqual([503, "2"]);
+    expect(res.body).toEqual({ error: "The shop cannot reach its database just now; please try again shortly" });
+    expect(lines.find((l) => l.event === "request.refused")).toMatchObject({
+      level: "warn",
+      requestId: res.headers.get("x-request-id"),
+      code: "database.unavailable",
+      reason: "connect ECONNREFUSED 10.0.0.5:5432",
+    });
+    expect(lines.some((l) => l.event === "request.failed")).toBe(false);
   });
 
   test("envelope routes report errors in the envelope", async () => {

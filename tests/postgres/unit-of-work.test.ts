@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "kysely";
+import { openDatabase } from "../../src/adapters/db/database.ts";
 import { createPgUnitOfWork } from "../../src/adapters/db/store.ts";
+import { DomainError } from "../../src/domain/errors.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { freePort } from "../support/redis.ts";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -31,4 +35,46 @@ test("a transaction PostgreSQL gives up to break a deadlock is run again, and bo
   expect(runs).toBe(3);
   const inventories = await uow.read(async (db) => [(await db.products.findById(a.id))!.inventory, (await db.products.findById(b.id))!.inventory]);
   expect(inventories.sort()).toEqual([8, 9]);
+});
+
+test("a transaction whose connection is cut before it commits (pg_terminate_backend) is run again on another connection, and lands once", async () => {
+  // The unit of work on a pool of its own, named, so its connection can be found and cut.
+  const application = `uow-${crypto.randomUUID().slice(0, 8)}`;
+  const url = new URL(database.url);
+  url.searchParams.set("application_name", application);
+  const { db } = openDatabase({ kind: "postgres", url: url.toString() });
+  const uow = createPgUnitOfWork(db);
+  try {
+    const product = aProduct({ inventory: 10 });
+    let runs = 0;
+    await uow.transaction(async (tx) => {
+      runs++;
+      await tx.products.create(product);
+      if (runs === 1) {
+        const cut = await sql<{ cut: boolean }>`
+          select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = ${application}`.execute(database.db);
+        expect(cut.rows).toEqual([{ cut: true }]);
+      }
+      await tx.products.update(product.id, { inventory: 9, updatedAt: new Date() });
+    });
+    expect(runs).toBe(2);
+    expect((await uow.read((repos) => repos.products.findById(product.id)))?.inventory).toBe(9);
+  } finally {
+    await db.destroy();
+  }
+});
+
+test("a database that does not answer is DomainError database.unavailable (a 503 with Retry-After), for reads and transactions alike", async () => {
+  const { db } = openDatabase({ kind: "postgres", url: `postgres://root@127.0.0.1:${await freePort()}/nowhere` });
+  const uow = createPgUnitOfWork(db);
+  try {
+    for (const attempt of [() => uow.read((repos) => repos.products.findById("p1")), () => uow.transaction((tx) => tx.products.findById("p1"))]) {
+      const error = await attempt().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DomainError);
+      expect([(error as DomainError).code, (error as DomainError).details]).toEqual(["database.unavailable", { retryAfterSeconds: 2 }]);
+      expect(String((error as Error).cause)).toContain("ECONNREFUSED");
+    }
+  } finally {
+    await db.destroy();
+  }
 });

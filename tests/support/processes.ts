@@ -95,3 +95,51 @@ export function shopOnPostgres(env: Record<string, string> = {}) {
   });
   return shop;
 }
+
+/**
+ * Waits for the server to start, as waitForStart does, and then goes on reading what it prints
+ * (a pipe left full would stall a server that logs every request): its JSON log lines gather in
+ * `log`, for a test to look through while the server runs (a 500's cause, say).
+ */
+export async function startedAndFollowed(server: Server): Promise<{ port: number; url: string; log: Record<string, unknown>[]; stderr: () => string }> {
+  let stderr = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of server.stderr) stderr += decoder.decode(chunk, { stream: true });
+    } catch {
+      // The process is gone.
+    }
+  })();
+  const reader = server.stdout.getReader();
+  const decoder = new TextDecoder();
+  const log: Record<string, unknown>[] = [];
+  let buffered = "";
+  const take = () => {
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) if (line.startsWith("{")) log.push(JSON.parse(line));
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited before it started: ${buffered}${log.map((entry) => JSON.stringify(entry)).join("\n")}`);
+    buffered += decoder.decode(value, { stream: true });
+    take();
+    const started = log.find((entry) => entry.event === "server.started");
+    if (started) {
+      void (async () => {
+        try {
+          for (;;) {
+            const next = await reader.read();
+            if (next.done) return;
+            buffered += decoder.decode(next.value, { stream: true });
+            take();
+          }
+        } catch {
+          // The process is gone (killed): there is nothing more to read.
+        }
+      })();
+      return { port: started.port as number, url: started.url as string, log, stderr: () => stderr };
+    }
+  }
+}

@@ -32,9 +32,11 @@ export async function startRedisServer() {
     throw new Error(`redis-server on ${port} did not answer`);
   }
 
-  async function stop() {
+  /** Stops it (SIGTERM; a frozen server is thawed first, or it would never act on the signal), or with `signal` SIGKILL kills it. */
+  async function stop(signal: "SIGTERM" | "SIGKILL" = "SIGTERM") {
     if (!child) return;
-    child.kill();
+    if (signal === "SIGTERM") child.kill("SIGCONT");
+    child.kill(signal);
     await child.exited;
     child = null;
   }
@@ -45,6 +47,8 @@ export async function startRedisServer() {
     port,
     start,
     stop,
+    /** Killed outright (SIGKILL): its connections reset, nothing said. */
+    kill: () => stop("SIGKILL"),
     /** Freezes the server (it keeps its connections but answers nothing), and thaws it. */
     pause: () => child?.kill("SIGSTOP"),
     resume: () => child?.kill("SIGCONT"),

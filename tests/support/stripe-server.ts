@@ -56,9 +56,12 @@ const unexpectedState = (intent: Intent, action: string) =>
 export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: number } = {}) {
   const intents = new Map<string, Intent>();
   const charges = new Map<string, Json>();
+  /** Every refund made, as Stripe's books would list them (a replayed key made none). */
+  const refunds: Json[] = [];
   const replays = new Map<string, { fingerprint: string; answer: Answer }>();
   const calls: Array<{ method: string; path: string; idempotencyKey: string | null; replayed: boolean }> = [];
-  let failures: { remaining: number; status: number } = { remaining: 0, status: 500 };
+  let failures: { remaining: number; status: number; afterRunning: boolean } = { remaining: 0, status: 500, afterRunning: false };
+  let slow: { pathEnd: string; ms: number } | null = null;
   const holds: Array<{ pathEnd: string; ran: () => void; released: Promise<void> }> = [];
   const running = new Set<string>();
 
@@ -191,6 +194,7 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       status: "succeeded",
       created: now(),
     };
+    refunds.push(body);
     return { status: 200, body };
   }
 
@@ -294,17 +298,23 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
         return respond(kept.answer, { "idempotent-replayed": "true" });
       }
       // An injected outage answers before anything runs, so nothing of it is kept for the key.
-      if (failures.remaining > 0) {
-        failures.remaining--;
-        return respond(error(failures.status, { type: "api_error", message: "An unknown error occurred" }));
-      }
-      const answer = route(request.method, url.pathname, params);
+      const failing = failures.remaining > 0 ? failures : null;
+      if (failing) failures = { ...failures, remaining: failures.remaining - 1 };
+      if (failing && !failing.afterRunning) return respond(error(failing.status, { type: "api_error", message: "An unknown error occurred" }));
+      const ran = route(request.method, url.pathname, params);
+      // One after the work: done, and Stripe keeps the failure as the key's answer (it keeps 500s too).
+      const answer = failing ? error(failing.status, { type: "api_error", message: "An unknown error occurred" }) : ran;
       const hold = holds.findIndex((h) => url.pathname.endsWith(h.pathEnd));
       if (hold >= 0) {
         const [{ ran, released }] = holds.splice(hold, 1) as [(typeof holds)[number]];
         if (key) running.add(key);
         ran();
         await released;
+        if (key) running.delete(key);
+      }
+      if (slow && url.pathname.endsWith(slow.pathEnd)) {
+        if (key) running.add(key);
+        await Bun.sleep(slow.ms);
         if (key) running.delete(key);
       }
       // As Stripe: a request whose parameters failed validation keeps no result for its key.
@@ -318,12 +328,23 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     secretKey: STRIPE_TEST_KEY,
     intents: intents as ReadonlyMap<string, Intent>,
     charges: charges as ReadonlyMap<string, Json>,
+    refunds: refunds as readonly Json[],
     calls,
     /** The calls that ran (a replayed key did not), to `path` ending so, e.g. "/confirm". */
     ran: (pathEnd: string) => calls.filter((c) => !c.replayed && c.path.endsWith(pathEnd)).length,
-    /** The next `count` requests fail with `status` before anything runs. */
-    failNext(count: number, status = 500) {
-      failures = { remaining: count, status };
+    /**
+     * The next `count` requests fail with `status` before anything runs; `afterRunning`: after
+     * they ran (the intent confirmed, the money taken), the failure kept as their keys' answer.
+     */
+    failNext(count: number, status = 500, { afterRunning = false } = {}) {
+      failures = { remaining: count, status, afterRunning };
+    },
+    /**
+     * Every request to a path ending so (every one, with "") runs, and its answer comes `ms` late,
+     * its key in use meanwhile (a retry is told so, 409); 0 ends it.
+     */
+    slowDown(ms: number, pathEnd = "") {
+      slow = ms > 0 ? { pathEnd, ms } : null;
     },
     /**
      * The next request to a path ending so runs, and then its answer waits until released: for a

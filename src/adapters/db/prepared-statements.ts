@@ -22,12 +22,16 @@ export function withPreparedStatements(pool: Pool, onClientError: (error: Error)
     return name;
   };
 
+  // A connection lost while checked out (a database restart, a terminated backend) emits "error"
+  // on its client, where the pool does not listen: unheard, it would take the process down. The
+  // query in flight fails on its own, and the pool drops the client when it is released. The
+  // listener goes on as the pool makes the client, before it hands it out: a backend terminated the
+  // instant it was ready sends that news with its readiness, and the client reports it in the very
+  // turn it is handed out, before whoever asked for it can listen.
+  pool.on("connect", (client) => client.on("error", onClientError));
+
   function prepare(client: PoolClient & { [PREPARED]?: true }): PoolClient {
     if (client[PREPARED]) return client;
-    // A connection lost while checked out (a database restart, a terminated backend) emits "error"
-    // on its client, where the pool does not listen: unheard, it would take the process down. The
-    // query in flight fails on its own, and the pool drops the client when it is released.
-    client.on("error", onClientError);
     const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => Promise<unknown>;
     client.query = ((config: QueryConfig | string, values?: unknown[]) => {
       const name = typeof config === "string" && Array.isArray(values) && values.length > 0 ? nameOf(config) : undefined;

@@ -20,6 +20,36 @@ export async function totalOf(rows: Counted[], offset: number, count: () => Prom
   return offset === 0 ? 0 : Number((await count()).total);
 }
 
+/** Network failures: the server refused, reset or never answered the connection. */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+/**
+ * SQLSTATEs of a server that cannot serve: a connection exception (class 08), shut down by an
+ * administrator (a fast stop, pg_terminate_backend) or a crash, starting up or shutting down, too
+ * many connections.
+ */
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+/** What node-postgres says of a connection it lost, or could not make in time (it gives these no code). */
+const LOST_MESSAGES = [
+  "Connection terminated",
+  "connection error and is not queryable",
+  "Client was closed and is not queryable",
+  "timeout exceeded when trying to connect",
+];
+
+/**
+ * Whether the error says PostgreSQL could not be reached, or dropped the connection mid-way (a
+ * restart, a terminated backend, the network): not the query's fault, and a moment later the same
+ * query may well run. An AggregateError (a name that resolved to several addresses) is one when
+ * any of its errors is.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === "string" && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
+  if (typeof message === "string" && LOST_MESSAGES.some((lost) => message.includes(lost))) return true;
+  return Array.isArray(errors) && errors.some(isConnectionLost);
+}
+
 /** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */
 export function isDeadlock(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "40P01";

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { DatabaseProbe } from "../../application/ports/system.ts";
-import { accountGone } from "../../domain/errors.ts";
+import { accountGone, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
-import { isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
+import { isConnectionLost, isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -22,6 +22,8 @@ import { createPgUserRepository } from "./user-repository.ts";
 import { createPgWebhookEventLog } from "./webhook-event-log.ts";
 
 const DEADLOCK_ATTEMPTS = 3;
+/** Runs of a transaction whose connection was lost before it asked to commit (a terminated backend). */
+const RECONNECT_ATTEMPTS = 3;
 
 /** Repositories bound to one handle: the pool, or a transaction. */
 export function createPgRepositories(db: Db): Repositories {
@@ -49,13 +51,28 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
     async transaction(work) {
       refuseInsideTransaction("transaction");
       for (let attempt = 1; ; attempt++) {
+        let workDone = false;
         try {
-          return await db.transaction().execute((trx) => runAsTransaction(() => work(createPgRepositories(trx))));
+          return await db.transaction().execute((trx) =>
+            runAsTransaction(async () => {
+              const result = await work(createPgRepositories(trx));
+              workDone = true;
+              return result;
+            }),
+          );
         } catch (error) {
           // PostgreSQL gave this transaction up to break a deadlock: nothing of it landed, so it is run
           // again. Work writes to the database only (the processor is called between transactions,
           // never inside one), so a rerun repeats nothing outside.
           if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+          if (isConnectionLost(error)) {
+            // Lost before the commit was asked for (its backend terminated, the server restarted):
+            // nothing of it landed, so it is run again on another connection, as for a deadlock. Lost
+            // during the commit, it may have landed or not: the caller is told to try again, and
+            // checkout and payment are safe to repeat with their Idempotency-Key.
+            if (!workDone && attempt < RECONNECT_ATTEMPTS) continue;
+            throw databaseUnavailable(error);
+          }
           // The caller's account was deleted after its session was checked (the check is cached for
           // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.
           if (referencesMissingUser(error)) throw accountGone();
@@ -65,7 +82,11 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
     },
     async read(work) {
       refuseInsideTransaction("read");
-      return work(pooled);
+      try {
+        return await work(pooled);
+      } catch (error) {
+        throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+      }
     },
   };
 }

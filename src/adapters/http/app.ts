@@ -58,7 +58,20 @@ export interface AppOptions {
 
 export function createApp(
   useCases: UseCases,
-  { logger, clock, publicUrl, trustProxy, corsOrigins, session, webhooks, exemptUserAgent, fakeProcessor, tracer, observeRequest, stripePublishableKey = null }: AppOptions,
+  {
+    logger,
+    clock,
+    publicUrl,
+    trustProxy,
+    corsOrigins,
+    session,
+    webhooks,
+    exemptUserAgent,
+    fakeProcessor,
+    tracer,
+    observeRequest,
+    stripePublishableKey = null,
+  }: AppOptions,
 ) {
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);

@@ -8,17 +8,19 @@ export interface StripeSettings {
   secretKey: string;
   /** Another host for the SDK to call (a test server); Stripe's own when null. */
   apiBase: string | null;
+  /** How long one try waits for an answer (STRIPE_TIMEOUT_SECONDS; 20 s unless given). */
+  timeoutMs?: number;
 }
 
-/** The SDK retries a connection error, a 409 or a 5xx with the same idempotency key: twice, then the call fails. */
+/** The SDK retries a connection error (a timeout too), a 409 or a 5xx with the same idempotency key: twice, then the call fails. */
 const NETWORK_RETRIES = 2;
 const TIMEOUT_MS = 20_000;
 
-export function createStripeClient({ secretKey, apiBase }: StripeSettings): Stripe {
+export function createStripeClient({ secretKey, apiBase, timeoutMs = TIMEOUT_MS }: StripeSettings): Stripe {
   const base = apiBase ? new URL(apiBase) : null;
   return new Stripe(secretKey, {
     maxNetworkRetries: NETWORK_RETRIES,
-    timeout: TIMEOUT_MS,
+    timeout: timeoutMs,
     appInfo: { name: "storefront" },
     ...(base
       ? { host: base.hostname, port: base.port || (base.protocol === "https:" ? 443 : 80), protocol: base.protocol === "https:" ? "https" : "http" }
@@ -62,12 +64,24 @@ function refusedIntent(error: unknown): DomainError | null {
 }
 
 /**
+ * Whether Stripe may have done what it was asked though the call failed: no answer came (a timeout,
+ * the connection lost), it failed on its side (5xx), or a try with the same key was still running
+ * (409). Only an answer that refused the request (4xx: its parameters, the key, the rate) says that
+ * nothing was done.
+ */
+function mayHaveRun(error: unknown): boolean {
+  if (!(error instanceof Stripe.errors.StripeError)) return true;
+  return error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeAPIError;
+}
+
+/**
  * Payments and tax through Stripe (the official SDK): payment intents in cents, USD, whose payment
  * methods never redirect (so confirming on the server needs no return URL, and 3-D Secure comes
  * back as requires_action for Stripe.js to finish), every creating call with its idempotency key.
  * A decline and an intent past the step asked for come back as the intent, as the PaymentGateway
  * port says; an unknown or unusable payment method is the caller's mistake (400); anything else
- * (after the SDK's retries) is "Payment processing failed".
+ * (after the SDK's retries) is "Payment processing failed", saying whether Stripe may have done it
+ * all the same (`outcomeUnknown`).
  */
 export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGateway & TaxCalculator {
   async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -81,7 +95,7 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
         type: (error as { type?: string }).type,
         requestId: (error as { requestId?: string }).requestId,
       });
-      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation });
+      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation, outcomeUnknown: mayHaveRun(error) });
     }
   }
 

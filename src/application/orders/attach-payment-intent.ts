@@ -24,7 +24,9 @@ const UNDO_ATTEMPTS = 3;
  * Decisions §4: the payment intent is created after commit (amount in cents, the order in its
  * metadata, an idempotency key from the order id) and its id stored, but only on an order still
  * PENDING: one cancelled meanwhile (by staff, or the sweeper) must not be payable, so its new
- * intent is cancelled again. If anything fails, the order is undone and the caller gets a 500.
+ * intent is cancelled again. If anything fails, the order is undone and the caller gets a 500; but
+ * if the database went away, the order is left to housekeeping, as a crash there leaves it, and the
+ * caller gets the 503 that says to try again.
  */
 export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<PlacedOrder> {
   let intentId: string | null = null;
@@ -35,6 +37,13 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
     if (!attached) throw new Error("the order ended before its payment intent was stored");
     return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
   } catch (error) {
+    // The database went away before the intent was stored (or while it was): the order is left as a
+    // process killed there leaves it, for housekeeping to give it the intent under the same key (or
+    // it has it already), and the caller is told to try again, which its Idempotency-Key makes safe.
+    if (error instanceof DomainError && error.code === "database.unavailable") {
+      deps.logger.warn("order.payment_intent_unstored", { orderId: order.id, intentId, error: messageOf(error.cause) });
+      throw error;
+    }
     deps.logger.error("order.payment_intent_failed", { orderId: order.id, error: messageOf(error) });
     if (intentId)
       await deps.payments

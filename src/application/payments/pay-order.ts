@@ -33,7 +33,9 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    webhook that came first, or staff who moved the order, change nothing twice), with its
  *    `payment.*` audit entry, and the mark cleared (applyPaymentOutcome, which housekeeping also
  *    uses to settle an attempt whose process died).
- * A declined card fails the payment (the order stays payable) and is answered with a 402.
+ * A declined card fails the payment (the order stays payable) and is answered with a 402. A
+ * processor that refused the call leaves the order payable; one that failed without saying what it
+ * did leaves the attempt to housekeeping, as a crash would.
  */
 export async function payOrder(
   deps: PayDeps,
@@ -48,6 +50,14 @@ export async function payOrder(
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
     intent = await deps.payments.confirmIntent(intentId, request.paymentMethodId, `confirm-${order.id}-${attempt}-${request.paymentMethodId}`);
   } catch (error) {
+    // The processor may have confirmed it all the same (no answer came; it failed on its side): the
+    // attempt stays open, as a crash there leaves it, so no other payment confirms meanwhile (409),
+    // and housekeeping settles it from the processor's own state of the intent after the grace time.
+    // Ended here, an order the processor had charged would stay unpaid.
+    if (outcomeUnknown(error)) {
+      deps.logger.warn("payment.outcome_unknown", { orderId: order.id, attempt, error: messageOf(error) });
+      throw error;
+    }
     await endAttempt(deps, order.id).catch((e: unknown) => deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }));
     throw error;
   }
@@ -84,6 +94,9 @@ async function startAttempt(deps: PayDeps, userId: string, orderId: string, grac
     return { order, attempt };
   });
 }
+
+/** Whether the processor failed without saying what became of the call: it may have done it all the same. */
+const outcomeUnknown = (error: unknown) => error instanceof DomainError && error.code === "payment.processor_failed" && error.details?.outcomeUnknown === true;
 
 /** The attempt failed at the processor, changing nothing there the next attempt cannot see: the order is payable again. */
 function endAttempt(deps: PayDeps, orderId: string): Promise<void> {

@@ -31,7 +31,9 @@ export interface Refund {
  * idempotency key, so a retry never charges or refunds twice. A declined card is not an error: the
  * intent comes back as `requires_payment_method` with `lastError`. A payment method the processor
  * does not know is DomainError "payment.invalid_method"; a processor that fails or cannot be
- * reached is DomainError "payment.processor_failed". An intent the processor will not make, and
+ * reached is DomainError "payment.processor_failed", with `details.outcomeUnknown` true when the
+ * processor may have done what it was asked all the same (no answer came, or it failed on its side):
+ * only asking it later tells. An intent the processor will not make, and
  * says so (asked again, it answers the same: an amount it does not take, a key used before for
  * other parameters), is DomainError "payment.intent_refused".
  */

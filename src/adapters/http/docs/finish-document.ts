@@ -30,7 +30,10 @@ const ERROR_RESPONSES = {
     "See Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or the e-mail is locked after 5 failed sign-ins in 15 minutes; or a password check from this client is already waiting (one at a time per client)",
   ],
   InternalError: [500, "Something failed on the shop's side; the answer never says what (it is logged with the request id)"],
-  ServiceUnavailable: [503, "Refused for now: the password checks are busy (try again after Retry-After), or a webhook's provider is not configured"],
+  ServiceUnavailable: [
+    503,
+    "Refused for now, nothing done that was not done before (try again after Retry-After): the shop's database does not answer (a restart, a lost connection), the password checks are busy, or a webhook's provider is not configured",
+  ],
 } as const;
 /** A webhook's 400s, which name no fields: its body is the provider's. */
 const INVALID_EVENT = {
@@ -108,7 +111,11 @@ const ERROR_HEADERS: Partial<Record<ErrorResponse, Json>> = {
   MethodNotAllowed: { Allow: { description: "The methods the path takes", schema: { type: "string" } } },
   TooManyRequests: LIMIT_HEADERS,
   TooManyPasswordChecks: LIMIT_HEADERS,
-  ServiceUnavailable: { "Retry-After": LIMIT_HEADERS["Retry-After"] },
+  ServiceUnavailable: {
+    "Retry-After": integerHeader(
+      "Seconds to wait: 2 when the database does not answer, 1 when the password checks are busy (none for a webhook not configured)",
+    ),
+  },
 };
 
 function responsesFor(prefix: "" | "Envelope") {
@@ -134,7 +141,8 @@ const unlimited = (path: string) => path === "/api/health" || path === "/api/hea
  * answers it can give (400 always: before any route reads it, a query string that is not UTF-8 or a
  * GET's body is refused; 401 with a required session, 404 with a path id, 413 and
  * 415 for any method that may carry a body (415 not where the body is taken raw), 429 wherever the
- * rate limit applies, with the password limits' reasons where passwords are checked, 500 always),
+ * rate limit applies, with the password limits' reasons where passwords are checked, 500 and 503
+ * always: any route may find the database away),
  * in the envelope where the route uses it. Error answers a route declares itself point to the
  * named responses too. Markers in a route's `detail` add headers: `x-total-count`,
  * `x-session-cookie` (the answer sets or clears the session cookie), and `x-retry-after` (its own
@@ -221,6 +229,7 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   if (PASSWORD_ENDPOINTS.has(`${method.toUpperCase()} ${path}`)) responses["429"] = refer("TooManyPasswordChecks");
   if (!unlimited(path)) add("TooManyRequests");
   add("InternalError");
+  add("ServiceUnavailable");
 }
 
 /** The named answers some operation refers to: each error has an envelope form, and not every one is given in both. */
