@@ -507,6 +507,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the database answers and its schema is current; reports the rate-limit store and the outbox
+         * @description For load balancers and orchestrators. Redis not answering (the limits fall back to memory) and mail waiting or given up on are reported, never a reason to refuse traffic.
+         */
+        get: operations["getApiHealthReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/locations": {
         parameters: {
             query?: never;
@@ -1151,6 +1171,39 @@ export interface components {
             state: string;
             website: string | null;
         };
+        NotReady: {
+            /**
+             * @description Whether the database answered a round trip
+             * @enum {string}
+             */
+            database: "ok" | "unavailable";
+            /**
+             * @description Why (the database's own error is logged, not told)
+             * @enum {string}
+             */
+            error: "Database unavailable" | "Database migrations are behind";
+            /** @description Null when the database did not answer */
+            migrations: {
+                /** @description The database has run every migration this code has */
+                current: boolean;
+                /** @description The migrations it has not run, oldest first (`npm run cli -- db:migrate` runs them) */
+                pending: string[];
+            } | null;
+            /** @description Null when it could not be read */
+            outbox: {
+                /** @description Mail given up on after its last attempt, kept for an operator */
+                failed: number;
+                /** @description Mail waiting to be sent */
+                pending: number;
+            } | null;
+            /**
+             * @description Where the rate-limit and sign-in counters are kept now: Redis, memory (no REDIS_URL), or fallback (memory while Redis does not answer)
+             * @enum {string}
+             */
+            rateLimitStore: "redis" | "memory" | "fallback";
+            /** @constant */
+            status: "unavailable";
+        };
         Order: {
             billingAddress: components["schemas"]["Address"];
             /**
@@ -1480,6 +1533,30 @@ export interface components {
             /** @constant */
             success: true;
         };
+        Ready: {
+            /** @constant */
+            database: "ok";
+            migrations: {
+                /** @description The database has run every migration this code has */
+                current: boolean;
+                /** @description The migrations it has not run, oldest first (`npm run cli -- db:migrate` runs them) */
+                pending: string[];
+            };
+            /** @description Null when it could not be read */
+            outbox: {
+                /** @description Mail given up on after its last attempt, kept for an operator */
+                failed: number;
+                /** @description Mail waiting to be sent */
+                pending: number;
+            } | null;
+            /**
+             * @description Where the rate-limit and sign-in counters are kept now: Redis, memory (no REDIS_URL), or fallback (memory while Redis does not answer)
+             * @enum {string}
+             */
+            rateLimitStore: "redis" | "memory" | "fallback";
+            /** @constant */
+            status: "ready";
+        };
         Registration: {
             email: string;
             name?: string;
@@ -1651,10 +1728,10 @@ export interface components {
                 "application/json": components["schemas"]["EnvelopeError"];
             };
         };
-        /** @description Refused for now: the password checks are busy (try again after Retry-After), or a webhook's provider is not configured */
+        /** @description Refused for now, nothing done that was not done before (try again after Retry-After): the shop's database does not answer (a restart, a lost connection), the password checks are busy, or a webhook's provider is not configured */
         EnvelopeServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting) */
+                /** @description Seconds to wait: 2 when the database does not answer, 1 when the password checks are busy (none for a webhook not configured) */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -1770,10 +1847,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Refused for now: the password checks are busy (try again after Retry-After), or a webhook's provider is not configured */
+        /** @description Refused for now, nothing done that was not done before (try again after Retry-After): the shop's database does not answer (a restart, a lost connection), the password checks are busy, or a webhook's provider is not configured */
         ServiceUnavailable: {
             headers: {
-                /** @description Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting) */
+                /** @description Seconds to wait: 2 when the database does not answer, 1 when the password checks are busy (none for a webhook not configured) */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -1862,6 +1939,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiAdminAudit: {
@@ -1902,6 +1980,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminOrders: {
@@ -1936,6 +2015,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminOrdersById: {
@@ -1964,6 +2044,7 @@ export interface operations {
             404: components["responses"]["EnvelopeNotFound"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminOrdersExport: {
@@ -1996,6 +2077,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminProducts: {
@@ -2027,6 +2109,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     postApiAdminProductsByIdInventory: {
@@ -2061,6 +2144,7 @@ export interface operations {
             415: components["responses"]["EnvelopeUnsupportedMediaType"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminReportsSales: {
@@ -2095,6 +2179,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminReportsSalesExport: {
@@ -2126,6 +2211,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminUsers: {
@@ -2162,6 +2248,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminUsersById: {
@@ -2195,6 +2282,7 @@ export interface operations {
             404: components["responses"]["EnvelopeNotFound"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     putApiAdminUsersByIdRole: {
@@ -2235,6 +2323,7 @@ export interface operations {
             415: components["responses"]["EnvelopeUnsupportedMediaType"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAdminUsersExport: {
@@ -2265,6 +2354,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiAuthCallbackByProvider: {
@@ -2301,6 +2391,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiAuthCallbackByProvider: {
@@ -2343,6 +2434,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiAuthCallbackCredentials: {
@@ -2418,6 +2510,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiAuthRegister: {
@@ -2483,6 +2576,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiAuthSigninByProvider: {
@@ -2509,6 +2603,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiAuthSignout: {
@@ -2548,6 +2643,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiCart: {
@@ -2572,6 +2668,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiCart: {
@@ -2604,6 +2701,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     putApiCartById: {
@@ -2638,6 +2736,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiCartById: {
@@ -2668,6 +2767,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiCartCheckout: {
@@ -2707,6 +2807,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiCartItems: {
@@ -2739,6 +2840,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteApiCartItemsByItemId: {
@@ -2769,6 +2871,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "getApiFake-processorChallengeByIntentId": {
@@ -2797,6 +2900,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "postApiFake-processorChallengeByIntentIdByAnswer": {
@@ -2830,6 +2934,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiHealth: {
@@ -2870,6 +2975,39 @@ export interface operations {
             };
         };
     };
+    getApiHealthReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic: the database answered and has every migration; the rate-limit store and the outbox as they are */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            /** @description Not ready: the database did not answer, or is behind this code's migrations (Retry-After: 5) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before asking again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotReady"];
+                };
+            };
+        };
+    };
     getApiLocations: {
         parameters: {
             query?: {
@@ -2902,6 +3040,7 @@ export interface operations {
             400: components["responses"]["EnvelopeBadRequest"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiLocationsNearby: {
@@ -2936,6 +3075,7 @@ export interface operations {
             400: components["responses"]["EnvelopeBadRequest"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiOrders: {
@@ -2968,6 +3108,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiOrders: {
@@ -3007,6 +3148,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiOrdersById: {
@@ -3035,6 +3177,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiOrdersByIdCancel: {
@@ -3066,6 +3209,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     putApiOrdersByIdStatus: {
@@ -3110,6 +3254,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiPayment: {
@@ -3158,6 +3303,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiPaymentMethods: {
@@ -3181,6 +3327,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiProducts: {
@@ -3213,6 +3360,7 @@ export interface operations {
             404: components["responses"]["EnvelopeNotFound"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     postApiProducts: {
@@ -3246,6 +3394,7 @@ export interface operations {
             415: components["responses"]["EnvelopeUnsupportedMediaType"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiProductsById: {
@@ -3272,6 +3421,7 @@ export interface operations {
             404: components["responses"]["EnvelopeNotFound"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     putApiProductsById: {
@@ -3307,6 +3457,7 @@ export interface operations {
             415: components["responses"]["EnvelopeUnsupportedMediaType"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     deleteApiProductsById: {
@@ -3338,6 +3489,7 @@ export interface operations {
             415: components["responses"]["EnvelopeUnsupportedMediaType"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     getApiUsersMe: {
@@ -3363,6 +3515,7 @@ export interface operations {
             403: components["responses"]["EnvelopeForbidden"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     putApiUsersMe: {
@@ -3394,6 +3547,7 @@ export interface operations {
             415: components["responses"]["EnvelopeUnsupportedMediaType"];
             429: components["responses"]["EnvelopeTooManyRequests"];
             500: components["responses"]["EnvelopeInternalError"];
+            503: components["responses"]["EnvelopeServiceUnavailable"];
         };
     };
     postApiUsersPassword: {
