@@ -61,11 +61,13 @@ export async function createTestDatabase({ migrate = true } = {}): Promise<TestD
   };
 }
 
-/** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would. */
+/** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would (run in this process). */
 export async function createSeededTestDatabase(): Promise<TestDatabase> {
   const database = await createTestDatabase();
-  const seed = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:seed"], { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" } });
-  if (seed.exitCode !== 0) throw new Error(`db:seed failed: ${seed.stderr.toString()}`);
+  // Loaded here only: the CLI's modules are no business of the other files that need a database.
+  const { runCliHere } = await import("./cli.ts");
+  const seed = await runCliHere({ DATABASE_URL: database.url }, "db:seed");
+  if (seed.code !== 0) throw new Error(`db:seed failed: ${seed.stderr}`);
   return database;
 }
 
