@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "kysely";
 import { Client } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+import { withMigratedDatabase } from "./embedded-template.ts";
 
 /** The server every PostgreSQL-backed test talks to; each test file gets a database of its own on it. */
 export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
@@ -93,9 +97,21 @@ export async function truncateAll(db: Db): Promise<void> {
   });
 }
 
-/** An embedded in-memory PGlite database with the schema applied. */
+/**
+ * An embedded PGlite database with the schema applied: a copy of the one the CLI's db:migrate made
+ * (tests/support/embedded-template.ts), opened as the shop opens its DATA_DIR. Making one in memory
+ * and migrating it took several seconds of CPU each time; the migrations on PGlite are proven by
+ * the first start in tests/process/server.test.ts.
+ */
 export async function createPgliteDatabase(): Promise<{ db: Db; truncate(): Promise<void>; close(): Promise<void> }> {
-  const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
-  await migrateToLatest(db);
-  return { db, truncate: () => truncateAll(db), close: () => db.destroy() };
+  const dir = withMigratedDatabase(mkdtempSync(join(tmpdir(), "storefront-pglite-")));
+  const { db, close } = openDatabase({ kind: "pglite", directory: join(dir, "pglite"), label: dir, privateDir: null });
+  return {
+    db,
+    truncate: () => truncateAll(db),
+    async close() {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
