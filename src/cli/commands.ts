@@ -25,10 +25,16 @@ import type { Config } from "../config.ts";
 import { CliError } from "./cli-error.ts";
 import { salesTable } from "./sales-table.ts";
 
+/** Where a command writes: `out` what it was asked for (stdout), `err` what went wrong (stderr); each call a line or lines. */
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
 export interface Command {
   usage: string;
   summary: string;
-  run(args: string[], config: Config): Promise<void>;
+  run(args: string[], config: Config, output: Output): Promise<void>;
 }
 
 const misuse = (message: string) => new CliError(`${message}\n\n${usage()}`, 2);
@@ -58,8 +64,8 @@ function role(value: string | undefined): UserRole {
 }
 
 /** Opens the configured database, brings its schema up to date, runs the work and closes it again. */
-async function withUseCases(config: Config, work: (useCases: UseCases, runtime: Runtime, applied: string[]) => Promise<void>) {
-  const logger = createJsonLogger("warn", (line) => console.error(line));
+async function withUseCases(config: Config, output: Output, work: (useCases: UseCases, runtime: Runtime, applied: string[]) => Promise<void>) {
+  const logger = createJsonLogger("warn", (line) => output.err(line));
   const runtime = buildRuntime(config, logger);
   try {
     const applied = await migrateToLatest(runtime.db);
@@ -73,17 +79,17 @@ export const commands: Record<string, Command> = {
   "db:migrate": {
     usage: "db:migrate",
     summary: "apply every pending database migration",
-    run: (args, config) => {
+    run: (args, config, output) => {
       positionals("db:migrate", args, 0);
-      return withUseCases(config, async (_, runtime, applied) => {
-        console.log(applied.length ? `Applied ${applied.join(", ")} to ${runtime.adapters.database}` : "Database is up to date");
+      return withUseCases(config, output, async (_, runtime, applied) => {
+        output.out(applied.length ? `Applied ${applied.join(", ")} to ${runtime.adapters.database}` : "Database is up to date");
       });
     },
   },
   "db:seed": {
     usage: "db:seed [--orders N [--seed S]]",
     summary: "add the demo catalog (products and retail locations) where missing; with --orders, N orders of history over the last 365 days",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values, positionals: extra } = parseArgs({
         args,
         options: { orders: { type: "string" }, seed: { type: "string" } },
@@ -97,22 +103,22 @@ export const commands: Record<string, Command> = {
       // Made-up orders would be counted in a real shop's sales report and exports.
       if (orders !== null && config.env === "production")
         throw new CliError("db:seed --orders makes up orders: not on a production shop (NODE_ENV=production)", 1);
-      return withUseCases(config, async (useCases, runtime) => {
+      return withUseCases(config, output, async (useCases, runtime) => {
         const result = await useCases.seedDemoCatalog(demoCatalog);
-        console.log(`Added ${result.productsAdded} products and ${result.locationsAdded} locations`);
+        output.out(`Added ${result.productsAdded} products and ${result.locationsAdded} locations`);
         if (orders === null) return;
         const started = performance.now();
         const seeded = await useCases.seedDemoOrders({ orders, seed });
         await settleAfterImport(runtime.db);
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        console.log(`Added ${seeded.orders} demo orders over the last 365 days in ${seconds} s (seed ${seeded.seed}: the same seed gives the same orders)`);
+        output.out(`Added ${seeded.orders} demo orders over the last 365 days in ${seconds} s (seed ${seeded.seed}: the same seed gives the same orders)`);
       });
     },
   },
   "user:create": {
     usage: "user:create --email E --password P [--name N] [--role R]",
     summary: "create an account (role CUSTOMER unless given)",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values } = parseArgs({
         args,
         options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" }, role: { type: "string" } },
@@ -120,28 +126,28 @@ export const commands: Record<string, Command> = {
       });
       if (!values.email || !values.password) throw misuse("user:create needs --email and --password");
       const account = { email: values.email, password: values.password, name: values.name, role: role(values.role ?? "CUSTOMER") };
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const user = await useCases.createUser(SYSTEM_ACTOR, account);
-        console.log(`Created ${user.role} ${user.email} (${user.id})`);
+        output.out(`Created ${user.role} ${user.email} (${user.id})`);
       });
     },
   },
   "user:set-role": {
     usage: "user:set-role EMAIL ROLE",
     summary: "change an account's role",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const [email, newRole] = positionals("user:set-role", args, 2) as [string, string];
       const wanted = role(newRole);
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const user = await useCases.setUserRole(SYSTEM_ACTOR, { email }, wanted);
-        console.log(`${user.email} is now ${user.role}`);
+        output.out(`${user.email} is now ${user.role}`);
       });
     },
   },
   "users:list": {
     usage: "users:list [--q Q] [--role R] [--json]",
     summary: "accounts with their orders in figures, newest first, as GET /api/admin/users (JSON lines with --json)",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values, positionals: extra } = parseArgs({
         args,
         options: { q: { type: "string" }, role: { type: "string" }, json: { type: "boolean" } },
@@ -150,12 +156,12 @@ export const commands: Record<string, Command> = {
       });
       if (extra.length) throw misuse("users:list takes no arguments besides --q, --role and --json");
       const filter = { q: values.q?.trim() || undefined, role: values.role === undefined ? undefined : role(values.role) };
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         let shown = 0;
         for (let page = 1; ; page++) {
           const { items, total } = await useCases.listUsers(SYSTEM_ACTOR, filter, { page, limit: MAX_PAGE_SIZE });
           for (const a of items) {
-            console.log(
+            output.out(
               values.json
                 ? JSON.stringify(presentAccountSummary(a))
                 : `${a.email}  ${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${a.lastOrderAt?.toISOString() ?? "never"}`,
@@ -164,14 +170,14 @@ export const commands: Record<string, Command> = {
           shown += items.length;
           if (items.length < MAX_PAGE_SIZE || shown >= total) break;
         }
-        if (!values.json) console.log(`${shown} account${shown === 1 ? "" : "s"}`);
+        if (!values.json) output.out(`${shown} account${shown === 1 ? "" : "s"}`);
       });
     },
   },
   "orders:list": {
     usage: "orders:list [--status S|all] [--json]",
     summary: "every user's orders, newest first (as JSON lines with --json)",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values, positionals: extra } = parseArgs({
         args,
         options: { status: { type: "string" }, json: { type: "boolean" } },
@@ -180,62 +186,62 @@ export const commands: Record<string, Command> = {
       });
       if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
       const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const { orders } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: 0, take: null, sortOrder: "desc" }, true);
         for (const o of orders) {
-          console.log(
+          output.out(
             values.json
               ? JSON.stringify(presentOrder(o))
               : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`,
           );
         }
-        if (!values.json) console.log(`${orders.length} order${orders.length === 1 ? "" : "s"}`);
+        if (!values.json) output.out(`${orders.length} order${orders.length === 1 ? "" : "s"}`);
       });
     },
   },
   "order:set-status": {
     usage: "order:set-status ORDER_NUMBER STATUS [--tracking T]",
     summary: "move an order, as PUT /api/orders/:id/status does (refunds a paid order that is cancelled or refunded)",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values, positionals: given } = parseArgs({ args, options: { tracking: { type: "string" } }, strict: true, allowPositionals: true });
       const [orderNumber, wanted] = positionals("order:set-status", given, 2) as [string, string];
       const status = orderStatus(wanted);
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const { order, refund } = await useCases.changeOrderStatus(SYSTEM_ACTOR, { orderNumber }, { status, trackingNumber: values.tracking }, NO_ORIGIN);
-        console.log(`${order.orderNumber} is now ${order.status} (payment ${order.paymentStatus})`);
-        if (refund === "due") console.log("Its refund is due: the processor did not make it yet; the server's housekeeping asks again every minute");
+        output.out(`${order.orderNumber} is now ${order.status} (payment ${order.paymentStatus})`);
+        if (refund === "due") output.out("Its refund is due: the processor did not make it yet; the server's housekeeping asks again every minute");
       });
     },
   },
   "orders:expire": {
     usage: "orders:expire",
     summary: "cancel unpaid orders older than ORDER_PAYMENT_TTL_MINUTES and release their stock",
-    run: (args, config) => {
+    run: (args, config, output) => {
       positionals("orders:expire", args, 0);
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const { expired, paidMeanwhile } = await useCases.expireUnpaidOrders();
-        console.log(expired.length ? `Cancelled ${expired.length}: ${expired.join(", ")}` : "No unpaid order has run out of time");
-        if (paidMeanwhile.length) console.log(`Paid meanwhile, left to settle: ${paidMeanwhile.join(", ")}`);
+        output.out(expired.length ? `Cancelled ${expired.length}: ${expired.join(", ")}` : "No unpaid order has run out of time");
+        if (paidMeanwhile.length) output.out(`Paid meanwhile, left to settle: ${paidMeanwhile.join(", ")}`);
       });
     },
   },
   "inventory:adjust": {
     usage: "inventory:adjust SKU DELTA --reason TEXT",
     summary: "add units to a product's stock (a negative DELTA takes them), audited with the reason",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { sku, delta, reason } = inventoryArgs(args);
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const { product, before } = await useCases.adjustInventory(SYSTEM_ACTOR, { sku }, { delta, reason }, NO_ORIGIN).catch((error: unknown) => {
           throw plainRefusal(error, sku);
         });
-        console.log(`${product.name} (${product.sku}): ${before} -> ${product.inventory} units`);
+        output.out(`${product.name} (${product.sku}): ${before} -> ${product.inventory} units`);
       });
     },
   },
   "report:sales": {
     usage: "report:sales --from D --to D [--interval day|week|month] [--json]",
     summary: "the sales report in SHOP_TIMEZONE, as GET /api/admin/reports/sales (its answer's data with --json)",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values, positionals: extra } = parseArgs({
         args,
         options: { from: { type: "string" }, to: { type: "string" }, interval: { type: "string" }, json: { type: "boolean" } },
@@ -247,16 +253,16 @@ export const commands: Record<string, Command> = {
       const interval = values.interval ?? "day";
       if (!isReportInterval(interval)) throw misuse(`Unknown interval "${interval}"; intervals: ${REPORT_INTERVALS.join(", ")}`);
       const range = { from: values.from, to: values.to, interval };
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const report = await useCases.getSalesReport(SYSTEM_ACTOR, range);
-        console.log(values.json ? JSON.stringify(presentSalesReport(report)) : salesTable(report).join("\n"));
+        output.out(values.json ? JSON.stringify(presentSalesReport(report)) : salesTable(report).join("\n"));
       });
     },
   },
   "orders:export": {
     usage: "orders:export [--status S,…] [--payment-status P,…] [--q Q] [--from D] [--to D] [--customer-id ID] --out FILE",
     summary: "write the matching orders as CSV, one row per line, as GET /api/admin/orders/export does",
-    run: (args, config) => {
+    run: (args, config, output) => {
       const { values } = parseArgs({
         args,
         options: {
@@ -277,7 +283,7 @@ export const commands: Record<string, Command> = {
         .safeParse({ ...values, paymentStatus: values["payment-status"], customerId: values["customer-id"] });
       if (!read.success) throw misuse(read.error.issues.map((issue) => `--${flagOf(String(issue.path[0]))}: ${issue.message}`).join("; "));
       const out = values.out;
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const exported = await useCases.exportOrders(SYSTEM_ACTOR, orderQueueFilter(read.data), NO_ORIGIN);
         let lines = 0;
         async function* counted() {
@@ -287,32 +293,32 @@ export const commands: Record<string, Command> = {
           }
         }
         await writeWhole(out, csvDocument(ORDER_CSV_HEADER, counted(), orderCsvRow));
-        console.log(`Wrote ${lines} order line${lines === 1 ? "" : "s"} to ${out}`);
+        output.out(`Wrote ${lines} order line${lines === 1 ? "" : "s"} to ${out}`);
       });
     },
   },
   "permissions:list": {
     usage: "permissions:list [ROLE]",
     summary: "show the permissions of every role, or of one",
-    run: (args, config) => {
+    run: (args, config, output) => {
       if (args.length > 1) throw misuse("permissions:list takes at most one role");
       const only = args[0] === undefined ? undefined : role(args[0]);
-      return withUseCases(config, async (useCases) => {
+      return withUseCases(config, output, async (useCases) => {
         const { fromDefaults, roles } = await useCases.listPermissions(SYSTEM_ACTOR, only);
-        if (fromDefaults) console.log("(role_permissions is empty: built-in defaults apply)");
-        for (const r of roles) console.log(`${r.role}: ${r.permissions.join(", ") || "(none)"}`);
+        if (fromDefaults) output.out("(role_permissions is empty: built-in defaults apply)");
+        for (const r of roles) output.out(`${r.role}: ${r.permissions.join(", ") || "(none)"}`);
       });
     },
   },
   "permissions:grant": {
     usage: "permissions:grant ROLE PERMISSION",
     summary: "give a role a permission",
-    run: (args, config) => changePermission(args, config, "grant"),
+    run: (args, config, output) => changePermission(args, config, output, "grant"),
   },
   "permissions:revoke": {
     usage: "permissions:revoke ROLE PERMISSION",
     summary: "take a permission from a role",
-    run: (args, config) => changePermission(args, config, "revoke"),
+    run: (args, config, output) => changePermission(args, config, output, "revoke"),
   },
 };
 
@@ -347,15 +353,15 @@ function plainRefusal(error: unknown, sku: string): unknown {
   return error;
 }
 
-function changePermission(args: string[], config: Config, change: "grant" | "revoke") {
+function changePermission(args: string[], config: Config, output: Output, change: "grant" | "revoke") {
   const [roleName, permission] = positionals(`permissions:${change}`, args, 2) as [string, string];
   const target = role(roleName);
   if (!isPermission(permission)) throw misuse(`Unknown permission "${permission}"`);
-  return withUseCases(config, async (useCases) => {
+  return withUseCases(config, output, async (useCases) => {
     const changed =
       change === "grant" ? await useCases.grantPermission(SYSTEM_ACTOR, target, permission) : await useCases.revokePermission(SYSTEM_ACTOR, target, permission);
     const verb = change === "grant" ? "granted to" : "revoked from";
-    console.log(changed ? `${permission} ${verb} ${target}` : `${target} already ${change === "grant" ? "had" : "lacked"} ${permission}`);
+    output.out(changed ? `${permission} ${verb} ${target}` : `${target} already ${change === "grant" ? "had" : "lacked"} ${permission}`);
   });
 }
 

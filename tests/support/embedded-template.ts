@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../src/adapters/db/migrations");
 
@@ -18,21 +19,41 @@ function template(): string {
   for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
   const path = join(tmpdir(), `storefront-pglite-template-${hash.digest("hex").slice(0, 16)}`);
   if (existsSync(path)) return path;
-  const build = mkdtempSync(join(tmpdir(), "storefront-pglite-build-"));
-  const run = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:migrate"], {
-    cwd: join(import.meta.dir, "../.."),
-    env: { ...process.env, DATA_DIR: build, DATABASE_URL: "", LOG_LEVEL: "silent" },
-  });
-  if (run.exitCode !== 0) throw new Error(`db:migrate for the PGlite template failed: ${run.stderr.toString()}`);
+  // Test files running at once that all need it wait for the first to make it, instead of each making one.
+  const lock = waitForLock(`${path}.lock`);
   try {
-    renameSync(join(build, "pglite"), path);
-  } catch (error) {
-    // Another test process made it first: theirs is as good.
-    if (!existsSync(path)) throw error;
+    if (!existsSync(path)) build(path);
   } finally {
-    rmSync(build, { recursive: true, force: true });
+    lock.release();
   }
   return path;
+}
+
+/** The lock, once the process holding it (making the template) lets it go; five minutes at most. */
+function waitForLock(file: string): { release(): void } {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      return lockEmbeddedDatabase(file, "the PGlite template");
+    } catch (error) {
+      if (!(error instanceof Error && error.message.includes("is in use by")) || Date.now() > deadline) throw error;
+      Bun.sleepSync(100);
+    }
+  }
+}
+
+function build(path: string): void {
+  const dataDir = mkdtempSync(join(tmpdir(), "storefront-pglite-build-"));
+  try {
+    const run = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:migrate"], {
+      cwd: join(import.meta.dir, "../.."),
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "silent" },
+    });
+    if (run.exitCode !== 0) throw new Error(`db:migrate for the PGlite template failed: ${run.stderr.toString()}`);
+    renameSync(join(dataDir, "pglite"), path);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** Puts a migrated embedded database into DATA_DIR `dataDir` (made 0700, as the shop makes it). */

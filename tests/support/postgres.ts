@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sql } from "kysely";
 import { Client } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+import { withMigratedDatabase } from "./embedded-template.ts";
 
 /** The server every PostgreSQL-backed test talks to; each test file gets a database of its own on it. */
 export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
@@ -61,11 +65,13 @@ export async function createTestDatabase({ migrate = true } = {}): Promise<TestD
   };
 }
 
-/** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would. */
+/** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would (run in this process). */
 export async function createSeededTestDatabase(): Promise<TestDatabase> {
   const database = await createTestDatabase();
-  const seed = Bun.spawnSync([process.execPath, "src/cli/main.ts", "db:seed"], { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" } });
-  if (seed.exitCode !== 0) throw new Error(`db:seed failed: ${seed.stderr.toString()}`);
+  // Loaded here only: the CLI's modules are no business of the other files that need a database.
+  const { runCliHere } = await import("./cli.ts");
+  const seed = await runCliHere({ DATABASE_URL: database.url }, "db:seed");
+  if (seed.code !== 0) throw new Error(`db:seed failed: ${seed.stderr}`);
   return database;
 }
 
@@ -91,9 +97,21 @@ export async function truncateAll(db: Db): Promise<void> {
   });
 }
 
-/** An embedded in-memory PGlite database with the schema applied. */
+/**
+ * An embedded PGlite database with the schema applied: a copy of the one the CLI's db:migrate made
+ * (tests/support/embedded-template.ts), opened as the shop opens its DATA_DIR. Making one in memory
+ * and migrating it took several seconds of CPU each time; the migrations on PGlite are proven by
+ * the first start in tests/process/server.test.ts.
+ */
 export async function createPgliteDatabase(): Promise<{ db: Db; truncate(): Promise<void>; close(): Promise<void> }> {
-  const { db } = openDatabase({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
-  await migrateToLatest(db);
-  return { db, truncate: () => truncateAll(db), close: () => db.destroy() };
+  const dir = withMigratedDatabase(mkdtempSync(join(tmpdir(), "storefront-pglite-")));
+  const { db, close } = openDatabase({ kind: "pglite", directory: join(dir, "pglite"), label: dir, privateDir: null });
+  return {
+    db,
+    truncate: () => truncateAll(db),
+    async close() {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { aProduct } from "../support/builders.ts";
+import { runCliHere } from "../support/cli.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
-// Runs the real CLI (src/cli/main.ts) as a child process against a fresh PostgreSQL database of this file's own.
+// The CLI's inventory:adjust, run in this process as its bin runs it (tests/support/cli.ts), against a fresh PostgreSQL database of this file's own.
 
 const TIMEOUT = 30_000;
 let database: TestDatabase;
@@ -18,15 +19,7 @@ afterAll(async () => {
   await database?.drop();
 }, TIMEOUT);
 
-async function cli(...args: string[]) {
-  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]) => runCliHere({ DATABASE_URL: database.url }, ...args);
 
 async function aSauce(sku: string, inventory: number) {
   const product = aProduct({ name: `Sauce ${sku}`, sku, inventory });

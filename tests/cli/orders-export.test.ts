@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signedInAs } from "../support/accounts.ts";
+import { runCliHere } from "../support/cli.ts";
 import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { seedOrderHistory } from "../support/seed-orders.ts";
 
-// The CLI's orders:export (decisions §12) as a child process on a PostgreSQL database of its own.
+// The CLI's orders:export (decisions §12), run in this process as its bin runs it (tests/support/cli.ts), on a PostgreSQL database of its own.
 const TIMEOUT = 30_000;
 let database: TestDatabase;
 let dir: string;
@@ -24,15 +25,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, TIMEOUT);
 
-async function cli(...args: string[]) {
-  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { code, stdout, stderr };
-}
+const cli = (...args: string[]) => runCliHere({ DATABASE_URL: database.url }, ...args);
 
 test(
   "orders:export writes the CSV GET /api/admin/orders/export answers for the same filters, and is audited as the system's",

@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { demoCatalog } from "../../src/application/catalog/demo-catalog.ts";
+import { runCliHere } from "../support/cli.ts";
 import { withMigratedDatabase } from "../support/embedded-template.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
-// The real CLI (src/cli/main.ts) as a child process: db:seed --orders and report:sales, on a
-// PostgreSQL database of this file's own, then on an embedded one.
+// The CLI's db:seed --orders and report:sales, run in this process as its bin runs it
+// (tests/support/cli.ts), on a PostgreSQL database of this file's own, then on an embedded one.
 
 const TIMEOUT = 60_000;
 const DAY = 86_400_000;
@@ -26,15 +27,7 @@ afterAll(async () => {
 
 const cli = (databaseUrl: string, ...args: string[]) => run({ DATABASE_URL: databaseUrl }, args);
 
-async function run(env: Record<string, string>, args: string[]) {
-  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    env: { ...process.env, LOG_LEVEL: "silent", SHOP_TIMEZONE: "America/Los_Angeles", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { code, stdout, stderr };
-}
+const run = (env: Record<string, string>, args: string[]) => runCliHere({ SHOP_TIMEZONE: "America/Los_Angeles", ...env }, ...args);
 
 /** The last 365 days up to today, as dates. */
 const lastYear = () => ({ from: new Date(Date.now() - 365 * DAY).toISOString().slice(0, 10), to: new Date(Date.now() + DAY).toISOString().slice(0, 10) });

@@ -1,0 +1,46 @@
+import { commonPasswords } from "../adapters/crypto/common-passwords.ts";
+import { ConfigError, loadConfig } from "../config.ts";
+import { DomainError } from "../domain/errors.ts";
+import { CliError } from "./cli-error.ts";
+import { type Output, commands, usage } from "./commands.ts";
+
+/**
+ * One run of the admin CLI: the command named by `argv[0]` with the rest as its arguments, its
+ * settings read from `env`, what it says written to `output`. Resolves to the exit code: 0 done,
+ * 1 refused or failed (one line on stderr), 2 called wrongly (the usage on stderr). The bin
+ * (main.ts) hands it the process's own; tests call it with theirs.
+ */
+export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, output: Output): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === "help" || name === "--help" || name === "-h") {
+    output.out(usage());
+    return 0;
+  }
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    output.err(name ? `Unknown command: ${name}\n\n${usage()}` : usage());
+    return 2;
+  }
+  try {
+    await command.run(args, loadConfig(env, commonPasswords), output);
+    return 0;
+  } catch (error) {
+    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
+      output.err(`${error.message}\n\n${usage()}`);
+      return 2;
+    }
+    if (error instanceof CliError || error instanceof ConfigError) {
+      output.err(error.message);
+      return error instanceof CliError ? error.exitCode : 1;
+    }
+    output.err(`Error: ${describe(error)}`);
+    return 1;
+  }
+}
+
+/** One line: the message, and for invalid input each field and what is wrong with it. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const issues = error instanceof DomainError && Array.isArray(error.details?.issues) ? (error.details.issues as { path: string; message: string }[]) : [];
+  return issues.length ? `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}` : error.message;
+}
