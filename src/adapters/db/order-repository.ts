@@ -275,7 +275,9 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     },
 
     async update(id, c) {
-      await db
+      // The items carry a copy of the paid time, written with it in the same statement (migration 0014: the sales report reads lines by it).
+      const paidAt = c.paidAt;
+      await (paidAt === undefined ? db : db.with("items", (qb) => qb.updateTable("order_items").set({ paid_at: paidAt }).where("order_id", "=", id)))
         .updateTable("orders")
         .set({
           status: c.status,
@@ -292,8 +294,6 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         })
         .where("id", "=", id)
         .execute();
-      // The items carry a copy of the paid time, written with it (migration 0014: the sales report reads lines by it).
-      if (c.paidAt !== undefined) await db.updateTable("order_items").set({ paid_at: c.paidAt }).where("order_id", "=", id).execute();
     },
 
     async attachPaymentIntent(id, intentId, at) {
