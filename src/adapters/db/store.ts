@@ -66,6 +66,10 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
       refuseInsideTransaction("read");
       return work(pooled);
     },
+    async write(work) {
+      refuseInsideTransaction("write");
+      return work(pooled);
+    },
   };
 }
 
