@@ -12,10 +12,10 @@ import { aUser } from "../tests/support/builders.ts";
 import { startStripeTestServer } from "../tests/support/stripe-server.ts";
 import { againstProbe, cpuMeter, prepareDatabase, shopperLoad, startServer, watchMemory, writeProbe } from "./support.ts";
 
-const SECRET = "bench-secret-bench-secret-bench-secret-42";
+export const SECRET = "bench-secret-bench-secret-bench-secret-42";
 const SHOPPERS = 400;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const address = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+export const address = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
 // The SQL one add and one checkout send, counted in this process at the pg client (the server sends
 // the same): patched before any connection exists, and counting only while asked to.
@@ -28,13 +28,16 @@ Client.prototype.query = function (this: Client, ...args: unknown[]) {
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof query;
 
-/** Runs the load and prints what it measured; returns the summary for the caller's last line. */
-export async function runShopperBench({ pay }: { pay: boolean }) {
+/**
+ * A fresh bench database with the demo catalog, every product's stock set to `inventory`, and
+ * `count` shoppers signed in (their session cookies minted with SECRET, so no bcrypt runs). The
+ * runtime stays open for the caller, who closes it.
+ */
+export async function shopWithShoppers(count: number, inventory: number) {
   const databaseUrl = await prepareDatabase();
   const config = loadConfig({ DATABASE_URL: databaseUrl }, commonPasswords);
   const runtime = buildRuntime(config, silentLogger);
-  // Plenty of stock: the bench measures orders, not refusals.
-  await runtime.db.updateTable("products").set({ inventory: 10_000_000 }).execute();
+  await runtime.db.updateTable("products").set({ inventory }).execute();
   const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
   const products = (await useCases.listProducts({ sort: "newest", page: 1, limit: 100 })).items;
   const tokens = createSessionTokens(SECRET, runtime.deps.clock);
@@ -45,7 +48,14 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
     const session = await runtime.deps.uow.transaction((tx) => startSession(tx, runtime.deps, user));
     return { user, cookie: `storefront.session-token=${await tokens.issue(session)}` };
   }
-  const shoppers = await Promise.all(Array.from({ length: SHOPPERS }, shopper));
+  const shoppers = await Promise.all(Array.from({ length: count }, shopper));
+  return { databaseUrl, runtime, useCases, products, shoppers };
+}
+
+/** Runs the load and prints what it measured; returns the summary for the caller's last line. */
+export async function runShopperBench({ pay }: { pay: boolean }) {
+  // Plenty of stock: the bench measures orders, not refusals.
+  const { databaseUrl, runtime, useCases, products, shoppers } = await shopWithShoppers(SHOPPERS, 10_000_000);
 
   const probe = shoppers[0]!.user;
   const origin = { ipAddress: "127.0.0.1", userAgent: "bench" };

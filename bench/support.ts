@@ -53,7 +53,8 @@ export async function startServer(env: Record<string, string>, entry = "src/main
     stderr: "inherit",
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  // Up to 30 s: a machine busy with other work can take that long to load the app.
+  for (let i = 0; i < 300; i++) {
     if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, pid: server.pid, stop: () => server.kill() };
     await Bun.sleep(100);
   }
@@ -159,6 +160,8 @@ export async function shopperLoad(config: Record<string, unknown>) {
     checkout: { count: number; p50: number; p99: number };
     payment: { count: number; p50: number | null; p99: number | null };
     failures: number;
+    /** "Insufficient inventory" answers, when the config says they are answers (`soldOutIsAnswer`). */
+    refused: number;
     failureSamples: Record<string, string>;
     /** Over the whole run, warm-up included. */
     all: { orders: number; paid: number };
