@@ -76,6 +76,7 @@ export const BENCHES: Bench[] = [
       (a, b, c, d, e) => a < 50 && b >= 50_000 && c < 30 && d <= 2 && e < 300,
     ),
   },
+  { name: "tracing", goal: "tracing off costs no measurable server CPU a request (read its table)" },
   { name: "web", goal: "as bench/web.ts states it" },
 ];
 
