@@ -2,11 +2,13 @@ import { type Kysely, type Transaction, sql } from "kysely";
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
 import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
+import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import type { Database } from "./tables.ts";
 
-const lockedIntent = (db: Kysely<Database>, id: string) =>
-  db.selectFrom("fake_processor_intents").select("intent").where("id", "=", id).forUpdate().executeTakeFirst();
+// Every payment confirms its intent (compiled once: see compile-once.ts).
+const lockIntent = compileOnce((db, id: string) => db.selectFrom("fake_processor_intents").select("intent").where("id", "=", id).forUpdate());
+const lockedIntent = async (db: Kysely<Database>, id: string) => (await lockIntent(db, id))[0];
 
 const refundedOf = async (db: Kysely<Database>, intentId: string) =>
   Number(

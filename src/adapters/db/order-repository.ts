@@ -133,6 +133,18 @@ const lockedRow = (db: Db, id: string) =>
       ).as("items"),
     )
     .where("orders.id", "=", id);
+// Every checkout counts its customer's unpaid orders.
+const unpaidOf = compileOnce((db, userId: string, limit: number) =>
+  db
+    .selectFrom("orders")
+    .select(["id", "order_number"])
+    .where("user_id", "=", userId)
+    .where("status", "=", "PENDING")
+    .where("payment_status", "in", ["PENDING", "FAILED"])
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit),
+);
 const byIdLocked = compileOnce((db, id: string) => lockedRow(db, id).forUpdate());
 const byIdLockedOrSkipped = compileOnce((db, id: string) => lockedRow(db, id).forUpdate().skipLocked());
 
@@ -212,16 +224,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     },
 
     async unpaidOf(userId, limit) {
-      const rows = await db
-        .selectFrom("orders")
-        .select(["id", "order_number"])
-        .where("user_id", "=", userId)
-        .where("status", "=", "PENDING")
-        .where("payment_status", "in", ["PENDING", "FAILED"])
-        .orderBy("created_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
+      const rows = await unpaidOf(db, userId, limit);
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number }));
     },
 
