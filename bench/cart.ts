@@ -1,5 +1,6 @@
 // GET /api/cart and POST /api/cart for signed-in users on PostgreSQL, and the same GET on a bare
-// Bun.serve + pg handler (the floor): `npm run bench:cart`.
+// Bun.serve + pg handler (the floor): `npm run bench:cart`. The last line reads
+// `cart: GET <N> requests/s, p99 <M> ms; POST <P> requests/s; layers <L> % of the floor`.
 import { startSession } from "../src/application/auth/start-session.ts";
 import { makeUseCases } from "../src/application/use-cases.ts";
 import { silentLogger } from "../src/adapters/log.ts";
@@ -70,7 +71,11 @@ try {
   console.log(
     `\nGET /api/cart runs (app / floor): ${appRuns.map((r) => r.requestsPerSecond).join(", ")} / ${floorRuns.map((r) => r.requestsPerSecond).join(", ")}`,
   );
-  console.log(`layers' cost on GET /api/cart: ${((1 - getApp.requestsPerSecond / getFloor.requestsPerSecond) * 100).toFixed(1)} % of the floor's throughput`);
+  const layers = ((1 - getApp.requestsPerSecond / getFloor.requestsPerSecond) * 100).toFixed(1);
+  console.log(`layers' cost on GET /api/cart: ${layers} % of the floor's throughput`);
+  console.log(
+    `cart: GET ${getApp.requestsPerSecond} requests/s, p99 ${getApp.p99} ms; POST ${post.requestsPerSecond} requests/s; layers ${layers} % of the floor`,
+  );
 } finally {
   app.stop();
   floor.stop();

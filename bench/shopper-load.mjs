@@ -3,14 +3,16 @@
 //   node bench/shopper-load.mjs <config.json>   → JSON summary on stdout
 // Each connection plays its own shoppers in turn, so no two requests ever touch one cart at once.
 // A cycle is: POST /api/cart, POST /api/cart/checkout, and, with `pay`, POST /api/payment.
+// With several `bases` (instances of the shop), connection i talks to bases[i % bases.length]. With
+// `soldOutIsAnswer`, "Insufficient inventory" (400) is counted as a refusal, not a failure.
 import { readFileSync } from "node:fs";
 import http from "node:http";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
-const base = new URL(config.base);
+const bases = (config.bases ?? [config.base]).map((base) => new URL(base));
 const agent = new http.Agent({ keepAlive: true, maxSockets: config.connections });
 
-function request(method, path, cookie, body) {
+function request(base, method, path, cookie, body) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -37,12 +39,18 @@ function request(method, path, cookie, body) {
 }
 
 const latencies = { add: [], checkout: [], payment: [] };
-const counts = { orders: 0, paid: 0, failures: 0 };
+const counts = { orders: 0, paid: 0, failures: 0, refused: 0 };
+// Over the whole run, warm-up included: what the CPU times the caller takes over the whole run are divided by.
+const all = { orders: 0, paid: 0 };
 const failures = {};
 let measuring = false;
 let running = true;
 
 function note(kind, response, expected = 200) {
+  if (config.soldOutIsAnswer && response.status === 400 && response.body.includes('"Insufficient inventory"')) {
+    counts.refused++;
+    return false;
+  }
   if (response.status !== expected) {
     counts.failures++;
     const key = `${kind} ${response.status}`;
@@ -54,16 +62,20 @@ function note(kind, response, expected = 200) {
 }
 
 async function shopper(connection) {
+  const base = bases[connection % bases.length];
   for (let turn = 0; running; turn++) {
     const cookie = config.cookies[(connection + turn * config.connections) % config.cookies.length];
     const productId = config.productIds[turn % config.productIds.length];
-    if (!note("add", await request("POST", "/api/cart", cookie, { productId, quantity: 1 }))) continue;
-    const checkout = await request("POST", "/api/cart/checkout", cookie, { shippingAddress: config.address });
+    if (!note("add", await request(base, "POST", "/api/cart", cookie, { productId, quantity: 1 }))) continue;
+    const checkout = await request(base, "POST", "/api/cart/checkout", cookie, { shippingAddress: config.address });
     if (!note("checkout", checkout)) continue;
+    all.orders++;
     if (measuring) counts.orders++;
     if (!config.pay) continue;
-    const paid = await request("POST", "/api/payment", cookie, { orderId: JSON.parse(checkout.body).orderId, paymentMethodId: "pm_card_visa" });
-    if (note("payment", paid) && measuring) counts.paid++;
+    const paid = await request(base, "POST", "/api/payment", cookie, { orderId: JSON.parse(checkout.body).orderId, paymentMethodId: "pm_card_visa" });
+    if (!note("payment", paid)) continue;
+    all.paid++;
+    if (measuring) counts.paid++;
   }
 }
 
@@ -94,6 +106,8 @@ process.stdout.write(
     checkout: summary(latencies.checkout),
     payment: summary(latencies.payment),
     failures: counts.failures,
+    refused: counts.refused,
     failureSamples: failures,
+    all,
   }),
 );

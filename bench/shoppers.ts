@@ -10,12 +10,12 @@ import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../src/config.ts";
 import { aUser } from "../tests/support/builders.ts";
 import { startStripeTestServer } from "../tests/support/stripe-server.ts";
-import { prepareDatabase, shopperLoad, startServer, watchMemory } from "./support.ts";
+import { againstProbe, cpuMeter, prepareDatabase, shopperLoad, startServer, watchMemory, writeProbe } from "./support.ts";
 
-const SECRET = "bench-secret-bench-secret-bench-secret-42";
+export const SECRET = "bench-secret-bench-secret-bench-secret-42";
 const SHOPPERS = 400;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const address = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+export const address = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
 // The SQL one add and one checkout send, counted in this process at the pg client (the server sends
 // the same): patched before any connection exists, and counting only while asked to.
@@ -28,13 +28,16 @@ Client.prototype.query = function (this: Client, ...args: unknown[]) {
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof query;
 
-/** Runs the load and prints what it measured; returns the summary for the caller's last line. */
-export async function runShopperBench({ pay }: { pay: boolean }) {
+/**
+ * A fresh bench database with the demo catalog, every product's stock set to `inventory`, and
+ * `count` shoppers signed in (their session cookies minted with SECRET, so no bcrypt runs). The
+ * runtime stays open for the caller, who closes it.
+ */
+export async function shopWithShoppers(count: number, inventory: number) {
   const databaseUrl = await prepareDatabase();
   const config = loadConfig({ DATABASE_URL: databaseUrl }, commonPasswords);
   const runtime = buildRuntime(config, silentLogger);
-  // Plenty of stock: the bench measures orders, not refusals.
-  await runtime.db.updateTable("products").set({ inventory: 10_000_000 }).execute();
+  await runtime.db.updateTable("products").set({ inventory }).execute();
   const useCases = makeUseCases(runtime.deps, { publicUrl: config.publicUrl });
   const products = (await useCases.listProducts({ sort: "newest", page: 1, limit: 100 })).items;
   const tokens = createSessionTokens(SECRET, runtime.deps.clock);
@@ -45,7 +48,14 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
     const session = await runtime.deps.uow.transaction((tx) => startSession(tx, runtime.deps, user));
     return { user, cookie: `storefront.session-token=${await tokens.issue(session)}` };
   }
-  const shoppers = await Promise.all(Array.from({ length: SHOPPERS }, shopper));
+  const shoppers = await Promise.all(Array.from({ length: count }, shopper));
+  return { databaseUrl, runtime, useCases, products, shoppers };
+}
+
+/** Runs the load and prints what it measured; returns the summary for the caller's last line. */
+export async function runShopperBench({ pay }: { pay: boolean }) {
+  // Plenty of stock: the bench measures orders, not refusals.
+  const { databaseUrl, runtime, useCases, products, shoppers } = await shopWithShoppers(SHOPPERS, 10_000_000);
 
   const probe = shoppers[0]!.user;
   const origin = { ipAddress: "127.0.0.1", userAgent: "bench" };
@@ -64,10 +74,13 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
   const latencyMs = Number(process.env.BENCH_STRIPE_LATENCY_MS ?? 0);
   const stripe = latencyMs > 0 ? await startStripeTestServer({ latencyMs }) : null;
   const processor: Record<string, string> = stripe ? { STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_API_BASE: stripe.url } : {};
+  const probeBefore = writeProbe();
   // Without paying, each shopper's orders stay unpaid: the limit is raised so the checkout bench measures orders, not 409s.
   const server = await startServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, MAX_UNPAID_ORDERS: "1000", ...processor });
   const memory = watchMemory(server.pid);
+  let stopped = false;
   try {
+    const cpu = await cpuMeter([server.pid]);
     const result = await shopperLoad({
       base: server.base,
       connections: CONNECTIONS,
@@ -78,7 +91,11 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
       address,
       pay,
     });
+    const used = await cpu.stop();
     const peakRss = memory.stop();
+    server.stop();
+    stopped = true;
+    const probeAfter = writeProbe();
     console.log(`SQL statements per add to cart: ${addStatements}; per checkout: ${checkoutStatements.length}; per payment: ${paymentStatements.length}`);
     for (const [step, statements] of [["checkout", checkoutStatements], ...(pay ? [["payment", paymentStatements] as const] : [])] as const) {
       console.log(`${step}:`);
@@ -91,11 +108,17 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
     console.log(
       `\n${CONNECTIONS} connections, ${SHOPPERS} shoppers; failures: ${result.failures} ${JSON.stringify(result.failureSamples)}; server peak RSS ${peakRss} MB`,
     );
-    console.log(`checkout: ${result.ordersPerSecond} orders/s, p99 ${result.checkout.p99} ms`);
+    // Each order (paid order) of the run, warm-up included, cost the server, PostgreSQL and the load generator this much CPU.
+    const per = pay ? result.all.paid : result.all.orders;
+    const ms = (total: number) => (per ? (total / per).toFixed(2) : "?");
+    console.log(
+      `CPU per ${pay ? "paid order" : "order"}: server ${ms(used.serverMs)} ms, PostgreSQL ${ms(used.databaseMs)} ms, load generator ${ms(result.loadGeneratorMs)} ms (${per} in ${Math.round(result.seconds + 3)} s)`,
+    );
     if (stripe) console.log(`processor: the Stripe adapter on the test server, ${latencyMs} ms an answer`);
-    return result;
+    const figure = pay ? result.paidPerSecond : result.ordersPerSecond;
+    return { ...result, peakRss, probe: againstProbe(figure, probeBefore, probeAfter) };
   } finally {
-    server.stop();
+    if (!stopped) server.stop();
     stripe?.close();
   }
 }

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { Client } from "pg";
 import { demoCatalog } from "../src/application/catalog/demo-catalog.ts";
 import { makeUseCases } from "../src/application/use-cases.ts";
@@ -8,7 +10,7 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/adapters/log.ts";
 
 export const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
-/** BENCH_DATABASE: another name lets two benches run at once on one server. */
+/** BENCH_DATABASE: another name, so two benches on one machine do not drop each other's database. */
 export const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "storefront_bench";
 export const BENCH_PORT = Number(process.env.BENCH_PORT ?? 3900);
 
@@ -51,7 +53,8 @@ export async function startServer(env: Record<string, string>, entry = "src/main
     stderr: "inherit",
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
+  // Up to 30 s: a machine busy with other work can take that long to load the app.
+  for (let i = 0; i < 300; i++) {
     if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, pid: server.pid, stop: () => server.kill() };
     await Bun.sleep(100);
   }
@@ -147,13 +150,88 @@ export async function shopperLoad(config: Record<string, unknown>) {
   const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-shoppers-${process.pid}.json`;
   await Bun.write(file, JSON.stringify(config));
   const child = Bun.spawn(["node", "bench/shopper-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
-  return JSON.parse(await new Response(child.stdout).text()) as {
+  const summary = JSON.parse(await new Response(child.stdout).text());
+  await child.exited;
+  return { ...summary, loadGeneratorMs: Number(child.resourceUsage()?.cpuTime.total ?? 0) / 1000 } as {
+    seconds: number;
     ordersPerSecond: number;
     paidPerSecond: number;
     add: { count: number; p50: number; p99: number };
     checkout: { count: number; p50: number; p99: number };
     payment: { count: number; p50: number | null; p99: number | null };
     failures: number;
+    /** "Insufficient inventory" answers, when the config says they are answers (`soldOutIsAnswer`). */
+    refused: number;
     failureSamples: Record<string, string>;
+    /** Over the whole run, warm-up included. */
+    all: { orders: number; paid: number };
+    /** CPU the load generator used, in ms. */
+    loadGeneratorMs: number;
   };
+}
+
+/** CPU time (user + system, in ms) process `pid` has used so far, from /proc; 0 once it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (getconf CLK_TCK: 100)
+  } catch {
+    return 0;
+  }
+}
+
+/** The PostgreSQL backends serving `database` right now (their processes are on this machine when PostgreSQL is). */
+async function backendsOf(database: string): Promise<number[]> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1", [database]);
+    return rows.map((r) => r.pid);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * CPU used between start and stop by the server processes and by the PostgreSQL backends of the
+ * bench's database (a backend that connects meanwhile counts from zero). The database's share is
+ * 0 when PostgreSQL runs on another machine.
+ */
+export async function cpuMeter(serverPids: number[], database = BENCH_DATABASE) {
+  const serverAtStart = serverPids.map(cpuMs);
+  const backendsAtStart = new Map((await backendsOf(database)).map((pid) => [pid, cpuMs(pid)]));
+  return {
+    async stop(): Promise<{ serverMs: number; databaseMs: number }> {
+      const serverMs = serverPids.reduce((sum, pid, i) => sum + cpuMs(pid) - serverAtStart[i]!, 0);
+      const databaseMs = (await backendsOf(database)).reduce((sum, pid) => sum + cpuMs(pid) - (backendsAtStart.get(pid) ?? 0), 0);
+      return { serverMs, databaseMs };
+    },
+  };
+}
+
+/** The write probe of the machine (`../shared/bench/write-probe.sh`, or BENCH_PROBE_SCRIPT); BENCH_PROBE=0 skips it. */
+const PROBE_SCRIPT = process.env.BENCH_PROBE_SCRIPT ?? resolve(import.meta.dir, "../../shared/bench/write-probe.sh");
+
+/**
+ * The write probe's transactions/s right now (BEGIN, UPDATE, INSERT, COMMIT over a pool of 10:
+ * the machine's speed at short write transactions, ~17 s), or null when it is skipped or absent.
+ */
+export function writeProbe(): number | null {
+  if (process.env.BENCH_PROBE === "0" || !existsSync(PROBE_SCRIPT)) return null;
+  const bin = resolve(import.meta.dir, "../node_modules/.bin");
+  const run = Bun.spawnSync(["bash", PROBE_SCRIPT], { cwd: resolve(import.meta.dir, ".."), env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  const txPerSecond = Number(run.stdout.toString().trim());
+  return Number.isFinite(txPerSecond) && txPerSecond > 0 ? txPerSecond : null;
+}
+
+/**
+ * A write bench's figure read against the probe run just before and just after it: the figure
+ * divided by the mean of the two, and the text that says so.
+ */
+export function againstProbe(figure: number, before: number | null, after: number | null): { ratio: number | null; text: string } {
+  if (before === null || after === null) return { ratio: null, text: "no write probe" };
+  const ratio = figure / ((before + after) / 2);
+  return { ratio, text: `${ratio.toFixed(3)} of the write probe (${before} / ${after} tx/s before / after)` };
 }

@@ -11,7 +11,7 @@ export function runAsTransaction<T>(work: () => Promise<T>): Promise<T> {
   return insideTransaction.run(true, work);
 }
 
-export function refuseInsideTransaction(call: "read" | "transaction"): void {
+export function refuseInsideTransaction(call: "read" | "transaction" | "write"): void {
   if (insideTransaction.getStore()) {
     throw new Error(`uow.${call}() called inside a transaction: use the repositories the transaction hands out`);
   }

@@ -145,12 +145,13 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().idsOfTrackingNumber("1ZNONE")).toEqual([]);
     });
 
-    test("attachPaymentIntent stores the intent of a PENDING order only", async () => {
+    test("attachPaymentIntent stores the intent of a PENDING order only, in a transaction or as a write of its own", async () => {
       const { user, products } = await aShopper();
       const pending = await stored(user, products);
       const cancelled = await stored(user, products, { status: "CANCELLED" });
       const at = new Date("2026-11-24T09:00:00Z");
-      expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(pending.id, "pi_attached", at))).toBe(true);
+      expect(await target().uow.write((db) => db.orders.attachPaymentIntent(pending.id, "pi_attached", at))).toBe(true);
+      expect(await target().uow.write((db) => db.orders.attachPaymentIntent(cancelled.id, "pi_too_late", at))).toBe(false);
       expect(await target().uow.transaction((tx) => tx.orders.attachPaymentIntent(cancelled.id, "pi_too_late", at))).toBe(false);
       expect(await repo().findById(pending.id)).toMatchObject({ stripePaymentIntentId: "pi_attached", updatedAt: at });
       expect(await repo().findById(cancelled.id)).toMatchObject({ stripePaymentIntentId: null, updatedAt: cancelled.updatedAt });

@@ -69,9 +69,13 @@ export function unitOfWorkContract(target: () => ContractTarget) {
       expect(await rolledBack).toBe("rolled back");
     });
 
-    test("the work cannot reach past its transaction: read and transaction inside it are refused, and it rolls back", async () => {
+    test("the work cannot reach past its transaction: read, write and transaction inside it are refused, and it rolls back", async () => {
       const product = aProduct();
-      for (const reach of [() => uow().read((db) => db.products.findById(product.id)), () => uow().transaction((tx) => tx.products.findById(product.id))]) {
+      for (const reach of [
+        () => uow().read((db) => db.products.findById(product.id)),
+        () => uow().write((db) => db.orders.attachPaymentIntent("no-such-order", "pi_x", new Date())),
+        () => uow().transaction((tx) => tx.products.findById(product.id)),
+      ]) {
         await expect(
           uow().transaction(async (tx) => {
             await tx.products.create(product);

@@ -71,11 +71,11 @@ describe("a checkout replayed with its Idempotency-Key answers the order it made
       ...t.deps,
       uow: {
         ...t.deps.uow,
-        async transaction(work) {
-          const result = await t.deps.uow.transaction((tx) =>
+        async write(work) {
+          const result = await t.deps.uow.write((db) =>
             work({
-              ...tx,
-              orders: { ...tx.orders, attachPaymentIntent: (...args) => ((intentStored = true), tx.orders.attachPaymentIntent(...args)) },
+              ...db,
+              orders: { ...db.orders, attachPaymentIntent: (...args) => ((intentStored = true), db.orders.attachPaymentIntent(...args)) },
             }),
           );
           return intentStored ? never() : result;

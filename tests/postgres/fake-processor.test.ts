@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { createPgFakeLedger } from "../../src/adapters/db/fake-processor-ledger.ts";
 import { type FakeProcessor, challengePageAt, createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
 import { cuid2Ids } from "../../src/adapters/system.ts";
@@ -36,6 +37,27 @@ test("ten confirmations with one key from both instances at once confirm once, a
   );
   expect(answers).toEqual(Array(10).fill(answers[0]));
   expect((await one.retrieveIntent(intent.id)).status).toBe(answers[0]!.status);
+});
+
+test("ten creations with one key from both instances at once make one intent, all answered with it; the others leave nothing in the books", async () => {
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => (i % 2 ? one : other).createIntent({ amount: 1234, currency: "usd", metadata, idempotencyKey: "order-o5" })),
+  );
+  expect(answers).toEqual(Array(10).fill(answers[0]));
+  const kept = await database.db.selectFrom("fake_processor_intents").select("id").where(sql`intent->>'amount'`, "=", "1234").execute();
+  expect(kept).toEqual([{ id: answers[0]!.id }]);
+});
+
+test("two refunds with one key at once refund once, both answered with it", async () => {
+  const intent = await one.createIntent({ amount: 3000, currency: "usd", metadata, idempotencyKey: "order-o6" });
+  await one.confirmIntent(intent.id, "pm_card_visa", "confirm-o6-1");
+  const [first, again] = await Promise.all([
+    one.refund({ intentId: intent.id, amount: 1000, idempotencyKey: "refund-o6" }),
+    other.refund({ intentId: intent.id, amount: 1000, idempotencyKey: "refund-o6" }),
+  ]);
+  expect(again).toEqual(first);
+  const made = await database.db.selectFrom("fake_processor_refunds").select(["id", "amount"]).where("intent_id", "=", intent.id).execute();
+  expect(made).toEqual([{ id: first.id, amount: 1000 }]);
 });
 
 test("a refund is made once whichever instance is asked, and never beyond what was paid", async () => {

@@ -5,5 +5,6 @@ export function uowWith(deps: Pick<Deps, "uow">, patch: (tx: Repositories) => Pa
   return {
     transaction: (work) => deps.uow.transaction((tx) => work({ ...tx, ...patch(tx) })),
     read: (work) => deps.uow.read(work),
+    write: (work) => deps.uow.write(work),
   };
 }

@@ -1,14 +1,30 @@
-import { type Transaction, sql } from "kysely";
+import { type Kysely, type Transaction, sql } from "kysely";
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
 import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
+import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import type { Database } from "./tables.ts";
+
+// Every payment confirms its intent (compiled once: see compile-once.ts).
+const lockIntent = compileOnce((db, id: string) => db.selectFrom("fake_processor_intents").select("intent").where("id", "=", id).forUpdate());
+const lockedIntent = async (db: Kysely<Database>, id: string) => (await lockIntent(db, id))[0];
+
+const refundedOf = async (db: Kysely<Database>, intentId: string) =>
+  Number(
+    (
+      await db
+        .selectFrom("fake_processor_refunds")
+        .select(sql<string>`coalesce(sum(amount), 0)`.as("total"))
+        .where("intent_id", "=", intentId)
+        .executeTakeFirstOrThrow()
+    ).total,
+  );
 
 function bookOf(trx: Transaction<Database>): FakeBook {
   return {
     async intent(id) {
-      const row = await trx.selectFrom("fake_processor_intents").select("intent").where("id", "=", id).forUpdate().executeTakeFirst();
+      const row = await lockedIntent(trx, id);
       return row ? (row.intent as PaymentIntent) : null;
     },
     async saveIntent(intent) {
@@ -19,14 +35,7 @@ function bookOf(trx: Transaction<Database>): FakeBook {
         .onConflict((conflict) => conflict.column("id").doUpdateSet({ intent: json }))
         .execute();
     },
-    async refundedOf(intentId) {
-      const { total } = await trx
-        .selectFrom("fake_processor_refunds")
-        .select(sql<string>`coalesce(sum(amount), 0)`.as("total"))
-        .where("intent_id", "=", intentId)
-        .executeTakeFirstOrThrow();
-      return Number(total);
-    },
+    refundedOf: (intentId) => refundedOf(trx, intentId),
     async saveRefund(refund: Refund) {
       await trx.insertInto("fake_processor_refunds").values({ id: refund.id, intent_id: refund.intentId, amount: refund.amount }).execute();
     },
@@ -34,9 +43,44 @@ function bookOf(trx: Transaction<Database>): FakeBook {
 }
 
 /**
+ * One statement: the key claimed with its answer, and, only if it was claimed, the run's intents and
+ * refunds written. True when claimed; false when another run kept the key first (the statement
+ * waits for a run holding it to end), and then nothing was written.
+ */
+async function keep(db: Kysely<Database>, key: string, answer: unknown, intents: PaymentIntent[], refunds: Refund[]): Promise<boolean> {
+  const { rows } = await sql<{ claimed: number }>`
+    with claim as (
+      insert into fake_processor_replays (idempotency_key, answer) values (${key}, ${JSON.stringify(answer ?? null)}::jsonb)
+      on conflict (idempotency_key) do nothing
+      returning idempotency_key
+    ), intents as (
+      insert into fake_processor_intents (id, intent)
+      select x.id, x.intent from claim, jsonb_to_recordset(${JSON.stringify(intents.map((intent) => ({ id: intent.id, intent })))}::jsonb) as x(id text, intent jsonb)
+      on conflict (id) do update set intent = excluded.intent
+    ), refunds as (
+      insert into fake_processor_refunds (id, intent_id, amount)
+      select x.id, x.intent_id, x.amount from claim, jsonb_to_recordset(${JSON.stringify(refunds.map((r) => ({ id: r.id, intent_id: r.intentId, amount: r.amount })))}::jsonb) as x(id text, intent_id text, amount int)
+    )
+    select count(*)::int as claimed from claim`.execute(db);
+  return rows[0]!.claimed > 0;
+}
+
+async function keptAnswer(db: Kysely<Database>, key: string): Promise<{ answer: unknown } | undefined> {
+  return db.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirst();
+}
+
+/**
  * The fake processor's books in the shop's database: every instance, the CLI and a restarted server
- * see the same intents. A key's runs are serialized by the row that claims it, so two instances
- * confirming with one key at once confirm once.
+ * see the same intents.
+ *
+ * A run under an idempotency key (`once`) costs as few round trips as it can, as Stripe costs the
+ * shop's database none: its writes are held until its work is done, then written in the one
+ * statement that claims the key with the answer (written only if the key was claimed), and a
+ * transaction is begun only if the work reads the books (which lock what they read until the
+ * commit). Creating an intent, which reads nothing, is one statement; confirming one is four. Runs of
+ * one key at once both work, and the second to claim it writes nothing and answers the first's
+ * answer; an intent they both touch is locked by the first to read it, so the second sees what the
+ * first did.
  */
 export function createPgFakeLedger(db: Db): FakeLedger {
   return {
@@ -46,26 +90,47 @@ export function createPgFakeLedger(db: Db): FakeLedger {
     },
     once: <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
       refuseProcessorCallInsideTransaction();
-      return db.transaction().execute(async (trx) => {
-        // The key is claimed by its row: a second run of it waits on the first's row until that one
-        // commits (and then finds its answer) or rolls back (and then claims the key itself).
-        const claimed = await trx
-          .insertInto("fake_processor_replays")
-          .values({ idempotency_key: key, answer: "null" })
-          .onConflict((conflict) => conflict.column("idempotency_key").doNothing())
-          .returning("idempotency_key")
-          .executeTakeFirst();
-        if (!claimed) {
-          const kept = await trx.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirstOrThrow();
-          return kept.answer as T;
+      return db.connection().execute(async (conn) => {
+        let begun = false;
+        const begin = async () => {
+          if (!begun) await sql`begin`.execute(conn);
+          begun = true;
+        };
+        const intents = new Map<string, PaymentIntent>();
+        const refunds: Refund[] = [];
+        const book: FakeBook = {
+          async intent(id) {
+            const held = intents.get(id);
+            if (held) return structuredClone(held);
+            await begin();
+            const row = await lockedIntent(conn, id);
+            return row ? (row.intent as PaymentIntent) : null;
+          },
+          async saveIntent(intent) {
+            intents.set(intent.id, structuredClone(intent));
+          },
+          async refundedOf(intentId) {
+            await begin();
+            return (await refundedOf(conn, intentId)) + refunds.filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0);
+          },
+          async saveRefund(refund) {
+            refunds.push(structuredClone(refund));
+          },
+        };
+        try {
+          const answer = await work(book);
+          const claimed = await keep(conn, key, answer, [...intents.values()], refunds);
+          if (begun) await sql`commit`.execute(conn);
+          begun = false;
+          if (claimed) return answer;
+        } catch (error) {
+          if (begun) await sql`rollback`.execute(conn).catch(() => {});
+          // A run of the key that finished first may be why this one failed (what it refunded is gone, say): its answer stands.
+          const kept = await keptAnswer(conn, key).catch(() => undefined);
+          if (kept) return kept.answer as T;
+          throw error;
         }
-        const answer = await work(bookOf(trx));
-        await trx
-          .updateTable("fake_processor_replays")
-          .set({ answer: JSON.stringify(answer) })
-          .where("idempotency_key", "=", key)
-          .execute();
-        return answer;
+        return (await keptAnswer(conn, key))!.answer as T;
       });
     },
   };

@@ -133,6 +133,18 @@ const lockedRow = (db: Db, id: string) =>
       ).as("items"),
     )
     .where("orders.id", "=", id);
+// Every checkout counts its customer's unpaid orders.
+const unpaidOf = compileOnce((db, userId: string, limit: number) =>
+  db
+    .selectFrom("orders")
+    .select(["id", "order_number"])
+    .where("user_id", "=", userId)
+    .where("status", "=", "PENDING")
+    .where("payment_status", "in", ["PENDING", "FAILED"])
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit),
+);
 const byIdLocked = compileOnce((db, id: string) => lockedRow(db, id).forUpdate());
 const byIdLockedOrSkipped = compileOnce((db, id: string) => lockedRow(db, id).forUpdate().skipLocked());
 
@@ -212,16 +224,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     },
 
     async unpaidOf(userId, limit) {
-      const rows = await db
-        .selectFrom("orders")
-        .select(["id", "order_number"])
-        .where("user_id", "=", userId)
-        .where("status", "=", "PENDING")
-        .where("payment_status", "in", ["PENDING", "FAILED"])
-        .orderBy("created_at")
-        .orderBy("id")
-        .limit(limit)
-        .execute();
+      const rows = await unpaidOf(db, userId, limit);
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number }));
     },
 
@@ -275,7 +278,9 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     },
 
     async update(id, c) {
-      await db
+      // The items carry a copy of the paid time, written with it in the same statement (migration 0014: the sales report reads lines by it).
+      const paidAt = c.paidAt;
+      await (paidAt === undefined ? db : db.with("items", (qb) => qb.updateTable("order_items").set({ paid_at: paidAt }).where("order_id", "=", id)))
         .updateTable("orders")
         .set({
           status: c.status,
@@ -292,8 +297,6 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         })
         .where("id", "=", id)
         .execute();
-      // The items carry a copy of the paid time, written with it (migration 0014: the sales report reads lines by it).
-      if (c.paidAt !== undefined) await db.updateTable("order_items").set({ paid_at: c.paidAt }).where("order_id", "=", id).execute();
     },
 
     async attachPaymentIntent(id, intentId, at) {

@@ -79,7 +79,10 @@ const pairs = (db: Db, ids: string[], quantities: number[]) =>
 
 /**
  * Every statement that changes several products' stock locks their rows in id order first: two of
- * them touching the same products then queue instead of deadlocking.
+ * them touching the same products then queue instead of deadlocking. FOR NO KEY UPDATE, the lock
+ * the update itself takes: it queues stock changes behind each other but not the key-share locks
+ * of rows that refer to the product (a cart line or an order line being written), which FOR
+ * UPDATE would hold back until the stock change commits.
  */
 const lockedInOrder = (db: Db, ids: string[], quantities: number[]) =>
   db
@@ -90,7 +93,7 @@ const lockedInOrder = (db: Db, ids: string[], quantities: number[]) =>
         .select("products.id")
         .where("products.id", "in", (eb) => eb.selectFrom("lines").select("lines.id"))
         .orderBy("products.id")
-        .forUpdate(),
+        .forNoKeyUpdate(),
     );
 
 /** Takes stock for a checkout: each product only if it is on sale and has the quantity, so stock never goes below zero. */

@@ -88,6 +88,10 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
         throw isConnectionLost(error) ? databaseUnavailable(error) : error;
       }
     },
+    async write(work) {
+      refuseInsideTransaction("write");
+      return work(pooled);
+    },
   };
 }
 

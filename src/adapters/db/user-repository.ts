@@ -2,6 +2,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { type User, type UserRole, normalizeEmail } from "../../domain/user.ts";
 import type { UserRepository } from "../../application/ports/identity.ts";
 import { accountsPage, countAccounts, exportAccounts, findAccount } from "./account-queries.ts";
+import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
@@ -21,6 +22,9 @@ function toUser(row: Selectable<Database["users"]>): User {
   };
 }
 
+// Every checkout holds its customer (compiled once: see compile-once.ts).
+const heldForCheckout = compileOnce((db, id: string) => db.selectFrom("users").select("id").where("id", "=", id).forNoKeyUpdate());
+
 export function createPgUserRepository(db: Db): UserRepository {
   return {
     async findById(id) {
@@ -38,7 +42,7 @@ export function createPgUserRepository(db: Db): UserRepository {
     // Not FOR UPDATE: that would also hold back the key-share locks of rows that refer to the account
     // (a cart line added, an audit entry), and an add to cart holding its line would deadlock a checkout.
     async holdForCheckout(id) {
-      return (await db.selectFrom("users").select("id").where("id", "=", id).forNoKeyUpdate().executeTakeFirst()) !== undefined;
+      return (await heldForCheckout(db, id)).length > 0;
     },
     async findByEmail(email) {
       const row = await db.selectFrom("users").selectAll().where("email", "=", normalizeEmail(email)).executeTakeFirst();

@@ -119,5 +119,9 @@ export function createMemoryUnitOfWork(state: MemoryState, repos: Repositories):
       refuseInsideTransaction("read");
       return serialized(() => work(repos));
     },
+    async write(work) {
+      refuseInsideTransaction("write");
+      return serialized(() => work(repos));
+    },
   };
 }

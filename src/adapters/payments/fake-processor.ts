@@ -46,8 +46,9 @@ export interface FakeLedger {
   /** `work` in one transaction. */
   run<T>(work: (book: FakeBook) => Promise<T>): Promise<T>;
   /**
-   * `work` once per idempotency key: a repeat, from any instance, gets the first answer (runs of
-   * one key never overlap). A run that throws keeps nothing, so a retry runs again.
+   * `work` once per idempotency key: a repeat, from any instance, gets the first answer; of runs of
+   * one key at once, one is kept and the others answer with its answer, having changed nothing. A
+   * run that throws keeps nothing, so a retry runs again.
    */
   once<T>(key: string, work: (book: FakeBook) => Promise<T>): Promise<T>;
 }

@@ -33,7 +33,7 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
   try {
     const intent = await makeOrderIntent(deps.payments, order);
     intentId = intent.id;
-    const attached = await deps.uow.transaction((tx) => tx.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now()));
+    const attached = await deps.uow.write((db) => db.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now()));
     if (!attached) throw new Error("the order ended before its payment intent was stored");
     return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
   } catch (error) {

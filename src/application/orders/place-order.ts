@@ -34,8 +34,8 @@ const PRICING_ATTEMPTS = 2;
 /**
  * Turns cart lines into an order (decisions §4), step by step: the addresses are checked, the
  * lines priced, tax asked for before anything is written (a failure changes nothing); then one
- * transaction makes sure the customer has room for another unpaid order, locks the lines, takes the stock (never below zero), writes the order with its items
- * and audit entry, and removes the lines; after commit the payment intent is created, and if that
+ * transaction makes sure the customer has room for another unpaid order, locks the lines, writes the order with its items
+ * and audit entry, removes the lines, and takes the stock (never below zero) last; after commit the payment intent is created, and if that
  * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500. Under an
  * Idempotency-Key, the transaction records the order against the key (decisions §15), and a
  * replay of a checkout that made an order answers that order instead of running again.
@@ -64,7 +64,6 @@ export async function placeOrder(
       const order = await deps.uow.transaction(async (tx) => {
         await refuseOverUnpaidLimit(tx, userId, settings.maxUnpaidOrders);
         const lines = await lockSameLines(tx, userId, ids, priced);
-        await takeStock(tx, deps, lines);
         const placed = await writeOrder(tx, deps, settings.numberPrefix, { userId, lines, shippingAddress, billingAddress, tax, notes });
         await recordAudit(tx, deps, {
           userId,
@@ -76,6 +75,10 @@ export async function placeOrder(
         });
         await tx.carts.removeLines(lines.map((line) => line.id));
         if (key) await tx.idempotency.recordOrder(userId, key.key, key.claimedAt, placed.id);
+        // Last: the products' rows stay locked from here to the commit, and every checkout of a
+        // popular product queues on its row, so the less a checkout does while holding it, the more
+        // checkouts of it a second (a shortfall still undoes everything above).
+        await takeStock(tx, deps, lines);
         return placed;
       });
       return await attachPaymentIntent(deps, order, priced, origin);
