@@ -224,6 +224,8 @@ describe("placing an order", () => {
         read: deps.uow.read,
         transaction: (work) =>
           ++transactions === 1 ? deps.uow.transaction(work) : Promise.reject(databaseUnavailable(new Error("Connection terminated unexpectedly"))),
+        // Storing the intent is a single write of its own.
+        write: () => Promise.reject(databaseUnavailable(new Error("Connection terminated unexpectedly"))),
       },
     };
     const error = await domainErrorOf(order(away, ada.id, { cartItemIds: [line.id] }));
