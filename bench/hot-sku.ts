@@ -4,6 +4,7 @@
 // product's stock is cut to about a second's sales and the shoppers keep buying for 4 s: every unit
 // must be sold, and no more. The write probe runs just before and after (see support.ts).
 // The last line reads `hot-sku: <N> checkouts/s, p99 <M> ms, <O> oversold, <ratio> of the write probe (…)`.
+import { existsSync, globSync, writeFileSync } from "node:fs";
 import { Client } from "pg";
 import { address, shopWithShoppers } from "./shoppers.ts";
 import { ADMIN_URL, BENCH_DATABASE, BENCH_PORT, againstProbe, cpuMeter, shopperLoad, startServer, writeProbe } from "./support.ts";
@@ -64,6 +65,20 @@ function watchLocks() {
   };
 }
 
+/**
+ * The most one row takes here: pgbench's clients each updating the same row of a table of its own in
+ * the bench's database, every update its own transaction (the lock held through the commit's flush
+ * to disk), for 5 s. Null without pgbench (PostgreSQL's binaries) on this machine.
+ */
+function oneRowCeiling(): number | null {
+  const pgbench = ["/usr/bin/pgbench", ...globSync("/usr/lib/postgresql/*/bin/pgbench")].find((path) => existsSync(path));
+  if (!pgbench) return null;
+  const script = `${process.env.TMPDIR ?? "/tmp"}/storefront-hot-row-${process.pid}.sql`;
+  writeFileSync(script, "update bench_hot_row set n = n - 1 where id = 1;\n");
+  const run = Bun.spawnSync([pgbench, "-n", "-c", "20", "-j", "2", "-T", "5", "-f", script, databaseUrl]);
+  return Number(/tps = ([\d.]+)/.exec(run.stdout.toString())?.[1]) || null;
+}
+
 const probeBefore = writeProbe();
 const env = { DATABASE_URL: databaseUrl, AUTH_SECRET: "bench-secret-bench-secret-bench-secret-42", MAX_UNPAID_ORDERS: "1000" };
 const servers = [await startServer(env, "src/main.ts", "/api/health", BENCH_PORT), await startServer(env, "src/main.ts", "/api/health", BENCH_PORT + 1)];
@@ -91,6 +106,8 @@ try {
   const soldOut = await shopperLoad({ ...load, seconds: 4, warmupSeconds: 0, soldOutIsAnswer: true });
   const end = await books();
   for (const server of servers) server.stop();
+  await db.query("create table bench_hot_row (id int primary key, n bigint not null); insert into bench_hot_row values (1, 1000000000)");
+  const ceiling = oneRowCeiling();
   probeAfter = writeProbe();
 
   const sold = after.sold - before.sold;
@@ -109,6 +126,9 @@ try {
   console.log(`stock ${before.inventory} -> ${after.inventory}, ${sold} units in orders meanwhile`);
   console.log(
     `sell-out: ${SELL_OUT} units left, ${soldAtSellOut} of them sold (${soldOut.all.orders} orders in 4 s), ${soldOut.refused} answers "Insufficient inventory", stock at the end ${end.inventory}; shelf and orders disagree by ${booksOff} units`,
+  );
+  console.log(
+    `one row's ceiling here (pgbench, 20 clients updating one row, each update its own transaction): ${ceiling === null ? "no pgbench" : `${Math.round(ceiling)} updates/s`}`,
   );
   console.log(`PostgreSQL backends of the bench's database, mean of 100 ms samples: ${waits.active.toFixed(1)} running a statement; waiting on a lock:`);
   for (const wait of waits.waiting.slice(0, 5)) console.log(`  ${wait.mean.toFixed(2)} ${wait.query}`);
