@@ -192,7 +192,11 @@ test("after known traffic, /metrics counts it by route pattern, never by raw pat
 }, 30_000);
 
 test("/metrics is on METRICS_PORT only: the API's port has none, and the metrics port serves nothing else", async () => {
-  for (const path of ["/metrics", "/api/metrics"]) expect((await fetch(`${api}${path}`)).status).toBe(404);
+  expect((await fetch(`${api}/api/metrics`)).status).toBe(404);
+  // Outside /api the API's port serves the storefront's page (it routes on the client), never the metrics.
+  const page = await fetch(`${api}/metrics`);
+  expect(page.headers.get("content-type")).toStartWith("text/html");
+  expect(await page.text()).not.toContain("# TYPE storefront_");
   const origin = new URL(metricsUrl).origin;
   expect((await fetch(`${origin}/api/products`)).status).toBe(404);
   expect((await fetch(metricsUrl, { method: "POST" })).status).toBe(405);

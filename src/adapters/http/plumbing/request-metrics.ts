@@ -8,6 +8,13 @@ export type RequestObserver = (method: string, route: string, status: number, se
 /** The label of a request that reached no route (an unknown path, or a method the path does not serve). */
 export const UNMATCHED = "unmatched";
 
+/**
+ * The web pages' catch-all route (web.ts). A path under /api reaches it only when no API route
+ * serves that path: counted as unmatched, as without the pages.
+ */
+const WEB_PAGES_ROUTE = "/*";
+const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+
 /** Any other method is counted as OTHER: a label takes only a few values, whatever clients send. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -24,9 +31,11 @@ export function requestMetrics(observe: RequestObserver, routes: RouteTable) {
     const method = METHODS.has(request.method) ? request.method : "OTHER";
     // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
     const status = responseValue instanceof Response ? responseValue.status : set.status;
+    const path = pathOf(request);
+    const reached = route === WEB_PAGES_ROUTE && isApiPath(path) ? "" : route;
     observe(
       method,
-      route || routes.patternAt(method, pathOf(request)) || UNMATCHED,
+      reached || routes.patternAt(method, path) || UNMATCHED,
       typeof status === "number" ? status : 200,
       (performance.now() - info.startedAt) / 1000,
     );
