@@ -4,7 +4,9 @@ import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
+import { isConnectionLost } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
+import { databaseUnavailable } from "../../domain/errors.ts";
 
 // Every payment confirms its intent (compiled once: see compile-once.ts).
 const lockIntent = compileOnce((db, id: string) => db.selectFrom("fake_processor_intents").select("intent").where("id", "=", id).forUpdate());
@@ -82,56 +84,67 @@ async function keptAnswer(db: Kysely<Database>, key: string): Promise<{ answer: 
  * answer; an intent they both touch is locked by the first to read it, so the second sees what the
  * first did.
  */
+/** The books' database away is the shop's database away: a 503 to try again, as for any statement of the shop's. */
+const unavailableIfLost = (error: unknown) => {
+  throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+};
+
 export function createPgFakeLedger(db: Db): FakeLedger {
   return {
     run: (work) => {
       refuseProcessorCallInsideTransaction();
-      return db.transaction().execute((trx) => work(bookOf(trx)));
+      return db
+        .transaction()
+        .execute((trx) => work(bookOf(trx)))
+        .catch(unavailableIfLost);
     },
     once: <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
       refuseProcessorCallInsideTransaction();
-      return db.connection().execute(async (conn) => {
-        let begun = false;
-        const begin = async () => {
-          if (!begun) await sql`begin`.execute(conn);
-          begun = true;
-        };
-        const intents = new Map<string, PaymentIntent>();
-        const refunds: Refund[] = [];
-        const book: FakeBook = {
-          async intent(id) {
-            const held = intents.get(id);
-            if (held) return structuredClone(held);
-            await begin();
-            const row = await lockedIntent(conn, id);
-            return row ? (row.intent as PaymentIntent) : null;
-          },
-          async saveIntent(intent) {
-            intents.set(intent.id, structuredClone(intent));
-          },
-          async refundedOf(intentId) {
-            await begin();
-            return (await refundedOf(conn, intentId)) + refunds.filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0);
-          },
-          async saveRefund(refund) {
-            refunds.push(structuredClone(refund));
-          },
-        };
-        try {
-          const answer = await work(book);
-          const claimed = await keep(conn, key, answer, [...intents.values()], refunds);
-          if (begun) await sql`commit`.execute(conn);
-          begun = false;
-          if (claimed) return answer;
-        } catch (error) {
-          if (begun) await sql`rollback`.execute(conn).catch(() => {});
-          // A run of the key that finished first may be why this one failed (what it refunded is gone, say): its answer stands.
-          const kept = await keptAnswer(conn, key).catch(() => undefined);
-          if (kept) return kept.answer as T;
-          throw error;
-        }
-        return (await keptAnswer(conn, key))!.answer as T;
-      });
+      return db
+        .connection()
+        .execute(async (conn) => {
+          let begun = false;
+          const begin = async () => {
+            if (!begun) await sql`begin`.execute(conn);
+            begun = true;
+          };
+          const intents = new Map<string, PaymentIntent>();
+          const refunds: Refund[] = [];
+          const book: FakeBook = {
+            async intent(id) {
+              const held = intents.get(id);
+              if (held) return structuredClone(held);
+              await begin();
+              const row = await lockedIntent(conn, id);
+              return row ? (row.intent as PaymentIntent) : null;
+            },
+            async saveIntent(intent) {
+              intents.set(intent.id, structuredClone(intent));
+            },
+            async refundedOf(intentId) {
+              await begin();
+              return (await refundedOf(conn, intentId)) + refunds.filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0);
+            },
+            async saveRefund(refund) {
+              refunds.push(structuredClone(refund));
+            },
+          };
+          try {
+            const answer = await work(book);
+            const claimed = await keep(conn, key, answer, [...intents.values()], refunds);
+            if (begun) await sql`commit`.execute(conn);
+            begun = false;
+            if (claimed) return answer;
+          } catch (error) {
+            if (begun) await sql`rollback`.execute(conn).catch(() => {});
+            // A run of the key that finished first may be why this one failed (what it refunded is gone, say): its answer stands.
+            const kept = await keptAnswer(conn, key).catch(() => undefined);
+            if (kept) return kept.answer as T;
+            throw error;
+          }
+          return (await keptAnswer(conn, key))!.answer as T;
+        })
+        .catch(unavailableIfLost);
     },
   };
 }

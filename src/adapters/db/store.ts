@@ -90,7 +90,12 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
     },
     async write(work) {
       refuseInsideTransaction("write");
-      return work(pooled);
+      try {
+        return await work(pooled);
+      } catch (error) {
+        // One statement: lost, it may have landed or not, and the caller is told to try again.
+        throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+      }
     },
   };
 }
