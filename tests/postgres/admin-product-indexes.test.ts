@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
-import { Pool } from "pg";
 import { createPgProductRepository } from "../../src/adapters/db/product-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { AdminProductQuery } from "../../src/domain/product.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
@@ -19,7 +18,7 @@ beforeAll(async () => {
     from generate_series(1, 20000) as n`.execute(database.db);
   await sql`vacuum analyze`.execute(database.db);
   spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url, max: 1 }) }),
+    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
     log: (event) => void (event.level === "query" && ran.push(event.query)),
   });
 });

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
-import { Pool } from "pg";
 import { createPgOrderRepository } from "../../src/adapters/db/order-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { OrderQueueFilter } from "../../src/application/ports/orders.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
 import { seedOrderHistory } from "../support/seed-orders.ts";
 
 let database: TestDatabase;
@@ -17,7 +16,7 @@ beforeAll(async () => {
   // Enough orders that the planner would scan and sort the table without the right index.
   await seedOrderHistory(database.db, { orders: 30_000, customers: 3_000, until: new Date("2026-11-20T12:00:00Z") });
   spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url, max: 2 }) }),
+    dialect: new PostgresDialect({ pool: poolOn(database, 2) }),
     log: (event) => void (event.level === "query" && ran.push(event.query)),
   });
 }, 30_000);

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
-import { Pool } from "pg";
 import { createPgLocationRepository } from "../../src/adapters/db/location-repository.ts";
 import { createPgProductRepository } from "../../src/adapters/db/product-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
@@ -24,7 +23,7 @@ beforeAll(async () => {
   await sql`vacuum analyze`.execute(database.db);
   // The log shows the repositories' own SQL, to be explained as it is.
   spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new Pool({ connectionString: database.url, max: 1 }) }),
+    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
     log: (event) => void (event.level === "query" && ran.push(event.query)),
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { Client } from "pg";
+import { Client, Pool } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
 import { withMigratedDatabase } from "./embedded-template.ts";
@@ -73,6 +73,19 @@ export async function createSeededTestDatabase(): Promise<TestDatabase> {
   const seed = await runCliHere({ DATABASE_URL: database.url }, "db:seed");
   if (seed.code !== 0) throw new Error(`db:seed failed: ${seed.stderr}`);
   return database;
+}
+
+/**
+ * A pg pool of the test's own on a test database (for a Kysely that logs its queries). pg's pool
+ * lets `end()` resolve before its connections have closed, so the database's drop (with force) may
+ * terminate one still closing: that one error is expected, and heard; any other is thrown.
+ */
+export function poolOn(database: TestDatabase, max: number): Pool {
+  const pool = new Pool({ connectionString: database.url, max });
+  pool.on("error", (error) => {
+    if ((error as { code?: string }).code !== "57P01") throw error;
+  });
+  return pool;
 }
 
 const tablesOf = new WeakMap<Db, Promise<string[]>>();
