@@ -110,10 +110,15 @@ test("a clean-up that hangs (a request cut while it waits on a row lock keeps it
     expect((await post("/auth/register", { email: "lee@example.com", password: "sauce lover 99" })).status).toBe(201);
     // Someone else holds the account's row: the sign-in waits on it, holding a pooled connection.
     const released = new Promise<void>((resolve) => (release = resolve));
+    let locked = () => {};
+    const rowLocked = new Promise<void>((resolve) => (locked = resolve));
     const holding = database.db.transaction().execute(async (trx) => {
       await sql`select id from users where email = 'lee@example.com' for update`.execute(trx);
+      locked();
       await released;
     });
+    // The row is held before the sign-in asks for it: otherwise a fast sign-in could pass first.
+    await rowLocked;
     const signingIn = post("/auth/callback/credentials", { email: "lee@example.com", password: "sauce lover 99" }).then(
       (res) => res.status,
       () => "cut",
