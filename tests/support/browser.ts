@@ -8,10 +8,16 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
  * same-origin rules and CSP a shopper's browser applies.
  */
 const UNSAFE = ["--disable-web-security", "--allow-running-insecure-content", "--disable-site-isolation-trials"];
+/**
+ * The package draws with a software GPU (SwiftShader through ANGLE), for pages that need WebGL; the
+ * shop's pages need none, and Chromium's own software compositing costs far less CPU than an
+ * emulated GPU: the browser tests took a quarter less CPU without it (25.6 s → 18–21 s).
+ */
+const SOFTWARE_GPU = ["--ignore-gpu-blocklist", "--in-process-gpu", "--use-gl=angle", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"];
 
 export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
-    args: chromium.args.filter((arg) => !UNSAFE.includes(arg)),
+    args: [...chromium.args.filter((arg) => !UNSAFE.includes(arg) && !SOFTWARE_GPU.includes(arg)), "--disable-gpu"],
     executablePath: await chromium.executablePath(),
     headless: "shell",
   });
