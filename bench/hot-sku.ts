@@ -106,6 +106,8 @@ try {
   const soldOut = await shopperLoad({ ...load, seconds: 4, warmupSeconds: 0, soldOutIsAnswer: true });
   const end = await books();
   for (const server of servers) server.stop();
+  // Gone before the ceiling and the probe are measured, their connections closed.
+  await Promise.all(servers.map((server) => server.exited));
   await db.query("create table bench_hot_row (id int primary key, n bigint not null); insert into bench_hot_row values (1, 1000000000)");
   const ceiling = oneRowCeiling();
   probeAfter = writeProbe();

@@ -55,7 +55,7 @@ export async function startServer(env: Record<string, string>, entry = "src/main
   const base = `http://127.0.0.1:${port}`;
   // Up to 30 s: a machine busy with other work can take that long to load the app.
   for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, pid: server.pid, stop: () => server.kill() };
+    if ((await fetch(`${base}${ready}`).catch(() => null))?.status) return { base, pid: server.pid, stop: () => server.kill(), exited: server.exited };
     await Bun.sleep(100);
   }
   server.kill();
@@ -223,7 +223,9 @@ export function writeProbe(): number | null {
   const bin = resolve(import.meta.dir, "../node_modules/.bin");
   const run = Bun.spawnSync(["bash", PROBE_SCRIPT], { cwd: resolve(import.meta.dir, ".."), env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
   const txPerSecond = Number(run.stdout.toString().trim());
-  return Number.isFinite(txPerSecond) && txPerSecond > 0 ? txPerSecond : null;
+  if (Number.isFinite(txPerSecond) && txPerSecond > 0) return txPerSecond;
+  console.error(`the write probe gave no figure (exit ${run.exitCode}): ${run.stdout.toString().trim()} ${run.stderr.toString().trim()}`);
+  return null;
 }
 
 /**

@@ -57,6 +57,8 @@ const variants = {
   "tracing on (every span sent)": { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}` },
 } as Record<string, Record<string, string>>;
 const rows: string[] = [];
+/** Server CPU µs a request, by variant and scenario, one value a round. */
+const perRequestOf: Record<string, number[]> = {};
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [name, env] of Object.entries(variants)) {
@@ -71,6 +73,7 @@ try {
           const before = await cpuMs(server.pid);
           const result = await hammer(`${server.base}${path}`, REQUESTS);
           const perRequest = (((await cpuMs(server.pid)) - before) * 1000) / REQUESTS;
+          (perRequestOf[`${name}|${scenario}`] ??= []).push(perRequest);
           rows.push(
             `| ${scenario} | ${name} | ${round} | ${Math.round(perRequest)} | ${result.requestsPerSecond} | ${result.p99} | ${result.failed} | ${await rssMb(server.pid)} |`,
           );
@@ -88,3 +91,13 @@ console.log(`${REQUESTS} requests a scenario after ${REQUESTS / 4} to warm up, 5
 console.log("| scenario | shop | round | server CPU µs/request | requests/s | p99 ms | failed | RSS MB |");
 console.log("|---|---|---:|---:|---:|---:|---:|---:|");
 for (const row of rows) console.log(row);
+
+const median = (values: number[] = []) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2);
+};
+const cost = (variant: string) =>
+  `${median(perRequestOf[`${variant}|GET /api/products/:id`])} / ${median(perRequestOf[`${variant}|GET /api/products?search=pepper&sort=price_asc`])} µs`;
+console.log(
+  `tracing: server CPU a request (a product / a search, median of ${ROUNDS} rounds): off ${cost("tracing off")}, on ${cost("tracing on (every span sent)")}`,
+);
