@@ -117,8 +117,9 @@ test("a clean-up that hangs (a request cut while it waits on a row lock keeps it
       locked();
       await released;
     });
-    // The row is held before the sign-in asks for it: otherwise a fast sign-in could pass first.
-    await rowLocked;
+    // The row is held before the sign-in asks for it: otherwise a fast sign-in could pass first
+    // (a transaction that failed instead fails the test here).
+    await Promise.race([rowLocked, holding]);
     const signingIn = post("/auth/callback/credentials", { email: "lee@example.com", password: "sauce lover 99" }).then(
       (res) => res.status,
       () => "cut",
