@@ -9,10 +9,11 @@ import { createTestApp } from "../support/http.ts";
 const { db: unreachable } = openDatabase({ kind: "postgres", url: "postgres://root@127.0.0.1:1/none" });
 afterAll(() => unreachable.destroy());
 
-test("health is 503 when the database does not answer, without leaking the cause", async () => {
+test("health is 503 with Retry-After when the database does not answer, without leaking the cause", async () => {
   const t = createTestApp(createMemoryDeps({ database: createPgProbe(unreachable) }));
   const res = await t.call("GET", "/api/health");
   expect(res.status).toBe(503);
+  expect(res.headers.get("retry-after")).toBe("5");
   expect(res.body).toEqual({ status: "unavailable", error: "Database unavailable" });
 });
 

@@ -2960,9 +2960,11 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
-            /** @description The database did not answer (the reason is logged, not told) */
+            /** @description The database did not answer (the reason is logged, not told; Retry-After: 5) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before asking again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
 import type { Logger } from "../../log.ts";
 
-/** How soon a load balancer or client may ask again once the shop is not ready. */
+/** How soon a load balancer or client may ask again once the shop is not alive or not ready (decisions §14: 503 with Retry-After). */
 const NOT_READY_RETRY_SECONDS = 5;
 
 const migrations = z.object({
@@ -38,18 +38,21 @@ export function healthRoutes(useCases: UseCases, logger: Logger) {
   return new Elysia({ name: "routes.health" })
     .get(
       "/health",
-      async ({ status }) => {
+      async ({ status, set }) => {
         const health = await useCases.checkHealth();
         if (health.status === "ok") return { status: "ok" as const };
         logger.error("health.database_unavailable", { reason: health.reason });
+        set.headers["retry-after"] = String(NOT_READY_RETRY_SECONDS);
         return status(503, { status: "unavailable" as const, error: "Database unavailable" });
       },
       {
         response: {
           200: z.object({ status: z.literal("ok") }).describe("The shop is up, and its database answered"),
-          503: z.object({ status: z.literal("unavailable"), error: z.string() }).describe("The database did not answer (the reason is logged, not told)"),
+          503: z
+            .object({ status: z.literal("unavailable"), error: z.string() })
+            .describe(`The database did not answer (the reason is logged, not told; Retry-After: ${NOT_READY_RETRY_SECONDS})`),
         },
-        detail: { tags: ["System"], summary: "Liveness with a database round trip" },
+        detail: { tags: ["System"], summary: "Liveness with a database round trip", "x-retry-after": true },
       },
     )
     .get(
