@@ -17,6 +17,7 @@ import * as m0015 from "./0015_accounts_and_audit_indexes.ts";
 import * as m0016 from "./0016_admin_product_indexes.ts";
 import * as m0017 from "./0017_unpaid_orders_index.ts";
 import * as m0018 from "./0018_outbox_failed_index.ts";
+import * as m0019 from "./0019_stock_updates_touch_no_index.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "0016_admin_product_indexes": m0016,
   "0017_unpaid_orders_index": m0017,
   "0018_outbox_failed_index": m0018,
+  "0019_stock_updates_touch_no_index": m0019,
 };
 
 export const migrationProvider: MigrationProvider = {
