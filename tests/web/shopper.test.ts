@@ -137,6 +137,8 @@ test("another shopper: a declined card is said at the payment field and the orde
 
   await pay(page, "Card that asks for 3-D Secure");
   await page.waitForFunction(() => location.pathname.startsWith("/api/fake-processor/challenge/"));
+  // The address changes when the navigation commits, before the new page is parsed: wait for its heading.
+  await waitForText(page, "3-D Secure test challenge", "h1");
   expect(await textOf(page, "h1")).toBe("3-D Secure test challenge");
   await button(page, "Authorize").click();
   await waitForText(page, "The payment was authorized.");
