@@ -97,7 +97,8 @@ export async function runShopperBench({ pay }: { pay: boolean }) {
     stopped = true;
     const probeAfter = writeProbe();
     console.log(`SQL statements per add to cart: ${addStatements}; per checkout: ${checkoutStatements.length}; per payment: ${paymentStatements.length}`);
-    for (const [step, statements] of [["checkout", checkoutStatements], ...(pay ? [["payment", paymentStatements] as const] : [])] as const) {
+    const steps = [["add to cart", sent.slice(0, addStatements)], ["checkout", checkoutStatements], ...(pay ? [["payment", paymentStatements]] : [])] as const;
+    for (const [step, statements] of steps) {
       console.log(`${step}:`);
       for (const statement of statements) console.log(`  ${statement.slice(0, 150)}`);
     }
