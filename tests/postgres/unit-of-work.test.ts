@@ -21,17 +21,28 @@ test("a transaction PostgreSQL gives up to break a deadlock is run again, and bo
     await tx.products.create(b);
   });
   const bothHoldOne = { first: Promise.withResolvers<void>(), second: Promise.withResolvers<void>() };
+  const landed = { first: Promise.withResolvers<void>(), second: Promise.withResolvers<void>() };
   let runs = 0;
-  // Each takes one product, waits until the other has taken its own, then reaches for the other's: a deadlock.
-  const crosswise = (mine: typeof a, theirs: typeof a, held: PromiseWithResolvers<void>, other: PromiseWithResolvers<void>) =>
-    uow.transaction(async (tx) => {
-      runs++;
-      await tx.products.update(mine.id, { inventory: 9, updatedAt: new Date() });
-      held.resolve();
-      await other.promise;
-      await tx.products.update(theirs.id, { inventory: 8, updatedAt: new Date() });
-    });
-  await Promise.all([crosswise(a, b, bothHoldOne.first, bothHoldOne.second), crosswise(b, a, bothHoldOne.second, bothHoldOne.first)]);
+  // Each takes one product, waits until the other has taken its own, then reaches for the other's: a
+  // deadlock. The one given up waits, when run again, for the other to land: run again at once, it
+  // could take its first product back before the other got it, and deadlock with it a second time.
+  const crosswise = (mine: typeof a, theirs: typeof a, [held, other]: PromiseWithResolvers<void>[], [done, otherDone]: PromiseWithResolvers<void>[]) => {
+    let mineRuns = 0;
+    return uow
+      .transaction(async (tx) => {
+        runs++;
+        if (++mineRuns > 1) await otherDone!.promise;
+        await tx.products.update(mine.id, { inventory: 9, updatedAt: new Date() });
+        held!.resolve();
+        await other!.promise;
+        await tx.products.update(theirs.id, { inventory: 8, updatedAt: new Date() });
+      })
+      .then(() => done!.resolve());
+  };
+  await Promise.all([
+    crosswise(a, b, [bothHoldOne.first, bothHoldOne.second], [landed.first, landed.second]),
+    crosswise(b, a, [bothHoldOne.second, bothHoldOne.first], [landed.second, landed.first]),
+  ]);
   expect(runs).toBe(3);
   const inventories = await uow.read(async (db) => [(await db.products.findById(a.id))!.inventory, (await db.products.findById(b.id))!.inventory]);
   expect(inventories.sort()).toEqual([8, 9]);
