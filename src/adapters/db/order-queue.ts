@@ -20,11 +20,15 @@ function conditions(eb: Where, f: OrderQueueFilter): Expression<SqlBool>[] {
   return all;
 }
 
+/** The customer's e-mail or name holds the pattern (trigram indexes of 0015). */
+const customerMatches = (u: ExpressionBuilder<Database, "users">, pattern: string) =>
+  u.or([u("users.email", "ilike", pattern), u("users.name", "ilike", pattern)]);
+
 const customersMatching = (eb: Where, pattern: string) =>
   eb
     .selectFrom("users")
     .select("users.id")
-    .where((u) => u.or([u("users.email", "ilike", pattern), u("users.name", "ilike", pattern)]));
+    .where((u) => customerMatches(u, pattern));
 
 /**
  * `q`: the order number, or the customer's e-mail or name, anywhere and in any case (trigram indexes).
@@ -55,12 +59,32 @@ export async function queuePage(db: Db, f: OrderQueueFilter, page: PageRequest) 
     .selectAll("orders")
     .select(["users.email as customer_email", "users.name as customer_name"]);
   const matching =
-    f.q === undefined ? query.where((eb) => eb.and(conditions(eb, f))) : query.where("orders.id", "in", newestMatchingQ(db, f, f.q, offset + page.limit));
+    f.q === undefined ? query.where((eb) => eb.and(conditions(eb, f))) : query.where("orders.id", "in", await newestMatchingQ(db, f, f.q, offset + page.limit));
   return matching.orderBy("orders.created_at", "desc").orderBy("orders.id", "desc").limit(page.limit).offset(offset).execute();
 }
 
-function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: number) {
+/**
+ * The customers `q` matches, up to this many, are looked up first and their orders taken by the
+ * customer index: a few orders each, sorted in a few milliseconds. When more match, the newest
+ * orders are walked instead, each one's customer checked, and with that many matching the first
+ * page is found early. Left to the planner, whose estimate of a trigram match is rough, 220
+ * customers of 47,000 were walked for: 6,400 orders read, 54 ms instead of 9 (bench:admin).
+ */
+const CUSTOMERS_LOOKED_UP = 500;
+
+async function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: number) {
   const pattern = containsPattern(q);
+  const customers = await db
+    .selectFrom("users")
+    .select("users.id")
+    .where((u) => customerMatches(u, pattern))
+    .limit(CUSTOMERS_LOOKED_UP + 1)
+    .execute();
+  const ids = customers.map((customer) => customer.id);
+  const ofCustomer =
+    ids.length <= CUSTOMERS_LOOKED_UP
+      ? (eb: Where) => eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)
+      : (eb: Where) => eb("orders.user_id", "in", customersMatching(eb, pattern));
   const newest = (match: (eb: Where) => Expression<SqlBool>) =>
     db
       .selectFrom("orders")
@@ -70,7 +94,7 @@ function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: number) 
       .orderBy("orders.id", "desc")
       .limit(count);
   const byNumber = newest((eb) => eb("orders.order_number", "ilike", pattern));
-  const byCustomer = newest((eb) => eb("orders.user_id", "in", customersMatching(eb, pattern)));
+  const byCustomer = newest(ofCustomer);
   return db.selectFrom(sql<{ id: string; created_at: Date }>`((${byNumber}) union (${byCustomer}))`.as("matched")).select("matched.id");
 }
 
