@@ -5,7 +5,7 @@ import { buildRuntime } from "../src/compose.ts";
 import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig } from "../src/config.ts";
 import { aUser } from "../tests/support/builders.ts";
-import { load, loadRotating, prepareDatabase, printTable, startServer } from "./support.ts";
+import { load, loadRotating, prepareDatabase, printTable, startServer, withConfigFile } from "./support.ts";
 
 // Each sign-in goes to the next of 64 accounts: more than 5 checks in flight for one e-mail count
 // as failures (the lockout reserves its slot before bcrypt), and no real account signs in 16 times at once.
@@ -44,13 +44,13 @@ try {
   console.log(`\np99 under sign-in load / idle p99: ${(busy.p99 / idle.p99).toFixed(2)}×`);
 
   // Clients that wait what Retry-After says when refused, as real ones do.
-  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-sign-ins-${process.pid}.json`;
-  await Bun.write(file, JSON.stringify({ url: signInUrl, clients: 24, seconds: 10, variants }));
-  const clients = Bun.spawn(["node", "bench/sign-in-clients.mjs", file], { stdout: "pipe", stderr: "inherit" });
-  const [patient, catalog] = await Promise.all([
-    new Response(clients.stdout).text().then((text) => JSON.parse(text)),
-    load("GET /api/products/:id, while 24 clients sign in", productUrl),
-  ]);
+  const [patient, catalog] = await withConfigFile("sign-ins", { url: signInUrl, clients: 24, seconds: 10, variants }, (file) => {
+    const clients = Bun.spawn(["node", "bench/sign-in-clients.mjs", file], { stdout: "pipe", stderr: "inherit" });
+    return Promise.all([
+      new Response(clients.stdout).text().then((text) => JSON.parse(text)),
+      load("GET /api/products/:id, while 24 clients sign in", productUrl),
+    ]);
+  });
   console.log(`\n24 sign-in clients honouring Retry-After for 10 s: ${JSON.stringify(patient.outcomes)}, p50 ${patient.p50} ms, p99 ${patient.p99} ms`);
   printTable([catalog]);
   console.log(`p99 while they sign in / idle p99: ${(catalog.p99 / idle.p99).toFixed(2)}×`);

@@ -4,7 +4,7 @@
 // product's stock is cut to about a second's sales and the shoppers keep buying for 4 s: every unit
 // must be sold, and no more. The write probe runs just before and after (see support.ts).
 // The last line reads `hot-sku: <N> checkouts/s, p99 <M> ms, <O> oversold, <ratio> of the write probe (…)`.
-import { existsSync, globSync, writeFileSync } from "node:fs";
+import { existsSync, globSync, rmSync, writeFileSync } from "node:fs";
 import { Client } from "pg";
 import { address, shopWithShoppers } from "./shoppers.ts";
 import { ADMIN_URL, BENCH_DATABASE, BENCH_PORT, againstProbe, cpuMeter, shopperLoad, startServer, writeProbe } from "./support.ts";
@@ -75,8 +75,12 @@ function oneRowCeiling(): number | null {
   if (!pgbench) return null;
   const script = `${process.env.TMPDIR ?? "/tmp"}/storefront-hot-row-${process.pid}.sql`;
   writeFileSync(script, "update bench_hot_row set n = n - 1 where id = 1;\n");
-  const run = Bun.spawnSync([pgbench, "-n", "-c", "20", "-j", "2", "-T", "5", "-f", script, databaseUrl]);
-  return Number(/tps = ([\d.]+)/.exec(run.stdout.toString())?.[1]) || null;
+  try {
+    const run = Bun.spawnSync([pgbench, "-n", "-c", "20", "-j", "2", "-T", "5", "-f", script, databaseUrl]);
+    return Number(/tps = ([\d.]+)/.exec(run.stdout.toString())?.[1]) || null;
+  } finally {
+    rmSync(script, { force: true });
+  }
 }
 
 const probeBefore = writeProbe();

@@ -8,7 +8,7 @@
 // The last line reads `soak: <M> min at <R> actions/s (half of <C>): RSS +<X> MB …, p99 …, <E> errors; goals met|not met`.
 import { readFileSync } from "node:fs";
 import { address, shopWithShoppers } from "./shoppers.ts";
-import { startServer } from "./support.ts";
+import { startServer, withConfigFile } from "./support.ts";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const WINDOW = Math.min(5, MINUTES / 2);
@@ -27,13 +27,11 @@ await runtime.close();
 const server = await startServer({ DATABASE_URL: databaseUrl, AUTH_SECRET: "bench-secret-bench-secret-bench-secret-42", MAX_UNPAID_ORDERS: "1000" });
 
 async function soakLoad(config: { seconds: number; rate: number | null; workers?: number }): Promise<Soaked> {
-  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-soak-${process.pid}.json`;
-  await Bun.write(
-    file,
-    JSON.stringify({ base: server.base, cookies: shoppers.map((s) => s.cookie), productIds: products.map((p) => p.id), address, ...config }),
-  );
-  const child = Bun.spawn(["node", "bench/soak-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
-  return JSON.parse(await new Response(child.stdout).text());
+  const settings = { base: server.base, cookies: shoppers.map((s) => s.cookie), productIds: products.map((p) => p.id), address, ...config };
+  return withConfigFile("soak", settings, async (file) => {
+    const child = Bun.spawn(["node", "bench/soak-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
+    return JSON.parse(await new Response(child.stdout).text());
+  });
 }
 
 const residentMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client } from "pg";
 import { demoCatalog } from "../src/application/catalog/demo-catalog.ts";
@@ -95,12 +95,19 @@ export interface Variant {
 
 /** Like load, but each request takes the next headers and body from `variants`, round robin. */
 export async function loadRotating(name: string, url: string, variants: Variant[], options: LoadOptions = {}): Promise<LoadResult> {
-  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-bench-${process.pid}.json`;
-  await Bun.write(
-    file,
-    JSON.stringify({ url, method: options.method ?? "GET", connections: options.connections ?? 50, seconds: options.seconds ?? 10, variants }),
-  );
-  return summarize(name, ["node", "bench/rotating-load.mjs", file]);
+  const config = { url, method: options.method ?? "GET", connections: options.connections ?? 50, seconds: options.seconds ?? 10, variants };
+  return withConfigFile("bench", config, (file) => summarize(name, ["node", "bench/rotating-load.mjs", file]));
+}
+
+/** Writes a load generator's settings to a file it is given, and removes the file once `run` is done. */
+export async function withConfigFile<T>(name: string, config: unknown, run: (file: string) => Promise<T>): Promise<T> {
+  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-${name}-${process.pid}.json`;
+  await Bun.write(file, JSON.stringify(config));
+  try {
+    return await run(file);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 async function summarize(name: string, command: string[]): Promise<LoadResult> {
@@ -147,11 +154,12 @@ export function watchMemory(pid: number) {
 
 /** Runs bench/shopper-load.mjs in its own Node.js process and returns its summary. */
 export async function shopperLoad(config: Record<string, unknown>) {
-  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-shoppers-${process.pid}.json`;
-  await Bun.write(file, JSON.stringify(config));
-  const child = Bun.spawn(["node", "bench/shopper-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
-  const summary = JSON.parse(await new Response(child.stdout).text());
-  await child.exited;
+  const { child, summary } = await withConfigFile("shoppers", config, async (file) => {
+    const child = Bun.spawn(["node", "bench/shopper-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
+    const summary = JSON.parse(await new Response(child.stdout).text());
+    await child.exited;
+    return { child, summary };
+  });
   return { ...summary, loadGeneratorMs: Number(child.resourceUsage()?.cpuTime.total ?? 0) / 1000 } as {
     seconds: number;
     ordersPerSecond: number;
