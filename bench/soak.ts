@@ -11,6 +11,11 @@ import { address, shopWithShoppers } from "./shoppers.ts";
 import { startServer, withConfigFile } from "./support.ts";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
+// The last minutes are compared with the first: with fewer than two there is nothing to compare.
+if (!Number.isInteger(MINUTES) || MINUTES < 2) {
+  console.error(`SOAK_MINUTES must be a whole number of minutes, 2 or more (got ${process.env.SOAK_MINUTES})`);
+  process.exit(1);
+}
 const WINDOW = Math.min(5, MINUTES / 2);
 
 interface Soaked {
