@@ -35,7 +35,7 @@ async function planOf(filters: Partial<AdminProductQuery>): Promise<string> {
   return rows.map((row) => row["QUERY PLAN"]).join("\n");
 }
 
-// Decisions §12: the back office's product filters each have an index (migration 0016).
+// Decisions §12: the back office's product filters q and off sale each have an index (migration 0016); low stock has none (0019, below).
 test("q, anywhere in the name or the SKU, is served by the trigram index over both (PostgreSQL)", async () => {
   expect(await planOf({ q: "number 1234" })).toContain("products_name_sku_search_idx");
   expect(await planOf({ q: "sku-1234" })).toContain("products_name_sku_search_idx");
