@@ -28,16 +28,19 @@ test("a transaction PostgreSQL gives up to break a deadlock is run again, and bo
   // could take its first product back before the other got it, and deadlock with it a second time.
   const crosswise = (mine: typeof a, theirs: typeof a, [held, other]: PromiseWithResolvers<void>[], [done, otherDone]: PromiseWithResolvers<void>[]) => {
     let mineRuns = 0;
-    return uow
-      .transaction(async (tx) => {
-        runs++;
-        if (++mineRuns > 1) await otherDone!.promise;
-        await tx.products.update(mine.id, { inventory: 9, updatedAt: new Date() });
-        held!.resolve();
-        await other!.promise;
-        await tx.products.update(theirs.id, { inventory: 8, updatedAt: new Date() });
-      })
-      .then(() => done!.resolve());
+    return (
+      uow
+        .transaction(async (tx) => {
+          runs++;
+          if (++mineRuns > 1) await otherDone!.promise;
+          await tx.products.update(mine.id, { inventory: 9, updatedAt: new Date() });
+          held!.resolve();
+          await other!.promise;
+          await tx.products.update(theirs.id, { inventory: 8, updatedAt: new Date() });
+        })
+        // Landed or failed, the other must not wait for it forever (a failure then fails the test, not its time-out).
+        .finally(() => done!.resolve())
+    );
   };
   await Promise.all([
     crosswise(a, b, [bothHoldOne.first, bothHoldOne.second], [landed.first, landed.second]),
