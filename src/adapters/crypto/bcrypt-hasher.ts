@@ -47,9 +47,15 @@ function latestDurations() {
  * nothing and takes no lane, so a flood of made-up e-mails cannot crowd real sign-ins out. It is
  * refused when a real check would be, and otherwise answers false after as long as one of the
  * latest real checks took from asking to answer (drawn at random, so with their spread too):
- * neither its answer nor its timing tells that there is no account.
+ * neither its answer nor its timing tells that there is no account. `wait` is how it waits (a
+ * test records how long it asks for).
  */
-export function createBcryptHasher(concurrency: number, maxWaiting = concurrency * WAITING_PER_LANE, cost = BCRYPT_COST): PasswordHasher {
+export function createBcryptHasher(
+  concurrency: number,
+  maxWaiting = concurrency * WAITING_PER_LANE,
+  cost = BCRYPT_COST,
+  wait: (ms: number) => Promise<void> = (ms) => Bun.sleep(ms),
+): PasswordHasher {
   let running = 0;
   const waiting: Array<{ client: string | undefined; go: () => void }> = [];
   const hashing = latestDurations();
@@ -87,7 +93,7 @@ export function createBcryptHasher(concurrency: number, maxWaiting = concurrency
 
   async function imitated(client: string | undefined): Promise<false> {
     mustWait(client);
-    await Bun.sleep(answering.any());
+    await wait(answering.any());
     return false;
   }
 
