@@ -65,7 +65,7 @@ for (const [name, filter] of FILTERS) {
 
 // Every customer's e-mail holds "customer", far more customers than are looked up one by one: the
 // page then walks the orders newest first (the other shape of q; every case above takes the first).
-test("q matching more customers than are looked up by id: the same first pages as the whole queue, read through an index (PostgreSQL)", async () => {
+test("q matching more customers than are looked up by id: the same first pages as the whole queue, read through an index; a few customers, through theirs (PostgreSQL)", async () => {
   const queue = createPgOrderRepository(spy);
   for (const page of [1, 3]) {
     const [everyone, all] = await Promise.all([queue.queue({ q: "CUSTOMER" }, { page, limit: 20 }), queue.queue({}, { page, limit: 20 })]);
@@ -75,4 +75,7 @@ test("q matching more customers than are looked up by id: the same first pages a
   const [page] = await plansOfFirstPage({ q: "customer" });
   expect(page).not.toContain("Seq Scan on orders");
   expect(page).toContain("orders_created_idx");
+  // One customer's part of an e-mail: that customer's orders, from the customer index.
+  const [few] = await plansOfFirstPage({ q: "customer1234@" });
+  expect(few).toContain("orders_user_created_idx");
 });

@@ -74,17 +74,20 @@ const CUSTOMERS_LOOKED_UP = 500;
 
 async function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: number) {
   const pattern = containsPattern(q);
-  const customers = await db
-    .selectFrom("users")
-    .select("users.id")
-    .where((u) => customerMatches(u, pattern))
-    .limit(CUSTOMERS_LOOKED_UP + 1)
-    .execute();
-  const ids = customers.map((customer) => customer.id);
-  const ofCustomer =
-    ids.length <= CUSTOMERS_LOOKED_UP
-      ? (eb: Where) => eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)
-      : (eb: Where) => eb("orders.user_id", "in", customersMatching(eb, pattern));
+  // With customerId, the orders are one customer's already: nothing to look up.
+  const customers =
+    f.customerId === undefined
+      ? await db
+          .selectFrom("users")
+          .select("users.id")
+          .where((u) => customerMatches(u, pattern))
+          .limit(CUSTOMERS_LOOKED_UP + 1)
+          .execute()
+      : null;
+  const ids = customers && customers.length <= CUSTOMERS_LOOKED_UP ? customers.map((customer) => customer.id) : null;
+  const ofCustomer = ids
+    ? (eb: Where) => eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)
+    : (eb: Where) => eb("orders.user_id", "in", customersMatching(eb, pattern));
   const newest = (match: (eb: Where) => Expression<SqlBool>) =>
     db
       .selectFrom("orders")
