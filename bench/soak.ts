@@ -74,7 +74,8 @@ try {
   const growth = rssBetween(MINUTES * 60 - 30, MINUTES * 60) - rssBetween(from * 60, from * 60 + 30);
   const errors = windowMinutes.reduce((sum, m) => sum + m.errors, 0);
   const allErrors = soaked.minutes.reduce((sum, m) => sum + m.errors, 0);
-  const met = growth < 5 && worstP99 <= firstP99 * 1.2 && errors === 0;
+  // A load generator that stopped early leaves no minute to judge: that is no goal met.
+  const met = windowMinutes.length > 0 && growth < 5 && worstP99 <= firstP99 * 1.2 && errors === 0;
   console.log(
     `soak: ${MINUTES} min at ${rate} actions/s (half of ${capacity}): RSS ${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB over the last ${WINDOW} min, p99 ${firstP99} ms in the first minute and at most ${worstP99} ms (${(worstP99 / firstP99).toFixed(2)}×) in the last ${WINDOW}, ${errors} errors (${allErrors} in all); goals ${met ? "met" : "not met"}`,
   );
