@@ -13,6 +13,7 @@ import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 const TIMEOUT = 60_000;
 const DAY = 86_400_000;
+const SHOP_ZONE = "America/Los_Angeles";
 let database: TestDatabase;
 let embeddedDir: string;
 
@@ -27,10 +28,16 @@ afterAll(async () => {
 
 const cli = (databaseUrl: string, ...args: string[]) => run({ DATABASE_URL: databaseUrl }, args);
 
-const run = (env: Record<string, string>, args: string[]) => runCliHere({ SHOP_TIMEZONE: "America/Los_Angeles", ...env }, ...args);
+const run = (env: Record<string, string>, args: string[]) => runCliHere({ SHOP_TIMEZONE: SHOP_ZONE, ...env }, ...args);
 
-/** The last 365 days up to today, as dates. */
-const lastYear = () => ({ from: new Date(Date.now() - 365 * DAY).toISOString().slice(0, 10), to: new Date(Date.now() + DAY).toISOString().slice(0, 10) });
+/** The day an instant falls on in the shop's zone, as YYYY-MM-DD. */
+const shopDay = (at: number) => new Date(at).toLocaleDateString("en-CA", { timeZone: SHOP_ZONE });
+/**
+ * The whole days, in the shop's zone, from the one the seeded year began on to the one after today.
+ * Taken in UTC instead, the first day began up to eight hours after the first orders from 00:00 to
+ * 08:00 UTC every day (Los Angeles is still on the day before), and the report left them out.
+ */
+const lastYear = () => ({ from: shopDay(Date.now() - 365 * DAY), to: shopDay(Date.now() + DAY) });
 
 const one = async <T>(query: ReturnType<typeof sql<T>>) => (await query.execute(database.db)).rows[0]!;
 
