@@ -57,7 +57,7 @@ const urlOf = (name: string) => {
 /**
  * A database of the test's own. Migrated (the default), it is a copy of a template database that
  * this code's migrations made once: copying takes a few milliseconds of the server's time, where
- * running the eighteen migrations took half a second of CPU for each of the suite's forty-odd
+ * running the migrations (eighteen then) took half a second of CPU for each of the suite's forty-odd
  * databases. `migrate: false` gives an empty one, for the tests of the migrations themselves.
  */
 export async function createTestDatabase({ migrate = true } = {}): Promise<TestDatabase> {
