@@ -3,7 +3,7 @@ import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { createPgProductRepository } from "../../src/adapters/db/product-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { AdminProductQuery } from "../../src/domain/product.ts";
-import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
@@ -67,4 +67,13 @@ test("a sale's stock update touches no index (a HOT update), and low stock is st
   const low = await createPgProductRepository(spy).listForAdmin({ page: 1, limit: 100, maxInventory: 5 });
   expect(low.total).toBe(100);
   expect(low.items.every((product) => product.inventory <= 5)).toBe(true);
+});
+
+// The catalog's "on sale" is written into its statement, so the plan PostgreSQL makes once for every
+// page and filter still reads the partial indexes of the products on sale.
+test("the catalog's pages are read from the index of the products on sale, even in the plan made once for all pages (PostgreSQL)", async () => {
+  const products = createPgProductRepository(spy);
+  const plan = await genericPlanOf(spy, ran, () => products.list({ page: 2, limit: 20, sort: "newest" }));
+  expect(plan).toContain("products_active_created_idx");
+  expect(plan).not.toContain("Seq Scan");
 });

@@ -3,7 +3,7 @@ import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import { createPgOrderRepository } from "../../src/adapters/db/order-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { OrderQueueFilter } from "../../src/application/ports/orders.ts";
-import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
 import { seedOrderHistory } from "../support/seed-orders.ts";
 
 let database: TestDatabase;
@@ -78,4 +78,25 @@ test("q matching more customers than are looked up by id: the same first pages a
   // One customer's part of an e-mail: that customer's orders, from the customer index.
   const [few] = await plansOfFirstPage({ q: "customer1234@" });
   expect(few).toContain("orders_user_created_idx");
+});
+
+// Every checkout counts its customer's unpaid orders. Its statuses are written into the statement, so
+// the plan made for all customers reads the partial index of PENDING orders by customer. With them as
+// parameters it read the customer's whole history, and under the checkout bench (a young table) 770
+// pages a checkout where it now reads 2 or 3.
+test("a customer's unpaid orders are read from the index of PENDING orders by customer, even in the plan made once for all customers (PostgreSQL)", async () => {
+  const orders = createPgOrderRepository(spy);
+  const plan = await genericPlanOf(spy, ran, () => orders.unpaidOf(customer(77), 3));
+  expect(plan).toContain("orders_pending_by_user_idx");
+  expect(plan).not.toContain("Seq Scan");
+});
+
+test("housekeeping's unpaid and intent-less orders are read from an index of PENDING orders, even in the plan made once (PostgreSQL)", async () => {
+  const orders = createPgOrderRepository(spy);
+  const at = new Date("2026-11-20T12:00:00Z");
+  for (const run of [() => orders.findUnpaidBefore(at, 100), () => orders.findWithoutIntentBy(at, 100)]) {
+    const plan = await genericPlanOf(spy, ran, run);
+    expect(plan).not.toContain("Seq Scan");
+    expect(plan).toMatch(/orders_pending_created_idx|orders_status_created_idx/);
+  }
 });

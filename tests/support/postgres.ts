@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { Client, Pool } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
@@ -182,4 +182,32 @@ export async function createPgliteDatabase(): Promise<{ db: Db; truncate(): Prom
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The plan PostgreSQL makes once for every value of the parameters of the statement `run` sent last
+ * (`ran` being what `db` logged). The shop's statements run as named prepared statements
+ * (prepared-statements.ts), and after five runs PostgreSQL keeps one plan for all values when it looks
+ * no dearer than the ones made for each: such a plan cannot read a partial index whose condition a
+ * parameter would have to meet.
+ */
+export async function genericPlanOf<T>(db: Kysely<T>, ran: CompiledQuery[], run: () => Promise<unknown>): Promise<string> {
+  ran.length = 0;
+  await run();
+  const query = ran.at(-1)!;
+  return db.connection().execute(async (connection) => {
+    await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
+    await sql.raw(`prepare generic_plan as ${query.sql}`).execute(connection);
+    try {
+      // EXECUTE takes its values written out, not as parameters of its own.
+      const literal = (value: unknown) =>
+        typeof value === "number" ? String(value) : `'${(value instanceof Date ? value.toISOString() : String(value)).replaceAll("'", "''")}'`;
+      const values = query.parameters.map(literal).join(", ");
+      const { rows } = await sql<{ "QUERY PLAN": string }>`explain execute generic_plan${sql.raw(values ? `(${values})` : "")}`.execute(connection);
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    } finally {
+      await sql`deallocate generic_plan`.execute(connection);
+      await sql`reset plan_cache_mode`.execute(connection);
+    }
+  });
 }

@@ -47,7 +47,7 @@ export function createPgMailOutbox(db: Db): MailOutbox {
           eb
             .selectFrom("mail_outbox")
             .select("id")
-            .where("status", "=", "pending")
+            .where("status", "=", sql.lit("pending")) // a literal, to match the partial index (see backlog)
             .where("next_attempt_at", "<=", now)
             .orderBy("next_attempt_at")
             .orderBy("created_at")

@@ -133,14 +133,19 @@ const lockedRow = (db: Db, id: string) =>
       ).as("items"),
     )
     .where("orders.id", "=", id);
-// Every checkout counts its customer's unpaid orders.
+// Every checkout counts its customer's unpaid orders, from the partial index of PENDING orders by customer.
+// The statuses here and below are literals: a prepared statement's generic plan cannot match a partial
+// index's predicate to a parameter, and took whatever else looked cheap (under the checkout bench, 770
+// pages and 0.64 ms a checkout, against 2 or 3 pages and 0.02 ms).
+const PENDING = sql.lit("PENDING");
+const UNPAID = [PENDING, sql.lit("FAILED")];
 const unpaidOf = compileOnce((db, userId: string, limit: number) =>
   db
     .selectFrom("orders")
     .select(["id", "order_number"])
     .where("user_id", "=", userId)
-    .where("status", "=", "PENDING")
-    .where("payment_status", "in", ["PENDING", "FAILED"])
+    .where("status", "=", PENDING)
+    .where("payment_status", "in", UNPAID)
     .orderBy("created_at")
     .orderBy("id")
     .limit(limit),
@@ -232,8 +237,8 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       let unpaid = db
         .selectFrom("orders")
         .select(["id", "order_number", "stripe_payment_intent_id", "created_at"])
-        .where("status", "=", "PENDING")
-        .where("payment_status", "in", ["PENDING", "FAILED"])
+        .where("status", "=", PENDING)
+        .where("payment_status", "in", UNPAID)
         .where("created_at", "<", before);
       if (after) unpaid = unpaid.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.createdAt, after.id)));
       const rows = await unpaid.orderBy("created_at").orderBy("id").limit(limit).execute();
@@ -244,8 +249,8 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       let stranded = db
         .selectFrom("orders")
         .select(["id", "order_number", "total_cents", "created_at"])
-        .where("status", "=", "PENDING")
-        .where("payment_status", "=", "PENDING")
+        .where("status", "=", PENDING)
+        .where("payment_status", "=", PENDING)
         .where("stripe_payment_intent_id", "is", null)
         .where("created_at", "<=", at);
       if (after) stranded = stranded.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.createdAt, after.id)));

@@ -125,7 +125,8 @@ const stockOf = compileOnce((db, ids: string[]) =>
 export function createPgProductRepository(db: Db): ProductRepository {
   return {
     async list(query) {
-      let matching = db.selectFrom("products").where("is_active", "=", true);
+      // A literal, so a prepared statement's generic plan can read the partial indexes of active products.
+      let matching = db.selectFrom("products").where("is_active", "=", sql.lit(true));
       if (query.search !== undefined) {
         const pattern = containsPattern(query.search);
         matching = matching.where((eb) => eb.or([eb("name", "ilike", pattern), eb("description", "ilike", pattern)]));
@@ -142,7 +143,7 @@ export function createPgProductRepository(db: Db): ProductRepository {
         const pattern = containsPattern(query.q);
         matching = matching.where((eb) => eb.or([eb("name", "ilike", pattern), eb("sku", "ilike", pattern)]));
       }
-      if (query.isActive !== undefined) matching = matching.where("is_active", "=", query.isActive);
+      if (query.isActive !== undefined) matching = matching.where("is_active", "=", sql.lit(query.isActive));
       if (query.maxInventory !== undefined) matching = matching.where("inventory", "<=", query.maxInventory);
       return pageOf(matching, query, "newest");
     },
