@@ -77,11 +77,15 @@ export interface LoadOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Requests sent first, at the same concurrency, and left out of the figures (autocannon's --warmup). */
+  warmupSeconds?: number;
 }
 
 /** Runs autocannon as a separate Node.js process against one URL. */
 export async function load(name: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
-  const args = ["-c", String(options.connections ?? 50), "-d", String(options.seconds ?? 10), "--json"];
+  const connections = String(options.connections ?? 50);
+  const args = ["-c", connections, "-d", String(options.seconds ?? 10), "--json"];
+  if (options.warmupSeconds) args.push("--warmup", "[", "-c", connections, "-d", String(options.warmupSeconds), "]");
   if (options.method) args.push("-m", options.method);
   for (const [key, value] of Object.entries(options.headers ?? {})) args.push("-H", `${key}=${value}`);
   if (options.body) args.push("-b", options.body);
@@ -112,7 +116,8 @@ export async function withConfigFile<T>(name: string, config: unknown, run: (fil
 
 async function summarize(name: string, command: string[]): Promise<LoadResult> {
   const child = Bun.spawn(command, { stdout: "pipe", stderr: "ignore" });
-  const report = JSON.parse(await new Response(child.stdout).text());
+  // With a warm-up, autocannon prints the warm-up's report first: the run's is the last line.
+  const report = JSON.parse((await new Response(child.stdout).text()).trim().split("\n").at(-1)!);
   return {
     name,
     requestsPerSecond: Math.round(report.requests.average),
