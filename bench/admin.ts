@@ -99,7 +99,8 @@ try {
   printTable([idle, busy]);
   report("second export, the catalog loaded meanwhile", second);
 
-  // E: a 365-day daily sales report.
+  // E: a 365-day daily sales report, after two seconds of it unmeasured (as the lists above: some 40
+  // reports are measured, so one on a connection new to the order lines would be the p99 alone).
   const from = new Date(today.getTime() - 364 * 86_400_000).toISOString().slice(0, 10);
   const salesReport = await load(
     "GET /api/admin/reports/sales (365 days, daily)",
@@ -108,6 +109,7 @@ try {
       headers,
       connections: 2,
       seconds: 6,
+      warmupSeconds: 2,
     },
   );
   printTable([salesReport]);
