@@ -197,16 +197,20 @@ export async function genericPlanOf<T>(db: Kysely<T>, ran: CompiledQuery[], run:
   const query = ran.at(-1)!;
   return db.connection().execute(async (connection) => {
     await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
-    await sql.raw(`prepare generic_plan as ${query.sql}`).execute(connection);
     try {
-      // EXECUTE takes its values written out, not as parameters of its own.
-      const literal = (value: unknown) =>
-        typeof value === "number" ? String(value) : `'${(value instanceof Date ? value.toISOString() : String(value)).replaceAll("'", "''")}'`;
-      const values = query.parameters.map(literal).join(", ");
-      const { rows } = await sql<{ "QUERY PLAN": string }>`explain execute generic_plan${sql.raw(values ? `(${values})` : "")}`.execute(connection);
-      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      await sql.raw(`prepare generic_plan as ${query.sql}`).execute(connection);
+      try {
+        // EXECUTE takes its values written out, not as parameters of its own.
+        const literal = (value: unknown) =>
+          typeof value === "number" ? String(value) : `'${(value instanceof Date ? value.toISOString() : String(value)).replaceAll("'", "''")}'`;
+        const values = query.parameters.map(literal).join(", ");
+        const { rows } = await sql<{ "QUERY PLAN": string }>`explain execute generic_plan${sql.raw(values ? `(${values})` : "")}`.execute(connection);
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      } finally {
+        await sql`deallocate generic_plan`.execute(connection);
+      }
     } finally {
-      await sql`deallocate generic_plan`.execute(connection);
+      // The connection goes back to the pool as it came.
       await sql`reset plan_cache_mode`.execute(connection);
     }
   });

@@ -48,7 +48,7 @@ async function embedded(directory: string | null) {
  * new process, which pays again for every page of shared memory it touches). PGOPTIONS comes after,
  * so an operator's own setting wins; an `options` parameter in DATABASE_URL replaces these.
  */
-export const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0", operators].filter(Boolean).join(" ");
+const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0", operators].filter(Boolean).join(" ");
 
 /** `onStatement`: told of every statement once it has run, with its time (tracing's statement spans). */
 export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger, onStatement?: (event: LogEvent) => void): OpenDatabase {
