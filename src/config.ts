@@ -33,6 +33,8 @@ const envSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // libpq's session settings (`-c name=value …`), applied after the shop's own (database.ts).
+  PGOPTIONS: z.string().optional(),
   TRUST_PROXY: flag.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // OpenTelemetry's own variables, read as its specification says (decisions §14): tracing is on
@@ -173,7 +175,8 @@ export interface OAuthConfig {
 }
 
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string; poolMax?: number }
+  /** `options`: the operator's session settings (PGOPTIONS), after the shop's own, so they win. */
+  | { kind: "postgres"; url: string; poolMax?: number; options?: string }
   /**
    * `directory` null: in memory. `label` names it for people (DATA_DIR, or the URL). `privateDir`:
    * DATA_DIR, when the database lives in it (kept 0700); null for a directory named by the URL.
@@ -406,7 +409,7 @@ function databaseTarget(e: Env): DatabaseTarget {
   if (!url) return { kind: "pglite", directory: join(e.DATA_DIR, "pglite"), label: `DATA_DIR ${e.DATA_DIR}`, privateDir: e.DATA_DIR };
   if (url === "pglite://memory") return { kind: "pglite", directory: null, label: url, privateDir: null };
   if (url.startsWith("pglite://")) return { kind: "pglite", directory: decodeURIComponent(new URL(url).pathname), label: url, privateDir: null };
-  return { kind: "postgres", url, poolMax: e.DATABASE_POOL_MAX };
+  return { kind: "postgres", url, poolMax: e.DATABASE_POOL_MAX, options: e.PGOPTIONS };
 }
 
 /** The specification's rule: the traces endpoint as given, or the general one with `v1/traces` after it. */

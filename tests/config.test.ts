@@ -16,6 +16,7 @@ describe("configuration", () => {
   test("DATABASE_URL picks PostgreSQL or an in-memory embedded database; empty means unset", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolMax: 10 });
     expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", DATABASE_POOL_MAX: "4" }).database).toMatchObject({ poolMax: 4 });
+    expect(loadConfig({ DATABASE_URL: "postgres://u@h:5432/db", PGOPTIONS: "-c work_mem=64MB" }).database).toMatchObject({ options: "-c work_mem=64MB" });
     expect(loadConfig({ DATABASE_URL: "pglite://memory" }).database).toEqual({ kind: "pglite", directory: null, label: "pglite://memory", privateDir: null });
     expect(loadConfig({ DATABASE_URL: "", DATA_DIR: "/tmp/x" }).database).toEqual({
       kind: "pglite",

@@ -11,8 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-async function workersPerGather(): Promise<string> {
-  const opened = openDatabase({ kind: "postgres", url: database.url, poolMax: 1 });
+async function workersPerGather(options?: string): Promise<string> {
+  const opened = openDatabase({ kind: "postgres", url: database.url, poolMax: 1, options });
   try {
     const { rows } = await sql<{ max_parallel_workers_per_gather: string }>`show max_parallel_workers_per_gather`.execute(opened.db);
     return rows[0]!.max_parallel_workers_per_gather;
@@ -22,14 +22,6 @@ async function workersPerGather(): Promise<string> {
 }
 
 test("the shop's sessions on PostgreSQL start no parallel workers, unless the operator's PGOPTIONS sets them (PostgreSQL)", async () => {
-  const before = process.env.PGOPTIONS;
-  try {
-    delete process.env.PGOPTIONS;
-    expect(await workersPerGather()).toBe("0");
-    process.env.PGOPTIONS = "-c max_parallel_workers_per_gather=3";
-    expect(await workersPerGather()).toBe("3");
-  } finally {
-    if (before === undefined) delete process.env.PGOPTIONS;
-    else process.env.PGOPTIONS = before;
-  }
+  expect(await workersPerGather()).toBe("0");
+  expect(await workersPerGather("-c max_parallel_workers_per_gather=3")).toBe("3");
 });

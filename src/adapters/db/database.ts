@@ -14,7 +14,8 @@ export type Db = Kysely<Database>;
 export type { ConnectionStats };
 
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string; poolMax?: number }
+  /** `options`: the operator's session settings (PGOPTIONS), after the shop's own, so they win. */
+  | { kind: "postgres"; url: string; poolMax?: number; options?: string }
   /**
    * `directory` null: in memory. `label` names it for people (DATA_DIR, or the URL). `privateDir`:
    * DATA_DIR, when the database lives in it (kept 0700); null for a directory named by the URL.
@@ -45,8 +46,8 @@ async function embedded(directory: string | null) {
  * hundred thousand rows, where starting workers costs more than they save and takes cores from the
  * other sessions. Measured on two cores with 200,000 orders, two staff counting the whole queue at
  * once: 112 ms a count with the server's default of two workers, 12.8 ms without (each worker is a
- * new process, which pays again for every page of shared memory it touches). PGOPTIONS comes after,
- * so an operator's own setting wins; an `options` parameter in DATABASE_URL replaces these.
+ * new process, which pays again for every page of shared memory it touches). The operator's own
+ * (PGOPTIONS) come after, so they win; an `options` parameter in DATABASE_URL replaces these.
  */
 const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0", operators].filter(Boolean).join(" ");
 
@@ -61,7 +62,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
       // pg waits forever for a free connection by default; fail loudly instead.
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
-      options: sessionOptions(process.env.PGOPTIONS),
+      options: sessionOptions(target.options),
     });
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
