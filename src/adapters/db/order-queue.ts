@@ -31,18 +31,12 @@ const customersMatching = (eb: Where, pattern: string) =>
     .where((u) => customerMatches(u, pattern));
 
 /**
- * `q`: the order number, or the customer's e-mail or name, anywhere and in any case (trigram indexes).
- * Two shapes, one meaning. As an array of customer ids, the planner can OR the two indexes' bitmaps:
- * what counting needs. As `in (…)`, it becomes a hashed look-up beside a scan in creation order:
- * what an export, reading everything in that order anyway, needs.
+ * `q`: the order number, or the customer's e-mail or name, anywhere and in any case (trigram indexes),
+ * as an export reads it: `in (…)` becomes a hashed look-up beside its scan in creation order.
  */
-function matchesQ(eb: Where, q: string, shape: "bitmap" | "lookup"): Expression<SqlBool> {
+function matchesQ(eb: Where, q: string): Expression<SqlBool> {
   const pattern = containsPattern(q);
-  const customer =
-    shape === "bitmap"
-      ? eb("orders.user_id", "=", sql<string>`any(array(${customersMatching(eb, pattern)}))`)
-      : eb("orders.user_id", "in", customersMatching(eb, pattern));
-  return eb.or([eb("orders.order_number", "ilike", pattern), customer]);
+  return eb.or([eb("orders.order_number", "ilike", pattern), eb("orders.user_id", "in", customersMatching(eb, pattern))]);
 }
 
 /**
@@ -102,12 +96,36 @@ async function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: nu
   return db.selectFrom(sql<{ id: string; created_at: Date }>`((${byNumber}) union (${byCustomer}))`.as("matched")).select("matched.id");
 }
 
+/**
+ * How many orders match. With `q`, as two counts that cannot overlap: the orders of the customers it
+ * matches, read from the customer index alone, and the orders whose number matches though their
+ * customer does not. One count of either match had to visit every matching order's row to tell
+ * (13,516 orders of 3,183 customers: 30 ms warm, against 15 for the two).
+ */
 export async function queueCount(db: Db, f: OrderQueueFilter): Promise<number> {
-  const row = await db
-    .selectFrom("orders")
-    .select((eb) => eb.fn.countAll<string>().as("total"))
-    .where((eb) => eb.and([...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q, "bitmap")])]))
-    .executeTakeFirstOrThrow();
+  const count = (match?: (eb: Where) => Expression<SqlBool>) =>
+    db
+      .selectFrom("orders")
+      .select((eb) => eb.fn.countAll<string>().as("total"))
+      .where((eb) => eb.and([...conditions(eb, f), ...(match ? [match(eb)] : [])]));
+  if (f.q === undefined) return Number((await count().executeTakeFirstOrThrow()).total);
+  const pattern = containsPattern(f.q);
+  const ofCustomers = count((eb) => eb("orders.user_id", "=", sql<string>`any(array(${customersMatching(eb, pattern)}))`));
+  const byNumberAlone = count((eb) =>
+    eb.and([
+      eb("orders.order_number", "ilike", pattern),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("users")
+            .select("users.id")
+            .whereRef("users.id", "=", "orders.user_id")
+            .where((u) => customerMatches(u, pattern)),
+        ),
+      ),
+    ]),
+  );
+  const row = await db.selectNoFrom(sql<string>`(${ofCustomers}) + (${byNumberAlone})`.as("total")).executeTakeFirstOrThrow();
   return Number(row.total);
 }
 
@@ -169,7 +187,7 @@ async function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, lim
       )`.as("line"),
     )
     .where((eb) => {
-      const all = [...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q, "lookup")])];
+      const all = [...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q)])];
       if (after) {
         // The same order's later lines, or any line of the orders after it (older, or as old with a smaller id).
         const order = sql`(orders.created_at, orders.id)`;
