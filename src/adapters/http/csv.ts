@@ -1,24 +1,27 @@
 import { csvFileName } from "../presenters/csv.ts";
+import { type Traffic, givingWay, processTraffic } from "./plumbing/traffic.ts";
 
 /**
  * A streamed CSV answer (decisions §12): text/csv in UTF-8, offered as a download named
  * `<what>-<YYYYMMDD>.csv`, its chunks pulled one at a time as the client reads, so a slow reader
  * holds back the export instead of piling it up in memory. Before each chunk is written the other
- * requests waiting on this thread get their turn: an export never holds them up for longer than one
- * chunk's work. A failure mid-stream cuts the download (the client sees it incomplete) rather than
- * sending a half file as if whole.
+ * requests waiting on this thread get their turn, and while others keep arriving the export runs at
+ * background priority (givingWay): an export never holds them up for longer than one chunk's work,
+ * nor takes more than half the time from them. A failure mid-stream cuts the download (the client
+ * sees it incomplete) rather than sending a half file as if whole.
  */
-export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<string>): Response {
+export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<string>, traffic: Traffic = processTraffic): Response {
   const encoder = new TextEncoder();
+  const pieces = givingWay(chunks, traffic);
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       await new Promise((resolve) => setImmediate(resolve));
-      const next = await chunks.next();
+      const next = await pieces.next();
       if (next.done) controller.close();
       else controller.enqueue(encoder.encode(next.value));
     },
     async cancel() {
-      await chunks.return(undefined);
+      await pieces.return(undefined);
     },
   });
   return new Response(body, {

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { Elysia } from "elysia";
+import { countRequest } from "./traffic.ts";
 
 export const API_VERSION = "1.0";
 const INCOMING_ID = /^[\w.:-]{1,64}$/;
@@ -54,6 +55,7 @@ export interface RequestContextOptions {
  */
 export function requestContext({ trustProxy, https, sessionCookieName }: RequestContextOptions) {
   return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
+    countRequest();
     const incoming = request.headers.get("x-request-id");
     const first = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
     // What the proxy wrote is an address; anything else (text, a port, brackets) was not written by it.

@@ -1,0 +1,49 @@
+/**
+ * How many requests this process has been asked since it started: counted by the request context,
+ * first on every request, and read by long downloads to give way (givingWay). A count that only
+ * grows, so nothing can leave it out of step: a request that fails or never answers is simply
+ * one more.
+ */
+let asked = 0;
+
+export const countRequest = (): void => {
+  asked++;
+};
+
+/** What givingWay reads: the count of requests asked, the time in milliseconds, and how to rest. */
+export interface Traffic {
+  asked(): number;
+  now(): number;
+  rest(ms: number): Promise<void>;
+}
+
+export const processTraffic: Traffic = {
+  asked: () => asked,
+  now: () => performance.now(),
+  rest: (ms) => Bun.sleep(ms),
+};
+
+/**
+ * A long download's pieces at background priority: when other requests arrived while a piece was
+ * being made, the next one waits as long as that piece took. So while the shop is busy, an export
+ * takes at most half the time of this server's thread (and of the database, whose batches are made
+ * in that time too), and at full speed when nobody else is asking: the idea of PostgreSQL's
+ * cost-based vacuum delay. Measured in bench:admin (bench/README.md).
+ */
+export async function* givingWay<T>(pieces: AsyncIterable<T>, traffic: Traffic = processTraffic): AsyncGenerator<T> {
+  const iterator = pieces[Symbol.asyncIterator]();
+  let rest = 0;
+  try {
+    for (;;) {
+      if (rest > 0) await traffic.rest(rest);
+      const began = traffic.now();
+      const askedBefore = traffic.asked();
+      const next = await iterator.next();
+      if (next.done) return;
+      rest = traffic.asked() === askedBefore ? 0 : traffic.now() - began;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
