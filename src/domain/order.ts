@@ -173,6 +173,11 @@ export function itemQuantities(order: { items: ReadonlyArray<{ productId: string
   return order.items.map(({ productId, quantity }) => ({ productId, quantity }));
 }
 
+/** How many units an order holds, all its lines together: what the sales report counts as sold. */
+export function unitsOf(order: { items: ReadonlyArray<{ quantity: number }> }): number {
+  return order.items.reduce((sum, item) => sum + item.quantity, 0);
+}
+
 /** A line of an order: the product's name, SKU and image are copied, so it keeps them whatever becomes of the product. */
 export interface OrderItem {
   id: string;

@@ -31,10 +31,10 @@ export async function seedOrderHistory(db: Db, history: OrderHistory): Promise<v
     from generate_series(0, ${history.customers - 1}) as c`.execute(db);
   // Each order's lines are a pure function of its number n (product, quantity), so its totals can be summed before they are written.
   await sql`insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, discount_cents,
-      total_cents, shipping_method, shipping_address, billing_address, tracking_number, stripe_payment_intent_id, paid_via, paid_reference,
+      total_cents, units, shipping_method, shipping_address, billing_address, tracking_number, stripe_payment_intent_id, paid_via, paid_reference,
       payment_attempts, created_at, updated_at)
     select 'o' || lpad(n::text, 23, '0'), 'SF-' || to_char(created at time zone 'UTC', 'YYYYMMDD') || '-' || suffix, 'u' || lpad((n % ${history.customers})::text, 23, '0'),
-      status, payment, subtotal, shipping, tax, 0, subtotal + shipping + tax,
+      status, payment, subtotal, shipping, tax, 0, subtotal + shipping + tax, units,
       (n % 500) || ' Main St' || E'\n' || 'Austin, TX 78701' || E'\n' || 'US',
       jsonb_build_object('address1', (n % 500) || ' Main St', 'address2', null, 'city', 'Austin', 'state', 'TX', 'postalCode', '78701', 'country', 'US'),
       jsonb_build_object('address1', (n % 500) || ' Main St', 'address2', null, 'city', 'Austin', 'state', 'TX', 'postalCode', '78701', 'country', 'US'),
@@ -49,14 +49,15 @@ export async function seedOrderHistory(db: Db, history: OrderHistory): Promise<v
         case when status = 'PENDING' then (case when n % 20 = 3 then 'FAILED' else 'PENDING' end)
              when status = 'CANCELLED' then (case when n % 3 = 0 then 'REFUNDED' else 'PENDING' end)
              when status = 'REFUNDED' then 'REFUNDED' else 'PAID' end as payment,
-        subtotal, case when subtotal >= 5000 then 0 else 699 end as shipping, subtotal * 825 / 10000 as tax
+        subtotal, units, case when subtotal >= 5000 then 0 else 699 end as shipping, subtotal * 825 / 10000 as tax
       from (
         select n, (select string_agg(substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', (floor(n / 36.0 ^ k)::bigint % 36 + 1)::int, 1), '' order by k desc)
             from generate_series(0, 3) as k) as suffix,
           ${until}::timestamptz - make_interval(secs => ((n::bigint * 7919) % ${history.orders}) * ${span / 1000}::float8) as created,
           case when n % 100 < 5 then 'PENDING' when n % 100 < 13 then 'CONFIRMED' when n % 100 < 18 then 'PROCESSING'
                when n % 100 < 28 then 'SHIPPED' when n % 100 < 80 then 'DELIVERED' when n % 100 < 92 then 'CANCELLED' else 'REFUNDED' end as status,
-          (select sum((500 + ((n * 7 + j * 13) % ${PRODUCTS}) * 37 % 1500) * (1 + (n + j) % 3)) from generate_series(0, n % 4) as j)::int as subtotal
+          (select sum((500 + ((n * 7 + j * 13) % ${PRODUCTS}) * 37 % 1500) * (1 + (n + j) % 3)) from generate_series(0, n % 4) as j)::int as subtotal,
+          (select sum(1 + (n + j) % 3) from generate_series(0, n % 4) as j)::int as units
         from generate_series(0, ${history.orders - 1}) as n
       ) as base
     ) as o`.execute(db);

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { HistoryBatch } from "../../application/ports/sales.ts";
+import { unitsOf } from "../../domain/order.ts";
 import type { Db } from "./database.ts";
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;
@@ -37,6 +38,7 @@ export async function importHistory(db: Db, { customers, orders, refunds }: Hist
     tax: (x) => x.tax,
     discount: (x) => x.discountAmount,
     total: (x) => x.total,
+    units: (x) => unitsOf(x),
     method: (x) => x.shippingMethod,
     shipTo: (x) => JSON.stringify(x.shippingAddress),
     billTo: (x) => JSON.stringify(x.billingAddress),
@@ -84,10 +86,10 @@ export async function importHistory(db: Db, { customers, orders, refunds }: Hist
   const { rows } = await sql<{ written: string | number }>`
     with created as (
       insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, discount_cents,
-        total_cents, shipping_method, shipping_address, billing_address, tracking_number, customer_notes, stripe_payment_intent_id,
+        total_cents, units, shipping_method, shipping_address, billing_address, tracking_number, customer_notes, stripe_payment_intent_id,
         payment_attempts, payment_started_at, paid_via, paid_reference, paid_at, refunded_at, created_at, updated_at)
       select * from unnest(${o.id}::text[], ${o.number}::text[], ${o.user}::text[], ${o.status}::text[], ${o.payment}::text[],
-        ${o.subtotal}::int[], ${o.shipping}::int[], ${o.tax}::int[], ${o.discount}::int[], ${o.total}::int[], ${o.method}::text[],
+        ${o.subtotal}::int[], ${o.shipping}::int[], ${o.tax}::int[], ${o.discount}::int[], ${o.total}::int[], ${o.units}::int[], ${o.method}::text[],
         ${o.shipTo}::jsonb[], ${o.billTo}::jsonb[], ${o.tracking}::text[], ${o.notes}::text[], ${o.intent}::text[], ${o.attempts}::int[],
         ${o.started}::timestamptz[], ${o.via}::text[], ${o.reference}::text[], ${o.paid}::timestamptz[], ${o.refunded}::timestamptz[], ${o.created}::timestamptz[],
         ${o.updated}::timestamptz[])

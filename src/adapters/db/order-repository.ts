@@ -1,7 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Address } from "../../domain/address.ts";
-import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
+import { type Order, type OrderItem, type OrderStatus, type OrderView, type PaymentStatus, unitsOf } from "../../domain/order.ts";
 import type { OrderRepository } from "../../application/ports/orders.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
@@ -65,10 +65,10 @@ function insertOrder(db: Db, o: Order) {
   return sql<{ order_id: string }>`
     with created as (
       insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents,
-        discount_cents, total_cents, shipping_method, shipping_address, billing_address, customer_notes,
+        discount_cents, total_cents, units, shipping_method, shipping_address, billing_address, customer_notes,
         stripe_payment_intent_id, created_at, updated_at)
       values (${o.id}, ${o.orderNumber}, ${o.userId}, ${o.status}, ${o.paymentStatus}, ${o.subtotal}, ${o.shippingCost}, ${o.tax},
-        ${o.discountAmount}, ${o.total}, ${o.shippingMethod}, ${JSON.stringify(o.shippingAddress)}, ${JSON.stringify(o.billingAddress)},
+        ${o.discountAmount}, ${o.total}, ${unitsOf(o)}, ${o.shippingMethod}, ${JSON.stringify(o.shippingAddress)}, ${JSON.stringify(o.billingAddress)},
         ${o.customerNotes}, ${o.stripePaymentIntentId}, ${o.createdAt}, ${o.createdAt})
       on conflict (order_number) do nothing
       returning id

@@ -90,6 +90,8 @@ export interface OrdersTable {
   tax_cents: number;
   discount_cents: number;
   total_cents: number;
+  /** The sum of its lines' quantities, for the sales report's index (written with the order; its lines never change). */
+  units: number;
   shipping_method: string;
   shipping_address: Json<AddressColumn>;
   billing_address: Json<AddressColumn>;

@@ -18,6 +18,7 @@ import * as m0016 from "./0016_admin_product_indexes.ts";
 import * as m0017 from "./0017_unpaid_orders_index.ts";
 import * as m0018 from "./0018_outbox_failed_index.ts";
 import * as m0019 from "./0019_stock_updates_touch_no_index.ts";
+import * as m0020 from "./0020_order_units.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   "0017_unpaid_orders_index": m0017,
   "0018_outbox_failed_index": m0018,
   "0019_stock_updates_touch_no_index": m0019,
+  "0020_order_units": m0020,
 };
 
 export const migrationProvider: MigrationProvider = {
