@@ -54,10 +54,13 @@ export function reportPeriods(range: ReportRange, zone: string): ReportPeriod[] 
   if (to < from) throw invalid("to", "must not be before from");
   if (to - from > MAX_REPORT_SPAN_DAYS) throw invalid("to", `must be at most ${MAX_REPORT_SPAN_DAYS} days after from`);
   const periods: ReportPeriod[] = [];
+  // A period ends where the next begins: each bound is found once (a year of days is 366 look-ups in the zone's rules, not 730).
+  let start = startOfDay(zone, from);
   for (let first = from; first <= to; ) {
     const next = Math.min(NEXT_START[range.interval](first), to + 1);
-    periods.push({ period: formatDay(NAME[range.interval](first)), start: startOfDay(zone, first), end: startOfDay(zone, next) });
-    first = next;
+    const end = startOfDay(zone, next);
+    periods.push({ period: formatDay(NAME[range.interval](first)), start, end });
+    [first, start] = [next, end];
   }
   return periods;
 }

@@ -59,6 +59,8 @@ export function startOfDay(zone: string, day: DayNumber): Date {
   const wall = day * DAY_MS;
   const before = offsetAt(zone, wall - DAY_MS);
   const after = offsetAt(zone, wall + DAY_MS);
+  // The same offset a day either side: no transition between (there is at most one), so midnight is there once.
+  if (before === after) return new Date(wall - before);
   const candidates = [wall - before, wall - after].filter((instant) => offsetAt(zone, instant) === wall - instant);
   // No instant shows midnight: the clocks jumped over it, and the day begins at the jump.
   return new Date(candidates.length > 0 ? Math.min(...candidates) : wall - before);
