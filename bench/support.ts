@@ -37,6 +37,13 @@ export async function prepareDatabase(): Promise<string> {
 
 /** Starts the real server in its own process, logging as in production (to /dev/null here). */
 export async function startServer(env: Record<string, string>, entry = "src/main.ts", ready = "/api/health", port = BENCH_PORT) {
+  // A server left on the port (an earlier run cut short) would answer the readiness poll for ours,
+  // which cannot listen: every figure would then be that other server's.
+  try {
+    Bun.serve({ port, fetch: () => new Response(null) }).stop(true);
+  } catch {
+    throw new Error(`port ${port} is taken: a server of an earlier run, still running? (ss -tlnp | grep :${port})`);
+  }
   const server = Bun.spawn([process.execPath, ...(process.env.BENCH_BUN_FLAGS ? process.env.BENCH_BUN_FLAGS.split(" ") : []), entry], {
     // The heap setting `npm start` and the Dockerfile run with (see the Dockerfile).
     // No rate limit unless a bench asks for one: the others measure what the limit would cut short.
