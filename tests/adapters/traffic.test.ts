@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { csvResponse } from "../../src/adapters/http/csv.ts";
-import { type Traffic, givingWay, processTraffic } from "../../src/adapters/http/plumbing/traffic.ts";
+import { type Traffic, givingWay, processTraffic } from "../../src/adapters/traffic.ts";
 import { call, createTestApp } from "../support/http.ts";
 
 /**

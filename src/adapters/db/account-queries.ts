@@ -4,7 +4,8 @@ import { ORDER_STATUSES, isFinalStatus } from "../../domain/order.ts";
 import { type PageRequest, offsetOf } from "../../domain/paging.ts";
 import type { UserRole } from "../../domain/user.ts";
 import type { Db } from "./database.ts";
-import { containsPattern } from "./sql-helpers.ts";
+import { quietSince } from "../traffic.ts";
+import { containsPattern, readAhead } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
 
 /** The back office's reads of accounts with their order figures (UserReader's listAccounts, findAccount, exportAccounts). */
@@ -100,20 +101,14 @@ export async function findAccount(db: Db, id: string): Promise<AccountSummary | 
 /**
  * Keyset batches in the list's order. The cursor is the creation time as PostgreSQL's own text, so
  * the next batch starts exactly after the last row, microseconds and all (a JavaScript Date keeps
- * milliseconds, and rows made by SQL defaults have more).
+ * milliseconds, and rows made by SQL defaults have more). While the process is quiet, the next batch
+ * is read meanwhile (readAhead).
  */
 export async function* exportAccounts(db: Db, filter: AccountFilter, batchSize = 1000): AsyncGenerator<AccountSummary[]> {
-  let after: { cursor: string; id: string } | null = null;
-  for (;;) {
-    let batch = newestFirst(accountColumns(matching(db, filter))).limit(batchSize);
-    if (after) {
-      const { cursor, id } = after;
-      batch = batch.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(sql<Date>`${cursor}::timestamptz`, id)));
-    }
-    const rows = await withFigures(db, batch).execute();
-    if (rows.length > 0) yield rows.map(toSummary);
-    const last = rows.at(-1);
-    if (!last || rows.length < batchSize) return;
-    after = { cursor: last.cursor, id: last.id };
-  }
+  const batchAfter = (last: Row | null) => {
+    const batch = newestFirst(accountColumns(matching(db, filter))).limit(batchSize);
+    const after = last ? batch.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(sql<Date>`${last.cursor}::timestamptz`, last.id))) : batch;
+    return withFigures(db, after).execute();
+  };
+  for await (const rows of readAhead(batchAfter, batchSize, quietSince())) yield rows.map(toSummary);
 }

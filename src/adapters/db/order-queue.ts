@@ -4,7 +4,8 @@ import type { OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import { type PageRequest, offsetOf } from "../../domain/paging.ts";
 import type { ExportedLine, OrderQueueFilter } from "../../application/ports/orders.ts";
 import type { Db } from "./database.ts";
-import { containsPattern } from "./sql-helpers.ts";
+import { quietSince } from "../traffic.ts";
+import { containsPattern, readAhead } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
 
 type Where = ExpressionBuilder<Database, "orders">;
@@ -234,15 +235,13 @@ const toLine = (l: LineTuple): ExportedLine => ({
   },
 });
 
-/** Each batch is one statement on a connection of the pool's, given back before the batch is handed on. */
+/**
+ * Each batch is one statement on a connection of the pool's, given back before the batch is handed
+ * on; while the process is quiet, the next is read meanwhile (readAhead).
+ */
 export async function* exportLines(db: Db, f: OrderQueueFilter, batchSize: number): AsyncGenerator<ExportedLine[]> {
-  let after: Cursor | null = null;
-  for (;;) {
-    const lines = await linesAfter(db, f, after, batchSize);
-    if (lines.length > 0) yield lines.map(toLine);
-    const last = lines.at(-1);
-    if (!last || lines.length < batchSize) return;
-    // JSON keeps the creation time to the microsecond, in the session's time zone.
-    after = { at: last[11], orderId: last[0], position: last[24], itemId: last[16] };
-  }
+  // JSON keeps the creation time to the microsecond, in the session's time zone.
+  const cursorAt = (last: LineTuple): Cursor => ({ at: last[11], orderId: last[0], position: last[24], itemId: last[16] });
+  const batches = readAhead((last: LineTuple | null) => linesAfter(db, f, last && cursorAt(last), batchSize), batchSize, quietSince());
+  for await (const lines of batches) yield lines.map(toLine);
 }

@@ -68,3 +68,33 @@ export function violatedUniqueConstraint(error: unknown): string | null {
   const { code, constraint } = error as { code?: unknown; constraint?: unknown };
   return code === "23505" ? (typeof constraint === "string" ? constraint : "unknown") : null;
 }
+
+/**
+ * Keyset batches of `read` (given the last row of the batch before, null for the first; one
+ * statement each); a batch shorter than `batchSize` is the last. While `quiet` says nobody else
+ * is waiting, the next batch is read while the caller writes out this one, so the database and
+ * this server work at once (an orders export alone: each sat idle half the time); otherwise a batch
+ * is read when asked for, and the export's share of the database stays what its pace gives it. A
+ * failed read ahead fails when its batch is asked for, and one never asked for (the download was
+ * cut) is dropped with its rows.
+ */
+export async function* readAhead<Row>(read: (after: Row | null) => Promise<Row[]>, batchSize: number, quiet: () => boolean): AsyncGenerator<Row[]> {
+  const settled = (rows: Promise<Row[]>) =>
+    rows.then(
+      (batch) => () => batch,
+      (error: unknown) => () => {
+        throw error;
+      },
+    );
+  let after: Row | null = null;
+  let ahead: Promise<() => Row[]> | null = null;
+  for (;;) {
+    const rows: Row[] = (await (ahead ?? settled(read(after))))();
+    const last = rows.at(-1);
+    const more = last !== undefined && rows.length === batchSize;
+    after = last ?? null;
+    ahead = more && quiet() ? settled(read(after)) : null;
+    if (rows.length > 0) yield rows;
+    if (!more) return;
+  }
+}

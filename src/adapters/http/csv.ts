@@ -1,5 +1,5 @@
 import { csvFileName } from "../presenters/csv.ts";
-import { type Traffic, givingWay, processTraffic } from "./plumbing/traffic.ts";
+import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
 
 /**
  * A streamed CSV answer (decisions §12): text/csv in UTF-8, offered as a download named

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { Elysia } from "elysia";
-import { countRequest } from "./traffic.ts";
+import { countRequest } from "../../traffic.ts";
 
 export const API_VERSION = "1.0";
 const INCOMING_ID = /^[\w.:-]{1,64}$/;

@@ -1,8 +1,9 @@
 /**
- * How many requests this process has been asked since it started: counted by the request context,
- * first on every request, and read by long downloads to give way (givingWay). A count that only
- * grows, so nothing can leave it out of step: a request that fails or never answers is simply
- * one more.
+ * How many requests this process has been asked since it started: counted by the HTTP request
+ * context, first on every request, and read by long work to give way (givingWay) or to go faster
+ * while nobody asks (quietSince). A count that only grows, so nothing can leave it out of step: a
+ * request that fails or never answers is simply one more. A process serving no requests (the CLI)
+ * is always quiet.
  */
 let asked = 0;
 
@@ -22,6 +23,17 @@ export const processTraffic: Traffic = {
   now: () => performance.now(),
   rest: (ms) => Bun.sleep(ms),
 };
+
+/** A question to ask again and again: has no request arrived since it was last asked (or, the first time, since now)? */
+export function quietSince(traffic: Pick<Traffic, "asked"> = processTraffic): () => boolean {
+  let seen = traffic.asked();
+  return () => {
+    const now = traffic.asked();
+    const quiet = now === seen;
+    seen = now;
+    return quiet;
+  };
+}
 
 /**
  * A long download's pieces at background priority: when other requests arrived while a piece was
