@@ -186,23 +186,29 @@ export async function createPgliteDatabase(): Promise<{ db: Db; truncate(): Prom
 
 /**
  * The plan PostgreSQL makes once for every value of the parameters of the statement `run` sent last
- * (`ran` being what `db` logged). The shop's statements run as named prepared statements
+ * (of those `which` picks, when it sends several; `ran` being what `db` logged). The shop's statements run as named prepared statements
  * (prepared-statements.ts), and after five runs PostgreSQL keeps one plan for all values when it looks
  * no dearer than the ones made for each: such a plan cannot read a partial index whose condition a
  * parameter would have to meet.
  */
-export async function genericPlanOf<T>(db: Kysely<T>, ran: CompiledQuery[], run: () => Promise<unknown>): Promise<string> {
+export async function genericPlanOf<T>(
+  db: Kysely<T>,
+  ran: CompiledQuery[],
+  run: () => Promise<unknown>,
+  which: (query: CompiledQuery) => boolean = () => true,
+): Promise<string> {
   ran.length = 0;
   await run();
-  const query = ran.at(-1)!;
+  const query = ran.findLast(which)!;
   return db.connection().execute(async (connection) => {
     await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
     try {
       await sql.raw(`prepare generic_plan as ${query.sql}`).execute(connection);
       try {
         // EXECUTE takes its values written out, not as parameters of its own.
-        const literal = (value: unknown) =>
-          typeof value === "number" ? String(value) : `'${(value instanceof Date ? value.toISOString() : String(value)).replaceAll("'", "''")}'`;
+        const text = (value: unknown): string =>
+          value instanceof Date ? value.toISOString() : Array.isArray(value) ? `{${value.map((v) => `"${text(v)}"`).join(",")}}` : String(value);
+        const literal = (value: unknown) => (typeof value === "number" ? String(value) : `'${text(value).replaceAll("'", "''")}'`);
         const values = query.parameters.map(literal).join(", ");
         const { rows } = await sql<{ "QUERY PLAN": string }>`explain execute generic_plan${sql.raw(values ? `(${values})` : "")}`.execute(connection);
         return rows.map((row) => row["QUERY PLAN"]).join("\n");
