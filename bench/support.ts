@@ -37,12 +37,20 @@ export async function prepareDatabase(): Promise<string> {
 
 /** Starts the real server in its own process, logging as in production (to /dev/null here). */
 export async function startServer(env: Record<string, string>, entry = "src/main.ts", ready = "/api/health", port = BENCH_PORT) {
-  // A server left on the port (an earlier run cut short) would answer the readiness poll for ours,
-  // which cannot listen: every figure would then be that other server's.
-  try {
-    Bun.serve({ port, fetch: () => new Response(null) }).stop(true);
-  } catch {
-    throw new Error(`port ${port} is taken: a server of an earlier run, still running? (ss -tlnp | grep :${port})`);
+  // A server left on the port would answer the readiness poll for ours, which cannot listen: every
+  // figure would then be that other server's. The bench before may still be letting its server
+  // finish (a drain of a few seconds); one still there after 15 s was left by a run cut short.
+  const free = () => {
+    try {
+      Bun.serve({ port, fetch: () => new Response(null) }).stop(true);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let waited = 0; !free(); waited += 100) {
+    if (waited >= 15_000) throw new Error(`port ${port} is still taken after 15 s: a server of an earlier run? (ss -tlnp | grep :${port})`);
+    await Bun.sleep(100);
   }
   const server = Bun.spawn([process.execPath, ...(process.env.BENCH_BUN_FLAGS ? process.env.BENCH_BUN_FLAGS.split(" ") : []), entry], {
     // The heap setting `npm start` and the Dockerfile run with (see the Dockerfile).
