@@ -45,14 +45,14 @@ test("with nobody else asking, a download runs at full speed: every piece, in or
   expect(state.rests).toEqual([]);
 });
 
-test("when requests arrive while a piece is made, the next waits as long as that piece took", async () => {
+test("when requests arrive while a piece is made, the next waits twice as long as that piece took", async () => {
   const { state, traffic } = fakeTraffic();
   // Piece 0 (4 ms) saw 3 requests arrive, piece 1 (5 ms) none, piece 2 (6 ms) one; piece 3 is the last.
   const out = await all(givingWay(pieces(state, [4, 5, 6, 2], [3, 0, 1, 0]), traffic));
   expect(out).toEqual(["piece 0", "piece 1", "piece 2", "piece 3"]);
-  expect(state.rests).toEqual([4, 6]);
-  // Under traffic the download took at most half of the time: 17 ms of work in 27 ms.
-  expect(state.now).toBe(27);
+  expect(state.rests).toEqual([8, 12]);
+  // Under traffic the download took at most a third of the time: 17 ms of work in 37 ms.
+  expect(state.now).toBe(37);
 });
 
 test("a download cut short (the client went away) closes its source, so its connection goes back to the pool", async () => {
@@ -68,7 +68,7 @@ test("a streamed CSV answer gives way: the same pieces, with the rests the traff
   const { state, traffic } = fakeTraffic();
   const res = csvResponse("orders", new Date("2026-11-26T00:00:00Z"), pieces(state, [3, 3, 3], [2, 2, 0]), traffic);
   expect(await res.text()).toBe("piece 0piece 1piece 2");
-  expect(state.rests).toEqual([3, 3]);
+  expect(state.rests).toEqual([6, 6]);
 });
 
 test("every request the API is asked is counted, whatever its answer", async () => {

@@ -7,7 +7,7 @@ import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
  * holds back the export instead of piling it up in memory. Before each chunk is written the other
  * requests waiting on this thread get their turn, and while others keep arriving the export runs at
  * background priority (givingWay): an export never holds them up for longer than one chunk's work,
- * nor takes more than half the time from them. A failure mid-stream cuts the download (the client
+ * nor takes more than a third of the time from them. A failure mid-stream cuts the download (the client
  * sees it incomplete) rather than sending a half file as if whole.
  */
 export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<string>, traffic: Traffic = processTraffic): Response {
