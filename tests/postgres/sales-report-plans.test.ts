@@ -44,11 +44,12 @@ test("a year's daily sums are read period by period from the paid orders' index,
   expect(plan).not.toContain("HashAggregate");
 });
 
-test("the report's figures from those ranges are the orders' own sums, day by day", async () => {
+test("the report's figures from those ranges are the orders' own sums, and its units their lines' quantities", async () => {
   const { sold } = await createPgSalesRepository(spy).salesIn(year, 10);
   const expected = await sql<{ orders: string; units: string; subtotal: string }>`
-    select count(*) as orders, sum(units) as units, sum(subtotal_cents) as subtotal from orders
-    where paid_at >= ${year[0]!} and paid_at < ${year.at(-1)!}`.execute(database.db);
+    select count(*) as orders, (select sum(i.quantity) from order_items i join orders o on o.id = i.order_id
+      where o.paid_at >= ${year[0]!} and o.paid_at < ${year.at(-1)!}) as units, sum(subtotal_cents) as subtotal
+    from orders where paid_at >= ${year[0]!} and paid_at < ${year.at(-1)!}`.execute(database.db);
   const totals = sold.reduce((sum, day) => ({ orders: sum.orders + day.orders, units: sum.units + day.units, subtotal: sum.subtotal + day.subtotal }), {
     orders: 0,
     units: 0,

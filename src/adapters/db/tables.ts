@@ -90,8 +90,11 @@ export interface OrdersTable {
   tax_cents: number;
   discount_cents: number;
   total_cents: number;
-  /** The sum of its lines' quantities, for the sales report's index (written with the order; its lines never change). */
-  units: number;
+  /**
+   * The sum of its lines' quantities, for the sales report's index (written with the order; its lines
+   * never change). Null on an order written by code from before migration 0020 (a rolling restart).
+   */
+  units: number | null;
   shipping_method: string;
   shipping_address: Json<AddressColumn>;
   billing_address: Json<AddressColumn>;
