@@ -44,8 +44,9 @@ export async function startServer(env: Record<string, string>, entry = "src/main
     try {
       Bun.serve({ port, fetch: () => new Response(null) }).stop(true);
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "EADDRINUSE") return false;
+      throw error;
     }
   };
   for (let waited = 0; !free(); waited += 100) {
