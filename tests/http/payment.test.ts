@@ -148,8 +148,23 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     const page = await res.text();
     expect(page).toContain("The payment was authorized.");
     expect(page).toContain('<a href="/orders">Back to the shop</a>');
-    for (const elsewhere of ["https://evil.example/", "//evil.example/", "javascript:alert(1)"]) {
+    // A backslash is a slash to a browser: `/\evil.example` is `//evil.example` (found by an attack on the page).
+    for (const elsewhere of ["https://evil.example/", "//evil.example/", "javascript:alert(1)", "/\\evil.example/", "/\\/evil.example/"]) {
       expect((await t.call("GET", `${path}?return=${encodeURIComponent(elsewhere)}`)).status).toBe(400);
+    }
+  });
+
+  test("the challenge page and the page after it carry the headers of every page the shop serves: no other site's files, never in a frame", async () => {
+    const { path } = await challenged();
+    const pages = [
+      await t.app.handle(new Request(`http://localhost${path}`)),
+      await t.app.handle(new Request(`http://localhost${path}/fail`, { method: "POST", headers: { accept: "text/html" } })),
+    ];
+    for (const page of pages) {
+      expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(page.headers.get("x-frame-options")).toBe("DENY");
+      expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     }
   });
 

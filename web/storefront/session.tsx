@@ -58,9 +58,20 @@ export function signInPath(returnTo: string): string {
   return `/signin?return=${encodeURIComponent(returnTo)}`;
 }
 
-/** A path on this site to go back to (never another origin). */
+/**
+ * A path on this site to go back to, never another origin. Read as the browser reads a URL, which
+ * takes a backslash for a slash and drops tabs and line breaks: `/\evil.example` and `/<tab>/evil.example`
+ * are both `//evil.example`, another site.
+ */
 export function safeReturn(path: string | undefined, fallback = "/"): string {
-  return path && /^\/(?!\/)/.test(path) ? path : fallback;
+  if (!path?.startsWith("/")) return fallback;
+  const here = "https://shop.invalid";
+  try {
+    const url = new URL(path, here);
+    return url.origin === here ? `${url.pathname}${url.search}${url.hash}` : fallback;
+  } catch {
+    return fallback; // `//[`: a host that is not one
+  }
 }
 
 /**

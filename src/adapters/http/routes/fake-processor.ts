@@ -7,10 +7,14 @@ import type { PaymentIntent } from "../../../application/ports/payments.ts";
 import type { FakeProcessor } from "../../payments/fake-processor.ts";
 import { HttpError } from "../errors.ts";
 import { errorBody } from "../schemas.ts";
+import { contentSecurityPolicy } from "../web.ts";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-/** A path on this shop to go back to afterwards: never another origin (`//host`), never a scheme. */
-const RETURN_PATH = /^\/(?!\/)[\x21-\x7e]{0,500}$/;
+/**
+ * A path on this shop to go back to afterwards: never another origin, never a scheme. Printable
+ * ASCII without a backslash, which a browser reads as a slash (`/\host` is `//host`).
+ */
+const RETURN_PATH = /^\/(?!\/)[\x21-\x5b\x5d-\x7e]{0,500}$/;
 
 function challengePage(intent: PaymentIntent, returnTo: string | null): string {
   const amount = toDollars(intent.amount).toLocaleString("en-US", { style: "currency", currency: intent.currency.toUpperCase() });
@@ -40,9 +44,18 @@ function resultPage(intent: PaymentIntent, returnTo: string | null): string {
 </html>`;
 }
 
-/** Answers with an HTML page (set as the route's content type; the body is the page). */
+/**
+ * Answers with an HTML page (set as the route's content type; the body is the page), under the
+ * headers of every page the shop serves (decisions §13): its own files only (these pages load none),
+ * and never in a frame.
+ */
 function html(set: { headers: Record<string, unknown> }, page: string): string {
-  set.headers["content-type"] = "text/html; charset=utf-8";
+  Object.assign(set.headers, {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": contentSecurityPolicy(false),
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+  });
   return page;
 }
 const intentParams = z.object({ intentId: z.string().regex(/^pi_[A-Za-z0-9]{1,100}$/, "must be a payment intent id") });
