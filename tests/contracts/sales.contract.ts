@@ -31,6 +31,14 @@ export function salesContract(target: () => ContractTarget) {
       expect((await target().uow.transaction((tx) => tx.orders.lock(order.id)))?.paidAt).toEqual(at("2026-03-07T12:01:00.123Z"));
     });
 
+    test("bounds at the calendar's ends are read as any others: 1 BC (the year 1 begun east of UTC) and the year 10000 (the end of 9999-12-31)", async () => {
+      const { ada, chipotle } = await aShop();
+      await recordSale(repos(), anOrderOf(ada.id, [[chipotle, 1]], 60, at("2026-03-07T12:00:00Z")), at("2026-03-07T12:01:00Z"), null);
+      const bounds = [new Date(Date.UTC(0, 11, 31, 15)), at("2026-03-07T00:00:00Z"), at("2026-03-08T00:00:00Z"), new Date(Date.UTC(10000, 0, 1))];
+      bounds[0]!.setUTCFullYear(0);
+      expect(await repos().sales.salesIn(bounds, 10)).toMatchObject({ sold: [{ period: 1, orders: 1, units: 1 }], refunded: [] });
+    });
+
     test("sums orders by the period they were paid in and refunds by the one they were made in; a bound starts its period", async () => {
       const { ada, chipotle, verde } = await aShop();
       const sale = (lines: Parameters<typeof anOrderOf>[1], tax: number, paid: string | null, refunded: string | null = null) =>

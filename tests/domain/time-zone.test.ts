@@ -9,7 +9,10 @@ describe("calendar dates", () => {
     expect(formatDay(day("2026-03-08"))).toBe("2026-03-08");
     expect(day("1970-01-02")).toBe(1);
     expect(formatDay(day("2028-02-29"))).toBe("2028-02-29");
-    for (const text of ["2026-02-29", "2026-02-30", "2026-13-01", "2026-3-8", "2026-03-08T00:00", "0099-01-01", "", "yesterday"]) {
+    // Every four-digit year is itself (Date.UTC would read 0099 as 1999), to the calendar's ends.
+    for (const text of ["0099-12-31", "0001-01-01", "0000-02-29", "9999-12-31"]) expect(formatDay(day(text))).toBe(text);
+    expect(day("0100-01-01") - day("0099-12-31")).toBe(1);
+    for (const text of ["2026-02-29", "2026-02-30", "2026-13-01", "2026-3-8", "2026-03-08T00:00", "0099-02-29", "", "yesterday"]) {
       expect({ text, day: parseDay(text) }).toEqual({ text, day: null });
     }
   });

@@ -109,6 +109,13 @@ describe.each(TARGETS)("GET /api/admin/reports/sales on %s: a small history work
     expect(months.series).toEqual([{ period: "2026-03-01", ...weeks.totals }]);
     expect(months.totals).toEqual(weeks.totals);
   });
+  test("the calendar's ends are reported like any other days: the last month of 9999 ends at the start of the year 10000", async () => {
+    for (const query of ["from=9999-12-01&to=9999-12-31", "from=9999-12-27&to=9999-12-31&interval=week", "from=0001-01-01&to=0001-01-31&interval=month"]) {
+      const res = await report(query);
+      expect({ query, status: res.status, totals: res.body.data?.totals.orders }).toEqual({ query, status: 200, totals: 0 });
+    }
+    expect((await report("from=9999-12-01&to=9999-12-31")).body.data.series.at(-1).period).toBe("9999-12-31");
+  });
 });
 
 describe("GET /api/admin/reports/sales: its input", () => {

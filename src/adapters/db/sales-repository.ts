@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { SalesRepository } from "../../application/ports/sales.ts";
 import type { Db } from "./database.ts";
 import { importHistory } from "./history-import.ts";
+import { timestamptzText } from "./sql-helpers.ts";
 
 type Sum = string | number;
 
@@ -17,7 +18,7 @@ type Sum = string | number;
  * spilled to disk: 73 to 130 ms, against 20 for the ranges.
  */
 async function salesIn(db: Db, bounds: readonly Date[], top: number) {
-  const edges = bounds.map((b) => b.toISOString());
+  const edges = bounds.map(timestamptzText);
   const [from, to] = [edges[0]!, edges.at(-1)!];
   /** Each period n with `sums` of the orders whose `time` falls in it; a period with none is left out. */
   const byPeriod = <Row>(sums: RawBuilder<unknown>, time: "paid_at" | "refunded_at", also: RawBuilder<unknown> = sql`true`) => sql<Row & { period: number }>`

@@ -37,6 +37,20 @@ const LOST_MESSAGES = [
 ];
 
 /**
+ * An instant as PostgreSQL reads a timestamptz, whatever its year: toISOString writes the year
+ * 10000 as `+010000` and 1 BC as `0000`, both of which PostgreSQL refuses, where it takes `10000-…`
+ * and `0001-… BC` (a report to 9999-12-31 ends at the start of 10000-01-01). For instants sent as
+ * text, as in an array literal; a Date parameter pg writes itself.
+ */
+export function timestamptzText(at: Date): string {
+  const iso = at.toISOString();
+  const year = at.getUTCFullYear();
+  if (year >= 1 && year <= 9999) return iso;
+  const rest = iso.slice(iso.indexOf("-", 1));
+  return year > 9999 ? `${year}${rest}` : `${String(1 - year).padStart(4, "0")}${rest} BC`;
+}
+
+/**
  * Whether the error says PostgreSQL could not be reached, or dropped the connection mid-way (a
  * restart, a terminated backend, the network): not the query's fault, and a moment later the same
  * query may well run. An AggregateError (a name that resolved to several addresses) is one when
