@@ -204,6 +204,34 @@ describe("media types", () => {
     expect((await t.call("GET", "/api/products?search=caf%C3%A9")).status).toBe(200);
   });
 
+  test("a query value is its text as sent: a comma, brackets or braces in a search are searched for, on every route that searches", async () => {
+    const admin = await signedInAs(t, "ADMIN");
+    const product = aProduct({ name: "Salt, Pepper [and] Fire" });
+    await t.deps.repos.products.create(product);
+    const customer = await signedInAs(t, "CUSTOMER", "ann.smith@example.com");
+    await t.deps.repos.users.update(customer.id, { name: "Smith, Ann {Jr}", updatedAt: new Date() });
+    const found = async (path: string) => {
+      const res = await t.call("GET", path, { headers: admin.headers });
+      return { path, status: res.status, found: res.body.data?.length };
+    };
+    for (const [path, count] of [
+      ["/api/products?search=Salt%2C%20Pepper", 1],
+      ["/api/products?search=%5Band%5D", 1],
+      ["/api/admin/products?q=Salt,%20Pepper", 1],
+      ["/api/admin/users?q=Smith,%20Ann", 1],
+      ["/api/admin/users?q=%7BJr%7D", 1],
+      // Text in brackets is not a list of what it holds: ["Salt"] matches no name.
+      ["/api/admin/products?q=%5B%22Salt%22%5D", 0],
+      ["/api/admin/orders?q=%5B%5D", 0],
+      ["/api/admin/audit?entityId=a,b", 0],
+    ] as const) {
+      expect(await found(path)).toEqual({ path, status: 200, found: count });
+    }
+    // A key given twice is a list where the field takes one (the queue's statuses), else a 400 naming it.
+    expect((await found("/api/admin/orders?status=PENDING&status=CONFIRMED")).status).toBe(200);
+    expect((await t.call("GET", "/api/admin/users?q=a&q=b", { headers: admin.headers })).body.details.issues[0].path).toBe("q");
+  });
+
   test("sign-in reads JSON and both kinds of form, as it declares", async () => {
     const form = new URLSearchParams({ email: me.email, password: me.password }).toString();
     const res = await t.call("POST", "/api/auth/callback/credentials", { body: form, headers: { "content-type": "application/x-www-form-urlencoded" } });

@@ -38,9 +38,9 @@ export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T, sha
 }
 
 /**
- * Text in the query string, read whole. Elysia hands a zod query schema a value holding a comma as
- * the array of its parts (and a repeated key as the array of its values): they are joined back, so
- * "Lovelace, Ada" is searched as typed and a comma-separated list reaches its field as the list's text.
+ * Text in the query string, where a key given more than once stands for the list of its values:
+ * they are joined with commas, so `status=PENDING&status=PAID` reaches its field as `PENDING,PAID`.
+ * (Every value is its text as sent, commas included: see queryValues.)
  */
 export function queryText<T extends z.ZodType>(field: T) {
   const read = z.preprocess((value) => (Array.isArray(value) ? value.join(",") : value), field).optional();

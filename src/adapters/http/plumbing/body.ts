@@ -98,6 +98,23 @@ function refuseUnexpected(body: unknown): null {
 }
 
 /**
+ * The query string's values as sent: each one its decoded text, and a key given more than once the
+ * array of its values. Elysia's reader for zod schemas splits a value at its commas and reads one in
+ * brackets or braces as JSON, so a search for "Smith, Ann" reached its field as an array (a 400:
+ * "expected string") and `q=["x"]` searched for x. Null-prototype, so `__proto__` is a key like any other.
+ */
+export function queryValues(url: string): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = Object.create(null);
+  const start = url.indexOf("?");
+  if (start === -1) return values;
+  for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+    const before = values[key];
+    values[key] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+  }
+  return values;
+}
+
+/**
  * Reads every body within the size limit, in a media type its route declares (JSON unless it says
  * otherwise; a route that takes no body reads none), and refuses input no route could want
  * (decisions §10) before validation, so it is one clear 400 instead of a database error later. A
@@ -146,7 +163,10 @@ export function bodyReading(routes: RouteTable) {
         }
         return decode(bytes, type, request.headers.get("content-type") ?? type);
       })
-      .onTransform({ as: "global" }, ({ request, query, params, body }) => {
+      .onTransform({ as: "global" }, (context) => {
+        const { request, params, body } = context;
+        const query = queryValues(request.url);
+        context.query = query;
         const issues = [...inputProblems(query), ...inputProblems(params), ...inputProblems(body)];
         if (issues.length > 0) {
           const { error, details } = invalidRequest(issues);
