@@ -80,8 +80,9 @@ export interface InventoryAdjustment {
 /** What is wrong with an adjustment, by field: a whole, non-zero number of units within bounds, and a reason of 1 to 200 characters. */
 export function inventoryAdjustmentIssues({ delta, reason }: InventoryAdjustment): { path: string; message: string }[] {
   const issues = [];
-  if (!Number.isInteger(delta) || delta === 0 || Math.abs(delta) > MAX_INVENTORY_DELTA) {
-    issues.push({ path: "delta", message: `must be a whole number of units from -${MAX_INVENTORY_DELTA} to ${MAX_INVENTORY_DELTA}, not 0` });
+  if (delta === 0) issues.push({ path: "delta", message: "must not be 0" });
+  else if (!Number.isInteger(delta) || Math.abs(delta) > MAX_INVENTORY_DELTA) {
+    issues.push({ path: "delta", message: `must be a whole number of units from -${MAX_INVENTORY_DELTA} to ${MAX_INVENTORY_DELTA}` });
   }
   if (reason.length < 1 || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) {
     issues.push({ path: "reason", message: `must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters` });

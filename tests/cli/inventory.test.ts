@@ -61,7 +61,10 @@ describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
       expect([unknown.code, unknown.stderr.trim()]).toEqual([1, 'No product has the SKU "SF-NOPE"']);
       const zero = await cli("inventory:adjust", "SF-CLI-002", "0", "--reason", "Nothing");
       expect([zero.code, zero.stderr.trim().split("\n").length]).toEqual([1, 1]);
-      expect(zero.stderr).toContain("delta: must be a whole number");
+      expect(zero.stderr).toContain("delta: must not be 0");
+      // Out of range, it says the range, and nothing about 0 (found by an attack on the back office).
+      const huge = await cli("inventory:adjust", "SF-CLI-002", "-99999999", "--reason", "Typo");
+      expect([huge.code, huge.stderr.trim()]).toEqual([1, "Error: Invalid request: delta: must be a whole number of units from -1000000 to 1000000"]);
       const long = await cli("inventory:adjust", "SF-CLI-002", "1", "--reason", "x".repeat(201));
       expect([long.code, long.stderr.trim()]).toEqual([1, "Error: Invalid request: reason: must be 1 to 200 characters"]);
       expect(await stock()).toBe(2);
