@@ -40,6 +40,13 @@ describe("POST /api/auth/register", () => {
     expect(res.body.error).toBe("Invalid request");
     expect(res.body.details.issues.map((i: any) => i.path)).toContain(field);
   });
+
+  test("a bad address is one issue, whichever check finds it: the shape, or the 64 characters before the @", async () => {
+    for (const email of ["not-an-email", `${"a".repeat(65)}@example.com`]) {
+      const res = await t.call("POST", "/api/auth/register", { body: { email, password: "longenough" } });
+      expect({ email, issues: res.body.details.issues }).toEqual({ email, issues: [{ path: "email", message: "Invalid email address" }] });
+    }
+  });
 });
 
 describe("POST /api/auth/callback/credentials", () => {

@@ -30,7 +30,8 @@ const registration = z
       .string()
       .trim()
       .pipe(z.email().max(254))
-      .refine((email) => emailProblem(email) === null, "Invalid email address"),
+      // Only for an address zod took: one it refused is one issue, not the same one twice.
+      .refine((email) => emailProblem(email) === null, { message: "Invalid email address", when: (payload) => payload.issues.length === 0 }),
     password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
     name: z.string().trim().min(1).max(100).optional(),
   })
