@@ -166,7 +166,8 @@ export function bodyReading(routes: RouteTable) {
       .onTransform({ as: "global" }, (context) => {
         const { request, params, body } = context;
         const query = queryValues(request.url);
-        context.query = query;
+        // Typed as one string a key, as Elysia reads a query for no schema; a repeated key is a list here.
+        (context as { query: unknown }).query = query;
         const issues = [...inputProblems(query), ...inputProblems(params), ...inputProblems(body)];
         if (issues.length > 0) {
           const { error, details } = invalidRequest(issues);
