@@ -100,6 +100,21 @@ async function signOut() {
   await find("field", "E-mail");
 }
 
+test("a signed-out visitor is shown the sign-in form, with no failed request on the way (none for the browser to log as an error)", async () => {
+  const failed: string[] = [];
+  const note = (response: { status(): number; url(): string }) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+  };
+  page.on("response", note);
+  try {
+    await page.goto(`${origin}/admin`);
+    await find("field", "E-mail");
+  } finally {
+    page.off("response", note);
+  }
+  expect(failed).toEqual([]);
+});
+
 test("staff finds the first order in the queue by its number and ships it with a tracking number; the shopper then sees it shipped, with the number, on the storefront", async () => {
   const [first] = orders;
   await signIn(staff.email, staff.password);

@@ -19,6 +19,10 @@ type Who = { state: "loading" } | { state: "signed-out" } | { state: "signed-in"
 export function App() {
   const [who, setWho] = useState<Who>({ state: "loading" });
   const refresh = useCallback(async () => {
+    // The session first, which answers 200 signed in or not: a signed-out visitor's browser logs no
+    // failed request (GET /api/users/me would be a 401).
+    const session = await run(api.GET("/api/auth/session"));
+    if (session.ok && !("user" in session.data)) return setWho({ state: "signed-out" });
     const outcome = await run(api.GET("/api/users/me"));
     if (outcome.ok) setWho({ state: "signed-in", me: outcome.data.data });
     else if (outcome.problem.status === 401) setWho({ state: "signed-out" });
