@@ -14,7 +14,12 @@ const lowStock = z.literal("true", { error: "must be true (leave it out to list 
 documentedAs.set(lowStock, z.literal(true));
 
 const listQuery = z.object({
-  q: z.string().trim().min(1).max(100).optional().describe("part of the name or the SKU, in any case"),
+  q: z
+    .string()
+    .max(100)
+    .transform((text) => text.trim() || undefined)
+    .optional()
+    .describe("part of the name or the SKU, in any case; blank is no filter"),
   isActive: isActive.optional().describe("true: only the products on sale; false: only those off sale"),
   lowStock: lowStock.optional().describe("only the products with LOW_STOCK_THRESHOLD units or fewer (5 unless the shop sets it)"),
   ...pageQuery,

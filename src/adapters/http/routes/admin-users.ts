@@ -12,7 +12,12 @@ import { envelopeMacro } from "../plumbing/envelope.ts";
 import { JSON_BODY, envelope, envelopeError, idOf, pageQuery, pagedEnvelope } from "../schemas.ts";
 
 const filters = {
-  q: z.string().trim().min(1).max(100).optional().describe("a part of the e-mail or the name, any case"),
+  q: z
+    .string()
+    .max(100)
+    .transform((text) => text.trim() || undefined)
+    .optional()
+    .describe("a part of the e-mail or the name, any case; blank is no filter"),
   role: z.enum(USER_ROLES).optional(),
 };
 const idParam = z.object({ id: idOf("a user") });
