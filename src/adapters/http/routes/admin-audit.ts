@@ -51,7 +51,7 @@ const auditQuery = z
     to: instant.optional().describe("ISO 8601 date or date-time; entries before it"),
     ...pageQuery,
   })
-  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: "from must be before to", path: ["from"] });
+  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: "must be after from", path: ["to"] });
 
 /** Decisions §12's audit log, for settings:read. */
 export function adminAuditRoutes(useCases: UseCases, auth: AuthSettings) {
