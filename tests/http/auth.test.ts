@@ -303,6 +303,20 @@ describe("sessions", () => {
     expect(refused.body).toMatchObject({ success: false, data: null, error: "Too many failed sign-in attempts. Please try again later." });
     expect(refused.headers.get("retry-after")).toBe("900");
   });
+
+  test("a new password that could never be set is refused first, naming it, and checks (and counts) no current password", async () => {
+    const me = await signedInAs(t);
+    for (let i = 0; i < 6; i++) {
+      const res = await t.call("POST", "/api/users/password", { body: { currentPassword: `guess ${i}`, newPassword: "short" }, headers: me.headers });
+      expect([res.status, res.body.details?.issues?.[0]?.path]).toEqual([400, "newPassword"]);
+    }
+    // Six of them, and the account is not locked: none was a guess at the current password.
+    const changed = await t.call("POST", "/api/users/password", {
+      body: { currentPassword: me.password, newPassword: "a brand new one" },
+      headers: me.headers,
+    });
+    expect(changed.status).toBe(200);
+  });
 });
 
 describe("/api/users/me", () => {

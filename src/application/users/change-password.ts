@@ -18,6 +18,9 @@ export async function changePassword(
   origin: RequestOrigin,
   client?: string,
 ): Promise<StartedSession> {
+  // The new password first: one that could never be set is refused without a check of the current
+  // one (bcrypt's time, and a try counted against the account's limit).
+  assertNewPassword(deps, input.newPassword, "newPassword");
   const user = await deps.uow.read((db) => db.users.findById(userId));
   if (!user) throw accountGone();
   const attempt = await admitPasswordCheck(deps, user.email);
@@ -25,7 +28,6 @@ export async function changePassword(
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
   await attempt.succeeded();
-  assertNewPassword(deps, input.newPassword, "newPassword");
 
   const passwordHash = await deps.hasher.hash(input.newPassword, client);
   return deps.uow.transaction(async (tx) => {
