@@ -48,8 +48,19 @@ describe("registration", () => {
     expect(audit).toMatchObject({ userId: user.id, entityId: user.id, ipAddress: "203.0.113.9", userAgent: "test-agent" });
     const [mail] = await deps.repos.outbox.list();
     expect(mail).toMatchObject({ to: "ada@example.com", subject: "Welcome to Storefront", status: "pending" });
-    expect(mail?.text).toContain("Hi Ada,");
+    expect(mail?.text).toStartWith("Hi,\n");
     expect(mail?.html).toContain(`href="${SHOP}"`);
+  });
+
+  test("the welcome mail holds the shop's words only: nothing the registrant typed reaches an address nobody has shown is theirs", async () => {
+    const deps = createMemoryDeps();
+    const name = "there.\n\nYOUR ACCOUNT IS SUSPENDED. Verify at https://evil.example/login";
+    await register(deps, { email: "victim@example.org", password: "correct horse", name }, origin, SHOP);
+    const [mail] = await deps.repos.outbox.list();
+    for (const part of [mail?.text, mail?.html]) {
+      expect(part).not.toContain("SUSPENDED");
+      expect(part).not.toContain("evil.example");
+    }
   });
 
   test("a taken e-mail, in any case, is refused and leaves nothing behind", async () => {

@@ -3,8 +3,13 @@ import type { OutgoingMail } from "../ports/mail.ts";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
-export function welcomeMail(user: Pick<User, "email" | "name">, shopUrl: string): OutgoingMail {
-  const greeting = user.name ? `Hi ${user.name},` : "Hi,";
+/**
+ * The mail registration sends. It goes to an address nobody has yet shown is theirs, so it holds the
+ * shop's words only: a name given at registration (line breaks, a link: anything) would make it
+ * anyone's message to anyone, sent from the shop's own domain.
+ */
+export function welcomeMail(user: Pick<User, "email">, shopUrl: string): OutgoingMail {
+  const greeting = "Hi,";
   return {
     to: user.email,
     subject: "Welcome to Storefront",
