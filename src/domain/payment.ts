@@ -212,11 +212,14 @@ function decide(order: PaymentState, event: ProcessorEvent): PaymentDecision {
     case "refunded": {
       if (!event.fully) return ignore("a partial refund leaves the order as it is");
       // Refunds come from the shop's own processor. Of a paid order, only a refund of the payment it
-      // was paid with moves it; an unpaid one was paid and refunded before the success was heard.
+      // was paid with moves it. An unpaid one was paid and refunded before the success was heard: by
+      // its current intent, if it has one (another intent never paid it), or by the one it let go.
       if (settled(order.paymentStatus)) {
         const { via, reference } = paidWith(order);
         if (via !== SHOP_PROCESSOR || reference !== event.intentId)
           return ignore(`a refund of a payment the order was not paid with (${event.intentId}): recorded`);
+      } else if (order.stripePaymentIntentId !== null && order.stripePaymentIntentId !== event.intentId) {
+        return ignore(`a refund of an intent that is not the order's current payment intent (${event.intentId}): recorded`);
       }
       const refunded = moved(order.paymentStatus, "refunded");
       if (!refunded.paymentStatus) return ignore(`payment is already ${order.paymentStatus}`);

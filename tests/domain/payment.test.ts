@@ -131,6 +131,18 @@ describe("processor events, applied monotonically (decisions §8)", () => {
     expect(decidePayment(pending, canceled)).toMatchObject({ changes: { paymentStatus: "FAILED", stripePaymentIntentId: null }, ignored: null });
   });
 
+  test("a refund of another intent than an unpaid order's own moves nothing: it never paid the order (found by an attack on the webhooks)", () => {
+    expect(decidePayment(pending, { ...refunded, intentId: "pi_someoneelse" })).toMatchObject({
+      changes: {},
+      restock: false,
+      ignored: "a refund of an intent that is not the order's current payment intent (pi_someoneelse): recorded",
+    });
+    // Its own intent's success, heard after, pays it as ever.
+    expect(settle(pending, [{ ...refunded, intentId: "pi_someoneelse" }, succeeded])).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    // Its own, paid and refunded before the success was heard, ends it REFUNDED with the stock back.
+    expect(decidePayment(pending, refunded)).toMatchObject({ changes: { status: "REFUNDED", paymentStatus: "REFUNDED" }, restock: true });
+  });
+
   test("a failure of an intent the order no longer uses is stale", () => {
     expect(decidePayment({ ...pending, stripePaymentIntentId: "pi_2" }, failed)).toMatchObject({
       changes: {},
