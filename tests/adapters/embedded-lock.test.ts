@@ -1,7 +1,8 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { embeddedLockFile } from "../../src/adapters/db/database.ts";
 import { lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
 
 // Decisions §10: an embedded database belongs to one process. The lock is a flock, which the kernel
@@ -52,3 +53,27 @@ test("a holder killed without a chance to clean up (SIGKILL) leaves the lock fre
   }
   lockEmbeddedDatabase(file, "DATA_DIR y").release();
 }, 10_000);
+
+test("every spelling of one database directory finds the same lock: a trailing slash, . and .., a symbolic link (found by an attack: pglite:///dir/ shared a database)", () => {
+  const data = join(dir, "data", "pglite");
+  mkdirSync(data, { recursive: true });
+  symlinkSync(data, join(dir, "alias"));
+  const spellings = [
+    data,
+    `${data}/`,
+    `${data}//`,
+    join(dir, "data", ".", "pglite"),
+    `${dir}/data/../data/pglite/`,
+    join(dir, "alias"),
+    `${join(dir, "alias")}/`,
+  ];
+  expect(new Set(spellings.map(embeddedLockFile))).toEqual(new Set([`${data}.lock`]));
+  // Not made yet: named through its parent.
+  expect(embeddedLockFile(`${join(dir, "data", "fresh")}/`)).toBe(`${join(dir, "data", "fresh")}.lock`);
+  const held = lockEmbeddedDatabase(embeddedLockFile(data), "DATA_DIR one");
+  try {
+    for (const spelling of spellings) expect(() => lockEmbeddedDatabase(embeddedLockFile(spelling), spelling)).toThrow("is in use by");
+  } finally {
+    held.release();
+  }
+});

@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { Kysely, type LogEvent, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { Logger } from "../../application/ports/system.ts";
@@ -51,6 +51,20 @@ async function embedded(directory: string | null) {
  */
 const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0", operators].filter(Boolean).join(" ");
 
+/**
+ * The lock file of an embedded database: beside its directory, named after the directory's one
+ * true name, so every spelling of it (a trailing slash, `..`, a symbolic link to it) finds the same
+ * lock. A directory not made yet is named through its parent, which is.
+ */
+export function embeddedLockFile(directory: string): string {
+  const absolute = resolve(directory);
+  try {
+    return `${realpathSync(absolute)}.lock`;
+  } catch {
+    return `${join(realpathSync(dirname(absolute)), basename(absolute))}.lock`;
+  }
+}
+
 /** `onStatement`: told of every statement once it has run, with its time (tracing's statement spans). */
 export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger, onStatement?: (event: LogEvent) => void): OpenDatabase {
   if (target.kind === "postgres") {
@@ -84,7 +98,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
   if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
   else mkdirSync(dirname(target.directory), { recursive: true });
-  const lock = lockEmbeddedDatabase(`${target.directory}.lock`, target.label);
+  const lock = lockEmbeddedDatabase(embeddedLockFile(target.directory), target.label);
   const directory = target.directory;
   const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(directory) });
   const db = new Kysely<Database>({ dialect, log: onStatement });
