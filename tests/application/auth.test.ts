@@ -8,7 +8,7 @@ import { signOut } from "../../src/application/auth/sign-out.ts";
 import type { ExternalProfile, IdentityProvider } from "../../src/application/ports/identity.ts";
 import { changePassword } from "../../src/application/users/change-password.ts";
 import { NO_ORIGIN, type RequestOrigin } from "../../src/domain/audit.ts";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
 import { createBcryptHasher } from "../../src/adapters/crypto/bcrypt-hasher.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
@@ -195,6 +195,16 @@ describe("password sign-in", () => {
     };
     for (let i = 0; i < 10; i++)
       await expect(signInWithPassword(busy, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.busy" });
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
+  test("sign-ins while the database is away do not count against the e-mail's limit: retried as told, they lock no one out (found by an attack on an outage)", async () => {
+    const { deps } = await withAccount();
+    const away = { ...deps, uow: { ...deps.uow, read: () => Promise.reject(databaseUnavailable(new Error("connection refused"))) } };
+    for (let i = 0; i < 10; i++)
+      await expect(signInWithPassword(away, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({
+        code: "database.unavailable",
+      });
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 

@@ -1,25 +1,27 @@
-import { DomainError, type ErrorCode } from "../../domain/errors.ts";
+import { DomainError } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 
 export const MAX_FAILED_SIGN_INS = 5;
 export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 
-/** The hasher's refusals before it checked anything (too busy; this client's check already waiting). */
-const NOT_CHECKED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["auth.busy", "auth.check_waiting"]);
-
 export interface AdmittedCheck {
   /** The password was right: the count starts again. */
   succeeded(): Promise<void>;
-  /** Runs the check; one the hasher refused before it ran (too busy, or the client's check already waiting) is not counted. */
-  run(check: () => Promise<boolean>): Promise<boolean>;
+  /**
+   * Runs the check (reading the account, and the hasher's verdict). One that ends in an error gave
+   * no verdict and is not counted: the hasher refused it before it ran (too busy, the client's
+   * check already waiting), or the database was away.
+   */
+  run<T>(check: () => Promise<T>): Promise<T>;
 }
 
 /**
  * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
  * all at once cannot slip past the limit while the first ones are still being checked. Past five in
- * 15 minutes the check is refused with 429. Only checks that ran count: a refused one (locked out,
- * or refused by the hasher) takes its count back, so a flood of sign-ins, however many, leaves the
- * count where the real checks put it and cannot lock anyone out by itself.
+ * 15 minutes the check is refused with 429. Only checks that gave a verdict count: a refused one
+ * (locked out, refused by the hasher, the database away) takes its count back, so a flood of
+ * sign-ins, however many, or an outage with clients retrying as told, leaves the count where the
+ * real checks put it and cannot lock anyone out by itself.
  */
 export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<AdmittedCheck> {
   const key = `sign-in:${email}`;
@@ -36,7 +38,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
       try {
         return await check();
       } catch (error) {
-        if (error instanceof DomainError && NOT_CHECKED.has(error.code)) await deps.loginAttempts.decrement(key);
+        await deps.loginAttempts.decrement(key);
         throw error;
       }
     },

@@ -21,9 +21,11 @@ export async function signInWithPassword(
 ): Promise<StartedSession> {
   const email = normalizeEmail(input.email);
   const attempt = await admitPasswordCheck(deps, email);
-  const user = await deps.uow.read((db) => db.users.findByEmail(email));
-  // No hash (no account, or no password): the hasher takes as long as a check without making one.
-  const matches = await attempt.run(() => deps.hasher.verify(input.password, user?.passwordHash ?? null, client));
+  const { user, matches } = await attempt.run(async () => {
+    const found = await deps.uow.read((db) => db.users.findByEmail(email));
+    // No hash (no account, or no password): the hasher takes as long as a check without making one.
+    return { user: found, matches: await deps.hasher.verify(input.password, found?.passwordHash ?? null, client) };
+  });
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>
       recordAudit(tx, deps, {
