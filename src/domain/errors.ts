@@ -36,6 +36,7 @@ export type ErrorCode =
   | "order.too_many_unpaid"
   | "payment.in_progress"
   | "order.in_progress"
+  | "order.checkout_ended"
   | "payment.declined"
   | "order.already_paid"
   | "order.not_payable"

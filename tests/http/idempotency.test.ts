@@ -113,6 +113,24 @@ describe("a checkout replayed with its Idempotency-Key answers the order it made
     expect(t.deps.state.orders.size).toBe(1);
   });
 
+  test("after a crash before its payment intent was stored, then a cancel by its customer: the replay is 409 naming the ended order, every time, never a 500 (found by an attack on crashes)", async () => {
+    const dying = createTestApp({ ...t.deps, payments: { ...t.deps.payments, createIntent: never } });
+    void dying.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "crash-4" } });
+    await eventually(() => expect(t.deps.state.orders.size).toBe(1));
+    const [order] = [...t.deps.state.orders.values()];
+    expect((await t.call("POST", `/api/orders/${order!.id}/cancel`, { headers: me.headers })).status).toBe(200);
+
+    for (let replay = 0; replay < 2; replay++) {
+      const res = await checkout(body(), "crash-4");
+      expect([res.status, res.body.error, res.body.details]).toEqual([
+        409,
+        "This checkout's order ended before it could be paid; please check out again",
+        { orderId: order!.id, orderNumber: order!.orderNumber, status: "CANCELLED" },
+      ]);
+    }
+    expect(await stock()).toBe(10);
+  });
+
   test("one housekeeping undid (the processor refused its intent) frees its key: the checkout replayed runs again, on the lines put back", async () => {
     const send = (app: TestApp) =>
       app.call("POST", "/api/cart/checkout", { body: { shippingAddress: address }, headers: { ...me.headers, "idempotency-key": "crash-3" } });

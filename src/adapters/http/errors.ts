@@ -39,6 +39,7 @@ export const statusOf = {
   "order.too_many_unpaid": 409,
   "payment.in_progress": 409,
   "order.in_progress": 409,
+  "order.checkout_ended": 409,
   "payment.declined": 402,
   "order.already_paid": 400,
   "order.not_payable": 400,

@@ -9,8 +9,9 @@ import type { PlacedOrder } from "./attach-payment-intent.ts";
  * answers that order as the first would have: with the client secret of the order's payment intent,
  * the one it stores, or else the one checkout made for it (its key finds it again). While the order
  * still waits for its first intent (the checkout, or housekeeping after a crash, is getting it) the
- * answer is 409, to try again shortly; an order that ended without ever getting one was a checkout
- * that failed (500, as it answered then).
+ * answer is 409, to try again shortly. One that ended before it got one (its customer cancelled it,
+ * as the unpaid-orders limit may have told them to, or it was undone) can never be paid: 409 naming
+ * it, for the client to check out again, and the same however often the key is replayed.
  */
 export async function answerPlacedOrder(deps: Pick<Deps, "uow" | "payments">, userId: string, orderId: string): Promise<PlacedOrder> {
   const order = await deps.uow.read((db) => db.orders.findById(orderId));
@@ -18,7 +19,11 @@ export async function answerPlacedOrder(deps: Pick<Deps, "uow" | "payments">, us
   if (order?.userId !== userId) throw new Error(`order ${orderId} recorded under a key of user ${userId} is not theirs`);
   if (order.stripePaymentIntentId === null && order.paymentStatus === "PENDING") {
     if (order.status === "PENDING") throw new DomainError("order.in_progress", "Your order is still being placed; try again shortly", { orderId });
-    throw new DomainError("order.creation_failed", "Order creation failed");
+    throw new DomainError("order.checkout_ended", "This checkout's order ended before it could be paid; please check out again", {
+      orderId,
+      orderNumber: order.orderNumber,
+      status: order.status,
+    });
   }
   const intent = order.stripePaymentIntentId ? await deps.payments.retrieveIntent(order.stripePaymentIntentId) : await makeOrderIntent(deps.payments, order);
   return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
