@@ -367,10 +367,15 @@ function changePermission(args: string[], config: Config, output: Output, change
 
 const flagOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
-/** Writes the chunks as they come, under a temporary name until the last is written: a failed export leaves no file that looks whole. */
+/**
+ * Writes the chunks as they come, under a temporary name until the last is written: a failed export
+ * leaves no file that looks whole. Readable by its owner only, whatever the umask: an export holds
+ * customers' names, e-mails and addresses.
+ */
 async function writeWhole(path: string, chunks: AsyncIterable<string>): Promise<void> {
   const partial = `${path}.partial`;
-  const file = await open(partial, "w");
+  await rm(partial, { force: true });
+  const file = await open(partial, "wx", 0o600);
   try {
     for await (const chunk of chunks) await file.write(chunk);
     await file.close();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signedInAs } from "../support/accounts.ts";
@@ -31,6 +31,8 @@ test(
   "orders:export writes the CSV GET /api/admin/orders/export answers for the same filters, and is audited as the system's",
   async () => {
     const out = join(dir, "delivered.csv");
+    // What a run killed mid-write leaves, readable by all: the next run writes afresh, for its owner only.
+    writeFileSync(`${out}.partial`, "stale", { mode: 0o644 });
     const run = await cli(
       "orders:export",
       "--status",
@@ -50,6 +52,9 @@ test(
     const rows = written.split("\r\n").slice(1, -1);
     expect(rows.length).toBeGreaterThan(100);
     expect(run.stdout.trim()).toBe(`Wrote ${rows.length} order lines to ${out}`);
+    // Customers' names, e-mails and addresses: the owner's alone, whatever the umask.
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect(existsSync(`${out}.partial`)).toBe(false);
 
     const t = createTestApp(createPgDeps(database.db));
     const staff = await signedInAs(t, "STAFF");
