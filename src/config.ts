@@ -46,7 +46,12 @@ const envSchema = z.object({
     .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
     .default("parentbased_always_on"),
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
-  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  AUTH_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters")
+    // Forty spaces, or one letter 32 times, are long and no secret (a hex key has 16 distinct characters).
+    .refine((secret) => new Set(secret.replace(/\s/g, "")).size >= 8, "must be random: at least 8 different characters besides spaces")
+    .optional(),
   SESSION_COOKIE_NAME: z
     .string()
     .regex(/^[\w.-]+$/, "must be a plain cookie name")

@@ -3,6 +3,7 @@ import { commonPasswords } from "../src/adapters/crypto/common-passwords.ts";
 import { loadConfig as loadConfigWith } from "../src/config.ts";
 
 const loadConfig = (env: Record<string, string | undefined>) => loadConfigWith(env, commonPasswords);
+const PRODUCTION_SECRET = "q7Vd-production-session-key-9Xw2LmZt";
 
 describe("configuration", () => {
   test("nothing configured means the embedded database in ./data on port 3000", () => {
@@ -48,6 +49,11 @@ describe("configuration", () => {
     ["CORS_ORIGINS", "https://ok.example.com,foo:bar"],
     ["CORS_ORIGINS", "null"],
     ["CORS_ORIGINS", "ftp://files.example.com"],
+    ["AUTH_SECRET", "too-short-a-secret"],
+    // Long enough, and no secret at all (found by an attack on start-up).
+    ["AUTH_SECRET", " ".repeat(40)],
+    ["AUTH_SECRET", "a".repeat(32)],
+    ["AUTH_SECRET", "abab abab ".repeat(4)],
   ])("a bad %s (%s) is refused with a message naming it", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name}: `));
   });
@@ -62,7 +68,7 @@ describe("configuration", () => {
   });
 
   test("production needs DATABASE_URL set explicitly: PostgreSQL or a deliberate embedded directory, never the default or memory", () => {
-    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), STRIPE_SECRET_KEY: "sk_live_abc123" };
+    const production = { NODE_ENV: "production", AUTH_SECRET: PRODUCTION_SECRET, STRIPE_SECRET_KEY: "sk_live_abc123" };
     for (const env of [production, { ...production, DATABASE_URL: "pglite://memory" }]) {
       expect(() => loadConfig(env)).toThrow(/DATABASE_URL: is required when NODE_ENV=production/);
     }
@@ -90,7 +96,7 @@ describe("configuration", () => {
       /STRIPE_PUBLISHABLE_KEY: must be a Stripe publishable key/,
     );
     expect(() => loadConfig({ STRIPE_PUBLISHABLE_KEY: "pk_test_xyz" })).toThrow(/STRIPE_PUBLISHABLE_KEY: needs STRIPE_SECRET_KEY/);
-    expect(() => loadConfig({ NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), DATABASE_URL: "postgres://u@h/db" })).toThrow(
+    expect(() => loadConfig({ NODE_ENV: "production", AUTH_SECRET: PRODUCTION_SECRET, DATABASE_URL: "postgres://u@h/db" })).toThrow(
       /STRIPE_SECRET_KEY: is required when NODE_ENV=production/,
     );
   });
@@ -218,7 +224,7 @@ describe("configuration", () => {
     ]) {
       expect(() => loadConfig({ [name!]: value })).toThrow(`Invalid configuration: ${name}: ${message}`);
     }
-    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), STRIPE_SECRET_KEY: "sk_live_abc123", DATABASE_URL: "postgres://u@h/db" };
+    const production = { NODE_ENV: "production", AUTH_SECRET: PRODUCTION_SECRET, STRIPE_SECRET_KEY: "sk_live_abc123", DATABASE_URL: "postgres://u@h/db" };
     expect(() => loadConfig({ ...production, HOUSEKEEPING_GRACE_SECONDS: "60" })).toThrow(
       /HOUSEKEEPING_GRACE_SECONDS: must be at least 120 when NODE_ENV=production/,
     );
@@ -240,7 +246,7 @@ describe("configuration", () => {
     expect(loadConfig({}).bcryptCost).toBe(12);
     expect(loadConfig({ BCRYPT_COST: "4" }).bcryptCost).toBe(4);
     expect(() => loadConfig({ BCRYPT_COST: "3" })).toThrow("BCRYPT_COST: must be at least 4, not 3");
-    const production = { NODE_ENV: "production", AUTH_SECRET: "a".repeat(32), STRIPE_SECRET_KEY: "sk_live_abc123", DATABASE_URL: "postgres://u@h/db" };
+    const production = { NODE_ENV: "production", AUTH_SECRET: PRODUCTION_SECRET, STRIPE_SECRET_KEY: "sk_live_abc123", DATABASE_URL: "postgres://u@h/db" };
     expect(() => loadConfig({ ...production, BCRYPT_COST: "10" })).toThrow("BCRYPT_COST: must be at least 12 when NODE_ENV=production, not 10");
     expect(loadConfig({ ...production, BCRYPT_COST: "13" }).bcryptCost).toBe(13);
   });

@@ -118,7 +118,12 @@ describe("db:seed --orders on PostgreSQL", () => {
       }
       const tooLong = await cli(database.url, "report:sales", "--from", "2025-01-01", "--to", "2026-12-31");
       expect([tooLong.code, tooLong.stdout, tooLong.stderr.trim()]).toEqual([1, "", "Error: Invalid request: to: must be at most 366 days after from"]);
-      const production = { DATABASE_URL: database.url, NODE_ENV: "production", AUTH_SECRET: "x".repeat(32), STRIPE_SECRET_KEY: "sk_test_reports" };
+      const production = {
+        DATABASE_URL: database.url,
+        NODE_ENV: "production",
+        AUTH_SECRET: "a-production-secret-for-the-reports-test",
+        STRIPE_SECRET_KEY: "sk_test_reports",
+      };
       const live = await run(production, ["db:seed", "--orders", "10"]);
       expect([live.code, live.stdout, live.stderr.trim()]).toEqual([1, "", "db:seed --orders makes up orders: not on a production shop (NODE_ENV=production)"]);
       expect(Number((await one(sql<{ n: string }>`select count(*) as n from orders`)).n)).toBe(3000);

@@ -105,7 +105,7 @@ describe("start-up refusals", () => {
   test("NODE_ENV=production without DATABASE_URL: exit 1 naming it, and no embedded database made", async () => {
     const dir = aDir();
     const { code, output } = await outcome(
-      server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: dir }),
+      server({ NODE_ENV: "production", AUTH_SECRET: "a-production-secret-of-forty-characters!!", STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: dir }),
     );
     expect(code).toBe(1);
     expect(output.trim().split("\n")).toHaveLength(1);
@@ -131,7 +131,13 @@ describe("start-up refusals", () => {
   test("NODE_ENV=production on a deliberate embedded database starts empty: the demo catalog is never seeded in production", async () => {
     const db = join(withMigratedDatabase(aDir()), "pglite");
     const { port } = await waitForStart(
-      server({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(40), STRIPE_SECRET_KEY: "sk_test_startup", DATA_DIR: aDir(), DATABASE_URL: `pglite://${db}` }),
+      server({
+        NODE_ENV: "production",
+        AUTH_SECRET: "a-production-secret-of-forty-characters!!",
+        STRIPE_SECRET_KEY: "sk_test_startup",
+        DATA_DIR: aDir(),
+        DATABASE_URL: `pglite://${db}`,
+      }),
     );
     expect(((await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as { meta: { total: number } }).meta.total).toBe(0);
   }, 30_000);
