@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { commonPasswords } from "../../src/adapters/crypto/common-passwords.ts";
@@ -38,7 +39,7 @@ async function runCheck(command: string[], port: number): Promise<number> {
 test("the Dockerfile's own example starts: the variables it names are all production needs", () => {
   const example = dockerfile.match(/docker run[^\n\\]*(?:\\\n#[^\n]*)*/)![0];
   // Placeholders filled in as a reader would: a generated secret, the rest of a key where "…" stands.
-  const filled = (value: string) => (value.startsWith('"$(') ? "x".repeat(64) : value.replace("…", "51AbCdEf"));
+  const filled = (value: string) => (value.startsWith('"$(') ? randomBytes(48).toString("base64") : value.replace("…", "51AbCdEf"));
   const env = Object.fromEntries([...example.matchAll(/-e (\w+)=("[^"]*"|\S+)/g)].map(([, name, value]) => [name, filled(value!)]));
   expect(Object.keys(env).sort()).toEqual(["AUTH_SECRET", "DATABASE_URL", "STRIPE_SECRET_KEY"]);
   expect(() => loadConfig({ NODE_ENV: "production", ...env }, commonPasswords)).not.toThrow();
