@@ -14,6 +14,24 @@ const ASSETS = new Map(
 // The path names the package version, so a browser may keep the files as long as it likes.
 const ASSETS_PATH = `/docs/assets/${swaggerUiVersion}`;
 
+const boot = `window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#swagger-ui", deepLinking: true });`;
+/**
+ * The page's policy: the shop's own files, and of inline script only the one line that starts
+ * Swagger UI (by its hash). So a script that found its way into the page (through the document,
+ * say) does not run, and no other site frames the page.
+ */
+const policy = [
+  "default-src 'self'",
+  `script-src 'self' 'sha256-${new Bun.CryptoHasher("sha256").update(boot).digest("base64")}'`,
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
 const page = `<!doctype html>
 <html lang="en">
 <head>
@@ -25,9 +43,7 @@ const page = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="/api${ASSETS_PATH}/swagger-ui-bundle.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
-  </script>
+  <script>${boot}</script>
 </body>
 </html>`;
 
@@ -51,7 +67,19 @@ export function apiDocs({ publicUrl, cookieName }: { publicUrl: string; cookieNa
       },
       { detail: { hide: true } },
     )
-    .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), { detail: { hide: true } })
+    .get(
+      "/docs",
+      () =>
+        new Response(page, {
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            "content-security-policy": policy,
+            "x-frame-options": "DENY",
+            "referrer-policy": "same-origin",
+          },
+        }),
+      { detail: { hide: true } },
+    )
     .get(
       `${ASSETS_PATH}/:file`,
       ({ params, request, status }) => {
