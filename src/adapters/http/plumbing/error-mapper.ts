@@ -23,8 +23,11 @@ function validationIssues(error: ValidationError): ValidationIssue[] {
   if (!result || result instanceof Promise || !("issues" in result) || !result.issues) {
     return error.all.map((found) => issue("path" in found && found.path !== "root" ? String(found.path) : "", found.summary ?? "Invalid value"));
   }
+  const query = error.type === "query" ? (error.value as Record<string, unknown>) : null;
   return result.issues.slice(0, MAX_ISSUES).flatMap((found) => {
     const at = dotted(found.path);
+    // A query key given twice where its field takes one value (a list is the query's only array).
+    if (query && found.path?.length === 1 && Array.isArray(query[at])) return [issue(at, "must be given once")];
     if (!Array.isArray(found.keys)) return [issue(at, found.message)];
     return found.keys.map((key) => issue(at ? `${at}.${String(key)}` : String(key), "is not a known field"));
   });
