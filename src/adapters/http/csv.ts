@@ -10,6 +10,20 @@ import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
  * nor takes more than a third of the time from them. A failure mid-stream cuts the download (the client
  * sees it incomplete) rather than sending a half file as if whole.
  */
+/**
+ * A HEAD of an export: the headers its GET would carry, and nothing run. A HEAD is asked for what
+ * a download would be, so no export is made (the database read, the CSV written and thrown away)
+ * and none is audited: nothing was exported.
+ */
+export function csvHead(what: string, at: Date): Response {
+  return new Response(null, { headers: csvHeaders(what, at) });
+}
+
+const csvHeaders = (what: string, at: Date) => ({
+  "content-type": "text/csv; charset=utf-8",
+  "content-disposition": `attachment; filename="${csvFileName(what, at)}"`,
+});
+
 export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<string>, traffic: Traffic = processTraffic): Response {
   const encoder = new TextEncoder();
   const pieces = givingWay(chunks, traffic);
@@ -24,10 +38,5 @@ export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<strin
       await pieces.return(undefined);
     },
   });
-  return new Response(body, {
-    headers: {
-      "content-type": "text/csv; charset=utf-8",
-      "content-disposition": `attachment; filename="${csvFileName(what, at)}"`,
-    },
-  });
+  return new Response(body, { headers: csvHeaders(what, at) });
 }

@@ -6,7 +6,7 @@ import { csvDocument } from "../../presenters/csv.ts";
 import { ORDER_CSV_HEADER, orderCsvRow } from "../../presenters/order-csv.ts";
 import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../../presenters/order-filter.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { csvResponse } from "../csv.ts";
+import { csvHead, csvResponse } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { envelope, envelopeError, idOf, pageQuery, pagedEnvelope, queryText } from "../schemas.ts";
 
@@ -53,7 +53,8 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings) {
     )
     .get(
       "/export",
-      async ({ principal, query, origin }) => {
+      async ({ principal, query, origin, request }) => {
+        if (request.method === "HEAD") return csvHead("orders", new Date());
         const exported = await useCases.exportOrders(principal.actor, orderQueueFilter(query), origin);
         return csvResponse("orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow));
       },

@@ -7,7 +7,7 @@ import { ACCOUNT_CSV_HEADER, accountCsvRow, accountSchema, accountSummarySchema,
 import { csvDocument } from "../../presenters/csv.ts";
 import { orderSchema, presentOrder } from "../../presenters/order.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { csvResponse } from "../csv.ts";
+import { csvHead, csvResponse } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { JSON_BODY, envelope, envelopeError, idOf, pageQuery, pagedEnvelope } from "../schemas.ts";
 
@@ -53,7 +53,8 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings) {
     )
     .get(
       "/export",
-      async ({ query, principal, origin }) => {
+      async ({ query, principal, origin, request }) => {
+        if (request.method === "HEAD") return csvHead("users", new Date());
         const started = await useCases.exportUsers(principal.actor, query, origin);
         return csvResponse("users", started.startedAt, csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow));
       },
