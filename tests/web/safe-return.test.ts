@@ -22,6 +22,10 @@ describe("safeReturn: the way back after signing in", () => {
       "javascript:alert(1)",
       "evil.example",
       "//[", // a host that is not one
+      // Dot segments the browser resolves away: each is //evil.example once resolved.
+      "/.//evil.example",
+      "/a/..//evil.example",
+      "/%2e//evil.example",
     ]) {
       expect([elsewhere, safeReturn(elsewhere)]).toEqual([elsewhere, "/"]);
     }

@@ -68,7 +68,8 @@ export function safeReturn(path: string | undefined, fallback = "/"): string {
   const here = "https://shop.invalid";
   try {
     const url = new URL(path, here);
-    return url.origin === here ? `${url.pathname}${url.search}${url.hash}` : fallback;
+    // Resolved (`/.//x` is `//x`), a path that begins with two slashes is another site's address.
+    return url.origin === here && !url.pathname.startsWith("//") ? `${url.pathname}${url.search}${url.hash}` : fallback;
   } catch {
     return fallback; // `//[`: a host that is not one
   }
