@@ -7,6 +7,14 @@ export type DayNumber = number;
 
 const DAY_MS = 86_400_000;
 
+/** Milliseconds of a UTC wall time; any year, where Date.UTC reads the years 0 to 99 as 1900 to 1999. */
+function utcMs(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const at = new Date(0);
+  at.setUTCFullYear(year, monthIndex, day);
+  at.setUTCHours(hour, minute, second);
+  return at.getTime();
+}
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterOf(zone: string): Intl.DateTimeFormat {
@@ -15,6 +23,7 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
     formatter = new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
       hourCycle: "h23",
+      era: "short",
       year: "numeric",
       month: "numeric",
       day: "numeric",
@@ -44,9 +53,14 @@ export function canonicalTimeZone(name: string): string | null {
 function offsetAt(zone: string, instant: number): number {
   const whole = Math.floor(instant / 1000) * 1000;
   const part: Record<string, number> = {};
-  for (const { type, value } of formatterOf(zone).formatToParts(new Date(whole))) part[type] = Number(value);
-  const wall = Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!);
-  return wall - whole;
+  let bc = false;
+  for (const { type, value } of formatterOf(zone).formatToParts(new Date(whole))) {
+    if (type === "era") bc = value === "BC";
+    else part[type] = Number(value);
+  }
+  // The year 1 BC is the year 0 (and 2 BC is -1): a report from 0001-01-01 looks a day back into it.
+  const year = bc ? 1 - part.year! : part.year!;
+  return utcMs(year, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!) - whole;
 }
 
 /**
@@ -71,9 +85,7 @@ export function parseDay(text: string): DayNumber | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!match) return null;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  // setUTCFullYear, not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
-  const at = new Date(0);
-  at.setUTCFullYear(year, month - 1, day);
+  const at = new Date(utcMs(year, month - 1, day));
   if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return null;
   return at.getTime() / DAY_MS;
 }
@@ -85,10 +97,10 @@ export const mondayOf = (day: DayNumber): DayNumber => day - ((((day + 3) % 7) +
 
 export function firstOfMonth(day: DayNumber): DayNumber {
   const at = new Date(day * DAY_MS);
-  return Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1) / DAY_MS;
+  return utcMs(at.getUTCFullYear(), at.getUTCMonth(), 1) / DAY_MS;
 }
 
 export function firstOfNextMonth(day: DayNumber): DayNumber {
   const at = new Date(day * DAY_MS);
-  return Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1) / DAY_MS;
+  return utcMs(at.getUTCFullYear(), at.getUTCMonth() + 1, 1) / DAY_MS;
 }

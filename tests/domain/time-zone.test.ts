@@ -12,6 +12,7 @@ describe("calendar dates", () => {
     // Every four-digit year is itself (Date.UTC would read 0099 as 1999), to the calendar's ends.
     for (const text of ["0099-12-31", "0001-01-01", "0000-02-29", "9999-12-31"]) expect(formatDay(day(text))).toBe(text);
     expect(day("0100-01-01") - day("0099-12-31")).toBe(1);
+    expect([formatDay(firstOfMonth(day("0050-06-15"))), formatDay(firstOfNextMonth(day("0099-12-15")))]).toEqual(["0050-06-01", "0100-01-01"]);
     for (const text of ["2026-02-29", "2026-02-30", "2026-13-01", "2026-3-8", "2026-03-08T00:00", "0099-02-29", "", "yesterday"]) {
       expect({ text, day: parseDay(text) }).toEqual({ text, day: null });
     }
@@ -56,5 +57,12 @@ describe("time zones", () => {
     expect(start("Australia/Lord_Howe", "2026-10-04")).toBe("2026-10-03T13:30:00.000Z");
     expect(start("Australia/Lord_Howe", "2026-10-05")).toBe("2026-10-04T13:00:00.000Z");
     expect(start("UTC", "2026-03-08")).toBe("2026-03-08T00:00:00.000Z");
+  });
+
+  test("the calendar's ends: the years 0 to 99 are themselves, and the first day of the year 1 east of UTC begins in 1 BC", () => {
+    expect(start("UTC", "0050-06-01")).toBe("0050-06-01T00:00:00.000Z");
+    expect(start("America/New_York", "0099-12-31")).toBe("0099-12-31T04:56:02.000Z"); // local mean time, before zones
+    expect(start("Asia/Tokyo", "0001-01-01")).toBe("0000-12-31T14:41:01.000Z");
+    expect(start("Asia/Tokyo", "9999-12-31")).toBe("9999-12-30T15:00:00.000Z");
   });
 });

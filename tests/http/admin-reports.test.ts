@@ -115,6 +115,9 @@ describe.each(TARGETS)("GET /api/admin/reports/sales on %s: a small history work
       expect({ query, status: res.status, totals: res.body.data?.totals.orders }).toEqual({ query, status: 200, totals: 0 });
     }
     expect((await report("from=9999-12-01&to=9999-12-31")).body.data.series.at(-1).period).toBe("9999-12-31");
+    const periods = async (query: string) => (await report(query)).body.data.series.map((p: { period: string }) => p.period);
+    expect(await periods("from=0001-01-01&to=0001-02-01&interval=month")).toEqual(["0001-01-01", "0001-02-01"]);
+    expect(await periods("from=0050-12-30&to=0051-01-01")).toEqual(["0050-12-30", "0050-12-31", "0051-01-01"]);
   });
 });
 
