@@ -96,6 +96,7 @@ describe("GET /api/admin/audit (settings:read)", () => {
       "action=order..x",
       "from=yesterday",
       "to=2026-13-01",
+      "from=0000-01-01",
       // A range run backwards names `to`, "must be after from", as the orders queue's does.
       "to=2026-11-23&from=2026-11-24",
       "limit=101",

@@ -23,12 +23,18 @@ const oneOrMore = <T extends string>(values: readonly T[]) => {
     .describe(listed);
 };
 
-const instant = z
+/**
+ * An instant a filter starts or ends at: an ISO 8601 date or date-time, within the years 1 to 9999
+ * in UTC, which every database the shop runs on reads (the embedded one refuses the rest: a 500).
+ */
+export const isoInstant = z
   .union([z.iso.date(), z.iso.datetime({ offset: true })], {
     error: "must be an ISO 8601 date (2026-11-01) or date and time with its offset (2026-11-01T09:30:00Z)",
   })
   .transform((text) => new Date(text))
-  .optional();
+  .refine((at) => at.getUTCFullYear() >= 1 && at.getUTCFullYear() <= 9999, "must be within the years 1 to 9999 (UTC)");
+
+const instant = isoInstant.optional();
 
 export const orderFilterFields = {
   status: oneOrMore(ORDER_STATUSES),

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuditEntry } from "../../../domain/audit.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
+import { isoInstant } from "../../presenters/order-filter.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { envelopeError, idOf, pageQuery, pagedEnvelope, timestamp } from "../schemas.ts";
 
@@ -33,9 +34,6 @@ const present = (e: AuditEntry): z.infer<typeof auditEntrySchema> => ({
 });
 
 /** A date (midnight UTC) or a time with its offset, as ISO 8601 writes them. */
-const instant = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: "must be an ISO 8601 date or date-time" })
-  .transform((text) => new Date(text));
 
 const auditQuery = z
   .object({
@@ -47,8 +45,8 @@ const auditQuery = z
       .optional(),
     entityType: z.string().trim().min(1).max(50).optional(),
     entityId: z.string().trim().min(1).max(200).optional(),
-    from: instant.optional().describe("ISO 8601 date or date-time; entries at or after it"),
-    to: instant.optional().describe("ISO 8601 date or date-time; entries before it"),
+    from: isoInstant.optional().describe("ISO 8601 date or date-time; entries at or after it"),
+    to: isoInstant.optional().describe("ISO 8601 date or date-time; entries before it"),
     ...pageQuery,
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: "must be after from", path: ["to"] });
