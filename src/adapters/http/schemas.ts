@@ -39,7 +39,7 @@ export function queryNumber<T extends z.ZodType<unknown, number>>(schema: T, sha
 
 /**
  * Text in the query string, where a key given more than once stands for the list of its values:
- * they are joined with commas, so `status=PENDING&status=PAID` reaches its field as `PENDING,PAID`.
+ * they are joined with commas, so `status=PENDING&status=CONFIRMED` reaches its field as `PENDING,CONFIRMED`.
  * (Every value is its text as sent, commas included: see queryValues.)
  */
 export function queryText<T extends z.ZodType>(field: T) {
