@@ -1,6 +1,11 @@
 import { csvFileName } from "../presenters/csv.ts";
 import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
 
+const csvHeaders = (what: string, at: Date) => ({
+  "content-type": "text/csv; charset=utf-8",
+  "content-disposition": `attachment; filename="${csvFileName(what, at)}"`,
+});
+
 /**
  * A streamed CSV answer (decisions §12): text/csv in UTF-8, offered as a download named
  * `<what>-<YYYYMMDD>.csv`, its chunks pulled one at a time as the client reads, so a slow reader
@@ -10,20 +15,6 @@ import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
  * nor takes more than a third of the time from them. A failure mid-stream cuts the download (the client
  * sees it incomplete) rather than sending a half file as if whole.
  */
-/**
- * A HEAD of an export: the headers its GET would carry, and nothing run. A HEAD is asked for what
- * a download would be, so no export is made (the database read, the CSV written and thrown away)
- * and none is audited: nothing was exported.
- */
-export function csvHead(what: string, at: Date): Response {
-  return new Response(null, { headers: csvHeaders(what, at) });
-}
-
-const csvHeaders = (what: string, at: Date) => ({
-  "content-type": "text/csv; charset=utf-8",
-  "content-disposition": `attachment; filename="${csvFileName(what, at)}"`,
-});
-
 export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<string>, traffic: Traffic = processTraffic): Response {
   const encoder = new TextEncoder();
   const pieces = givingWay(chunks, traffic);
@@ -39,4 +30,13 @@ export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<strin
     },
   });
   return new Response(body, { headers: csvHeaders(what, at) });
+}
+
+/**
+ * A HEAD of an export: the headers its GET would carry, and nothing run. A HEAD is asked for what
+ * a download would be, so no export is made (the database read, the CSV written and thrown away)
+ * and none is audited: nothing was exported.
+ */
+export function csvHead(what: string, at: Date): Response {
+  return new Response(null, { headers: csvHeaders(what, at) });
 }

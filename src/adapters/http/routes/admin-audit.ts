@@ -33,8 +33,6 @@ const present = (e: AuditEntry): z.infer<typeof auditEntrySchema> => ({
   createdAt: e.createdAt.toISOString(),
 });
 
-/** A date (midnight UTC) or a time with its offset, as ISO 8601 writes them. */
-
 const auditQuery = z
   .object({
     userId: idOf("a user").optional(),
