@@ -12,7 +12,12 @@ export interface AuditFields {
 
 /** Records one audit entry through the given repositories: pass the transaction's, so it lands with the change. */
 export function recordAudit(tx: Pick<Repositories, "audit">, deps: Pick<Deps, "ids" | "clock">, f: AuditFields): Promise<void> {
-  const entry: AuditEntry = {
+  return tx.audit.record(auditEntry(deps, f));
+}
+
+/** The entry recordAudit writes, for a repository that writes it in the statement of its change. */
+export function auditEntry(deps: Pick<Deps, "ids" | "clock">, f: AuditFields): AuditEntry {
+  return {
     id: deps.ids.next(),
     userId: f.userId,
     action: f.action,
@@ -23,5 +28,4 @@ export function recordAudit(tx: Pick<Repositories, "audit">, deps: Pick<Deps, "i
     userAgent: f.origin.userAgent,
     createdAt: deps.clock.now(),
   };
-  return tx.audit.record(entry);
 }

@@ -392,4 +392,26 @@ describe("payment events from the processor (decisions §8)", () => {
       expect.objectContaining({ idempotencyKey: `late-payment-${intentId}`, confirmedAt: expect.any(Date) }),
     ]);
   });
+
+  test("the processor's webhook applied while the payment was with it: the payment's own outcome finds the order paid and changes nothing twice", async () => {
+    const { deps, placed, stored, pay } = await anOrder();
+    const paidFirst = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => {
+          const intent = await deps.payments.confirmIntent(...args);
+          const paid = { kind: "succeeded" as const, processor: "stripe", intentId: intent.id, amount: intent.amount, currency: "usd" };
+          expect(await receiveWebhookEvent(deps, stripeEvent("evt_first", "payment_intent.succeeded", paid, placed.orderId))).toBe("applied");
+          return intent;
+        },
+      },
+    };
+    expect(await pay("pm_card_visa", undefined, paidFirst as MemoryDeps)).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, paymentAttempts: 1 });
+    const [webhook] = await deps.repos.audit.list({ action: "webhook.stripe" });
+    expect(webhook?.changes).toMatchObject({ from: { status: "PENDING", paymentStatus: "PENDING" }, to: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    const [payment] = await deps.repos.audit.list({ action: "payment.succeeded" });
+    expect(payment?.changes).toMatchObject({ from: { status: "CONFIRMED", paymentStatus: "PAID" }, ignored: "payment is already PAID" });
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Address } from "../../src/domain/address.ts";
+import type { AuditEntry } from "../../src/domain/audit.ts";
 import { type Order, newOrder } from "../../src/domain/order.ts";
 import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
@@ -9,6 +10,17 @@ import type { ContractTarget } from "./targets.ts";
 
 const address: Address = { address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US" };
 const billing: Address = { ...address, address1: "9 Bill Rd", address2: "Suite 2" };
+const anAuditEntry = (userId: string, orderId: string): AuditEntry => ({
+  id: cuid2Ids.next(),
+  userId,
+  action: "payment.succeeded",
+  entityType: "order",
+  entityId: orderId,
+  changes: { intentId: "pi_1", from: { status: "PENDING" } },
+  ipAddress: "203.0.113.9",
+  userAgent: "contract",
+  createdAt: new Date("2026-11-24T08:00:00.123Z"),
+});
 let sequence = 0;
 
 export function orderRepositoryContract(target: () => ContractTarget) {
@@ -124,6 +136,53 @@ export function orderRepositoryContract(target: () => ContractTarget) {
         });
         expect(await tx.orders.lock("z12345678901234567890123")).toBeNull();
       });
+    });
+
+    test("read returns the order as lock does, with its version; updateAt of that version writes the changes and the audit entry together", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products);
+      const read = (await target().uow.read((db) => db.orders.read(order.id)))!;
+      expect(read.order).toEqual(order);
+      expect(await target().uow.read((db) => db.orders.read("z12345678901234567890123"))).toBeNull();
+      const paidAt = new Date("2026-11-24T08:00:00.123Z");
+      const entry = anAuditEntry(user.id, order.id);
+      const changes = { status: "CONFIRMED", paymentStatus: "PAID", paidAt, updatedAt: paidAt } as const;
+      const version = await target().uow.write((db) => db.orders.updateAt(order.id, read.version, changes, entry));
+      expect(version).toEqual(expect.any(String));
+      expect(version).not.toBe(read.version);
+      expect(await target().uow.read((db) => db.orders.read(order.id))).toEqual({ order: { ...order, ...changes }, version: version! });
+      expect(await target().repos.audit.list({ entityId: order.id })).toEqual([entry]);
+      // The items carry the paid time too: the sales report counts the order's units on the day it was paid.
+      const day = [new Date("2026-11-24T00:00:00Z"), new Date("2026-11-25T00:00:00Z")];
+      expect(await target().repos.sales.salesIn(day, 10)).toMatchObject({ sold: [{ period: 0, orders: 1, units: 3 }] });
+    });
+
+    test("updateAt of a version another write has passed writes nothing, nor its audit entry; a lock alone passes no version", async () => {
+      const { user, products } = await aShopper();
+      const order = await stored(user, products);
+      const at = new Date("2026-11-24T09:00:00Z");
+      const first = (await target().uow.read((db) => db.orders.read(order.id)))!;
+      await target().uow.transaction(async (tx) => void (await tx.orders.lock(order.id)));
+      const second = (await target().uow.write((db) => db.orders.updateAt(order.id, first.version, { paymentAttempts: 1, updatedAt: at }, null)))!;
+      expect(second).toEqual(expect.any(String));
+      // Each way another writer may have moved the order on meanwhile.
+      const others: Array<(version: string) => Promise<unknown>> = [
+        () => target().uow.transaction((tx) => tx.orders.update(order.id, { trackingNumber: "1Z999", updatedAt: at })),
+        () => target().uow.write((db) => db.orders.attachPaymentIntent(order.id, "pi_meanwhile", at)),
+        (version) => target().uow.write((db) => db.orders.updateAt(order.id, version, { paymentStartedAt: at, updatedAt: at }, null)),
+      ];
+      let version = second;
+      for (const other of others) {
+        await other(version);
+        const stale = anAuditEntry(user.id, order.id);
+        expect(await target().uow.write((db) => db.orders.updateAt(order.id, version, { status: "CANCELLED", updatedAt: at }, stale))).toBeNull();
+        const now = (await target().uow.read((db) => db.orders.read(order.id)))!;
+        expect(now.order.status).toBe("PENDING");
+        expect(now.version).not.toBe(version);
+        version = now.version;
+      }
+      expect(await target().repos.orders.findById(order.id)).toMatchObject({ trackingNumber: "1Z999", stripePaymentIntentId: "pi_meanwhile", paymentAttempts: 1, paymentStartedAt: at });
+      expect(await target().repos.audit.list({ entityId: order.id })).toEqual([]);
     });
 
     test("idOfPaymentIntent finds the order whose current intent it is", async () => {

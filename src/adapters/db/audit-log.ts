@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { AuditLog, AuditQuery } from "../../application/ports/audit.ts";
@@ -33,6 +33,16 @@ const insertEntry = compileOnce(
       created_at: createdAt,
     }),
 );
+
+/**
+ * The entry's insert as a part of another statement, landing once for each row the statement's
+ * `after` (a CTE) returns: an audit entry written in the very statement that makes its change.
+ */
+export const insertAuditAfter = (after: string, e: AuditEntry) => sql`
+  insert into audit_log (id, user_id, action, entity_type, entity_id, changes, ip_address, user_agent, created_at)
+  select ${e.id}::text, ${e.userId}::text, ${e.action}::text, ${e.entityType}::text, ${e.entityId}::text, ${JSON.stringify(e.changes)}::jsonb,
+    ${e.ipAddress}::text, ${e.userAgent}::text, ${e.createdAt}::timestamptz
+  from ${sql.table(after)}`;
 
 function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
   return {

@@ -2,7 +2,8 @@ import { type Selectable, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Address } from "../../domain/address.ts";
 import { type Order, type OrderItem, type OrderStatus, type OrderView, type PaymentStatus, unitsOf } from "../../domain/order.ts";
-import type { OrderRepository } from "../../application/ports/orders.ts";
+import type { OrderChanges, OrderRepository } from "../../application/ports/orders.ts";
+import { insertAuditAfter } from "./audit-log.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { exportLines, queueCount, queuePage } from "./order-queue.ts";
@@ -151,7 +152,28 @@ const unpaidOf = compileOnce((db, userId: string, limit: number) =>
     .limit(limit),
 );
 const byIdLocked = compileOnce((db, id: string) => lockedRow(db, id).forUpdate());
+// The row's xmin (the transaction that wrote its current version) is its version: every write of the
+// order changes it, by whatever path, so no writer can forget to (Npgsql's optimistic concurrency uses it so).
+const byIdVersioned = compileOnce((db, id: string) => lockedRow(db, id).select(sql<string>`orders.xmin::text`.as("version")));
 const byIdLockedOrSkipped = compileOnce((db, id: string) => lockedRow(db, id).forUpdate().skipLocked());
+
+/** The columns a change sets; a field left undefined is left as it is. */
+const ORDER_COLUMNS = {
+  status: "status",
+  paymentStatus: "payment_status",
+  trackingNumber: "tracking_number",
+  stripePaymentIntentId: "stripe_payment_intent_id",
+  paymentAttempts: "payment_attempts",
+  paymentStartedAt: "payment_started_at",
+  paidVia: "paid_via",
+  paidReference: "paid_reference",
+  paidAt: "paid_at",
+  refundedAt: "refunded_at",
+  updatedAt: "updated_at",
+} as const satisfies Record<keyof OrderChanges, keyof OrdersTable>;
+
+const columnsOf = (c: OrderChanges) =>
+  Object.fromEntries(Object.entries(ORDER_COLUMNS).map(([field, column]) => [column, c[field as keyof OrderChanges]]));
 
 export function createPgOrderRepository(db: Db): OrderRepository {
   async function withItems(rows: OrderRow[]): Promise<OrderView[]> {
@@ -287,21 +309,28 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       const paidAt = c.paidAt;
       await (paidAt === undefined ? db : db.with("items", (qb) => qb.updateTable("order_items").set({ paid_at: paidAt }).where("order_id", "=", id)))
         .updateTable("orders")
-        .set({
-          status: c.status,
-          payment_status: c.paymentStatus,
-          tracking_number: c.trackingNumber,
-          stripe_payment_intent_id: c.stripePaymentIntentId,
-          payment_attempts: c.paymentAttempts,
-          payment_started_at: c.paymentStartedAt,
-          paid_via: c.paidVia,
-          paid_reference: c.paidReference,
-          paid_at: c.paidAt,
-          refunded_at: c.refundedAt,
-          updated_at: c.updatedAt,
-        })
+        .set(columnsOf(c))
         .where("id", "=", id)
         .execute();
+    },
+
+    async read(id) {
+      const [row] = await byIdVersioned(db, id);
+      return row ? { order: toOrder(row, row.items.map(toItem)), version: row.version } : null;
+    },
+
+    async updateAt(id, version, c, audit) {
+      // One statement, so no transaction: the row's lock is taken and its version checked by the
+      // update itself, which, having waited for another writer, checks the version that writer left.
+      const sets = Object.entries(columnsOf(c)).flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql.ref(column)} = ${value}`]));
+      const { rows } = await sql<{ version: string }>`
+        with changed as (
+          update orders set ${sql.join(sets)} where id = ${id} and xmin = ${version}::xid returning id, xmin::text as version
+        )${c.paidAt === undefined ? sql`` : sql`, items as (update order_items set paid_at = ${c.paidAt} where order_id = (select id from changed))`}${
+          audit ? sql`, audit as (${insertAuditAfter("changed", audit)})` : sql``
+        }
+        select version from changed`.execute(db);
+      return rows[0]?.version ?? null;
     },
 
     async attachPaymentIntent(id, intentId, at) {

@@ -1,8 +1,9 @@
+import type { AuditEntry } from "../../domain/audit.ts";
 import type { Order, OrderView } from "../../domain/order.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { Product } from "../../domain/product.ts";
 import type { User } from "../../domain/user.ts";
-import type { ExportedLine, OrderRepository } from "../../application/ports/orders.ts";
+import type { ExportedLine, OrderChanges, OrderRepository } from "../../application/ports/orders.ts";
 import { inQueue } from "./order-queue.ts";
 
 const byCreation = (a: Pick<Order, "id" | "createdAt">, b: Pick<Order, "id" | "createdAt">) =>
@@ -25,10 +26,33 @@ const EXPORTED_ORDER_FIELDS = [
   "updatedAt",
 ] as const satisfies readonly (keyof ExportedLine["order"])[];
 
-export function createMemoryOrderRepository(orders: Map<string, Order>, products: Map<string, Product>, users: Map<string, User>): OrderRepository {
+/**
+ * An order's version: every write stores a new object for the order (no path changes one in place),
+ * so the object stored is the version, numbered the first time it is asked for.
+ */
+const versions = new WeakMap<Order, string>();
+let lastVersion = 0;
+function versionOf(order: Order): string {
+  let version = versions.get(order);
+  if (version === undefined) versions.set(order, (version = String(++lastVersion)));
+  return version;
+}
+
+export function createMemoryOrderRepository(
+  orders: Map<string, Order>,
+  products: Map<string, Product>,
+  users: Map<string, User>,
+  audit: Map<string, AuditEntry>,
+): OrderRepository {
   function customerOf(order: Order) {
     const user = users.get(order.userId);
     return { id: order.userId, email: user?.email ?? "", name: user?.name ?? null };
+  }
+  function update(id: string, changes: OrderChanges) {
+    const order = orders.get(id);
+    if (!order) return;
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    orders.set(id, { ...order, ...defined });
   }
   const queued = (filter: Parameters<OrderRepository["queue"]>[0]) =>
     [...orders.values()].filter((o) => inQueue(o, users.get(o.userId), filter)).sort((a, b) => byCreation(b, a));
@@ -144,10 +168,18 @@ export function createMemoryOrderRepository(orders: Map<string, Order>, products
       return true;
     },
     async update(id, changes) {
+      update(id, changes);
+    },
+    async read(id) {
       const order = orders.get(id);
-      if (!order) return;
-      const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-      orders.set(id, { ...order, ...defined });
+      return order ? { order: structuredClone(order), version: versionOf(order) } : null;
+    },
+    async updateAt(id, version, changes, entry) {
+      const order = orders.get(id);
+      if (!order || versionOf(order) !== version) return null;
+      update(id, changes);
+      if (entry) audit.set(entry.id, structuredClone(entry));
+      return versionOf(orders.get(id)!);
     },
   };
 }

@@ -69,7 +69,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
   return {
     products: createMemoryProductRepository(state.products),
     carts: createMemoryCartRepository(state.cartItems, state.products),
-    orders: createMemoryOrderRepository(state.orders, state.products, state.users),
+    orders: createMemoryOrderRepository(state.orders, state.products, state.users, state.audit),
     locations: createMemoryLocationRepository(state.locations),
     users: createMemoryUserRepository(state),
     sessions: createMemorySessionRepository(state.sessions),

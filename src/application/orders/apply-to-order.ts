@@ -1,8 +1,8 @@
 import type { AuditAction, RequestOrigin } from "../../domain/audit.ts";
 import { type Order, itemQuantities, paymentTimes } from "../../domain/order.ts";
-import { recordAudit } from "../audit.ts";
+import { auditEntry, recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
-import type { OrderChanges } from "../ports/orders.ts";
+import type { OrderAt, OrderChanges } from "../ports/orders.ts";
 
 export interface OrderChange {
   /** The payment's times are not given: they are stamped here, by the move (paymentTimes). */
@@ -25,8 +25,22 @@ export async function applyToOrder(
 ): Promise<void> {
   const now = deps.clock.now();
   if (change.restock) await tx.products.returnStock(itemQuantities(order), now);
-  if (Object.keys(change.changes).length > 0) {
-    await tx.orders.update(order.id, { ...change.changes, ...paymentTimes(change.changes.paymentStatus, now), updatedAt: now });
-  }
+  if (Object.keys(change.changes).length > 0) await tx.orders.update(order.id, stamped(change, now));
   await recordAudit(tx, deps, { ...change.audit, entityType: "order", entityId: order.id });
 }
+
+/**
+ * applyToOrder's change of an order that only its own row records (no restock, some field changed),
+ * made in one statement, with no lock or transaction: on the order as it was read (`at`), only if
+ * nothing wrote it since. The order's new version; null, writing nothing, when something did: the
+ * caller then applies the change under the order's lock, to the order as it is.
+ */
+export async function applyToOrderAt(deps: Pick<Deps, "uow" | "ids" | "clock">, at: OrderAt, change: OrderChange): Promise<string | null> {
+  if (change.restock || Object.keys(change.changes).length === 0) return null;
+  const now = deps.clock.now();
+  const audit = auditEntry(deps, { ...change.audit, entityType: "order", entityId: at.order.id });
+  return deps.uow.write((db) => db.orders.updateAt(at.order.id, at.version, stamped(change, now), audit));
+}
+
+/** The change with the times it stamps: the payment's (paymentTimes) and the order's last update. */
+const stamped = (change: OrderChange, now: Date): OrderChanges => ({ ...change.changes, ...paymentTimes(change.changes.paymentStatus, now), updatedAt: now });

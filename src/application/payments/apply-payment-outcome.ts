@@ -1,10 +1,11 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
-import { confirmationOutcome, eventOfIntent } from "../../domain/payment.ts";
-import { applyToOrder } from "../orders/apply-to-order.ts";
+import { confirmationOutcome, decidePayment, eventOfIntent } from "../../domain/payment.ts";
+import { type OrderChange, applyToOrder, applyToOrderAt } from "../orders/apply-to-order.ts";
 import type { Deps } from "../ports/index.ts";
+import type { OrderAt } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
-import { applyProcessorEvent } from "./apply-processor-event.ts";
+import { applyProcessorEvent, processorEventChange } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
 
 /** Who applies an outcome, and what their audit entry says besides the intent's own facts. */
@@ -29,28 +30,16 @@ export async function applyPaymentOutcome(
   orderId: string,
   intent: PaymentIntent,
   by: OutcomeAuthor,
-  { onlyAttemptStartedAt }: { onlyAttemptStartedAt?: Date } = {},
+  { onlyAttemptStartedAt, seen }: { onlyAttemptStartedAt?: Date; seen?: OrderAt } = {},
 ): Promise<Order | null> {
-  const outcome = confirmationOutcome(intent);
+  if (seen) {
+    const applied = await applyUnlessChanged(deps, seen, intent, by);
+    if (applied) return applied;
+  }
   const applied = await deps.uow.transaction(async (tx) => {
     const current = await tx.orders.lock(orderId, { skipLocked: onlyAttemptStartedAt !== undefined });
     if (!current || (onlyAttemptStartedAt && current.paymentStartedAt?.getTime() !== onlyAttemptStartedAt.getTime())) return { order: null, refund: null };
-    // A fresh intent becomes the order's (unless staff or the processor moved it on meanwhile).
-    const adopt = current.stripePaymentIntentId === null && current.status === "PENDING" ? { stripePaymentIntentId: intent.id } : {};
-    const known = { ...current, ...adopt };
-    const audit = {
-      action: outcome.audit,
-      userId: by.userId,
-      origin: by.origin,
-      changes: {
-        intentId: intent.id,
-        intentStatus: intent.status,
-        ...by.changes,
-        ...(outcome.decline ? { decline: outcome.decline } : {}),
-      },
-    };
-    const event = eventOfIntent(intent);
-    const changes = { ...adopt, paymentStartedAt: null };
+    const { known, event, changes, audit } = outcomeOn(current, intent, by);
     if (event) {
       const decided = await applyProcessorEvent(tx, deps, known, event, audit, changes);
       return { order: { ...known, ...changes, ...decided.changes }, refund: decided.refund };
@@ -61,4 +50,41 @@ export async function applyPaymentOutcome(
   // Money the order no longer needs (it ended meanwhile) was marked due for refund there: asked now, holding nothing.
   if (applied.refund) await askForRefund(deps, applied.refund);
   return applied.order;
+}
+
+/** The outcome on the order as it is: the order with a fresh intent adopted, the event the intent tells of, the caller's changes and the audit entry's fields. */
+function outcomeOn(current: Order, intent: PaymentIntent, by: OutcomeAuthor) {
+  const outcome = confirmationOutcome(intent);
+  // A fresh intent becomes the order's (unless staff or the processor moved it on meanwhile).
+  const adopt = current.stripePaymentIntentId === null && current.status === "PENDING" ? { stripePaymentIntentId: intent.id } : {};
+  const audit: OrderChange["audit"] = {
+    action: outcome.audit,
+    userId: by.userId,
+    origin: by.origin,
+    changes: {
+      intentId: intent.id,
+      intentStatus: intent.status,
+      ...by.changes,
+      ...(outcome.decline ? { decline: outcome.decline } : {}),
+    },
+  };
+  return { known: { ...current, ...adopt }, event: eventOfIntent(intent), changes: { ...adopt, paymentStartedAt: null }, audit };
+}
+
+/**
+ * The outcome applied in one statement to the order as the caller last saw it (`seen`), when that is
+ * all it takes: the order's row and its audit entry. Null, having written nothing, when it takes more
+ * (stock back, a refund due) or the order changed since: then it is applied under the lock.
+ */
+async function applyUnlessChanged(
+  deps: Pick<Deps, "uow" | "ids" | "clock">,
+  seen: OrderAt,
+  intent: PaymentIntent,
+  by: OutcomeAuthor,
+): Promise<Order | null> {
+  const { known, event, changes, audit } = outcomeOn(seen.order, intent, by);
+  const decision = event ? decidePayment(known, event) : null;
+  if (decision?.refundLatePayment || event?.kind === "refunded") return null;
+  const change = event && decision ? processorEventChange(known, event, decision, audit, changes, null) : { changes, restock: false, audit };
+  return (await applyToOrderAt(deps, { order: seen.order, version: seen.version }, change)) ? { ...known, ...change.changes } : null;
 }

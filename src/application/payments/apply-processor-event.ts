@@ -1,4 +1,3 @@
-import type { AuditAction, RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
 import { type PaymentDecision, type ProcessorEvent, decidePayment } from "../../domain/payment.ts";
 import { type RefundRecord, latePaymentRefundKey } from "../../domain/refund.ts";
@@ -19,7 +18,7 @@ export async function applyProcessorEvent(
   deps: Pick<Deps, "ids" | "clock">,
   order: Order,
   event: ProcessorEvent,
-  audit: { action: AuditAction; userId: string | null; origin: RequestOrigin; changes: Record<string, unknown> },
+  audit: OrderChange["audit"],
   also: OrderChange["changes"] = {},
 ): Promise<PaymentDecision & { refund: RefundRecord | null }> {
   const decision = decidePayment(order, event);
@@ -34,8 +33,21 @@ export async function applyProcessorEvent(
         })
       : null;
   if (event.kind === "refunded" && event.fully) await tx.refunds.confirmAllOf(event.intentId, deps.clock.now());
+  await applyToOrder(tx, deps, order, processorEventChange(order, event, decision, audit, also, refund));
+  return { ...decision, refund };
+}
+
+/** What applyProcessorEvent writes of the order: the decision's changes (and the caller's own), and the audit entry telling of the event. */
+export function processorEventChange(
+  order: Order,
+  event: ProcessorEvent,
+  decision: PaymentDecision,
+  audit: OrderChange["audit"],
+  also: OrderChange["changes"],
+  refund: RefundRecord | null,
+): OrderChange {
   const from = { status: order.status, paymentStatus: order.paymentStatus };
-  await applyToOrder(tx, deps, order, {
+  return {
     changes: { ...also, ...decision.changes },
     restock: decision.restock,
     audit: {
@@ -54,6 +66,5 @@ export async function applyProcessorEvent(
         ...(refund ? { refundDue: refund.amount } : {}),
       },
     },
-  });
-  return { ...decision, refund };
+  };
 }

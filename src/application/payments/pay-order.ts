@@ -3,6 +3,7 @@ import { DomainError, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
+import type { OrderAt } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
 import { applyPaymentOutcome } from "./apply-payment-outcome.ts";
 import { makeOrderIntent } from "./order-intent.ts";
@@ -23,16 +24,20 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
 /**
  * Pays an order (decisions §4), in three steps, so no database connection waits on the processor:
- * 1. under the order's lock: the caller's own (404 unknown, 403 another's), payable, and no other
- *    attempt waiting on the processor (409; one older than the grace time was abandoned, and is
- *    taken over); the attempt is counted and marked as started;
+ * 1. the order read: the caller's own (404 unknown, 403 another's), payable, and no other attempt
+ *    waiting on the processor (409; one older than the grace time was abandoned, and is taken
+ *    over); the attempt is counted and marked as started, in one statement that lands only if
+ *    nothing wrote the order since it was read (else all of it again under the order's lock);
  * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
  *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
  *    again;
- * 3. under the lock again: the outcome applied as the processor's own report of the intent (so a
- *    webhook that came first, or staff who moved the order, change nothing twice), with its
- *    `payment.*` audit entry, and the mark cleared (applyPaymentOutcome, which housekeeping also
- *    uses to settle an attempt whose process died).
+ * 3. the outcome applied as the processor's own report of the intent (so a webhook that came
+ *    first, or staff who moved the order, change nothing twice), with its `payment.*` audit entry,
+ *    and the mark cleared (applyPaymentOutcome, which housekeeping also uses to settle an attempt
+ *    whose process died): in one statement if the order is still as step 1 left it, else under
+ *    its lock.
+ * Each of the three is then one statement or two when nothing else touches the order: on
+ * PostgreSQL, a paid order costs 5 statements here instead of 13 (bench/README.md).
  * A declined card fails the payment (the order stays payable) and is answered with a 402. A
  * processor that refused the call leaves the order payable; one that failed without saying what it
  * did leaves the attempt to housekeeping, as a crash would.
@@ -44,7 +49,7 @@ export async function payOrder(
   origin: RequestOrigin,
   graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
 ): Promise<PaymentResult> {
-  const { order, attempt } = await startAttempt(deps, userId, request.orderId, graceMs);
+  const { order, attempt, seen } = await startAttempt(deps, userId, request.orderId, graceMs);
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -65,7 +70,7 @@ export async function payOrder(
   const outcome = confirmationOutcome(intent);
   const by = { userId, origin, changes: { paymentMethodId: request.paymentMethodId, attempt } };
   // The order was there when the attempt began, and orders are never deleted.
-  const settled = (await applyPaymentOutcome(deps, order.id, intent, by))!;
+  const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen }))!;
 
   if (outcome.decline)
     throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });
@@ -83,16 +88,37 @@ export async function payOrder(
   };
 }
 
-async function startAttempt(deps: PayDeps, userId: string, orderId: string, graceMs: number): Promise<{ order: Order; attempt: number }> {
+/**
+ * Step 1, in one statement when nothing else writes the order meanwhile: the order read, judged, and
+ * the attempt written only if the order is still as read (its version). Otherwise, under its lock.
+ * `seen`: the order as step 1 left it, with its version, when that is known.
+ */
+async function startAttempt(
+  deps: PayDeps,
+  userId: string,
+  orderId: string,
+  graceMs: number,
+): Promise<{ order: Order; attempt: number; seen: OrderAt | undefined }> {
+  const read = await deps.uow.read((db) => db.orders.read(orderId));
+  if (read) {
+    const { order, attempt, changes } = attemptOn(deps, read.order, userId, graceMs);
+    const version = await deps.uow.write((db) => db.orders.updateAt(orderId, read.version, changes, null));
+    if (version) return { order, attempt, seen: { order: { ...order, ...changes }, version } };
+  }
   return deps.uow.transaction(async (tx) => {
-    const order = await tx.orders.lock(orderId);
-    if (!order) throw new DomainError("order.not_found", "Order not found");
-    if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
-    const now = deps.clock.now();
-    const { attempt } = beginPaymentAttempt(order, now, graceMs);
-    await tx.orders.update(order.id, { paymentAttempts: attempt, paymentStartedAt: now, updatedAt: now });
-    return { order, attempt };
+    const { order, attempt, changes } = attemptOn(deps, await tx.orders.lock(orderId), userId, graceMs);
+    await tx.orders.update(orderId, changes);
+    return { order, attempt, seen: undefined };
   });
+}
+
+/** The caller's own payable order, with no other attempt under way: the attempt it begins, and the order's changes that mark it. */
+function attemptOn(deps: PayDeps, order: Order | null, userId: string, graceMs: number) {
+  if (!order) throw new DomainError("order.not_found", "Order not found");
+  if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
+  const now = deps.clock.now();
+  const { attempt } = beginPaymentAttempt(order, now, graceMs);
+  return { order, attempt, changes: { paymentAttempts: attempt, paymentStartedAt: now, updatedAt: now } };
 }
 
 /** Whether the processor failed without saying what became of the call: it may have done it all the same. */

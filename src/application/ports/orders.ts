@@ -1,3 +1,4 @@
+import type { AuditEntry } from "../../domain/audit.ts";
 import type { Order, OrderItem, OrderStatus, OrderView, PaymentStatus } from "../../domain/order.ts";
 import type { PageRequest, Paged } from "../../domain/paging.ts";
 import type { User } from "../../domain/user.ts";
@@ -29,6 +30,15 @@ export type OrderChanges = Partial<
     | "refundedAt"
   >
 > & { updatedAt: Date };
+
+/**
+ * An order as read without a lock, and the version of it that was read: a write given that version
+ * lands only if nothing else wrote the order in between (optimistic concurrency).
+ */
+export interface OrderAt {
+  order: Order;
+  version: string;
+}
 
 export type UnpaidOrder = Pick<Order, "id" | "orderNumber" | "stripePaymentIntentId" | "createdAt">;
 
@@ -81,6 +91,8 @@ export interface ExportedLine {
 
 export interface OrderReader {
   findById(id: string): Promise<OrderView | null>;
+  /** The order as it is, and its version, with no lock taken (see OrderAt). */
+  read(id: string): Promise<OrderAt | null>;
   findByNumber(orderNumber: string): Promise<OrderView | null>;
   /** The order whose current payment intent this is. */
   idOfPaymentIntent(intentId: string): Promise<string | null>;
@@ -124,6 +136,12 @@ export interface OrderRepository extends OrderReader {
    */
   lock(id: string, options?: { skipLocked?: boolean }): Promise<Order | null>;
   update(id: string, changes: OrderChanges): Promise<void>;
+  /**
+   * Writes the changes, and the audit entry with them in the same statement, only if the order is
+   * still at `version`: the new version. Null, writing nothing, when another write came in between
+   * (the caller then reads again, or takes the lock). One statement: no transaction is needed around it.
+   */
+  updateAt(id: string, version: string, changes: OrderChanges, audit: AuditEntry | null): Promise<string | null>;
   /**
    * Stores the first payment intent of an order still PENDING and without one; true also when the
    * order holds this very intent already (housekeeping stored it first); false, changing nothing, otherwise.
