@@ -407,7 +407,10 @@ describe("payment events from the processor (decisions §8)", () => {
         },
       },
     };
-    expect(await pay("pm_card_visa", undefined, paidFirst as MemoryDeps)).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(await pay("pm_card_visa", undefined, paidFirst as MemoryDeps)).toMatchObject({
+      success: true,
+      order: { status: "CONFIRMED", paymentStatus: "PAID" },
+    });
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, paymentAttempts: 1 });
     const [webhook] = await deps.repos.audit.list({ action: "webhook.stripe" });
     expect(webhook?.changes).toMatchObject({ from: { status: "PENDING", paymentStatus: "PENDING" }, to: { status: "CONFIRMED", paymentStatus: "PAID" } });

@@ -181,7 +181,12 @@ export function orderRepositoryContract(target: () => ContractTarget) {
         expect(now.version).not.toBe(version);
         version = now.version;
       }
-      expect(await target().repos.orders.findById(order.id)).toMatchObject({ trackingNumber: "1Z999", stripePaymentIntentId: "pi_meanwhile", paymentAttempts: 1, paymentStartedAt: at });
+      expect(await target().repos.orders.findById(order.id)).toMatchObject({
+        trackingNumber: "1Z999",
+        stripePaymentIntentId: "pi_meanwhile",
+        paymentAttempts: 1,
+        paymentStartedAt: at,
+      });
       expect(await target().repos.audit.list({ entityId: order.id })).toEqual([]);
     });
 

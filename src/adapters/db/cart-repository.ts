@@ -1,6 +1,9 @@
 import { type Selectable, sql } from "kysely";
-import { type CartItem, type CartLine, MAX_LINE_QUANTITY } from "../../domain/cart.ts";
-import type { CartRepository } from "../../application/ports/cart.ts";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
+import type { AuditEntry } from "../../domain/audit.ts";
+import { type CartItem, type CartLine, type CartProduct, MAX_LINE_QUANTITY } from "../../domain/cart.ts";
+import type { CartAddition, CartRepository } from "../../application/ports/cart.ts";
+import { insertAuditAfter } from "./audit-log.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import type { CartItemsTable } from "./tables.ts";
@@ -22,10 +25,30 @@ const CART_LOCK_SPACE = 0x0ca27;
 // The cart's queries run on every cart request, so each is compiled once (see compile-once.ts).
 const lockCart = compileOnce((db, userId: string) => db.selectNoFrom(sql<null>`pg_advisory_xact_lock(${CART_LOCK_SPACE}, hashtext(${userId}))`.as("locked")));
 
+/** What the cart shows of a product, as the cart's reads select it. */
+const PRODUCT_COLUMNS = [
+  "products.id",
+  "products.name",
+  "products.slug",
+  "products.sku",
+  "products.price_cents",
+  "products.compare_at_price_cents",
+  "products.featured_image",
+  "products.heat_level",
+  "products.inventory",
+  "products.is_active",
+] as const;
+
+// The cart's size, the product's line in it, and the product itself (as a JSON object): one statement.
 const summarize = compileOnce((db, userId: string, productId: string) =>
   db
     .selectFrom("cart_items")
-    .select((eb) => [eb.fn.countAll<string>().as("line_count"), eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart")])
+    .select((eb) => [
+      eb.fn.countAll<string>().as("line_count"),
+      eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart"),
+      eb.fn.max<string | null>("id").filterWhere("product_id", "=", productId).as("line_id"),
+      jsonObjectFrom(eb.selectFrom("products").select(PRODUCT_COLUMNS).where("products.id", "=", productId)).as("product"),
+    ])
     .where("user_id", "=", userId),
 );
 
@@ -34,74 +57,63 @@ const userLines = (db: Db, userId: string) =>
   db
     .selectFrom("cart_items")
     .innerJoin("products", "products.id", "cart_items.product_id")
-    .select([
-      "cart_items.id",
-      "cart_items.user_id",
-      "cart_items.product_id",
-      "cart_items.quantity",
-      "cart_items.created_at",
-      "cart_items.updated_at",
-      "products.name",
-      "products.slug",
-      "products.sku",
-      "products.price_cents",
-      "products.compare_at_price_cents",
-      "products.featured_image",
-      "products.heat_level",
-      "products.inventory",
-      "products.is_active",
-    ])
+    .select(["cart_items.id", "cart_items.user_id", "cart_items.product_id", "cart_items.quantity", "cart_items.created_at", "cart_items.updated_at"])
+    .select(PRODUCT_COLUMNS.filter((column) => column !== "products.id"))
     .where("cart_items.user_id", "=", userId)
     .orderBy("cart_items.created_at")
     .orderBy("cart_items.id");
 
 const linesOf = compileOnce((db, userId: string) => userLines(db, userId));
 
-// Checkout locks the lines it orders until its transaction ends (not their products: stock is taken by a conditional update).
-const lockedLines = compileOnce((db, userId: string, ids: string[]) =>
-  userLines(db, userId).where("cart_items.id", "=", sql<string>`any(${ids}::text[])`).forUpdate("cart_items"),
+// A checkout takes the lines it orders out of the cart, and reads them as they were, in one statement.
+const takenLines = compileOnce((db, userId: string, ids: string[]) =>
+  db
+    .with("taken", (qb) => qb.deleteFrom("cart_items").where("user_id", "=", userId).where("id", "=", sql<string>`any(${ids}::text[])`).returningAll())
+    .selectFrom("taken as cart_items")
+    .innerJoin("products", "products.id", "cart_items.product_id")
+    .select(["cart_items.id", "cart_items.user_id", "cart_items.product_id", "cart_items.quantity", "cart_items.created_at", "cart_items.updated_at"])
+    .select(PRODUCT_COLUMNS.filter((column) => column !== "products.id"))
+    .orderBy("cart_items.created_at")
+    .orderBy("cart_items.id"),
 );
-const allLockedLines = compileOnce((db, userId: string) => userLines(db, userId).forUpdate("cart_items"));
 
 type LineRow = Awaited<ReturnType<typeof linesOf>>[number];
 
-const toLine = (row: LineRow): CartLine => ({
-  ...toCartItem(row),
-  product: {
-    id: row.product_id,
-    name: row.name,
-    slug: row.slug,
-    sku: row.sku,
-    price: row.price_cents,
-    compareAtPrice: row.compare_at_price_cents,
-    featuredImage: row.featured_image,
-    heatLevel: row.heat_level,
-    inventory: row.inventory,
-    isActive: row.is_active,
-  },
+type ProductColumns = Omit<LineRow, keyof CartItemsTable>;
+
+const toProduct = (id: string, row: ProductColumns): CartProduct => ({
+  id,
+  name: row.name,
+  slug: row.slug,
+  sku: row.sku,
+  price: row.price_cents,
+  compareAtPrice: row.compare_at_price_cents,
+  featuredImage: row.featured_image,
+  heatLevel: row.heat_level,
+  inventory: row.inventory,
+  isActive: row.is_active,
 });
+
+const toLine = (row: LineRow): CartLine => ({ ...toCartItem(row), product: toProduct(row.product_id, row) });
 
 const itemById = compileOnce((db, id: string) => db.selectFrom("cart_items").selectAll().where("id", "=", id));
 
-const upsert = compileOnce((db, id: string, userId: string, productId: string, quantity: number, at: Date) =>
-  db
-    .insertInto("cart_items")
-    .values({ id, user_id: userId, product_id: productId, quantity, created_at: at, updated_at: at })
-    .onConflict((oc) =>
-      oc.columns(["user_id", "product_id"]).doUpdateSet((eb) => ({
-        quantity: eb("cart_items.quantity", "+", eb.ref("excluded.quantity")),
-        updated_at: eb.ref("excluded.updated_at"),
-      })),
-    )
-    .returningAll(),
-);
+/** The line added to (or made), and its audit entry, in one statement. */
+function upsert(db: Db, { id, userId, productId, quantity, at }: CartAddition, audit: AuditEntry) {
+  return sql<Selectable<CartItemsTable>>`
+    with added as (
+      insert into cart_items (id, user_id, product_id, quantity, created_at, updated_at) values (${id}, ${userId}, ${productId}, ${quantity}, ${at}, ${at})
+      on conflict (user_id, product_id) do update set quantity = cart_items.quantity + excluded.quantity, updated_at = excluded.updated_at
+      returning *
+    ), audit as (${insertAuditAfter("added", audit)})
+    select * from added`.execute(db);
+}
 
 const setQuantity = compileOnce((db, id: string, quantity: number, at: Date) =>
   db.updateTable("cart_items").set({ quantity, updated_at: at }).where("id", "=", id).returningAll(),
 );
 
 const removeItem = compileOnce((db, id: string) => db.deleteFrom("cart_items").where("id", "=", id).returning("id"));
-const removeItems = compileOnce((db, ids: string[]) => db.deleteFrom("cart_items").where("id", "=", sql<string>`any(${ids}::text[])`));
 
 export function createPgCartRepository(db: Db): CartRepository {
   return {
@@ -113,7 +125,12 @@ export function createPgCartRepository(db: Db): CartRepository {
       // still reads with the snapshot it took before waiting, so counting in the locking statement
       // would see the cart as it was before the transaction we waited for.
       const [row] = await summarize(db, userId, productId ?? "");
-      return { lineCount: Number(row?.line_count ?? 0), quantityInCart: Number(row?.in_cart ?? 0) };
+      return {
+        lineCount: Number(row?.line_count ?? 0),
+        quantityInCart: Number(row?.in_cart ?? 0),
+        lineId: row?.line_id ?? null,
+        product: row?.product ? toProduct(row.product.id, row.product) : null,
+      };
     },
 
     async lines(userId) {
@@ -125,8 +142,8 @@ export function createPgCartRepository(db: Db): CartRepository {
       return row ? toCartItem(row) : null;
     },
 
-    async add({ id, userId, productId, quantity, at }) {
-      const [row] = await upsert(db, id, userId, productId, quantity, at);
+    async add(addition, audit) {
+      const [row] = (await upsert(db, addition, audit)).rows;
       if (!row) throw new Error("cart upsert returned no row");
       return toCartItem(row);
     },
@@ -140,13 +157,9 @@ export function createPgCartRepository(db: Db): CartRepository {
       return (await removeItem(db, id)).length > 0;
     },
 
-    async lockLines(userId, ids) {
+    async takeLines(userId, ids) {
       // A line deleted while we waited for its lock (another checkout took it) is simply not returned.
-      return (ids === null ? await allLockedLines(db, userId) : await lockedLines(db, userId, [...ids])).map(toLine);
-    },
-
-    async removeLines(ids) {
-      await removeItems(db, [...ids]);
+      return (await takenLines(db, userId, [...ids])).map(toLine);
     },
 
     async restoreLines(lines) {

@@ -1,6 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import type { Address } from "../../domain/address.ts";
+import type { AuditEntry } from "../../domain/audit.ts";
 import { type Order, type OrderItem, type OrderStatus, type OrderView, type PaymentStatus, unitsOf } from "../../domain/order.ts";
 import type { OrderChanges, OrderRepository } from "../../application/ports/orders.ts";
 import { insertAuditAfter } from "./audit-log.ts";
@@ -58,12 +59,13 @@ const toItem = (i: ItemRow): OrderItem => ({
 });
 
 /**
- * The order and its items land in one statement: the items are inserted from what the order's
- * insert returns, so an order number already taken (ON CONFLICT DO NOTHING) writes neither.
+ * The order, its items and its audit entry land in one statement: the items and the entry are
+ * inserted from what the order's insert returns, so an order number already taken (ON CONFLICT DO
+ * NOTHING) writes none of them.
  */
-function insertOrder(db: Db, o: Order) {
+function insertOrder(db: Db, o: Order, audit: AuditEntry | undefined) {
   const column = <T>(pick: (item: OrderItem) => T) => o.items.map(pick);
-  return sql<{ order_id: string }>`
+  return sql<{ id: string }>`
     with created as (
       insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents,
         discount_cents, total_cents, units, shipping_method, shipping_address, billing_address, customer_notes,
@@ -73,14 +75,15 @@ function insertOrder(db: Db, o: Order) {
         ${o.customerNotes}, ${o.stripePaymentIntentId}, ${o.createdAt}, ${o.createdAt})
       on conflict (order_number) do nothing
       returning id
-    )
-    insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
-    select i.id, created.id, i.product_id, i.name, i.sku, i.image, i.quantity, i.unit_price, i.total_price, i.position - 1
-    from created, unnest(${column((i) => i.id)}::text[], ${column((i) => i.productId)}::text[], ${column((i) => i.productName)}::text[],
-      ${column((i) => i.productSku)}::text[], ${column((i) => i.productImage)}::text[], ${column((i) => i.quantity)}::int[],
-      ${column((i) => i.unitPrice)}::int[], ${column((i) => i.totalPrice)}::int[]) with ordinality
-      as i(id, product_id, name, sku, image, quantity, unit_price, total_price, position)
-    returning order_id`.execute(db);
+    ), items as (
+      insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
+      select i.id, created.id, i.product_id, i.name, i.sku, i.image, i.quantity, i.unit_price, i.total_price, i.position - 1
+      from created, unnest(${column((i) => i.id)}::text[], ${column((i) => i.productId)}::text[], ${column((i) => i.productName)}::text[],
+        ${column((i) => i.productSku)}::text[], ${column((i) => i.productImage)}::text[], ${column((i) => i.quantity)}::int[],
+        ${column((i) => i.unitPrice)}::int[], ${column((i) => i.totalPrice)}::int[]) with ordinality
+        as i(id, product_id, name, sku, image, quantity, unit_price, total_price, position)
+    )${audit ? sql`, audit as (${insertAuditAfter("created", audit)})` : sql``}
+    select id from created`.execute(db);
 }
 
 const itemsOf = compileOnce((db, orderIds: string[]) =>
@@ -172,8 +175,7 @@ const ORDER_COLUMNS = {
   updatedAt: "updated_at",
 } as const satisfies Record<keyof OrderChanges, keyof OrdersTable>;
 
-const columnsOf = (c: OrderChanges) =>
-  Object.fromEntries(Object.entries(ORDER_COLUMNS).map(([field, column]) => [column, c[field as keyof OrderChanges]]));
+const columnsOf = (c: OrderChanges) => Object.fromEntries(Object.entries(ORDER_COLUMNS).map(([field, column]) => [column, c[field as keyof OrderChanges]]));
 
 export function createPgOrderRepository(db: Db): OrderRepository {
   async function withItems(rows: OrderRow[]): Promise<OrderView[]> {
@@ -193,8 +195,8 @@ export function createPgOrderRepository(db: Db): OrderRepository {
   }
 
   return {
-    async create(order) {
-      return (await insertOrder(db, order)).rows.length > 0;
+    async create(order, audit) {
+      return (await insertOrder(db, order, audit)).rows.length > 0;
     },
 
     async findById(id) {

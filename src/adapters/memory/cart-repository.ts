@@ -1,26 +1,34 @@
 import { CART_PRODUCT_FIELDS, type CartItem, type CartProduct, MAX_LINE_QUANTITY } from "../../domain/cart.ts";
+import type { AuditEntry } from "../../domain/audit.ts";
 import type { Product } from "../../domain/product.ts";
 import type { CartRepository } from "../../application/ports/cart.ts";
 
 const byAge = (a: CartItem, b: CartItem) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1);
 
-export function createMemoryCartRepository(items: Map<string, CartItem>, products: Map<string, Product>): CartRepository {
+export function createMemoryCartRepository(items: Map<string, CartItem>, products: Map<string, Product>, audit: Map<string, AuditEntry>): CartRepository {
   const ofUser = (userId: string) => [...items.values()].filter((i) => i.userId === userId);
   const copy = (item: CartItem | undefined) => (item ? structuredClone(item) : null);
+  const shown = (product: Product) => Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, product[f]])) as CartProduct;
   const linesOf = (userId: string) =>
     ofUser(userId)
       .sort(byAge)
       .flatMap((item) => {
         const product = products.get(item.productId);
         if (!product) return [];
-        const picked = Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, product[f]])) as CartProduct;
-        return [structuredClone({ ...item, product: picked })];
+        return [structuredClone({ ...item, product: shown(product) })];
       });
   return {
     // Memory transactions already run one at a time, so there is nothing to hold.
     async lockForChange(userId, productId) {
       const lines = ofUser(userId);
-      return { lineCount: lines.length, quantityInCart: lines.find((i) => i.productId === productId)?.quantity ?? 0 };
+      const line = lines.find((i) => i.productId === productId);
+      const product = productId === null ? undefined : products.get(productId);
+      return {
+        lineCount: lines.length,
+        quantityInCart: line?.quantity ?? 0,
+        lineId: line?.id ?? null,
+        product: product ? structuredClone(shown(product)) : null,
+      };
     },
     async lines(userId) {
       return linesOf(userId);
@@ -28,12 +36,13 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
     async findById(id) {
       return copy(items.get(id));
     },
-    async add({ id, userId, productId, quantity, at }) {
+    async add({ id, userId, productId, quantity, at }, entry) {
       const existing = ofUser(userId).find((i) => i.productId === productId);
       const item = existing
         ? { ...existing, quantity: existing.quantity + quantity, updatedAt: at }
         : { id, userId, productId, quantity, createdAt: at, updatedAt: at };
       items.set(item.id, item);
+      audit.set(entry.id, structuredClone(entry));
       return structuredClone(item);
     },
     async setQuantity(id, quantity, at) {
@@ -46,12 +55,11 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
     async remove(id) {
       return items.delete(id);
     },
-    async lockLines(userId, ids) {
-      const wanted = ids ? new Set(ids) : null;
-      return linesOf(userId).filter((line) => !wanted || wanted.has(line.id));
-    },
-    async removeLines(ids) {
-      for (const id of ids) items.delete(id);
+    async takeLines(userId, ids) {
+      const wanted = new Set(ids);
+      const taken = linesOf(userId).filter((line) => wanted.has(line.id));
+      for (const line of taken) items.delete(line.id);
+      return taken;
     },
     async restoreLines(lines) {
       for (const line of lines) {

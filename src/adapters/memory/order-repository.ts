@@ -34,7 +34,10 @@ const versions = new WeakMap<Order, string>();
 let lastVersion = 0;
 function versionOf(order: Order): string {
   let version = versions.get(order);
-  if (version === undefined) versions.set(order, (version = String(++lastVersion)));
+  if (version === undefined) {
+    version = String(++lastVersion);
+    versions.set(order, version);
+  }
   return version;
 }
 
@@ -75,9 +78,10 @@ export function createMemoryOrderRepository(
     });
   }
   return {
-    async create(order) {
+    async create(order, entry) {
       if ([...orders.values()].some((o) => o.orderNumber === order.orderNumber)) return false;
       orders.set(order.id, structuredClone(order));
+      if (entry) audit.set(entry.id, structuredClone(entry));
       return true;
     },
     async findById(id) {

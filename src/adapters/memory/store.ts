@@ -68,7 +68,7 @@ export function emptyMemoryState(): MemoryState {
 export function createMemoryRepositories(state: MemoryState): Repositories {
   return {
     products: createMemoryProductRepository(state.products),
-    carts: createMemoryCartRepository(state.cartItems, state.products),
+    carts: createMemoryCartRepository(state.cartItems, state.products, state.audit),
     orders: createMemoryOrderRepository(state.orders, state.products, state.users, state.audit),
     locations: createMemoryLocationRepository(state.locations),
     users: createMemoryUserRepository(state),

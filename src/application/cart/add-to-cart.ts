@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { type CartLine, assertLineQuantity, assertRoomForLine } from "../../domain/cart.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { recordAudit } from "../audit.ts";
+import { auditEntry } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
 
 /**
@@ -17,21 +17,23 @@ export function addToCart(
 ): Promise<CartLine> {
   return deps.uow.transaction(async (tx) => {
     const cart = await tx.carts.lockForChange(userId, input.productId);
-    const product = await tx.products.findById(input.productId);
+    const product = cart.product;
     if (!product?.isActive) throw new DomainError("product.not_found", "Product not found");
     const inCart = cart.quantityInCart;
     if (inCart === 0) assertRoomForLine(cart.lineCount);
     assertLineQuantity(product, inCart + input.quantity, inCart);
 
-    const item = await tx.carts.add({ id: deps.ids.next(), userId, productId: product.id, quantity: input.quantity, at: deps.clock.now() });
-    await recordAudit(tx, deps, {
+    // The line, new or merged into, is known before the write (the cart is held): so is its audit entry, written with it.
+    const id = cart.lineId ?? deps.ids.next();
+    const audit = auditEntry(deps, {
       userId,
       action: "cart.add",
       entityType: "cart_item",
-      entityId: item.id,
-      changes: { productId: product.id, added: input.quantity, quantity: item.quantity },
+      entityId: id,
+      changes: { productId: product.id, added: input.quantity, quantity: inCart + input.quantity },
       origin,
     });
+    const item = await tx.carts.add({ id, userId, productId: product.id, quantity: input.quantity, at: deps.clock.now() }, audit);
     return { ...item, product };
   });
 }

@@ -6,7 +6,7 @@ import { type Cents, lineTotal, toDollars } from "../../domain/money.ts";
 import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
 import { priceOrder } from "../../domain/pricing.ts";
-import { recordAudit } from "../audit.ts";
+import { auditEntry } from "../audit.ts";
 import type { HeldKey } from "../ports/idempotency.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { answerPlacedOrder } from "./answer-placed-order.ts";
@@ -34,8 +34,8 @@ const PRICING_ATTEMPTS = 2;
 /**
  * Turns cart lines into an order (decisions §4), step by step: the addresses are checked, the
  * lines priced, tax asked for before anything is written (a failure changes nothing); then one
- * transaction makes sure the customer has room for another unpaid order, locks the lines, writes the order with its items
- * and audit entry, removes the lines, and takes the stock (never below zero) last; after commit the payment intent is created, and if that
+ * transaction makes sure the customer has room for another unpaid order, takes the lines out of the cart, writes the order
+ * with its items and audit entry, and takes the stock (never below zero) last; after commit the payment intent is created, and if that
  * fails the order is undone (cancelled, stock back, lines back) and the caller gets a 500. Under an
  * Idempotency-Key, the transaction records the order against the key (decisions §15), and a
  * replay of a checkout that made an order answers that order instead of running again.
@@ -63,17 +63,8 @@ export async function placeOrder(
     try {
       const order = await deps.uow.transaction(async (tx) => {
         await refuseOverUnpaidLimit(tx, userId, settings.maxUnpaidOrders);
-        const lines = await lockSameLines(tx, userId, ids, priced);
-        const placed = await writeOrder(tx, deps, settings.numberPrefix, { userId, lines, shippingAddress, billingAddress, tax, notes });
-        await recordAudit(tx, deps, {
-          userId,
-          action: "order.create",
-          entityType: "order",
-          entityId: placed.id,
-          changes: { orderNumber: placed.orderNumber, total: placed.total, items: placed.items.map((i) => ({ productId: i.productId, quantity: i.quantity })) },
-          origin,
-        });
-        await tx.carts.removeLines(lines.map((line) => line.id));
+        const lines = await takeSameLines(tx, userId, ids ?? priced.map((line) => line.id), priced);
+        const placed = await writeOrder(tx, deps, settings.numberPrefix, { userId, lines, shippingAddress, billingAddress, tax, notes }, origin);
         if (key) await tx.idempotency.recordOrder(userId, key.key, key.claimedAt, placed.id);
         // Last: the products' rows stay locked from here to the commit, and every checkout of a
         // popular product queues on its row, so the less a checkout does while holding it, the more
@@ -151,15 +142,16 @@ async function refuseOverUnpaidLimit(tx: Repositories, userId: string, limit: nu
 }
 
 /**
- * Locks the lines and checks they are still the ones priced: gone (another checkout took them) is
- * "not found"; a changed quantity or price is a changed cart, since tax was asked for the old one.
+ * Takes the lines out of the cart and checks they are still the ones priced: gone (another checkout
+ * took them) is "not found"; a changed quantity or price is a changed cart, since tax was asked for
+ * the old one. Either way the transaction is undone, and the lines with it.
  */
-async function lockSameLines(tx: Repositories, userId: string, ids: string[] | null, priced: CartLine[]): Promise<CartLine[]> {
-  const locked = (await tx.carts.lockLines(userId, ids ?? priced.map((line) => line.id))).filter((line) => line.product.isActive);
-  if (locked.length !== priced.length) throw itemsNotFound(priced.filter((p) => !locked.some((l) => l.id === p.id)).map((p) => p.id));
-  const same = priced.every((p) => locked.some((l) => l.id === p.id && l.quantity === p.quantity && l.product.price === p.product.price));
+async function takeSameLines(tx: Repositories, userId: string, ids: string[], priced: CartLine[]): Promise<CartLine[]> {
+  const taken = (await tx.carts.takeLines(userId, ids)).filter((line) => line.product.isActive);
+  if (taken.length !== priced.length) throw itemsNotFound(priced.filter((p) => !taken.some((l) => l.id === p.id)).map((p) => p.id));
+  const same = priced.every((p) => taken.some((l) => l.id === p.id && l.quantity === p.quantity && l.product.price === p.product.price));
   if (!same) throw new DomainError("cart.changed", "Your cart changed while the order was being placed; please try again");
-  return locked;
+  return taken;
 }
 
 /** Stock never goes below zero; a product taken off sale meanwhile is, as decisions §4 says, no longer in the cart. */
@@ -175,18 +167,28 @@ async function takeStock(tx: Repositories, deps: Pick<Deps, "clock">, lines: Car
   if (first) throw new DomainError("inventory.insufficient", "Insufficient inventory", { ...first, shortfalls: short });
 }
 
+/** The order with its items, and its audit entry in the same statement, under the first free order number. */
 async function writeOrder(
   tx: Repositories,
   deps: Pick<Deps, "ids" | "clock" | "random">,
   prefix: string,
   fields: { userId: string; lines: CartLine[]; shippingAddress: Address; billingAddress: Address; tax: Cents; notes: string | null },
+  origin: RequestOrigin,
 ): Promise<Order> {
   const at = deps.clock.now();
   const id = deps.ids.next();
   const itemIds = fields.lines.map(() => deps.ids.next());
   for (let attempt = 0; attempt < ORDER_NUMBER_ATTEMPTS; attempt++) {
     const order = newOrder({ ...fields, id, itemIds, orderNumber: orderNumber(prefix, at, (n) => deps.random.below(n)), at });
-    if (await tx.orders.create(order)) return order;
+    const audit = auditEntry(deps, {
+      userId: fields.userId,
+      action: "order.create",
+      entityType: "order",
+      entityId: order.id,
+      changes: { orderNumber: order.orderNumber, total: order.total, items: order.items.map((i) => ({ productId: i.productId, quantity: i.quantity })) },
+      origin,
+    });
+    if (await tx.orders.create(order, audit)) return order;
   }
   throw new Error(`no free order number after ${ORDER_NUMBER_ATTEMPTS} attempts`);
 }

@@ -76,12 +76,7 @@ function outcomeOn(current: Order, intent: PaymentIntent, by: OutcomeAuthor) {
  * all it takes: the order's row and its audit entry. Null, having written nothing, when it takes more
  * (stock back, a refund due) or the order changed since: then it is applied under the lock.
  */
-async function applyUnlessChanged(
-  deps: Pick<Deps, "uow" | "ids" | "clock">,
-  seen: OrderAt,
-  intent: PaymentIntent,
-  by: OutcomeAuthor,
-): Promise<Order | null> {
+async function applyUnlessChanged(deps: Pick<Deps, "uow" | "ids" | "clock">, seen: OrderAt, intent: PaymentIntent, by: OutcomeAuthor): Promise<Order | null> {
   const { known, event, changes, audit } = outcomeOn(seen.order, intent, by);
   const decision = event ? decidePayment(known, event) : null;
   if (decision?.refundLatePayment || event?.kind === "refunded") return null;

@@ -1,4 +1,5 @@
-import type { CartItem, CartLine } from "../../domain/cart.ts";
+import type { AuditEntry } from "../../domain/audit.ts";
+import type { CartItem, CartLine, CartProduct } from "../../domain/cart.ts";
 
 export interface CartAddition {
   /** Used only when the line is new. */
@@ -13,6 +14,10 @@ export interface CartSummary {
   lineCount: number;
   /** The quantity of the asked-for product already in the cart; 0 when it has no line. */
   quantityInCart: number;
+  /** The asked-for product's line, when the cart has one. */
+  lineId: string | null;
+  /** The asked-for product as the cart shows it; null when there is no such product, or none was asked for. */
+  product: CartProduct | null;
 }
 
 export interface CartReader {
@@ -24,20 +29,19 @@ export interface CartReader {
 export interface CartRepository extends CartReader {
   /**
    * Holds the user's cart until the transaction ends, so that the checks and the write after them
-   * see the same cart, and then says what it holds.
+   * see the same cart, and then says what it holds, and what it holds of the product (read with it).
    */
   lockForChange(userId: string, productId: string | null): Promise<CartSummary>;
-  /** Adds to the user's line for the product, creating it when missing: one atomic upsert. */
-  add(addition: CartAddition): Promise<CartItem>;
+  /** Adds to the user's line for the product, creating it when missing: one atomic upsert, with its audit entry in the same statement. */
+  add(addition: CartAddition, audit: AuditEntry): Promise<CartItem>;
   setQuantity(id: string, quantity: number, at: Date): Promise<CartItem | null>;
   remove(id: string): Promise<boolean>;
   /**
-   * Locks the user's lines with these ids (every line of the user's when null) until the
-   * transaction ends, and returns them with their products, oldest first. Lines of other users,
-   * and lines gone meanwhile, are not returned.
+   * Takes the user's lines with these ids out of the cart and returns them as they were, with their
+   * products, oldest first: one statement (a checkout's). Lines of other users, and lines gone
+   * meanwhile (another checkout took them), are not taken. Undone with the transaction.
    */
-  lockLines(userId: string, ids: readonly string[] | null): Promise<CartLine[]>;
-  removeLines(ids: readonly string[]): Promise<void>;
+  takeLines(userId: string, ids: readonly string[]): Promise<CartLine[]>;
   /** Puts lines back as they were (an order that could not go ahead); one the user has added to since gains their quantity, up to 99. */
   restoreLines(lines: readonly CartItem[]): Promise<void>;
 }

@@ -128,8 +128,8 @@ export interface OrderReader {
 }
 
 export interface OrderRepository extends OrderReader {
-  /** Writes the order and its items; false, writing nothing, when its order number is taken. */
-  create(order: Order): Promise<boolean>;
+  /** Writes the order and its items, and its audit entry when given, in one statement; false, writing nothing, when its order number is taken. */
+  create(order: Order, audit?: AuditEntry): Promise<boolean>;
   /**
    * Locks the order until the transaction ends and returns it as locked. With `skipLocked`, an
    * order another transaction holds is passed over (null), instead of waited for.
