@@ -17,12 +17,11 @@ const t3 = new Date("2026-03-02T08:00:00.500Z");
 export function cartRepositoryContract(target: () => ContractTarget) {
   describe("CartRepository", () => {
     const repo = () => target().repos.carts;
-    const entryOf = (a: CartAddition): AuditEntry => ({
+    const entryOf = (a: CartAddition): Omit<AuditEntry, "entityId"> => ({
       id: createId(),
       userId: a.userId,
       action: "cart.add",
       entityType: "cart_item",
-      entityId: a.id,
       changes: { productId: a.productId, added: a.quantity },
       ipAddress: "203.0.113.9",
       userAgent: "contract",
@@ -110,16 +109,22 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       expect(line?.product).toMatchObject({ id: product.id, isActive: false });
     });
 
-    test("add writes its audit entry in the same statement", async () => {
+    test("add writes its audit entry in the same statement, naming the line it made or added to and its quantity after the add", async () => {
       const user = await aStoredUser();
       const product = await aStoredProduct();
-      const addition = { id: createId(), userId: user.id, productId: product.id, quantity: 2, at: t1 };
-      const entry = entryOf(addition);
-      await target().uow.transaction((tx) => tx.carts.add(addition, entry));
-      expect(await target().repos.audit.list({ entityId: addition.id })).toEqual([entry]);
+      const first = { id: createId(), userId: user.id, productId: product.id, quantity: 2, at: t1 };
+      const second = { ...first, id: createId(), quantity: 3, at: t2 };
+      const entries = [entryOf(first), entryOf(second)];
+      await target().uow.transaction((tx) => tx.carts.add(first, entries[0]!));
+      await target().uow.transaction((tx) => tx.carts.add(second, entries[1]!));
+      const written = await target().repos.audit.list({ action: "cart.add" });
+      expect(written.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())).toEqual([
+        { ...entries[0]!, entityId: first.id, changes: { ...entries[0]!.changes, quantity: 2 } },
+        { ...entries[1]!, entityId: first.id, changes: { ...entries[1]!.changes, quantity: 5 } },
+      ]);
     });
 
-    test("findById, and what lockForChange reports: line count, the product's line and quantity, and the product as the cart shows it", async () => {
+    test("findById, and what lockForChange reports: line count, the product's quantity, and the product as the cart shows it", async () => {
       const user = await aStoredUser();
       const other = await aStoredUser();
       const chili = await aStoredProduct();
@@ -134,12 +139,11 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       expect(await repo().lockForChange(user.id, garlic.id)).toEqual({
         lineCount: 2,
         quantityInCart: garlicLine.quantity,
-        lineId: garlicLine.id,
         product: shown,
       });
-      expect(await repo().lockForChange(other.id, garlic.id)).toEqual({ lineCount: 0, quantityInCart: 0, lineId: null, product: shown });
-      expect(await repo().lockForChange(user.id, "no-such-product")).toEqual({ lineCount: 2, quantityInCart: 0, lineId: null, product: null });
-      expect(await repo().lockForChange(user.id, null)).toEqual({ lineCount: 2, quantityInCart: 0, lineId: null, product: null });
+      expect(await repo().lockForChange(other.id, garlic.id)).toEqual({ lineCount: 0, quantityInCart: 0, product: shown });
+      expect(await repo().lockForChange(user.id, "no-such-product")).toEqual({ lineCount: 2, quantityInCart: 0, product: null });
+      expect(await repo().lockForChange(user.id, null)).toEqual({ lineCount: 2, quantityInCart: 0, product: null });
 
       expect((await repo().lockForChange(user.id, null)).lineCount).toBe(2);
       expect((await repo().lockForChange(other.id, null)).lineCount).toBe(0);

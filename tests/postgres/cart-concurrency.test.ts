@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { sql } from "kysely";
+import { type KyselyPlugin, sql } from "kysely";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { removeCartItem, updateCartItem } from "../../src/application/cart/change-cart-item.ts";
+import { placeOrder } from "../../src/application/orders/place-order.ts";
+import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
@@ -100,5 +102,101 @@ describe("cart changes are atomic with their audit entry (PostgreSQL)", () => {
     } finally {
       await sql`alter table audit_log drop constraint refuse_cart_entries`.execute(database.db);
     }
+  });
+});
+
+describe("an add racing a checkout is audited as the line it made (PostgreSQL)", () => {
+  const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
+  const cartAdds = async (userId: string) =>
+    (await deps.repos.audit.list({ action: "cart.add", userId })).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+
+  /** Until `count` backends of the test's database wait on a lock (each statement polled is a few ms; 5 s at most). */
+  async function lockWaiters(count: number) {
+    for (let polls = 0; polls < 500; polls++) {
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
+      if (rows[0]!.n >= count) return;
+      await Bun.sleep(10);
+    }
+    throw new Error(`never saw ${count} backends waiting on a lock`);
+  }
+
+  test("the checkout's delete not committed yet: the add makes a new line, and its entry names that line and its quantity", async () => {
+    const { user, product } = await customerAndProduct(50);
+    const ordered = await addToCart(deps, user.id, { productId: product.id, quantity: 2 }, origin);
+    // The product's row held elsewhere: the checkout stops at the stock, its lines deleted and not committed.
+    const holder = await database.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      await sql`select id from products where id = ${product.id} for update`.execute(conn);
+      const checkout = placeOrder(deps, DEFAULT_ORDER_SETTINGS, user.id, { cartItemIds: null, shippingAddress: texas }, origin);
+      await lockWaiters(1);
+      // The add sees the line still there (its cart summary reads before the delete commits); its upsert waits for that row.
+      const add = addToCart(deps, user.id, { productId: product.id, quantity: 1 }, origin);
+      await lockWaiters(2);
+      await sql`commit`.execute(conn);
+      return { checkout: await checkout, added: await add };
+    });
+    const [line] = await deps.repos.carts.lines(user.id);
+    expect(line).toMatchObject({ id: holder.added.id, quantity: 1 });
+    expect(holder.added.id).not.toBe(ordered.id);
+    expect((await cartAdds(user.id)).map((e) => [e.entityId, e.changes.quantity])).toEqual([
+      [ordered.id, 2],
+      [line!.id, 1],
+    ]);
+  });
+
+  test("a failed checkout's lines put back while an add was deciding: the add's entry names the line it added to, and its quantity", async () => {
+    const { user, product } = await customerAndProduct(50);
+    const ordered = await addToCart(deps, user.id, { productId: product.id, quantity: 2 }, origin);
+    // The add held between its cart summary (no line of the product: the checkout took it) and its upsert.
+    let summaryRead!: () => void;
+    const atSummary = new Promise<void>((resolve) => (summaryRead = resolve));
+    let goOn!: () => void;
+    const held = new Promise<void>((resolve) => (goOn = resolve));
+    let armed = false;
+    const holdAfterSummary: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      async transformResult(args) {
+        if (armed && args.result.rows[0] && "line_count" in args.result.rows[0]) {
+          armed = false;
+          summaryRead();
+          await held;
+        }
+        return args.result;
+      },
+    };
+    let failIntent!: () => void;
+    const intentFails = new Promise<void>((resolve) => (failIntent = resolve));
+    const failing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async () => {
+          await intentFails;
+          throw new Error("the processor refused the intent");
+        },
+      },
+    };
+    const checkout = placeOrder(failing, DEFAULT_ORDER_SETTINGS, user.id, { cartItemIds: null, shippingAddress: texas }, origin).catch((error) => error);
+    for (let polls = 0; (await deps.repos.carts.lines(user.id)).length > 0; polls++) {
+      if (polls > 500) throw new Error("the checkout never took the line");
+      await Bun.sleep(10);
+    }
+    armed = true;
+    const add = addToCart(createPgDeps(database.db.withPlugin(holdAfterSummary)), user.id, { productId: product.id, quantity: 1 }, origin);
+    await atSummary;
+    failIntent();
+    const failed = await checkout;
+    goOn();
+    const added = await add;
+    expect(failed).toMatchObject({ code: "order.creation_failed" });
+    const [line] = await deps.repos.carts.lines(user.id);
+    expect(line).toMatchObject({ id: ordered.id, quantity: 3 });
+    expect(added).toMatchObject({ id: ordered.id, quantity: 3 });
+    expect((await cartAdds(user.id)).map((e) => [e.entityId, e.changes.quantity])).toEqual([
+      [ordered.id, 2],
+      [ordered.id, 3],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { type Selectable, sql } from "kysely";
+import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { AuditLog, AuditQuery } from "../../application/ports/audit.ts";
@@ -37,12 +37,18 @@ const insertEntry = compileOnce(
 /**
  * The entry's insert as a part of another statement, landing once for each row the statement's
  * `after` (a CTE) returns: an audit entry written in the very statement that makes its change.
+ * `fromRow`: what the entry takes from that row, when the change decides it (the entity's id, and
+ * fields added to `changes`).
  */
-export const insertAuditAfter = (after: string, e: AuditEntry) => sql`
-  insert into audit_log (id, user_id, action, entity_type, entity_id, changes, ip_address, user_agent, created_at)
-  select ${e.id}::text, ${e.userId}::text, ${e.action}::text, ${e.entityType}::text, ${e.entityId}::text, ${JSON.stringify(e.changes)}::jsonb,
-    ${e.ipAddress}::text, ${e.userAgent}::text, ${e.createdAt}::timestamptz
-  from ${sql.table(after)}`;
+export function insertAuditAfter(after: string, e: AuditEntry, fromRow?: { entityId: RawBuilder<string>; changes: RawBuilder<unknown> }) {
+  const entityId = fromRow ? fromRow.entityId : sql`${e.entityId}::text`;
+  const changes = fromRow ? sql`${JSON.stringify(e.changes)}::jsonb || ${fromRow.changes}` : sql`${JSON.stringify(e.changes)}::jsonb`;
+  return sql`
+    insert into audit_log (id, user_id, action, entity_type, entity_id, changes, ip_address, user_agent, created_at)
+    select ${e.id}::text, ${e.userId}::text, ${e.action}::text, ${e.entityType}::text, ${entityId}, ${changes},
+      ${e.ipAddress}::text, ${e.userAgent}::text, ${e.createdAt}::timestamptz
+    from ${sql.table(after)}`;
+}
 
 function toEntry(r: Selectable<AuditLogTable>): AuditEntry {
   return {

@@ -39,14 +39,13 @@ const PRODUCT_COLUMNS = [
   "products.is_active",
 ] as const;
 
-// The cart's size, the product's line in it, and the product itself (as a JSON object): one statement.
+// The cart's size, what it holds of the product, and the product itself (as a JSON object): one statement.
 const summarize = compileOnce((db, userId: string, productId: string) =>
   db
     .selectFrom("cart_items")
     .select((eb) => [
       eb.fn.countAll<string>().as("line_count"),
       eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart"),
-      eb.fn.max<string | null>("id").filterWhere("product_id", "=", productId).as("line_id"),
       jsonObjectFrom(eb.selectFrom("products").select(PRODUCT_COLUMNS).where("products.id", "=", productId)).as("product"),
     ])
     .where("user_id", "=", userId),
@@ -98,14 +97,14 @@ const toLine = (row: LineRow): CartLine => ({ ...toCartItem(row), product: toPro
 
 const itemById = compileOnce((db, id: string) => db.selectFrom("cart_items").selectAll().where("id", "=", id));
 
-/** The line added to (or made), and its audit entry, in one statement. */
-function upsert(db: Db, { id, userId, productId, quantity, at }: CartAddition, audit: AuditEntry) {
+/** The line added to (or made), and its audit entry naming the line as the upsert left it, in one statement. */
+function upsert(db: Db, { id, userId, productId, quantity, at }: CartAddition, audit: Omit<AuditEntry, "entityId">) {
   return sql<Selectable<CartItemsTable>>`
     with added as (
       insert into cart_items (id, user_id, product_id, quantity, created_at, updated_at) values (${id}, ${userId}, ${productId}, ${quantity}, ${at}, ${at})
       on conflict (user_id, product_id) do update set quantity = cart_items.quantity + excluded.quantity, updated_at = excluded.updated_at
       returning *
-    ), audit as (${insertAuditAfter("added", audit)})
+    ), audit as (${insertAuditAfter("added", { ...audit, entityId: null }, { entityId: sql.ref("added.id"), changes: sql`jsonb_build_object('quantity', added.quantity)` })})
     select * from added`.execute(db);
 }
 
@@ -128,7 +127,6 @@ export function createPgCartRepository(db: Db): CartRepository {
       return {
         lineCount: Number(row?.line_count ?? 0),
         quantityInCart: Number(row?.in_cart ?? 0),
-        lineId: row?.line_id ?? null,
         product: row?.product ? toProduct(row.product.id, row.product) : null,
       };
     },

@@ -26,7 +26,6 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
       return {
         lineCount: lines.length,
         quantityInCart: line?.quantity ?? 0,
-        lineId: line?.id ?? null,
         product: product ? structuredClone(shown(product)) : null,
       };
     },
@@ -42,7 +41,7 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
         ? { ...existing, quantity: existing.quantity + quantity, updatedAt: at }
         : { id, userId, productId, quantity, createdAt: at, updatedAt: at };
       items.set(item.id, item);
-      audit.set(entry.id, structuredClone(entry));
+      audit.set(entry.id, structuredClone({ ...entry, entityId: item.id, changes: { ...entry.changes, quantity: item.quantity } }));
       return structuredClone(item);
     },
     async setQuantity(id, quantity, at) {

@@ -23,17 +23,17 @@ export function addToCart(
     if (inCart === 0) assertRoomForLine(cart.lineCount);
     assertLineQuantity(product, inCart + input.quantity, inCart);
 
-    // The line, new or merged into, is known before the write (the cart is held): so is its audit entry, written with it.
-    const id = cart.lineId ?? deps.ids.next();
-    const audit = auditEntry(deps, {
+    // The entry names the line as the upsert leaves it (a checkout not yet committed may be taking
+    // the line seen above, or a failed one putting it back): the statement fills in its id and quantity.
+    const { entityId: _, ...audit } = auditEntry(deps, {
       userId,
       action: "cart.add",
       entityType: "cart_item",
-      entityId: id,
-      changes: { productId: product.id, added: input.quantity, quantity: inCart + input.quantity },
+      entityId: null,
+      changes: { productId: product.id, added: input.quantity },
       origin,
     });
-    const item = await tx.carts.add({ id, userId, productId: product.id, quantity: input.quantity, at: deps.clock.now() }, audit);
+    const item = await tx.carts.add({ id: deps.ids.next(), userId, productId: product.id, quantity: input.quantity, at: deps.clock.now() }, audit);
     return { ...item, product };
   });
 }

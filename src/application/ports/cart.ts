@@ -14,8 +14,6 @@ export interface CartSummary {
   lineCount: number;
   /** The quantity of the asked-for product already in the cart; 0 when it has no line. */
   quantityInCart: number;
-  /** The asked-for product's line, when the cart has one. */
-  lineId: string | null;
   /** The asked-for product as the cart shows it; null when there is no such product, or none was asked for. */
   product: CartProduct | null;
 }
@@ -32,8 +30,13 @@ export interface CartRepository extends CartReader {
    * see the same cart, and then says what it holds, and what it holds of the product (read with it).
    */
   lockForChange(userId: string, productId: string | null): Promise<CartSummary>;
-  /** Adds to the user's line for the product, creating it when missing: one atomic upsert, with its audit entry in the same statement. */
-  add(addition: CartAddition, audit: AuditEntry): Promise<CartItem>;
+  /**
+   * Adds to the user's line for the product, creating it when missing: one atomic upsert, with its
+   * audit entry in the same statement. The entry names the line as the upsert leaves it: its id,
+   * and its quantity after the add as `changes.quantity` (a line another request made or took
+   * meanwhile included).
+   */
+  add(addition: CartAddition, audit: Omit<AuditEntry, "entityId">): Promise<CartItem>;
   setQuantity(id: string, quantity: number, at: Date): Promise<CartItem | null>;
   remove(id: string): Promise<boolean>;
   /**
