@@ -1,4 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
+import { DomainError } from "../../domain/errors.ts";
 import type { Order } from "../../domain/order.ts";
 import { confirmationOutcome, decidePayment, eventOfIntent } from "../../domain/payment.ts";
 import { type OrderChange, applyToOrder, applyToOrderAt } from "../orders/apply-to-order.ts";
@@ -17,10 +18,11 @@ export interface OutcomeAuthor {
 
 /**
  * The last step of a payment attempt (decisions §4), for payOrder and for housekeeping finishing an
- * attempt a crash left: under the order's lock, the intent as the processor answered for it is
- * applied as the processor's own report of it would be (so a webhook that came first, or staff who
- * moved the order, change nothing twice), a fresh intent becomes the order's, the `payment.*` audit
- * entry is written, and the attempt's mark is cleared. Money the order no longer needs (it ended
+ * attempt a crash left: under the order's lock (or, given `seen`, in one statement on the order as
+ * the caller last saw it, if it is still so: applyUnlessChanged), the intent as the processor
+ * answered for it is applied as the processor's own report of it would be (so a webhook that came
+ * first, or staff who moved the order, change nothing twice), a fresh intent becomes the order's,
+ * the `payment.*` audit entry is written, and the attempt's mark is cleared. Money the order no longer needs (it ended
  * meanwhile) is marked due for refund there, and asked of the processor after that commit. Given `onlyAttemptStartedAt` (housekeeping),
  * an order another transaction holds, or whose attempt is no longer that one (settled, or taken
  * over by a new payment since), is left alone: null.
@@ -81,5 +83,14 @@ async function applyUnlessChanged(deps: Pick<Deps, "uow" | "ids" | "clock">, see
   const decision = event ? decidePayment(known, event) : null;
   if (decision?.refundLatePayment || event?.kind === "refunded") return null;
   const change = event && decision ? processorEventChange(known, event, decision, audit, changes, null) : { changes, restock: false, audit };
-  return (await applyToOrderAt(deps, { order: seen.order, version: seen.version }, change)) ? { ...known, ...change.changes } : null;
+  try {
+    return (await applyToOrderAt(deps, seen, change)) ? { ...known, ...change.changes } : null;
+  } catch (error) {
+    // The connection lost with the statement sent: applied again under the lock, whose transaction
+    // is run again when its own connection is lost. Had it landed, the outcome then finds the order
+    // already moved (a payment is recorded as ignored, an intent still waiting recorded again):
+    // nothing changes twice.
+    if (error instanceof DomainError && error.code === "database.unavailable") return null;
+    throw error;
+  }
 }

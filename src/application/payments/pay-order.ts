@@ -36,8 +36,8 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    and the mark cleared (applyPaymentOutcome, which housekeeping also uses to settle an attempt
  *    whose process died): in one statement if the order is still as step 1 left it, else under
  *    its lock.
- * Each of the three is then one statement or two when nothing else touches the order: on
- * PostgreSQL, a paid order costs 5 statements here instead of 13 (bench/README.md).
+ * When nothing else touches the order, steps 1 and 3 are three statements in all (the order read,
+ * the mark, the outcome with its audit entry), where transactions took nine (bench/README.md).
  * A declined card fails the payment (the order stays payable) and is answered with a 402. A
  * processor that refused the call leaves the order payable; one that failed without saying what it
  * did leaves the attempt to housekeeping, as a crash would.
@@ -102,14 +102,33 @@ async function startAttempt(
   const read = await deps.uow.read((db) => db.orders.read(orderId));
   if (read) {
     const { order, attempt, changes } = attemptOn(deps, read.order, userId, graceMs);
-    const version = await deps.uow.write((db) => db.orders.updateAt(orderId, read.version, changes, null));
-    if (version) return { order, attempt, seen: { order: { ...order, ...changes }, version } };
+    const seen = await markStarted(deps, read, changes);
+    if (seen) return { order, attempt, seen };
   }
   return deps.uow.transaction(async (tx) => {
     const { order, attempt, changes } = attemptOn(deps, await tx.orders.lock(orderId), userId, graceMs);
     await tx.orders.update(orderId, changes);
     return { order, attempt, seen: undefined };
   });
+}
+
+/**
+ * The attempt's mark, written if the order is still as read: the order as it leaves it, with its
+ * version; null when the order changed meanwhile. A connection lost with the statement sent leaves
+ * it unknown whether the mark landed: the order read again says (the mark is this attempt's own),
+ * and one that did not land is null too, for the caller to take the locked way, which runs again a
+ * transaction whose connection was lost.
+ */
+async function markStarted(deps: PayDeps, read: OrderAt, changes: ReturnType<typeof attemptOn>["changes"]): Promise<OrderAt | null> {
+  try {
+    const version = await deps.uow.write((db) => db.orders.updateAt(read.order.id, read.version, changes, null));
+    return version ? { order: { ...read.order, ...changes }, version } : null;
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === "database.unavailable")) throw error;
+    const now = await deps.uow.read((db) => db.orders.read(read.order.id));
+    const landed = now?.order.paymentAttempts === changes.paymentAttempts && now.order.paymentStartedAt?.getTime() === changes.paymentStartedAt.getTime();
+    return landed ? now : null;
+  }
 }
 
 /** The caller's own payable order, with no other attempt under way: the attempt it begins, and the order's changes that mark it. */
