@@ -23,10 +23,16 @@ function charsetOf(contentType: string | null): string | null {
 const tooLarge = () => new HttpError(413, "Request body too large", { limitBytes: MAX_BODY_BYTES });
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads a body, giving up as soon as it passes the limit (a chunked body declares no length). */
+/**
+ * Reads a body, giving up as soon as it passes the limit. A body of a declared length within it is
+ * read whole at once (HTTP's framing holds it to that length); a chunked body, which declares none,
+ * is read chunk by chunk.
+ */
 export async function readBody(request: Request): Promise<Uint8Array> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return new Uint8Array();
+  if (declared !== null) return new Uint8Array(await request.arrayBuffer());
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
