@@ -38,6 +38,8 @@ const PRODUCT_COLUMNS = [
   "products.inventory",
   "products.is_active",
 ] as const;
+/** The same beside a cart line, which names its product already. */
+const LINE_PRODUCT_COLUMNS = PRODUCT_COLUMNS.filter((column) => column !== "products.id");
 
 // The cart's size, what it holds of the product, and the product itself (as a JSON object): one statement.
 const summarize = compileOnce((db, userId: string, productId: string) =>
@@ -57,7 +59,7 @@ const userLines = (db: Db, userId: string) =>
     .selectFrom("cart_items")
     .innerJoin("products", "products.id", "cart_items.product_id")
     .select(["cart_items.id", "cart_items.user_id", "cart_items.product_id", "cart_items.quantity", "cart_items.created_at", "cart_items.updated_at"])
-    .select(PRODUCT_COLUMNS.filter((column) => column !== "products.id"))
+    .select(LINE_PRODUCT_COLUMNS)
     .where("cart_items.user_id", "=", userId)
     .orderBy("cart_items.created_at")
     .orderBy("cart_items.id");
@@ -71,7 +73,7 @@ const takenLines = compileOnce((db, userId: string, ids: string[]) =>
     .selectFrom("taken as cart_items")
     .innerJoin("products", "products.id", "cart_items.product_id")
     .select(["cart_items.id", "cart_items.user_id", "cart_items.product_id", "cart_items.quantity", "cart_items.created_at", "cart_items.updated_at"])
-    .select(PRODUCT_COLUMNS.filter((column) => column !== "products.id"))
+    .select(LINE_PRODUCT_COLUMNS)
     .orderBy("cart_items.created_at")
     .orderBy("cart_items.id"),
 );

@@ -122,8 +122,8 @@ const attachIntent = compileOnce((db, id: string, intentId: string, at: Date) =>
     .returning("id"),
 );
 const byId = compileOnce((db, id: string) => db.selectFrom("orders").selectAll().where("id", "=", id));
-// A locked order comes with its items in the same statement (the lock covers the orders row only).
-const lockedRow = (db: Db, id: string) =>
+// An order with its items in one statement (a lock, when taken, covers the orders row only).
+const rowWithItems = (db: Db, id: string) =>
   db
     .selectFrom("orders")
     .selectAll("orders")
@@ -154,11 +154,11 @@ const unpaidOf = compileOnce((db, userId: string, limit: number) =>
     .orderBy("id")
     .limit(limit),
 );
-const byIdLocked = compileOnce((db, id: string) => lockedRow(db, id).forUpdate());
+const byIdLocked = compileOnce((db, id: string) => rowWithItems(db, id).forUpdate());
 // The row's xmin (the transaction that wrote its current version) is its version: every write of the
 // order changes it, by whatever path, so no writer can forget to (Npgsql's optimistic concurrency uses it so).
-const byIdVersioned = compileOnce((db, id: string) => lockedRow(db, id).select(sql<string>`orders.xmin::text`.as("version")));
-const byIdLockedOrSkipped = compileOnce((db, id: string) => lockedRow(db, id).forUpdate().skipLocked());
+const byIdVersioned = compileOnce((db, id: string) => rowWithItems(db, id).select(sql<string>`orders.xmin::text`.as("version")));
+const byIdLockedOrSkipped = compileOnce((db, id: string) => rowWithItems(db, id).forUpdate().skipLocked());
 
 /** The columns a change sets; a field left undefined is left as it is. */
 const ORDER_COLUMNS = {
