@@ -41,13 +41,27 @@ function describeRaw(sql: string): { operation: string; table?: string } {
   return first === "SELECT" || first === "WITH" ? { operation: "SELECT", table: RAW_READ_FROM.exec(sql)?.[1] } : { operation: first };
 }
 
-/** What a statement does, and to which table: from Kysely's tree when it built the statement. */
-function describe({ query, sql }: CompiledQuery): { operation: string; table?: string | undefined } {
-  if (SelectQueryNode.is(query)) return { operation: "SELECT", table: tableOf(query.from?.froms[0]) };
-  if (InsertQueryNode.is(query)) return { operation: "INSERT", table: tableOf(query.into) };
-  if (UpdateQueryNode.is(query)) return { operation: "UPDATE", table: tableOf(query.table) };
-  if (DeleteQueryNode.is(query)) return { operation: "DELETE", table: tableOf(query.from.froms[0]) };
-  return describeRaw(sql);
+type Described = { operation: string; table?: string | undefined };
+
+/** What a statement Kysely built does, and to which table; undefined for one it did not build (a raw statement). */
+function describeNode(node: OperationNode): Described | undefined {
+  if (SelectQueryNode.is(node)) return { operation: "SELECT", table: tableOf(node.from?.froms[0]) };
+  if (InsertQueryNode.is(node)) return { operation: "INSERT", table: tableOf(node.into) };
+  if (UpdateQueryNode.is(node)) return { operation: "UPDATE", table: tableOf(node.table) };
+  if (DeleteQueryNode.is(node)) return { operation: "DELETE", table: tableOf(node.from.froms[0]) };
+  return undefined;
+}
+
+/**
+ * What a statement does, and to which table: from Kysely's tree when it built the statement. A read
+ * whose CTE writes (`with taken as (delete from cart_items …) select …`) is that write.
+ */
+function describe({ query, sql }: CompiledQuery): Described {
+  const described = describeNode(query);
+  if (!described) return describeRaw(sql);
+  if (described.operation !== "SELECT" || !SelectQueryNode.is(query)) return described;
+  const writes = (query.with?.expressions ?? []).map((cte) => describeNode(cte.expression)).filter((cte) => cte && cte.operation !== "SELECT");
+  return writes[0] ?? described;
 }
 
 /**
