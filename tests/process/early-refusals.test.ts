@@ -59,6 +59,31 @@ describe("a body too large is the app's 413, with its headers, whatever its size
   }, 30_000);
 });
 
+describe('a Content-Length sent twice with one value (Bun passes it on as "N, N") is that length', () => {
+  test("past the limit: refused before any of the body is sent, as a single one is", async () => {
+    const answer = await ask(
+      "POST /api/auth/register HTTP/1.1\r\nHost: shop\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nContent-Length: 2000000\r\n\r\n",
+    );
+    expect(answer?.status).toBe(413);
+    expect(JSON.parse(answer!.body)).toEqual({ error: "Request body too large", details: { limitBytes: 1048576 } });
+  }, 10_000);
+
+  test("within it: the body is read and answered as any other", async () => {
+    const body = '{"email":"not an e-mail"}';
+    const answer = await ask(
+      `POST /api/auth/register HTTP/1.1\r\nHost: shop\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(answer?.status).toBe(400);
+    expect(JSON.parse(answer!.body).details.issues.map((issue: { path: string }) => issue.path)).toEqual(expect.arrayContaining(["email", "password"]));
+  }, 10_000);
+
+  test("on a GET: a GET with a body, refused", async () => {
+    const answer = await ask("GET /api/health HTTP/1.1\r\nHost: shop\r\nContent-Length: 5\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+    expect(answer?.status).toBe(400);
+    expect(JSON.parse(answer!.body).error).toBe("A GET request takes no body");
+  }, 10_000);
+});
+
 describe("requests without a host of their own, once a 500, are answered as any other", () => {
   test("HTTP/1.0 without a Host header (allowed there): answered as any other", async () => {
     const answer = await ask("GET /api/health HTTP/1.0\r\n\r\n");

@@ -24,15 +24,32 @@ const tooLarge = () => new HttpError(413, "Request body too large", { limitBytes
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
+ * The body's length as the request declares it; null when it declares none. Bun passes a
+ * Content-Length sent more than once with one value on as "N, N" (the message is framed by N, as
+ * RFC 9110 allows): that is N. Anything else that is not a plain count is NaN, so no check can take
+ * it for a small body, nor a body of known length.
+ */
+export function declaredLength(headers: Headers): number | null {
+  const value = headers.get("content-length");
+  if (value === null) return null;
+  const [only, ...others] = new Set(value.split(",").map((part) => part.trim()));
+  return others.length === 0 && /^\d+$/.test(only ?? "") ? Number(only) : Number.NaN;
+}
+
+/**
  * Reads a body, giving up as soon as it passes the limit. A body of a declared length within it is
- * read whole at once (HTTP's framing holds it to that length); a chunked body, which declares none,
- * is read chunk by chunk.
+ * read whole at once (HTTP's framing holds it to that length, checked again once read); any other
+ * (chunked, or a length that is no plain count) is read chunk by chunk.
  */
 export async function readBody(request: Request): Promise<Uint8Array> {
-  const declared = request.headers.get("content-length");
-  if (Number(declared ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const declared = declaredLength(request.headers);
+  if (declared !== null && declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return new Uint8Array();
-  if (declared !== null) return new Uint8Array(await request.arrayBuffer());
+  if (declared !== null && Number.isFinite(declared)) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
+    return bytes;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
@@ -135,7 +152,7 @@ export function bodyReading(routes: RouteTable) {
       .onRequest(({ request }) => {
         if (
           (request.method === "GET" || request.method === "HEAD") &&
-          (Number(request.headers.get("content-length") ?? 0) > 0 || request.headers.has("transfer-encoding"))
+          ((declaredLength(request.headers) ?? 0) !== 0 || request.headers.has("transfer-encoding"))
         ) {
           throw new HttpError(400, `A ${request.method} request takes no body`);
         }
