@@ -21,9 +21,10 @@ const lostConnection = () => Object.assign(new Error("Connection terminated unex
 
 /**
  * The first statement whose SQL holds every one of `marks` loses its connection: before it is sent
- * (`when: "before"`), or once it has run and committed, its answer lost (`when: "after"`).
+ * (`when: "before"`), or once it has run and committed, its answer lost (`when: "after"`), after
+ * `meanwhile` has run (what others do before the answer would have come back).
  */
-function losing(marks: string[], when: "before" | "after"): KyselyPlugin {
+function losing(marks: string[], when: "before" | "after", meanwhile: () => Promise<void> = async () => {}): KyselyPlugin {
   let armed = true;
   const matches = (node: unknown) => armed && marks.every((mark) => JSON.stringify(node).includes(mark));
   const pending = new WeakSet<object>();
@@ -40,6 +41,7 @@ function losing(marks: string[], when: "before" | "after"): KyselyPlugin {
     async transformResult(args) {
       if (armed && pending.has(args.queryId)) {
         armed = false;
+        await meanwhile();
         throw lostConnection();
       }
       return args.result;
@@ -59,24 +61,68 @@ async function anOrder() {
 }
 
 const MARK_STEP = ['"payment_attempts"', "xmin = "];
-const OUTCOME_STEP = ['"status"', "xmin = "];
+const OUTCOME_STEP = ['"payment_status"', "xmin = "];
 
-for (const [step, marks] of [
-  ["the attempt's mark", MARK_STEP],
-  ["the outcome", OUTCOME_STEP],
+test("the attempt's mark lost after it landed: not taken for this request's own (it could be another's), so 409 until housekeeping settles it; nothing confirmed", async () => {
+  const { deps, user, placed } = await anOrder();
+  const faulty = createPgDeps(database.db.withPlugin(losing(MARK_STEP, "after")));
+  const answer = payOrder({ ...faulty, payments: deps.payments }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin);
+  expect(await answer.catch((error) => error)).toMatchObject({ code: "payment.in_progress" });
+  const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
+  expect(order).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 1, paymentStartedAt: expect.any(Date) });
+  expect((await deps.payments.retrieveIntent(order.stripePaymentIntentId!)).status).toBe("requires_payment_method");
+});
+
+for (const [step, marks, when] of [
+  ["the attempt's mark", MARK_STEP, "before"],
+  ["the outcome", OUTCOME_STEP, "before"],
+  ["the outcome", OUTCOME_STEP, "after"],
 ] as const) {
-  for (const when of ["before", "after"] as const) {
-    test(`${step}'s connection lost ${when === "before" ? "before its statement was sent" : "after its statement landed"}: paid once, the attempt counted once and closed`, async () => {
-      const { deps, user, placed } = await anOrder();
-      const faulty = createPgDeps(database.db.withPlugin(losing([...marks], when)));
-      const answer = await payOrder({ ...faulty, payments: deps.payments }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin);
-      expect(answer).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
-      const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
-      expect(order).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
-      const entries = await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" });
-      // Applied once; an outcome that had landed before its answer was lost is recorded again as ignored.
-      expect(entries.filter((entry) => entry.changes.ignored === undefined)).toHaveLength(1);
-      expect(entries).toHaveLength(step === "the outcome" && when === "after" ? 2 : 1);
-    });
-  }
+  test(`${step}'s connection lost ${when === "before" ? "before its statement was sent" : "after its statement landed"}: paid once, the attempt counted once and closed, audited once`, async () => {
+    const { deps, user, placed } = await anOrder();
+    const faulty = createPgDeps(database.db.withPlugin(losing([...marks], when)));
+    const answer = await payOrder({ ...faulty, payments: deps.payments }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin);
+    expect(answer).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
+    expect(order).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
+    expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" })).toHaveLength(1);
+  });
 }
+
+test("a declined outcome that landed before its answer was lost leaves alone the mark of a payment begun since: a third one meanwhile is 409", async () => {
+  const { deps, user, placed } = await anOrder();
+  // The second payment's confirmation is held at the processor: its attempt is open meanwhile.
+  let atProcessor!: () => void;
+  const secondAtProcessor = new Promise<void>((resolve) => (atProcessor = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const holding = {
+    ...deps.payments,
+    confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => {
+      atProcessor();
+      await released;
+      return deps.payments.confirmIntent(...args);
+    },
+  };
+  let second: Promise<unknown> | null = null;
+  // The first payment's outcome (a decline) lands; before its answer comes back, the second payment begins.
+  const faulty = createPgDeps(
+    database.db.withPlugin(
+      losing(OUTCOME_STEP, "after", async () => {
+        second = payOrder({ ...deps, payments: holding }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin).catch(
+          (error) => error,
+        );
+        await secondAtProcessor;
+      }),
+    ),
+  );
+  const first = payOrder({ ...faulty, payments: deps.payments }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_chargeDeclined" }, origin);
+  expect(await first.catch((error) => error)).toMatchObject({ code: "payment.declined" });
+  const third = await payOrder(deps, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin).catch((error) => error);
+  release();
+  expect(third).toMatchObject({ code: "payment.in_progress" });
+  expect(await second).toMatchObject({ success: true, order: { paymentStatus: "PAID" } });
+  const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
+  expect(order).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 2, paymentStartedAt: null });
+  expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.failed" })).toHaveLength(1);
+});

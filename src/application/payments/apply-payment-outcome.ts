@@ -25,14 +25,15 @@ export interface OutcomeAuthor {
  * the `payment.*` audit entry is written, and the attempt's mark is cleared. Money the order no longer needs (it ended
  * meanwhile) is marked due for refund there, and asked of the processor after that commit. Given `onlyAttemptStartedAt` (housekeeping),
  * an order another transaction holds, or whose attempt is no longer that one (settled, or taken
- * over by a new payment since), is left alone: null.
+ * over by a new payment since), is left alone: null. Given `ownAttempt` (a payment's own step 3),
+ * an order whose attempt is no longer that one is left alone too, and returned as it is.
  */
 export async function applyPaymentOutcome(
   deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
   orderId: string,
   intent: PaymentIntent,
   by: OutcomeAuthor,
-  { onlyAttemptStartedAt, seen }: { onlyAttemptStartedAt?: Date; seen?: OrderAt } = {},
+  { onlyAttemptStartedAt, ownAttempt, seen }: { onlyAttemptStartedAt?: Date; ownAttempt?: AttemptMark; seen?: OrderAt } = {},
 ): Promise<Order | null> {
   if (seen) {
     const applied = await applyUnlessChanged(deps, seen, intent, by);
@@ -41,6 +42,9 @@ export async function applyPaymentOutcome(
   const applied = await deps.uow.transaction(async (tx) => {
     const current = await tx.orders.lock(orderId, { skipLocked: onlyAttemptStartedAt !== undefined });
     if (!current || (onlyAttemptStartedAt && current.paymentStartedAt?.getTime() !== onlyAttemptStartedAt.getTime())) return { order: null, refund: null };
+    // A payment's own attempt no longer marked: its outcome is in already (this very call's, its
+    // answer lost; or housekeeping's), or a newer attempt took over. Nothing to apply, no mark to clear.
+    if (ownAttempt && !isMarked(current, ownAttempt)) return { order: current, refund: null };
     const { known, event, changes, audit } = outcomeOn(current, intent, by);
     if (event) {
       const decided = await applyProcessorEvent(tx, deps, known, event, audit, changes);
@@ -53,6 +57,14 @@ export async function applyPaymentOutcome(
   if (applied.refund) await askForRefund(deps, applied.refund);
   return applied.order;
 }
+
+/** A payment attempt's mark on its order: its number, and when it began (a takeover keeps the number, not the time). */
+export interface AttemptMark {
+  attempts: number;
+  startedAt: Date;
+}
+
+const isMarked = (order: Order, mark: AttemptMark) => order.paymentAttempts === mark.attempts && order.paymentStartedAt?.getTime() === mark.startedAt.getTime();
 
 /** The outcome on the order as it is: the order with a fresh intent adopted, the event the intent tells of, the caller's changes and the audit entry's fields. */
 function outcomeOn(current: Order, intent: PaymentIntent, by: OutcomeAuthor) {
@@ -86,10 +98,9 @@ async function applyUnlessChanged(deps: Pick<Deps, "uow" | "ids" | "clock">, see
   try {
     return (await applyToOrderAt(deps, seen, change)) ? { ...known, ...change.changes } : null;
   } catch (error) {
-    // The connection lost with the statement sent: applied again under the lock, whose transaction
-    // is run again when its own connection is lost. Had it landed, the outcome then finds the order
-    // already moved (a payment is recorded as ignored, an intent still waiting recorded again):
-    // nothing changes twice.
+    // The connection lost with the statement sent: applied under the lock instead, whose transaction
+    // is run again when its own connection is lost. Had it landed, the attempt's mark is gone, and
+    // nothing more is done (applyPaymentOutcome's ownAttempt).
     if (error instanceof DomainError && error.code === "database.unavailable") return null;
     throw error;
   }

@@ -49,7 +49,7 @@ export async function payOrder(
   origin: RequestOrigin,
   graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
 ): Promise<PaymentResult> {
-  const { order, attempt, seen } = await startAttempt(deps, userId, request.orderId, graceMs);
+  const { order, attempt, startedAt, seen } = await startAttempt(deps, userId, request.orderId, graceMs);
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -70,7 +70,7 @@ export async function payOrder(
   const outcome = confirmationOutcome(intent);
   const by = { userId, origin, changes: { paymentMethodId: request.paymentMethodId, attempt } };
   // The order was there when the attempt began, and orders are never deleted.
-  const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen }))!;
+  const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen, ownAttempt: { attempts: attempt, startedAt } }))!;
 
   if (outcome.decline)
     throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });
@@ -91,43 +91,42 @@ export async function payOrder(
 /**
  * Step 1, in one statement when nothing else writes the order meanwhile: the order read, judged, and
  * the attempt written only if the order is still as read (its version). Otherwise, under its lock.
- * `seen`: the order as step 1 left it, with its version, when that is known.
+ * `startedAt`: the attempt's mark; `seen`: the order as step 1 left it, with its version, when that
+ * is known.
  */
 async function startAttempt(
   deps: PayDeps,
   userId: string,
   orderId: string,
   graceMs: number,
-): Promise<{ order: Order; attempt: number; seen: OrderAt | undefined }> {
+): Promise<{ order: Order; attempt: number; startedAt: Date; seen: OrderAt | undefined }> {
   const read = await deps.uow.read((db) => db.orders.read(orderId));
   if (read) {
     const { order, attempt, changes } = attemptOn(deps, read.order, userId, graceMs);
-    const seen = await markStarted(deps, read, changes);
-    if (seen) return { order, attempt, seen };
+    const version = await markUnlessChanged(deps, read, changes);
+    if (version) return { order, attempt, startedAt: changes.paymentStartedAt, seen: { order: { ...order, ...changes }, version } };
   }
   return deps.uow.transaction(async (tx) => {
     const { order, attempt, changes } = attemptOn(deps, await tx.orders.lock(orderId), userId, graceMs);
     await tx.orders.update(orderId, changes);
-    return { order, attempt, seen: undefined };
+    return { order, attempt, startedAt: changes.paymentStartedAt, seen: undefined };
   });
 }
 
 /**
- * The attempt's mark, written if the order is still as read: the order as it leaves it, with its
- * version; null when the order changed meanwhile. A connection lost with the statement sent leaves
- * it unknown whether the mark landed: the order read again says (the mark is this attempt's own),
- * and one that did not land is null too, for the caller to take the locked way, which runs again a
- * transaction whose connection was lost.
+ * The attempt's mark, written if the order is still as read: its new version; null when the order
+ * changed meanwhile, or when the connection was lost with the statement sent. Then the caller takes
+ * the locked way, which runs again a transaction whose connection is lost. A mark that had landed
+ * all the same is an attempt under way there (409) until housekeeping settles it, as a commit lost
+ * in a transaction leaves it: taken for this request's own, it could be another request's made in
+ * the same millisecond, and two attempts would go to the processor.
  */
-async function markStarted(deps: PayDeps, read: OrderAt, changes: ReturnType<typeof attemptOn>["changes"]): Promise<OrderAt | null> {
+async function markUnlessChanged(deps: PayDeps, read: OrderAt, changes: ReturnType<typeof attemptOn>["changes"]): Promise<string | null> {
   try {
-    const version = await deps.uow.write((db) => db.orders.updateAt(read.order.id, read.version, changes, null));
-    return version ? { order: { ...read.order, ...changes }, version } : null;
+    return await deps.uow.write((db) => db.orders.updateAt(read.order.id, read.version, changes, null));
   } catch (error) {
-    if (!(error instanceof DomainError && error.code === "database.unavailable")) throw error;
-    const now = await deps.uow.read((db) => db.orders.read(read.order.id));
-    const landed = now?.order.paymentAttempts === changes.paymentAttempts && now.order.paymentStartedAt?.getTime() === changes.paymentStartedAt.getTime();
-    return landed ? now : null;
+    if (error instanceof DomainError && error.code === "database.unavailable") return null;
+    throw error;
   }
 }
 
