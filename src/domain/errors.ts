@@ -83,6 +83,9 @@ export function databaseUnavailable(cause: unknown): DomainError {
   return error;
 }
 
+/** Whether the error is databaseUnavailable's: a statement whose connection was lost may have landed or not. */
+export const isDatabaseUnavailable = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.unavailable";
+
 /** The caller's session names an account that no longer exists: for the caller, that is no session at all. */
 export function accountGone(): DomainError {
   return new DomainError("auth.unauthenticated", "Unauthorized - authentication required");

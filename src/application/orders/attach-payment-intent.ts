@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, messageOf } from "../../domain/errors.ts";
+import { DomainError, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
 import { type Order, payability, restocksOn } from "../../domain/order.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
@@ -40,7 +40,7 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
     // The database went away before the intent was stored (or while it was): the order is left as a
     // process killed there leaves it, for housekeeping to give it the intent under the same key (or
     // it has it already), and the caller is told to try again, which its Idempotency-Key makes safe.
-    if (error instanceof DomainError && error.code === "database.unavailable") {
+    if (isDatabaseUnavailable(error)) {
       deps.logger.warn("order.payment_intent_unstored", { orderId: order.id, intentId, error: messageOf(error.cause) });
       throw error;
     }

@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Order } from "../../domain/order.ts";
 import { confirmationOutcome, decidePayment, eventOfIntent } from "../../domain/payment.ts";
 import { type OrderChange, applyToOrder, applyToOrderAt } from "../orders/apply-to-order.ts";
@@ -22,11 +22,12 @@ export interface OutcomeAuthor {
  * the caller last saw it, if it is still so: applyUnlessChanged), the intent as the processor
  * answered for it is applied as the processor's own report of it would be (so a webhook that came
  * first, or staff who moved the order, change nothing twice), a fresh intent becomes the order's,
- * the `payment.*` audit entry is written, and the attempt's mark is cleared. Money the order no longer needs (it ended
- * meanwhile) is marked due for refund there, and asked of the processor after that commit. Given `onlyAttemptStartedAt` (housekeeping),
- * an order another transaction holds, or whose attempt is no longer that one (settled, or taken
- * over by a new payment since), is left alone: null. Given `ownAttempt` (a payment's own step 3),
- * an order whose attempt is no longer that one is left alone too, and returned as it is.
+ * the `payment.*` audit entry is written, and the attempt's mark is cleared. Money the order no
+ * longer needs (it ended meanwhile) is marked due for refund there, and asked of the processor
+ * after that commit. Given `onlyAttemptStartedAt` (housekeeping), an order another transaction
+ * holds, or whose attempt is no longer that one (settled, or taken over by a new payment since), is
+ * left alone: null. Given `ownAttempt` (a payment's own step 3), an order whose attempt is no
+ * longer that one is left alone too, and returned as it is.
  */
 export async function applyPaymentOutcome(
   deps: Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">,
@@ -101,7 +102,7 @@ async function applyUnlessChanged(deps: Pick<Deps, "uow" | "ids" | "clock">, see
     // The connection lost with the statement sent: applied under the lock instead, whose transaction
     // is run again when its own connection is lost. Had it landed, the attempt's mark is gone, and
     // nothing more is done (applyPaymentOutcome's ownAttempt).
-    if (error instanceof DomainError && error.code === "database.unavailable") return null;
+    if (isDatabaseUnavailable(error)) return null;
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError, messageOf } from "../../domain/errors.ts";
+import { DomainError, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome } from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
@@ -125,7 +125,7 @@ async function markUnlessChanged(deps: PayDeps, read: OrderAt, changes: ReturnTy
   try {
     return await deps.uow.write((db) => db.orders.updateAt(read.order.id, read.version, changes, null));
   } catch (error) {
-    if (error instanceof DomainError && error.code === "database.unavailable") return null;
+    if (isDatabaseUnavailable(error)) return null;
     throw error;
   }
 }
