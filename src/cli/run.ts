@@ -16,7 +16,8 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     output.out(usage());
     return 0;
   }
-  const command = name ? commands[name] : undefined;
+  // Its own commands only: "toString" or "__proto__" is no command.
+  const command = name && Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     output.err(name ? `Unknown command: ${name}\n\n${usage()}` : usage());
     return 2;

@@ -415,6 +415,12 @@ test(
     const result = await cli("db:explode");
     expectUsage(result);
     expect(result.stderr).toContain("Unknown command: db:explode");
+    // A name every object has is no command either.
+    for (const name of ["toString", "__proto__"]) {
+      const inherited = await cli(name);
+      expectUsage(inherited);
+      expect(inherited.stderr).toContain(`Unknown command: ${name}`);
+    }
   },
   TIMEOUT,
 );

@@ -109,6 +109,14 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
       });
     });
 
+    test("a name every object has (__proto__, toString, constructor) is no payment method either, and the intent stays unconfirmed", async () => {
+      const intent = await anIntent();
+      for (const name of ["__proto__", "toString", "constructor", "hasOwnProperty"])
+        expect(await domainErrorOf(confirm(intent, name))).toMatchObject({ code: "payment.invalid_method", details: { paymentMethodId: name } });
+      expect((await gateway().retrieveIntent(intent.id)).status).toBe("requires_payment_method");
+      expect((await confirm(intent, "pm_card_visa")).status).toBe("succeeded");
+    });
+
     test("an intent past confirming is answered as it is: succeeded stays succeeded, canceled stays canceled", async () => {
       const paid = await anIntent();
       await confirm(paid, "pm_card_visa");

@@ -82,6 +82,7 @@ describe("POST /api/payment", () => {
     ]);
     expect((await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
     expect(await pay({ orderId, paymentMethodId: "pm_card_bogus" })).toMatchObject({ status: 400, body: { error: "No such payment method: 'pm_card_bogus'" } });
+    expect(await pay({ orderId, paymentMethodId: "__proto__" })).toMatchObject({ status: 400, body: { error: "No such payment method: '__proto__'" } });
     expect((await pay({ orderId, paymentMethodId: "pm_card_visa" })).body.success).toBe(true);
   });
 

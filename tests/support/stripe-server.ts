@@ -25,10 +25,10 @@ const TAX_RATES: Readonly<Record<string, number>> = { AK: 0, CA: 7250, MN: 6875,
 const API_VERSION = "2026-10-28.endive";
 export const STRIPE_TEST_KEY = "sk_test_storefront_0123456789";
 
-const DECLINES: Record<string, { decline_code: string; message: string }> = {
-  pm_card_chargeDeclined: { decline_code: "generic_decline", message: "Your card was declined." },
-  pm_card_chargeDeclinedInsufficientFunds: { decline_code: "insufficient_funds", message: "Your card has insufficient funds." },
-};
+const DECLINES = new Map<string, { decline_code: string; message: string }>([
+  ["pm_card_chargeDeclined", { decline_code: "generic_decline", message: "Your card was declined." }],
+  ["pm_card_chargeDeclinedInsufficientFunds", { decline_code: "insufficient_funds", message: "Your card has insufficient funds." }],
+]);
 const SUCCEEDS = new Set(["pm_card_visa", "pm_card_mastercard"]);
 const THREE_D_SECURE = "pm_card_threeDSecure2Required";
 // Where an intent can still be confirmed (again, with another method) or cancelled.
@@ -124,7 +124,7 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
     if (!intent) return missing("intent", id);
     if (!CANCELABLE.has(intent.status)) return unexpectedState(intent, "confirm");
     const method = String(p.payment_method ?? "");
-    if (!SUCCEEDS.has(method) && !DECLINES[method] && method !== THREE_D_SECURE) {
+    if (!SUCCEEDS.has(method) && !DECLINES.has(method) && method !== THREE_D_SECURE) {
       return error(400, { type: "invalid_request_error", code: "resource_missing", param: "payment_method", message: `No such PaymentMethod: '${method}'` });
     }
     intent.payment_method = newId("pm");
@@ -132,7 +132,7 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       Object.assign(intent, { status: "requires_action", next_action: { type: "use_stripe_sdk", use_stripe_sdk: { type: "three_d_secure_redirect" } } });
       return { status: 200, body: structuredClone(intent) };
     }
-    const decline = DECLINES[method];
+    const decline = DECLINES.get(method);
     if (decline) {
       const chargeId = charge(intent, intent.payment_method, false);
       const lastError = {

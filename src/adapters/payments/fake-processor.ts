@@ -106,7 +106,8 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
         const intent = await known(book, intentId);
         // As Stripe's adapter reports its "unexpected state" error: an intent past confirming is answered as it is.
         if (settled(intent.status)) return intent;
-        const outcome = TEST_PAYMENT_METHODS[paymentMethodId];
+        // Its own names only: "__proto__" or "toString" is no payment method.
+        const outcome = Object.hasOwn(TEST_PAYMENT_METHODS, paymentMethodId) ? TEST_PAYMENT_METHODS[paymentMethodId] : undefined;
         if (!outcome) throw new DomainError("payment.invalid_method", `No such payment method: '${paymentMethodId}'`, { paymentMethodId });
         const confirmed = { ...intent, status: outcome.status, lastError: outcome.decline ?? null };
         await book.saveIntent(confirmed);
