@@ -255,6 +255,33 @@ describe("housekeeping settles a payment attempt a crash left unfinished (decisi
     expect((await stored()).paymentStatus).toBe("PAID");
   });
 
+  test("an order it cannot settle for a reason of its own is passed over and told of; the other orders are settled, and the run goes on to its later steps", async () => {
+    const deps = createMemoryDeps();
+    const [poisoned, healthy] = [await anOrder(deps), await anOrder(deps)];
+    await poisoned.payAndDie("pm_card_visa");
+    await healthy.payAndDie("pm_card_visa");
+    const poisonedIntent = (await poisoned.stored()).stripePaymentIntentId!;
+    deps.clock.advance(GRACE_MS);
+    // A processor's answer the shop cannot read (the fake processor once stored such an intent).
+    const unreadable = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        retrieveIntent: async (id: string) => ({ ...(await deps.payments.retrieveIntent(id)), ...(id === poisonedIntent ? { status: "bogus" } : {}) }),
+      },
+    };
+    const errors: Array<{ event: string; orderNumber: unknown }> = [];
+    const logger = { ...deps.logger, error: (event: string, fields?: Record<string, unknown>) => errors.push({ event, orderNumber: fields?.orderNumber }) };
+    const run = await poisoned.housekeeping({ ...unreadable, logger } as MemoryDeps).runOnce();
+    expect(run).toMatchObject({ paymentsSettled: 1 });
+    expect(await healthy.stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null });
+    expect((await poisoned.stored()).paymentStartedAt).not.toBeNull();
+    expect(errors).toEqual([{ event: "payment.settle_failed", orderNumber: poisoned.placed.orderNumber }]);
+    // Readable again, the order is settled by the next run.
+    expect((await poisoned.housekeeping().runOnce()).paymentsSettled).toBe(1);
+    expect((await poisoned.stored()).paymentStatus).toBe("PAID");
+  });
+
   test("a payment that took the attempt over while housekeeping asked the processor is left to finish it", async () => {
     const { deps, stored, placed, payAndDie, housekeeping } = await anOrder();
     await payAndDie("pm_card_visa");

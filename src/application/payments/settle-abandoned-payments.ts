@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { messageOf } from "../../domain/errors.ts";
+import { isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnsettledPayment } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
@@ -19,7 +19,8 @@ type SettleDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  * intent is the order's, or, for an attempt that had to make a fresh one, the one its key
  * (`order-<id>-attempt-<n>`) finds again. Each order is settled under its lock, skipped while
  * another instance holds it, and only while the attempt is still the one read; one the processor
- * cannot answer for is passed over until the next run. Returns the numbers of the orders settled.
+ * cannot answer for is passed over until the next run, and one that fails otherwise is logged and
+ * passed over. Returns the numbers of the orders settled.
  */
 export async function settleAbandonedPayments(deps: SettleDeps, graceMs: number): Promise<string[]> {
   // As beginPaymentAttempt counts it: an attempt exactly the grace time old is abandoned.
@@ -46,5 +47,14 @@ async function settle(deps: SettleDeps, unsettled: UnsettledPayment): Promise<bo
     return false;
   }
   const by = { userId: null, origin: NO_ORIGIN, changes: { attempt: unsettled.paymentAttempts, settledBy: "housekeeping" } };
-  return (await applyPaymentOutcome(deps, unsettled.id, intent, by, { onlyAttemptStartedAt: unsettled.paymentStartedAt })) !== null;
+  try {
+    return (await applyPaymentOutcome(deps, unsettled.id, intent, by, { onlyAttemptStartedAt: unsettled.paymentStartedAt })) !== null;
+  } catch (error) {
+    // Without the database the run ends here (the next one starts over). Anything else is this
+    // order's alone: it is passed over, and told of, so the other orders and the run's later steps
+    // (expiry, stranded checkouts, refunds due) are not held up by it.
+    if (isDatabaseUnavailable(error)) throw error;
+    deps.logger.error("payment.settle_failed", { orderNumber: unsettled.orderNumber, error: messageOf(error) });
+    return false;
+  }
 }
