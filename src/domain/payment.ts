@@ -36,6 +36,16 @@ export function beginPaymentAttempt(
   return { attempt: abandoned ? Math.max(order.paymentAttempts, 1) : order.paymentAttempts + 1 };
 }
 
+/** A payment attempt's mark on its order: its number, and when it began (a takeover keeps the number, not the time). */
+export interface AttemptMark {
+  attempts: number;
+  startedAt: Date;
+}
+
+/** Whether the order still carries this attempt's mark: not settled since, nor taken over by a newer attempt. */
+export const isMarkedBy = (order: Pick<Order, "paymentAttempts" | "paymentStartedAt">, mark: AttemptMark): boolean =>
+  order.paymentAttempts === mark.attempts && order.paymentStartedAt?.getTime() === mark.startedAt.getTime();
+
 export const paymentInProgress = () => new DomainError("payment.in_progress", "A payment of this order is being processed; try again shortly");
 
 /** Why a card was refused, in the processor's words. */

@@ -178,6 +178,37 @@ describe("paying an order (decisions §4)", () => {
     expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid" });
   });
 
+  test("an attempt that outlasted the grace time and then failed at the processor leaves alone the newer attempt that took it over: that one's charge makes the order PAID", async () => {
+    const { deps, stored, pay } = await anOrder();
+    /** A processor whose answers to this attempt wait until released. */
+    const held = () => {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const d = {
+        ...deps,
+        payments: {
+          ...deps.payments,
+          confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await gate, deps.payments.confirmIntent(...args)),
+        },
+      };
+      return { deps: d as MemoryDeps, release };
+    };
+    const [slow, newer] = [held(), held()];
+    const first = pay("pm_card_bogus", undefined, slow.deps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
+    deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
+    const second = pay("pm_card_visa", undefined, newer.deps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).toEqual(deps.clock.now()));
+
+    slow.release();
+    expect((await domainErrorOf(first)).code).toBe("payment.invalid_method");
+    expect((await stored()).paymentStartedAt).toEqual(deps.clock.now());
+    newer.release();
+    expect(await second).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, paymentAttempts: 1 });
+    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
+  });
+
   test("an order whose checkout has not stored its payment intent yet cannot be paid yet (409): it would get a second intent", async () => {
     const { deps, placed, pay } = await anOrder();
     await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: null, updatedAt: new Date() });

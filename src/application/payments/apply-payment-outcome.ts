@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Order } from "../../domain/order.ts";
-import { confirmationOutcome, decidePayment, eventOfIntent } from "../../domain/payment.ts";
+import { type AttemptMark, confirmationOutcome, decidePayment, eventOfIntent, isMarkedBy } from "../../domain/payment.ts";
 import { type OrderChange, applyToOrder, applyToOrderAt } from "../orders/apply-to-order.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderAt } from "../ports/orders.ts";
@@ -45,7 +45,7 @@ export async function applyPaymentOutcome(
     if (!current || (onlyAttemptStartedAt && current.paymentStartedAt?.getTime() !== onlyAttemptStartedAt.getTime())) return { order: null, refund: null };
     // A payment's own attempt no longer marked: its outcome is in already (this very call's, its
     // answer lost; or housekeeping's), or a newer attempt took over. Nothing to apply, no mark to clear.
-    if (ownAttempt && !isMarked(current, ownAttempt)) return { order: current, refund: null };
+    if (ownAttempt && !isMarkedBy(current, ownAttempt)) return { order: current, refund: null };
     const { known, event, changes, audit } = outcomeOn(current, intent, by);
     if (event) {
       const decided = await applyProcessorEvent(tx, deps, known, event, audit, changes);
@@ -58,14 +58,6 @@ export async function applyPaymentOutcome(
   if (applied.refund) await askForRefund(deps, applied.refund);
   return applied.order;
 }
-
-/** A payment attempt's mark on its order: its number, and when it began (a takeover keeps the number, not the time). */
-export interface AttemptMark {
-  attempts: number;
-  startedAt: Date;
-}
-
-const isMarked = (order: Order, mark: AttemptMark) => order.paymentAttempts === mark.attempts && order.paymentStartedAt?.getTime() === mark.startedAt.getTime();
 
 /** The outcome on the order as it is: the order with a fresh intent adopted, the event the intent tells of, the caller's changes and the audit entry's fields. */
 function outcomeOn(current: Order, intent: PaymentIntent, by: OutcomeAuthor) {

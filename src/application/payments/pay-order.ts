@@ -1,7 +1,14 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
-import { type IntentStatus, PAYMENT_ATTEMPT_ABANDONED_MS, beginPaymentAttempt, confirmationOutcome } from "../../domain/payment.ts";
+import {
+  type AttemptMark,
+  type IntentStatus,
+  PAYMENT_ATTEMPT_ABANDONED_MS,
+  beginPaymentAttempt,
+  confirmationOutcome,
+  isMarkedBy,
+} from "../../domain/payment.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderAt } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
@@ -63,7 +70,9 @@ export async function payOrder(
       deps.logger.warn("payment.outcome_unknown", { orderId: order.id, attempt, error: messageOf(error) });
       throw error;
     }
-    await endAttempt(deps, order.id).catch((e: unknown) => deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }));
+    await endAttempt(deps, order.id, { attempts: attempt, startedAt }).catch((e: unknown) =>
+      deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }),
+    );
     throw error;
   }
 
@@ -142,7 +151,15 @@ function attemptOn(deps: PayDeps, order: Order | null, userId: string, graceMs: 
 /** Whether the processor failed without saying what became of the call: it may have done it all the same. */
 const outcomeUnknown = (error: unknown) => error instanceof DomainError && error.code === "payment.processor_failed" && error.details?.outcomeUnknown === true;
 
-/** The attempt failed at the processor, changing nothing there the next attempt cannot see: the order is payable again. */
-function endAttempt(deps: PayDeps, orderId: string): Promise<void> {
-  return deps.uow.transaction((tx) => tx.orders.update(orderId, { paymentStartedAt: null, updatedAt: deps.clock.now() }));
+/**
+ * The attempt failed at the processor, changing nothing there the next attempt cannot see: the order
+ * is payable again. Only while the mark is still this attempt's: one that waited past the grace time
+ * may have been taken over by a newer attempt, whose mark is not this one's to clear (cleared, that
+ * attempt's outcome would find no attempt of its own, and a charge would stay unapplied).
+ */
+function endAttempt(deps: PayDeps, orderId: string, own: AttemptMark): Promise<void> {
+  return deps.uow.transaction(async (tx) => {
+    const current = await tx.orders.lock(orderId);
+    if (current && isMarkedBy(current, own)) await tx.orders.update(orderId, { paymentStartedAt: null, updatedAt: deps.clock.now() });
+  });
 }
