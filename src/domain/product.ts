@@ -84,7 +84,9 @@ export function inventoryAdjustmentIssues({ delta, reason }: InventoryAdjustment
   else if (!Number.isInteger(delta) || Math.abs(delta) > MAX_INVENTORY_DELTA) {
     issues.push({ path: "delta", message: `must be a whole number of units from -${MAX_INVENTORY_DELTA} to ${MAX_INVENTORY_DELTA}` });
   }
-  if (reason.length < 1 || reason.length > MAX_ADJUSTMENT_REASON_LENGTH) {
+  // Characters as the API's schema counts them (code points): a chili is one, not two UTF-16 units.
+  const characters = [...reason].length;
+  if (characters < 1 || characters > MAX_ADJUSTMENT_REASON_LENGTH) {
     issues.push({ path: "reason", message: `must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters` });
   }
   return issues;

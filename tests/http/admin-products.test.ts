@@ -127,10 +127,14 @@ describe("POST /api/admin/products/:id/inventory (products:write)", () => {
     expect(t.deps.state.products.get(product.id)?.inventory).toBe(10);
   });
 
-  test("a reason of exactly 200 characters is taken", async () => {
+  test("a reason of exactly 200 characters is taken, counted as characters: 200 chilis (400 UTF-16 units) too, 201 not", async () => {
     const product = aProduct();
     await stock(product);
     expect((await adjust(product.id, { delta: 1, reason: "x".repeat(200) })).status).toBe(200);
+    expect((await adjust(product.id, { delta: 1, reason: "🌶".repeat(200) })).status).toBe(200);
+    const over = await adjust(product.id, { delta: 1, reason: "🌶".repeat(201) });
+    expect([over.status, over.body.details.issues.map((i: { path: string }) => i.path)]).toEqual([400, ["reason"]]);
+    expect(t.deps.state.products.get(product.id)?.inventory).toBe(product.inventory + 2);
   });
 
   test("an unknown product is 404; an id of another shape is 400", async () => {
