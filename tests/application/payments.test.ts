@@ -31,6 +31,17 @@ async function anOrder(deps: MemoryDeps = createMemoryDeps(), quantity = 2) {
   return { deps, ada, sauce, placed, stored, pay, intentId: (await stored()).stripePaymentIntentId! };
 }
 
+/** The shop's deps with a processor whose confirmations wait until `release` is called. */
+function heldProcessor(deps: MemoryDeps) {
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const payments = {
+    ...deps.payments,
+    confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await gate, deps.payments.confirmIntent(...args)),
+  };
+  return { deps: { ...deps, payments } as MemoryDeps, release };
+}
+
 describe("paying an order (decisions §4)", () => {
   test("a card that pays: CONFIRMED and PAID, success, the intent and order in the answer, audited with the caller's origin", async () => {
     const { deps, ada, placed, stored, pay, intentId } = await anOrder();
@@ -158,42 +169,21 @@ describe("paying an order (decisions §4)", () => {
 
   test("no connection waits on the processor: a second payment while the first is with it is 409, not a queue", async () => {
     const { deps, stored, pay } = await anOrder();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slow = {
-      ...deps,
-      payments: {
-        ...deps.payments,
-        confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await held, deps.payments.confirmIntent(...args)),
-      },
-    };
-    const first = pay("pm_card_visa", undefined, slow as MemoryDeps);
+    const slow = heldProcessor(deps);
+    const first = pay("pm_card_visa", undefined, slow.deps);
     await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
     expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({
       code: "payment.in_progress",
       message: "A payment of this order is being processed; try again shortly",
     });
-    release();
+    slow.release();
     expect((await first).success).toBe(true);
     expect(await domainErrorOf(pay("pm_card_visa"))).toMatchObject({ code: "order.already_paid" });
   });
 
   test("an attempt that outlasted the grace time and then failed at the processor leaves alone the newer attempt that took it over: that one's charge makes the order PAID", async () => {
     const { deps, stored, pay } = await anOrder();
-    /** A processor whose answers to this attempt wait until released. */
-    const held = () => {
-      let release = () => {};
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const d = {
-        ...deps,
-        payments: {
-          ...deps.payments,
-          confirmIntent: async (...args: Parameters<typeof deps.payments.confirmIntent>) => (await gate, deps.payments.confirmIntent(...args)),
-        },
-      };
-      return { deps: d as MemoryDeps, release };
-    };
-    const [slow, newer] = [held(), held()];
+    const [slow, newer] = [heldProcessor(deps), heldProcessor(deps)];
     const first = pay("pm_card_bogus", undefined, slow.deps);
     await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
     deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
