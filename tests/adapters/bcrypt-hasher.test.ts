@@ -167,3 +167,52 @@ test("the line holds no more than can be checked in about 1.2 s at the latest ch
     spy.mockRestore();
   }
 });
+
+test("a full line gives way to clients that check now and then: a newcomer takes the place of the waiting check whose client asked for the most in the last minute (503 for it); equals do not", async () => {
+  let held: PromiseWithResolvers<boolean> | null = null;
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
+  try {
+    const hasher = createBcryptHasher(1, 2);
+    const check = (client: string) => hasher.verify("pw", "$2b$12$x", client);
+    // Two addresses that signed in again and again (three and two checks so far), as a flood of one account of its own would.
+    for (const client of ["198.51.100.3", "198.51.100.3", "198.51.100.3", "198.51.100.2", "198.51.100.2"]) expect(await check(client)).toBe(true);
+    held = Promise.withResolvers<boolean>();
+    const inLane = check("198.51.100.9");
+    const [busiest, busy] = [check("198.51.100.3"), check("198.51.100.2")];
+    const refusal = (answer: Promise<boolean>) =>
+      answer.then(
+        () => "checked",
+        (error: { code?: string }) => error.code,
+      );
+
+    // The line is full (2): a client new to it takes the place of the busiest address's check, then of the other's.
+    const first = check("203.0.113.1");
+    expect(await refusal(busiest)).toBe("auth.busy");
+    const second = check("203.0.113.2");
+    expect(await refusal(busy)).toBe("auth.busy");
+    // Now full of clients that asked for no more than a newcomer: it is refused, as before.
+    expect(await refusal(check("203.0.113.3"))).toBe("auth.busy");
+
+    held.resolve(true);
+    expect(await Promise.all([inLane, first, second])).toEqual([true, true, true]);
+    expect(spy).toHaveBeenCalledTimes(8);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test("a check against no hash from a client lighter than a full line is answered as an admitted one is, and puts no one out", async () => {
+  let held: PromiseWithResolvers<boolean> | null = null;
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
+  try {
+    const hasher = createBcryptHasher(1, 1, undefined, async () => {});
+    for (let i = 0; i < 2; i++) await hasher.verify("pw", "$2b$12$x", "198.51.100.3");
+    held = Promise.withResolvers<boolean>();
+    const admitted = [hasher.verify("pw", "$2b$12$x", "198.51.100.9"), hasher.verify("pw", "$2b$12$x", "198.51.100.3")];
+    expect(await hasher.verify("guess", null, "203.0.113.1")).toBe(false);
+    held.resolve(true);
+    expect(await Promise.all(admitted)).toEqual([true, true]);
+  } finally {
+    spy.mockRestore();
+  }
+});

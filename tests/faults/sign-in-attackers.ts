@@ -10,6 +10,8 @@ export interface Plan {
   /** Existing accounts it guesses at, `victimShare` of the time; made-up e-mails the rest. */
   victims: string[];
   victimShare: number;
+  /** An account of the attacker's own: when given, every request signs in to it with its right password. */
+  own?: { email: string; password: string };
 }
 
 const plan = JSON.parse(process.argv[2] ?? "{}") as Plan;
@@ -21,21 +23,22 @@ const KINDS: Record<string, string> = {
   "Another password check from your address is still waiting; please try again in a moment": "429 check already waiting",
   "Too many sign-ins at once; please try again in a moment": "503 busy",
 };
+const OWN_SIGN_IN = "200 signed in to its own account";
 const answers: Record<string, number> = {};
 const count = (kind: string) => void (answers[kind] = (answers[kind] ?? 0) + 1);
 const anyOf = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
 
 async function attack(ip: string) {
   while (Date.now() < deadline) {
-    const email = Math.random() < plan.victimShare ? anyOf(plan.victims) : `nobody-${crypto.randomUUID()}@example.com`;
+    const email = plan.own?.email ?? (Math.random() < plan.victimShare ? anyOf(plan.victims) : `nobody-${crypto.randomUUID()}@example.com`);
     try {
       const res = await fetch(plan.url, {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": ip },
-        body: JSON.stringify({ email, password: "a wrong guess" }),
+        body: JSON.stringify({ email, password: plan.own?.password ?? "a wrong guess" }),
       });
       const { error } = (await res.json()) as { error?: string };
-      const kind = KINDS[error ?? ""] ?? `${res.status} ${error}`;
+      const kind = res.status === 200 && plan.own ? OWN_SIGN_IN : (KINDS[error ?? ""] ?? `${res.status} ${error}`);
       count(kind);
       // The full allowed rate: told its window is spent, an address waits exactly until it ends.
       if (kind === "429 rate limit") await Bun.sleep(Math.max(0, Math.min(Number(res.headers.get("x-ratelimit-reset")) * 1000, deadline) - Date.now()));

@@ -17,6 +17,10 @@ const MAX_WAIT_MS = 1_200;
 const FIRST_GUESS_MS = 300;
 /** How many of the latest checks' durations are kept. */
 const TIMED_CHECKS = 32;
+/** How far back a client's password checks count towards its place in a full line. */
+const RECENT_MS = 60_000;
+/** At most how many clients' recent checks are kept (the least recently asking go first). */
+const CLIENTS_KEPT = 10_000;
 
 const busy = () => new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 });
 const alreadyWaiting = () =>
@@ -35,13 +39,38 @@ function latestDurations() {
 }
 
 /**
+ * How many password checks each client asked for in the last RECENT_MS, before the one it asks for
+ * now: `asked` counts it and answers that. A client named by no one counts nothing.
+ */
+function recentChecks(now: () => number = () => performance.now()) {
+  const byClient = new Map<string, { count: number; since: number }>();
+  return {
+    asked(client: string | undefined): number {
+      if (client === undefined) return 0;
+      const at = now();
+      const seen = byClient.get(client);
+      const before = seen && at - seen.since < RECENT_MS ? seen : { count: 0, since: at };
+      // Set again, the client goes to the end: the first one is the least recently asking.
+      byClient.delete(client);
+      byClient.set(client, { count: before.count + 1, since: before.since });
+      if (byClient.size > CLIENTS_KEPT) byClient.delete(byClient.keys().next().value!);
+      return before.count;
+    },
+  };
+}
+
+/**
  * bcrypt (cost 12) through Bun.password, which hashes on worker threads so the event loop stays free.
  * At most `concurrency` hashes run at once: a burst of sign-ins queues here instead of taking every
  * core from the requests that need no hashing. Only as many wait as the lanes can check within
  * MAX_WAIT_MS at the latest checks' pace (4 a lane at 300 ms; never over `maxWaiting`), so a
  * flood is told at once to come back (503 with Retry-After) instead of queueing without end.
  * The line is fair (decisions §15): a client (as the caller names it) has at most one check in it,
- * and is told to come back for another (429 with Retry-After), so a few clients cannot fill it.
+ * and is told to come back for another (429 with Retry-After). And a few clients cannot keep it
+ * full: when it is, a check from a client that asked for fewer checks in the last minute takes the
+ * place of the waiting one whose client asked for the most (the latest of those to join), which is
+ * told to come back (503). So addresses that sign in again and again, even with a password that is
+ * right (an account of their own), give way to people who sign in now and then.
  *
  * A check against no hash (decisions §15: no such account, or one without a password) hashes
  * nothing and takes no lane, so a flood of made-up e-mails cannot crowd real sign-ins out. It is
@@ -57,22 +86,44 @@ export function createBcryptHasher(
   wait: (ms: number) => Promise<void> = (ms) => Bun.sleep(ms),
 ): PasswordHasher {
   let running = 0;
-  const waiting: Array<{ client: string | undefined; go: () => void }> = [];
+  type Waiting = { client: string | undefined; recent: number; go: () => void; refuse: (error: DomainError) => void };
+  const waiting: Waiting[] = [];
   const hashing = latestDurations();
   const answering = latestDurations();
+  const checks = recentChecks();
 
-  /** Refuses a check the line has no room for, or whose client has one in it already; true when it must wait for a lane. */
-  function mustWait(client: string | undefined): boolean {
-    if (running < concurrency) return false;
+  /** The waiting check whose place a newcomer of `recent` checks takes: of those whose clients asked for more, the one that asked for the most (the latest of those to join). */
+  function placeFor(recent: number): Waiting | undefined {
+    let most: Waiting | undefined;
+    for (const check of waiting) if (check.recent > recent && check.recent >= (most?.recent ?? 0)) most = check;
+    return most;
+  }
+
+  /**
+   * Where a check goes: a lane free now ("run"), or the line ("wait"; given the place of one that
+   * gives way, when the line is full); refused when its client has a check in line already, or the
+   * line is full of clients that asked for no more than it did. Its client's ask is counted.
+   */
+  function admit(client: string | undefined): { place: "run" } | { place: "wait"; recent: number; replacing: Waiting | undefined } {
+    const recent = checks.asked(client);
+    if (running < concurrency) return { place: "run" };
     if (client !== undefined && waiting.some((check) => check.client === client)) throw alreadyWaiting();
-    if (waiting.length >= Math.min(maxWaiting, Math.floor((concurrency * MAX_WAIT_MS) / hashing.mean()))) throw busy();
-    return true;
+    if (waiting.length < Math.min(maxWaiting, Math.floor((concurrency * MAX_WAIT_MS) / hashing.mean()))) return { place: "wait", recent, replacing: undefined };
+    const replacing = placeFor(recent);
+    if (!replacing) throw busy();
+    return { place: "wait", recent, replacing };
   }
 
   async function limited<T>(client: string | undefined, work: () => Promise<T>): Promise<T> {
     // A lane is taken here, or handed over by the check leaving it: none can slip in between.
-    if (mustWait(client)) await new Promise<void>((go) => waiting.push({ client, go }));
-    else running++;
+    const admitted = admit(client);
+    if (admitted.place === "wait") {
+      if (admitted.replacing) {
+        waiting.splice(waiting.indexOf(admitted.replacing), 1);
+        admitted.replacing.refuse(busy());
+      }
+      await new Promise<void>((go, refuse) => waiting.push({ client, recent: admitted.recent, go, refuse }));
+    } else running++;
     const started = performance.now();
     try {
       return await work();
@@ -92,7 +143,8 @@ export function createBcryptHasher(
   }
 
   async function imitated(client: string | undefined): Promise<false> {
-    mustWait(client);
+    // Admitted or refused as a real check would be; admitted, it takes no place in the line.
+    admit(client);
     await wait(answering.any());
     return false;
   }
