@@ -1,5 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
 import { Elysia } from "elysia";
+import { z } from "zod";
 import type { Clock, Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
 import type { FakeProcessor } from "../payments/fake-processor.ts";
@@ -9,6 +10,7 @@ import { idempotencyPlugin } from "./idempotency.ts";
 import { bodyReading } from "./plumbing/body.ts";
 import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";
+import { fieldMessage } from "./plumbing/field-messages.ts";
 import { rateLimit } from "./plumbing/rate-limit.ts";
 import { requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
@@ -73,6 +75,8 @@ export function createApp(
     stripePublishableKey = null,
   }: AppOptions,
 ) {
+  // zod's settings are the process's: the API's own words for a field's issues (fieldMessage).
+  z.config({ customError: fieldMessage });
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
