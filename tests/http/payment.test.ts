@@ -155,6 +155,22 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     }
   });
 
+  test("come back to with the Back button once answered, the page and its buttons say what the payment is now, with the way back, not the 409's JSON", async () => {
+    const { path } = await challenged();
+    const asBrowser = (method: string, to: string) =>
+      t.app.handle(new Request(`http://localhost${to}?return=%2Forders`, { method, headers: { accept: "text/html" } }));
+    await asBrowser("POST", `${path}/authorize`);
+    for (const res of [await asBrowser("GET", path), await asBrowser("POST", `${path}/fail`), await asBrowser("POST", `${path}/authorize`)]) {
+      expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+      const page = await res.text();
+      expect(page).toContain("There is no challenge to answer: the payment was authorized.");
+      expect(page).toContain('<a href="/orders">Back to the shop</a>');
+      expect(page).not.toContain("<form");
+    }
+    // To a client that is no browser, as before: 409.
+    expect((await t.call("POST", `${path}/fail`)).status).toBe(409);
+  });
+
   test("the challenge page and the page after it carry the headers of every page the shop serves: no other site's files, never in a frame", async () => {
     const { path } = await challenged();
     const pages = [

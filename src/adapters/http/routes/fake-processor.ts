@@ -34,8 +34,27 @@ function challengePage(intent: PaymentIntent, returnTo: string | null): string {
 </html>`;
 }
 
-function resultPage(intent: PaymentIntent, returnTo: string | null): string {
-  const outcome = intent.status === "succeeded" ? "The payment was authorized." : "The payment was refused; the order can be paid with another card.";
+/** Where a payment past its challenge stands, in words. */
+function paymentNow(status: PaymentIntent["status"]): string {
+  switch (status) {
+    case "succeeded":
+      return "the payment was authorized";
+    case "canceled":
+      return "the payment was cancelled";
+    case "processing":
+      return "the payment is being processed";
+    default:
+      return "the payment was refused; the order can be paid with another card";
+  }
+}
+
+/** What became of an answered challenge, or, for one answered before (a page come back to), what its payment is now. */
+function resultPage(intent: PaymentIntent, returnTo: string | null, answeredBefore = false): string {
+  const outcome = answeredBefore
+    ? `There is no challenge to answer: ${paymentNow(intent.status)}.`
+    : intent.status === "succeeded"
+      ? "The payment was authorized."
+      : "The payment was refused; the order can be paid with another card.";
   const back = returnTo ? `<p><a href="${escapeHtml(returnTo)}">Back to the shop</a></p>` : "";
   return `<!doctype html>
 <html lang="en">
@@ -105,6 +124,8 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
       async ({ params, query, set }) => {
         const intent = await fake.retrieveIntent(params.intentId).catch(() => null);
         if (!intent) throw new HttpError(404, "No such payment intent");
+        // Answered already (the page come back to with the Back button): no buttons, what the payment is now.
+        if (intent.status !== "requires_action") return html(set, resultPage(intent, query.return ?? null, true));
         return html(set, challengePage(intent, query.return ?? null));
       },
       {
@@ -117,6 +138,11 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
     .post(
       "/:intentId/:answer",
       async ({ params, query, request, set }) => {
+        if (wantsPage(request)) {
+          // A form sent from a page kept by the browser (Back): a page saying what the payment is now, not the 409's JSON.
+          const before = await fake.retrieveIntent(params.intentId).catch(() => null);
+          if (before && before.status !== "requires_action") return html(set, resultPage(before, query.return ?? null, true));
+        }
         const { intent, orderId, outcome } = await answer(params.intentId, params.answer === "authorize");
         if (wantsPage(request)) return html(set, resultPage(intent, query.return ?? null));
         return { paymentIntent: { id: intent.id, status: intent.status }, orderId, outcome };
