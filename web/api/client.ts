@@ -4,6 +4,15 @@ import type { paths } from "./schema.d.ts";
 /** The public API, typed from the shop's own OpenAPI document; same origin, the session cookie sent along. */
 export const api = createClient<paths>({ baseUrl: "", credentials: "same-origin" });
 
+/**
+ * A fresh Idempotency-Key: 128 random bits in hex. From `crypto.getRandomValues`, which every
+ * browser has on any page; `crypto.randomUUID` exists only in a secure context (https, localhost),
+ * and a shop served over plain http on a LAN address would have no checkout.
+ */
+export function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 /** What went wrong with a call, ready to show: the message, the messages per field, and when to try again. */
 export interface Problem {
   status: number;

@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type Problem, api, problemFrom, unwrap } from "../api/client.ts";
@@ -13,8 +14,7 @@ export type Order = components["schemas"]["Order"];
  * images from the shop alone, and the demo catalog's pictures live on another host.
  */
 export function ProductImage({ src, name, heat }: { src: string; name: string; heat: number }) {
-  const local = URL.parse(src, location.href)?.origin === location.origin;
-  if (local) return <img class="product-image" src={src} alt="" loading="lazy" />;
+  if (servedHere(src)) return <img class="product-image" src={src} alt="" loading="lazy" />;
   const initials = name
     .split(/\s+/)
     .slice(0, 2)
@@ -24,6 +24,32 @@ export function ProductImage({ src, name, heat }: { src: string; name: string; h
     <div class={`product-image product-image--drawn heat-${heat}`} aria-hidden="true">
       <span>{initials}</span>
     </div>
+  );
+}
+
+/** Whether an address is on this shop's origin. (`new URL`, not `URL.parse`: Safari before 18 has no `URL.parse`.) */
+function servedHere(src: string): boolean {
+  try {
+    return new URL(src, location.href).origin === location.origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An address the API writes one line a line, on one line: its lines apart, each isolated, so a
+ * right-to-left mark a customer typed in one turns that line around, never the ZIP code beside it.
+ */
+export function AddressOnOneLine({ address }: { address: string }) {
+  return (
+    <>
+      {address.split("\n").map((line, i) => (
+        <Fragment key={i}>
+          {i > 0 && ", "}
+          <bdi>{line}</bdi>
+        </Fragment>
+      ))}
+    </>
   );
 }
 

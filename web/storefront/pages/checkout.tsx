@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { type Problem, api, problemFrom, unwrap } from "../../api/client.ts";
+import { type Problem, api, newIdempotencyKey, problemFrom, unwrap } from "../../api/client.ts";
 import type { components } from "../../api/schema.d.ts";
 import { Alert, Button, Loading, Money, SelectField, TextField, usePageTitle } from "../../shared/ui.tsx";
 import { COUNTRIES, US_STATES } from "../address.ts";
@@ -98,7 +98,7 @@ export function Checkout() {
   const [notes, setNotes] = useState("");
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-  const [key, setKey] = useState(() => crypto.randomUUID());
+  const [key, setKey] = useState(() => newIdempotencyKey());
 
   useEffect(() => {
     if (!user) return;
@@ -132,7 +132,7 @@ export function Checkout() {
       const found = problemFrom(error);
       setProblem(found);
       // The key keeps its first answer, this refusal: the corrected order is another request. Unanswered, the same key retries safely.
-      if (found.status !== 0) setKey(crypto.randomUUID());
+      if (found.status !== 0) setKey(newIdempotencyKey());
       setBusy(false);
     }
   }
@@ -176,7 +176,7 @@ export function Checkout() {
             {cart.items.map((item) => (
               <li key={item.id}>
                 <span>
-                  {item.quantity} × {item.product.name}
+                  {item.quantity} × <bdi>{item.product.name}</bdi>
                 </span>
                 <Money value={item.product.price * item.quantity} />
               </li>
