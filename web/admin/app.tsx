@@ -40,8 +40,11 @@ export function App() {
       can: (permission) => granted.has(permission),
       refresh,
       async signOut() {
-        await run(api.POST("/api/auth/signout", { body: {} }));
+        const outcome = await run(api.POST("/api/auth/signout", { body: {} }));
+        // A 401: the session had ended already, which is what was asked.
+        if (!outcome.ok && outcome.problem.status !== 401) return outcome.problem;
         setWho({ state: "signed-out" });
+        return null;
       },
     };
   }, [who, refresh]);
@@ -71,14 +74,27 @@ export function App() {
 }
 
 function Who({ session }: { session: Session }) {
+  const [problem, setProblem] = useState<string | null>(null);
   return (
     <>
       <span>
-        {session.me.email} <span class="badge">{session.me.role}</span>
+        <bdi>{session.me.email}</bdi> <span class="badge">{session.me.role}</span>
       </span>
-      <Button variant="secondary" onClick={() => void session.signOut()}>
+      <Button
+        variant="secondary"
+        onClick={async () => {
+          setProblem(null);
+          const failed = await session.signOut();
+          if (failed) setProblem(`Not signed out: ${failed.message}`);
+        }}
+      >
         Sign out
       </Button>
+      {problem && (
+        <span role="alert" class="account-problem">
+          {problem}
+        </span>
+      )}
     </>
   );
 }

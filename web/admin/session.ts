@@ -11,7 +11,8 @@ export interface Session {
   can(permission: Permission): boolean;
   /** Reads the profile again (after a sign-in, or when the API says the session has ended). */
   refresh(): Promise<void>;
-  signOut(): Promise<void>;
+  /** Signs out; the problem when the shop could not be reached or refused (still signed in), else null. */
+  signOut(): Promise<Problem | null>;
 }
 
 export const SessionContext = createContext<Session | null>(null);

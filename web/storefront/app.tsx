@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { Shell } from "../shared/layout.tsx";
 import { Button, usePageTitle } from "../shared/ui.tsx";
@@ -26,6 +27,7 @@ function NotFound() {
 function Account() {
   const { user, cartCount, signOut } = useSession();
   const { route } = useLocation();
+  const [failed, setFailed] = useState(false);
   if (user === undefined) return null;
   if (user === null)
     return (
@@ -40,16 +42,22 @@ function Account() {
         Cart ({cartCount}
         <span class="visually-hidden"> {cartCount === 1 ? "item" : "items"}</span>)
       </a>
-      <span class="muted account-name">{user.name ?? user.email}</span>
+      <bdi class="muted account-name">{user.name ?? user.email}</bdi>
       <Button
         variant="link"
         onClick={async () => {
-          await signOut();
-          route("/");
+          setFailed(false);
+          if (await signOut()) route("/");
+          else setFailed(true);
         }}
       >
         Sign out
       </Button>
+      {failed && (
+        <span role="alert" class="account-problem">
+          Not signed out: the shop could not be reached or refused. Try again.
+        </span>
+      )}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import { type ComponentChildren, createContext } from "preact";
 import { useCallback, useContext, useEffect, useMemo, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
+import type { Middleware } from "openapi-fetch";
 import { api } from "../api/client.ts";
 import type { components } from "../api/schema.d.ts";
 
@@ -13,7 +14,8 @@ interface Session {
   cartCount: number;
   refresh(): Promise<void>;
   refreshCart(): Promise<void>;
-  signOut(): Promise<void>;
+  /** Signs out; false (still signed in) when the shop could not be reached or refused. */
+  signOut(): Promise<boolean>;
 }
 
 const SessionContext = createContext<Session>({
@@ -21,7 +23,7 @@ const SessionContext = createContext<Session>({
   cartCount: 0,
   refresh: async () => undefined,
   refreshCart: async () => undefined,
-  signOut: async () => undefined,
+  signOut: async () => false,
 });
 
 /** Who is signed in (GET /api/auth/session) and how much is in their cart, for every page. */
@@ -40,12 +42,26 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
     else setCartCount(0);
   }, [refreshCart]);
   const signOut = useCallback(async () => {
-    await api.POST("/api/auth/signout", { body: {} }).catch(() => undefined);
+    const answer = await api.POST("/api/auth/signout", { body: {} }).catch(() => null);
+    // A 401: the session had ended already, which is what was asked.
+    if (!answer || (!answer.response.ok && answer.response.status !== 401)) return false;
     setUser(null);
     setCartCount(0);
+    return true;
   }, []);
   useEffect(() => {
     void refresh();
+  }, [refresh]);
+  // A session that ended meanwhile (signed out elsewhere, expired): the first call it fails (401)
+  // reads the session again, so the header says so and a page that needs one sends to sign in.
+  useEffect(() => {
+    const ended: Middleware = {
+      onResponse({ request, response }) {
+        if (response.status === 401 && !new URL(request.url).pathname.startsWith("/api/auth/")) void refresh();
+      },
+    };
+    api.use(ended);
+    return () => api.eject(ended);
   }, [refresh]);
   const value = useMemo(() => ({ user, cartCount, refresh, refreshCart, signOut }), [user, cartCount, refresh, refreshCart, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
@@ -56,6 +72,15 @@ export const useSession = () => useContext(SessionContext);
 /** The sign-in page's address that comes back here afterwards. */
 export function signInPath(returnTo: string): string {
   return `/signin?return=${encodeURIComponent(returnTo)}`;
+}
+
+/**
+ * Goes to a path of this site: a storefront page by its router; the back office, another app,
+ * by loading it (the storefront's router has no page there).
+ */
+export function goTo(path: string, route: (url: string) => void): void {
+  if (/^\/admin(?:[/?#]|$)/.test(path)) location.assign(path);
+  else route(path);
 }
 
 /**
