@@ -37,11 +37,25 @@ export function Shell({ brand, home, nav, aside, children }: ShellProps) {
       first.current = false;
       return;
     }
-    const heading = main.current?.querySelector("h1");
-    if (heading) {
-      heading.setAttribute("tabindex", "-1");
-      heading.focus();
-    }
+    // A page that loads its data first draws its heading once it has it: focus goes there then,
+    // unless the person has moved the focus themselves meanwhile.
+    const region = main.current;
+    if (!region) return;
+    const focused = document.activeElement;
+    const focusHeading = (waited: boolean) => {
+      const heading = region.querySelector("h1");
+      if (!heading) return false;
+      const now = document.activeElement;
+      if (!waited || now === focused || now === document.body || now === null) {
+        heading.setAttribute("tabindex", "-1");
+        heading.focus();
+      }
+      return true;
+    };
+    if (focusHeading(false)) return;
+    const watching = new MutationObserver(() => focusHeading(true) && watching.disconnect());
+    watching.observe(region, { childList: true, subtree: true });
+    return () => watching.disconnect();
   }, [path]);
   return (
     <>

@@ -48,7 +48,8 @@ export function OrderPage({ id }: { id: string }) {
         <dd>{when(order.createdAt)}</dd>
         <dt>Customer</dt>
         <dd>
-          {order.customer.name ?? "—"} ({order.customer.email}) · <a href={`/admin/orders?customerId=${order.customer.id}`}>their orders</a>
+          <bdi>{order.customer.name ?? "—"}</bdi> (<bdi>{order.customer.email}</bdi>) ·{" "}
+          <a href={`/admin/orders?customerId=${order.customer.id}`}>their orders</a>
         </dd>
         <dt>Tracking number</dt>
         <dd>{order.trackingNumber ?? "—"}</dd>
@@ -89,7 +90,9 @@ export function OrderPage({ id }: { id: string }) {
           <tbody>
             {order.items.map((item) => (
               <tr key={item.id}>
-                <th scope="row">{item.productName}</th>
+                <th scope="row">
+                  <bdi>{item.productName}</bdi>
+                </th>
                 <td>{item.productSku}</td>
                 <td class="number">{item.quantity}</td>
                 <td class="number">{money(item.unitPrice)}</td>

@@ -102,9 +102,9 @@ export function OrdersPage() {
                       </th>
                       <td data-label="Placed">{when(order.createdAt)}</td>
                       <td data-label="Customer">
-                        {order.customer.name ?? "—"}
+                        <bdi>{order.customer.name ?? "—"}</bdi>
                         <br />
-                        <span class="muted">{order.customer.email}</span>
+                        <bdi class="muted">{order.customer.email}</bdi>
                       </td>
                       <td data-label="Status">
                         <StatusBadge status={order.status} />

@@ -104,7 +104,7 @@ export function ProductsPage() {
                   {loaded.data.data.map((product) => (
                     <tr key={product.id}>
                       <th scope="row" data-label="Product">
-                        {product.name}
+                        <bdi>{product.name}</bdi>
                       </th>
                       <td data-label="SKU">{product.sku}</td>
                       <td class="number" data-label="Price">

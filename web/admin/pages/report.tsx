@@ -140,7 +140,9 @@ export function ReportPage() {
                 <tbody>
                   {report.topProducts.map((product) => (
                     <tr key={product.productId}>
-                      <th scope="row">{product.name}</th>
+                      <th scope="row">
+                        <bdi>{product.name}</bdi>
+                      </th>
                       <td>{product.sku}</td>
                       <td class="number">{count(product.units)}</td>
                       <td class="number">{money(product.revenue)}</td>

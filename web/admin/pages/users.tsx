@@ -87,7 +87,7 @@ export function UsersPage() {
                   {loaded.data.data.map((account) => (
                     <tr key={account.id}>
                       <th scope="row" data-label="Account">
-                        {account.email}
+                        <bdi>{account.email}</bdi>
                         <br />
                         <span class="muted">{account.name ?? "no name"}</span>
                       </th>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { type Problem, api, problemFrom, unwrap } from "../../api/client.ts";
 import { Alert, Button, TextField, usePageTitle } from "../../shared/ui.tsx";
-import { safeReturn, useSession } from "../session.tsx";
+import { goTo, safeReturn, useSession } from "../session.tsx";
 
 /** Signs in with e-mail and password; the session cookie is set by the answer. */
 async function signIn(email: string, password: string): Promise<void> {
@@ -32,7 +32,7 @@ export function SignIn() {
     try {
       await signIn(email, password);
       await refresh();
-      route(back);
+      goTo(back, route);
     } catch (error) {
       setProblem(signInProblem(error));
     } finally {
@@ -86,7 +86,7 @@ export function Register() {
       await unwrap(api.POST("/api/auth/register", { body: { email, password, ...(name.trim() ? { name: name.trim() } : {}) } }));
       await signIn(email, password);
       await refresh();
-      route(back);
+      goTo(back, route);
     } catch (error) {
       const found = problemFrom(error);
       // An e-mail already registered is the e-mail field's problem.

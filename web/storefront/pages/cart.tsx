@@ -39,7 +39,9 @@ function CartLine({ item, onChanged }: { item: CartItem; onChanged: () => Promis
       <ProductImage src={item.product.featuredImage} name={item.product.name} heat={item.product.heatLevel} />
       <div class="cart-line__about">
         <h2 class="cart-line__name">
-          <a href={`/products/${item.product.slug}`}>{item.product.name}</a>
+          <a href={`/products/${item.product.slug}`}>
+            <bdi>{item.product.name}</bdi>
+          </a>
         </h2>
         <p class="muted">
           <Money value={item.product.price} /> each · <Heat level={item.product.heatLevel} />

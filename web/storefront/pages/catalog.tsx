@@ -102,7 +102,9 @@ export function Catalog() {
               <li key={product.id} class="panel product-card">
                 <ProductImage src={product.featuredImage} name={product.name} heat={product.heatLevel} />
                 <h2 class="product-card__name">
-                  <a href={`/products/${product.slug}`}>{product.name}</a>
+                  <a href={`/products/${product.slug}`}>
+                    <bdi>{product.name}</bdi>
+                  </a>
                 </h2>
                 <Price price={product.price} compareAtPrice={product.compareAtPrice} />
                 <Heat level={product.heatLevel} />

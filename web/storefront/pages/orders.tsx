@@ -30,7 +30,7 @@ export function Orders() {
       )}
       {orders && orders.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">Your orders</caption>
             <thead>
               <tr>
@@ -48,11 +48,13 @@ export function Orders() {
                   <td>
                     <a href={`/orders/${order.id}`}>{order.orderNumber}</a>
                   </td>
-                  <td>{formatDateTime(order.createdAt)}</td>
-                  <td>
+                  <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
+                  <td data-label="Status">
                     <StatusBadge status={order.status} /> <StatusBadge status={order.paymentStatus} label="Payment" />
                   </td>
-                  <td class="number">{formatDollars(order.total)}</td>
+                  <td class="number" data-label="Total">
+                    {formatDollars(order.total)}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -72,6 +74,7 @@ export function OrderPage() {
   const [order, setOrder] = useState<Order | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
   usePageTitle(order ? `Order ${order.orderNumber}` : "Order", "Storefront");
   const load = useCallback(
     () =>
@@ -83,8 +86,13 @@ export function OrderPage() {
   useEffect(() => {
     if (user) void load();
   }, [user, load]);
+  // Asked whether to cancel, the focus goes to the harmless answer.
+  useEffect(() => {
+    if (confirmingCancel) document.getElementById("keep-order")?.focus();
+  }, [confirmingCancel]);
 
   async function cancel() {
+    setConfirmingCancel(false);
     setBusy(true);
     setProblem(null);
     try {
@@ -130,10 +138,25 @@ export function OrderPage() {
               <a class="button button--primary" href={`/orders/${order.id}/pay`}>
                 Pay now
               </a>
-              <Button variant="secondary" onClick={cancel} busy={busy}>
-                Cancel order
-              </Button>
+              {!confirmingCancel && (
+                <Button variant="secondary" onClick={() => setConfirmingCancel(true)} busy={busy}>
+                  Cancel order
+                </Button>
+              )}
             </div>
+          )}
+          {isPayable(order) && confirmingCancel && (
+            <fieldset class="confirm">
+              <legend>Cancel this order? It cannot be paid afterwards; its sauces go back on the shelf.</legend>
+              <div class="actions">
+                <Button variant="secondary" onClick={cancel} busy={busy}>
+                  Yes, cancel the order
+                </Button>
+                <Button variant="link" id="keep-order" onClick={() => setConfirmingCancel(false)}>
+                  Keep the order
+                </Button>
+              </div>
+            </fieldset>
           )}
         </div>
         <section class="panel" aria-labelledby="order-lines">
@@ -142,7 +165,10 @@ export function OrderPage() {
             {order.items.map((item) => (
               <li key={item.id}>
                 <span>
-                  {item.quantity} × <a href={`/products/${item.product.slug}`}>{item.productName}</a>
+                  {item.quantity} ×{" "}
+                  <a href={`/products/${item.product.slug}`}>
+                    <bdi>{item.productName}</bdi>
+                  </a>
                 </span>
                 <span>{formatDollars(item.totalPrice)}</span>
               </li>

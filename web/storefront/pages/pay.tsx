@@ -4,7 +4,7 @@ import { type Problem, api, problemFrom, unwrap } from "../../api/client.ts";
 import type { components } from "../../api/schema.d.ts";
 import { formatDollars } from "../../shared/format.ts";
 import { Alert, Button, Loading, usePageTitle } from "../../shared/ui.tsx";
-import { type Order, OrderTotals, StatusBadge, isPayable } from "../components.tsx";
+import { AddressOnOneLine, type Order, OrderTotals, StatusBadge, isPayable } from "../components.tsx";
 import { useSignedIn } from "../session.tsx";
 import { type Stripe, type StripeElements, loadStripe } from "../stripe.ts";
 
@@ -110,10 +110,11 @@ export function PayPage() {
       await afterPayment(payment);
     } catch (error) {
       const found = problemFrom(error);
-      if (found.status === 402) {
-        setDeclined(found.message);
-        setOrder(await unwrap(api.GET("/api/orders/{id}", { params: { path: { id } } })).catch(() => order));
-      } else setProblem(found);
+      if (found.status === 402) setDeclined(found.message);
+      else setProblem(found);
+      // The order as it is now: a decline failed its payment; a refusal may mean it was paid or
+      // cancelled meanwhile (another tab), and then the page offers no card to pay it with.
+      if (found.status !== 0) setOrder(await unwrap(api.GET("/api/orders/{id}", { params: { path: { id } } })).catch(() => order));
     } finally {
       setBusy(false);
     }
@@ -173,14 +174,16 @@ export function PayPage() {
             {order.items.map((item) => (
               <li key={item.id}>
                 <span>
-                  {item.quantity} × {item.productName}
+                  {item.quantity} × <bdi>{item.productName}</bdi>
                 </span>
                 <span>{formatDollars(item.totalPrice)}</span>
               </li>
             ))}
           </ul>
           <OrderTotals order={order} />
-          <p class="muted">Ships to: {order.shippingMethod.replaceAll("\n", ", ")}</p>
+          <p class="muted">
+            Ships to: <AddressOnOneLine address={order.shippingMethod} />
+          </p>
         </aside>
       </div>
     </>

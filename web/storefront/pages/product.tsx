@@ -42,7 +42,9 @@ export function ProductPage() {
         <ProductImage src={product.featuredImage} name={product.name} heat={product.heatLevel} />
       </div>
       <div>
-        <h1>{product.name}</h1>
+        <h1>
+          <bdi>{product.name}</bdi>
+        </h1>
         <p class="product__price">
           <Price price={product.price} compareAtPrice={product.compareAtPrice} />
         </p>

@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, Page } from "puppeteer-core";
+import { aProduct } from "../support/builders.ts";
+import { launchBrowser, pageOnlyFor } from "../support/browser.ts";
+import { serveShop } from "../support/web.ts";
+
+// What a review of the pages found in a real Chromium, each kept mended here: browsers that lack
+// what the shop's own dev browser has, a session that ends mid-visit, a sign-out that did not
+// happen, a cancel on one click, customers' right-to-left marks and endless words, the way back
+// to the back office, focus after a page that loads first, and a pay page that outlived its order.
+let shop: Awaited<ReturnType<typeof serveShop>>;
+let browser: Browser;
+const PASSWORD = "hot sauce for breakfast";
+const LONG_NAME = "Extra".repeat(40);
+
+beforeAll(async () => {
+  [shop, browser] = await Promise.all([serveShop(), launchBrowser()]);
+  await shop.deps.repos.products.create(aProduct({ name: LONG_NAME, slug: "extra-long", price: 999, inventory: 5 }));
+}, 30_000);
+afterAll(async () => {
+  await browser?.close();
+  shop?.stop();
+});
+
+let shoppers = 0;
+/** A page of its own, signed out, that records its script errors; `before` runs in it ahead of the shop's scripts. */
+async function newPage(before?: () => void): Promise<{ page: Page; errors: string[] }> {
+  const { page } = await pageOnlyFor(browser, shop.origin);
+  await (await page.createCDPSession()).send("Network.clearBrowserCookies");
+  page.setDefaultTimeout(8_000);
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  if (before) await page.evaluateOnNewDocument(before);
+  return { page, errors };
+}
+
+/** A shopper registered and signed in on the page, with one sauce in the cart. */
+async function signedInWithCart(page: Page): Promise<void> {
+  await page.goto(`${shop.origin}/`);
+  const email = `edge-${++shoppers}@example.com`;
+  await page.evaluate(
+    async (credentials) => {
+      const post = (path: string, body: unknown) =>
+        fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      await post("/api/auth/register", credentials);
+      await post("/api/auth/callback/credentials", credentials);
+      const product = (await fetch("/api/products/ghost-pepper-inferno").then((answer) => answer.json())).data;
+      await post("/api/cart", { productId: product.id, quantity: 1 });
+    },
+    { email, password: PASSWORD },
+  );
+}
+
+/** An unpaid order placed through the API with the page's session, to `address1`; its id. */
+const placeOrder = (page: Page, address1 = "100 Congress Ave") =>
+  page.evaluate(async (line) => {
+    const answer = await fetch("/api/cart/checkout", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ shippingAddress: { address1: line, city: "Austin", state: "TX", postalCode: "78701" } }),
+    });
+    return (await answer.json()).orderId as string;
+  }, address1);
+
+const button = (page: Page, name: string) => page.locator(`aria/${name}[role="button"]`);
+const waitForText = (page: Page, text: string, selector = "body") =>
+  page.waitForFunction((wanted, where) => document.querySelector(where)?.textContent?.includes(wanted), {}, text, selector);
+
+test("checkout works in a browser without crypto.randomUUID, as on a shop served over plain http away from localhost", async () => {
+  const { page, errors } = await newPage(() => {
+    // A page that is no secure context has no crypto.randomUUID (crypto.getRandomValues it has).
+    delete (Crypto.prototype as { randomUUID?: unknown }).randomUUID;
+  });
+  await signedInWithCart(page);
+  await page.goto(`${shop.origin}/checkout`);
+  for (const [label, value] of [
+    ["Street address", "100 Congress Ave"],
+    ["City", "Austin"],
+    ["State", "TX"],
+    ["ZIP code", "78701"],
+  ]) {
+    await page.locator(`aria/${label}`).fill(value!);
+  }
+  await button(page, "Place order").click();
+  await page.waitForFunction(() => /^\/orders\/[a-z0-9]+\/pay$/.test(location.pathname));
+  expect(errors).toEqual([]);
+}, 20_000);
+
+test("the catalog shows its sauces in a browser without URL.parse (Safari before 18)", async () => {
+  const { page, errors } = await newPage(() => {
+    delete (URL as { parse?: unknown }).parse;
+  });
+  await page.goto(`${shop.origin}/`);
+  await page.waitForFunction(() => document.querySelectorAll("main a[href^='/products/']").length > 0);
+  expect(errors).toEqual([]);
+}, 20_000);
+
+test("a session ended elsewhere: the next call's 401 shows the shopper signed out, and the cart sends them to sign in", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  await page.goto(`${shop.origin}/products/ghost-pepper-inferno`);
+  await button(page, "Sign out").wait();
+  // Signed out in another tab: the same cookie's session ends on the server.
+  await page.evaluate(() => fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+  await page.locator('aria/Add to cart: Ghost Pepper Inferno[role="button"]').click();
+  await page.locator('aria/Sign in[role="link"]').wait();
+  await page.evaluate(() => history.pushState(null, "", "/cart"));
+  await page.evaluate(() => dispatchEvent(new PopStateEvent("popstate")));
+  await page.waitForFunction(() => location.pathname === "/signin" && location.search === `?return=${encodeURIComponent("/cart")}`);
+}, 20_000);
+
+test("a sign-out that fails (the shop out of reach) says so, and the shopper is still shown signed in", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  await page.goto(`${shop.origin}/orders`);
+  await button(page, "Sign out").wait();
+  await page.setOfflineMode(true);
+  await button(page, "Sign out").click();
+  await waitForText(page, "Not signed out", "[role=alert]");
+  expect(await page.$("aria/Sign out[role='button']")).not.toBeNull();
+  await page.setOfflineMode(false);
+  await button(page, "Sign out").click();
+  await page.locator('aria/Sign in[role="link"]').wait();
+  expect((await page.evaluate(() => fetch("/api/auth/session").then((answer) => answer.json()))).user).toBeUndefined();
+}, 20_000);
+
+test("cancelling an order asks first, with the focus on keeping it; only the second answer cancels", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  const id = await placeOrder(page);
+  await page.goto(`${shop.origin}/orders/${id}`);
+  await button(page, "Cancel order").click();
+  await waitForText(page, "Cancel this order?", "legend");
+  await page.waitForFunction(() => document.activeElement?.textContent?.trim() === "Keep the order");
+  await button(page, "Keep the order").click();
+  expect((await page.evaluate((orderId) => fetch(`/api/orders/${orderId}`).then((answer) => answer.json()), id)).status).toBe("PENDING");
+  await button(page, "Cancel order").click();
+  await button(page, "Yes, cancel the order").click();
+  await page.waitForFunction(() => document.querySelector(".facts [data-status]")?.textContent === "Cancelled");
+}, 20_000);
+
+test("a right-to-left mark in a customer's street turns only that line around: the ZIP code still follows the city on the pay page", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  const id = await placeOrder(page, "1 Main St\u202eevil");
+  await page.goto(`${shop.origin}/orders/${id}/pay`);
+  await waitForText(page, "Ships to");
+  const [city, zip] = await page.evaluate(() => {
+    const shipsTo = [...document.querySelectorAll("p")].find((p) => p.textContent?.startsWith("Ships to"))!;
+    const left = (text: string) => {
+      const walker = document.createTreeWalker(shipsTo, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.textContent!.indexOf(text);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + text.length);
+        return range.getBoundingClientRect().left;
+      }
+      return Number.NaN;
+    };
+    return [left("Austin"), left("78701")];
+  });
+  expect(zip).toBeGreaterThan(city!);
+}, 20_000);
+
+test("a product name of 200 letters and no space breaks within its card: the catalog fits a 375 px screen", async () => {
+  const { page } = await newPage();
+  await page.setViewport({ width: 375, height: 800 });
+  await page.goto(`${shop.origin}/?search=${LONG_NAME.slice(0, 20)}`);
+  await page.waitForFunction(() => document.querySelectorAll("main a[href='/products/extra-long']").length > 0);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  await page.goto(`${shop.origin}/products/extra-long`);
+  await page.waitForFunction(() => document.querySelector("main h1"));
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+}, 20_000);
+
+test("on a phone the orders list is one card an order, nothing cut off; the keyboard's focus lands on an order's heading once it has loaded", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  await placeOrder(page);
+  await page.setViewport({ width: 375, height: 800 });
+  await page.goto(`${shop.origin}/orders`);
+  await page.waitForFunction(() => document.querySelector("main table"));
+  expect(await page.evaluate(() => document.querySelector("main table")!.getBoundingClientRect().right <= document.documentElement.clientWidth)).toBe(true);
+  await page.focus("main table a[href^='/orders/']");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.activeElement?.tagName === "H1" && document.activeElement.textContent?.startsWith("Order "));
+}, 20_000);
+
+test("signing in on the storefront with a way back to the back office loads the back office, not the storefront's 'Page not found'", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  const email = `edge-${shoppers}@example.com`;
+  await page.evaluate(() => fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+  await page.goto(`${shop.origin}/signin?return=${encodeURIComponent("/admin/users")}`);
+  await page.locator("aria/E-mail").fill(email);
+  await page.locator("aria/Password").fill(PASSWORD);
+  await button(page, "Sign in").click();
+  await page.waitForFunction(() => location.pathname === "/admin/users");
+  await waitForText(page, "Storefront back office", "header");
+  expect(await page.evaluate(() => document.body.textContent?.includes("Page not found"))).toBe(false);
+}, 20_000);
+
+test("a pay page the order outlived: cancelled in another tab, Pay reads the order again, which says why it cannot be paid, with no card to choose", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  const id = await placeOrder(page);
+  await page.goto(`${shop.origin}/orders/${id}/pay`);
+  await page.locator("form[aria-label=Payment] button[type=submit]").wait();
+  const cancelled = await page.evaluate(
+    (orderId) =>
+      fetch(`/api/orders/${orderId}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((answer) => answer.status),
+    id,
+  );
+  expect(cancelled).toBe(200);
+  await page.locator("label.choice input").click();
+  await page.locator("form[aria-label=Payment] button[type=submit]").click();
+  await waitForText(page, "This order cannot be paid now: it is Cancelled", "main");
+  expect(await page.$("form[aria-label=Payment] button[type=submit]")).toBeNull();
+}, 20_000);
