@@ -34,20 +34,21 @@ async function newPage(before?: () => void): Promise<{ page: Page; errors: strin
   return { page, errors };
 }
 
-/** A shopper registered and signed in on the page, with one sauce in the cart. */
-async function signedInWithCart(page: Page): Promise<void> {
+/** A shopper registered and signed in on the page, with one sauce (`slug`) in the cart. */
+async function signedInWithCart(page: Page, slug = "ghost-pepper-inferno"): Promise<void> {
   await page.goto(`${shop.origin}/`);
   const email = `edge-${++shoppers}@example.com`;
   await page.evaluate(
-    async (credentials) => {
+    async (credentials, sauce) => {
       const post = (path: string, body: unknown) =>
         fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       await post("/api/auth/register", credentials);
       await post("/api/auth/callback/credentials", credentials);
-      const product = (await fetch("/api/products/ghost-pepper-inferno").then((answer) => answer.json())).data;
+      const product = (await fetch(`/api/products/${sauce}`).then((answer) => answer.json())).data;
       await post("/api/cart", { productId: product.id, quantity: 1 });
     },
     { email, password: PASSWORD },
+    slug,
   );
 }
 
@@ -139,10 +140,11 @@ test("cancelling an order asks first, with the focus on keeping it; only the sec
   await page.waitForFunction(() => document.querySelector(".facts [data-status]")?.textContent === "Cancelled");
 }, 20_000);
 
-test("a right-to-left mark in a customer's street turns only that line around: the ZIP code still follows the city on the pay page", async () => {
+test("a right-to-left mark in a customer's street turns only that line around: the ZIP code still follows the city on the pay page; no price beside a long name is broken", async () => {
   const { page } = await newPage();
-  await signedInWithCart(page);
+  await signedInWithCart(page, "caribbean-habanero-hot-sauce");
   const id = await placeOrder(page, "1 Main St\u202eevil");
+  await page.setViewport({ width: 1280, height: 800 });
   await page.goto(`${shop.origin}/orders/${id}/pay`);
   await waitForText(page, "Ships to");
   const [city, zip] = await page.evaluate(() => {
@@ -162,6 +164,18 @@ test("a right-to-left mark in a customer's street turns only that line around: t
     return [left("Austin"), left("78701")];
   });
   expect(zip).toBeGreaterThan(city!);
+  // Only what customers typed may break anywhere: no price in the order's narrow column is broken ($12.9 / 9).
+  const brokenPrices = await page.evaluate(
+    () =>
+      [...document.querySelectorAll("aside span")].filter((span) => {
+        if (!/^\$[\d,.]+$/.test(span.textContent ?? "")) return false;
+        const text = document.createRange();
+        text.selectNodeContents(span);
+        // One rectangle a line the text is set on.
+        return new Set([...text.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+      }).length,
+  );
+  expect(brokenPrices).toBe(0);
 }, 20_000);
 
 test("a product name of 200 letters and no space breaks within its card: the catalog fits a 375 px screen", async () => {
