@@ -201,18 +201,34 @@ test("a full line gives way to clients that check now and then: a newcomer takes
   }
 });
 
-test("a check against no hash from a client lighter than a full line is answered as an admitted one is, and puts no one out", async () => {
-  let held: PromiseWithResolvers<boolean> | null = null;
-  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
-  try {
-    const hasher = createBcryptHasher(1, 1, undefined, async () => {});
-    for (let i = 0; i < 2; i++) await hasher.verify("pw", "$2b$12$x", "198.51.100.3");
-    held = Promise.withResolvers<boolean>();
-    const admitted = [hasher.verify("pw", "$2b$12$x", "198.51.100.9"), hasher.verify("pw", "$2b$12$x", "198.51.100.3")];
-    expect(await hasher.verify("guess", null, "203.0.113.1")).toBe(false);
-    held.resolve(true);
-    expect(await Promise.all(admitted)).toEqual([true, true]);
-  } finally {
-    spy.mockRestore();
+test("into a full line, a check against no hash puts out whom a real one would: the waiting check's fate tells nothing of whether the account exists", async () => {
+  /** A client that signs in often waits in a full line; a quieter one asks about an e-mail: what becomes of each. */
+  async function probe(hash: string | null) {
+    let held: PromiseWithResolvers<boolean> | null = null;
+    const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
+    try {
+      const hasher = createBcryptHasher(1, 1, undefined, async () => {});
+      for (let i = 0; i < 3; i++) await hasher.verify("pw", "$2b$12$own", "198.51.100.7");
+      held = Promise.withResolvers<boolean>();
+      const inLane = hasher.verify("pw", "$2b$12$own", "198.51.100.8");
+      const outcome = (answer: Promise<boolean>) =>
+        answer.then(
+          () => "answered",
+          (error: { code?: string }) => error.code,
+        );
+      const frequent = outcome(hasher.verify("pw", "$2b$12$own", "198.51.100.7"));
+      const asked = outcome(hasher.verify("guess", hash, "203.0.113.5"));
+      // Put out at once, or still waiting: what the frequent client sees while the lane is held.
+      await settled();
+      const frequentFate = await Promise.race([frequent, Promise.resolve("waiting")]);
+      held.resolve(false);
+      await Promise.all([inLane, frequent]);
+      return { frequent: frequentFate, asked: await asked };
+    } finally {
+      spy.mockRestore();
+    }
   }
+  const [account, none] = [await probe("$2b$12$victim"), await probe(null)];
+  expect(account).toEqual({ frequent: "auth.busy", asked: "answered" });
+  expect(none).toEqual(account);
 });

@@ -74,7 +74,8 @@ function recentChecks(now: () => number = () => performance.now()) {
  *
  * A check against no hash (decisions §15: no such account, or one without a password) hashes
  * nothing and takes no lane, so a flood of made-up e-mails cannot crowd real sign-ins out. It is
- * refused when a real check would be, and otherwise answers false after as long as one of the
+ * refused when a real check would be, puts out of a full line the check a real one would, and
+ * otherwise answers false after as long as one of the
  * latest real checks took from asking to answer (drawn at random, so with their spread too):
  * neither its answer nor its timing tells that there is no account. `wait` is how it waits (a
  * test records how long it asks for).
@@ -114,14 +115,18 @@ export function createBcryptHasher(
     return { place: "wait", recent, replacing };
   }
 
+  /** Puts out the waiting check whose place a newcomer takes: it is told to come back (503). */
+  function putOut(check: Waiting | undefined) {
+    if (!check) return;
+    waiting.splice(waiting.indexOf(check), 1);
+    check.refuse(busy());
+  }
+
   async function limited<T>(client: string | undefined, work: () => Promise<T>): Promise<T> {
     // A lane is taken here, or handed over by the check leaving it: none can slip in between.
     const admitted = admit(client);
     if (admitted.place === "wait") {
-      if (admitted.replacing) {
-        waiting.splice(waiting.indexOf(admitted.replacing), 1);
-        admitted.replacing.refuse(busy());
-      }
+      putOut(admitted.replacing);
       await new Promise<void>((go, refuse) => waiting.push({ client, recent: admitted.recent, go, refuse }));
     } else running++;
     const started = performance.now();
@@ -143,8 +148,10 @@ export function createBcryptHasher(
   }
 
   async function imitated(client: string | undefined): Promise<false> {
-    // Admitted or refused as a real check would be; admitted, it takes no place in the line.
-    admit(client);
+    // Admitted or refused as a real check would be, and putting out whom a real one would (else the
+    // waiting check's 503, or its answer, would tell that there is no account); it takes no lane.
+    const admitted = admit(client);
+    if (admitted.place === "wait") putOut(admitted.replacing);
     await wait(answering.any());
     return false;
   }
