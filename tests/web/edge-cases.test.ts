@@ -110,6 +110,31 @@ test("a session ended elsewhere: the next call's 401 shows the shopper signed ou
   await page.waitForFunction(() => location.pathname === "/signin" && location.search === `?return=${encodeURIComponent("/cart")}`);
 }, 20_000);
 
+test("a 401 while the session still reads signed in (another instance's cache of it) is read once, not again and again", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  const asked: string[] = [];
+  page.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    asked.push(path);
+  });
+  // This page's API calls refused as by an instance that has seen the sign-out, the session itself not.
+  await page.evaluateOnNewDocument(() => {
+    const original = window.fetch;
+    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+      if (url.pathname === "/api/orders") return Promise.resolve(Response.json({ error: "Unauthorized - authentication required" }, { status: 401 }));
+      return original(input, init);
+    };
+  });
+  await page.goto(`${shop.origin}/orders`);
+  await waitForText(page, "Unauthorized", "main");
+  const settledAt = asked.length;
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(asked.length - settledAt).toBeLessThanOrEqual(2);
+  expect(asked.filter((path) => path === "/api/auth/session").length).toBeLessThanOrEqual(3);
+}, 20_000);
+
 test("a sign-out that fails (the shop out of reach) says so, and the shopper is still shown signed in", async () => {
   const { page } = await newPage();
   await signedInWithCart(page);

@@ -37,7 +37,10 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   const refresh = useCallback(async () => {
     const { data } = await api.GET("/api/auth/session").catch(() => ({ data: undefined }));
     const signedIn = data?.user ?? null;
-    setUser(signedIn);
+    // The same user read again keeps the same object: pages load their data when the user changes,
+    // and a call refused with 401 while the session still reads signed in (another instance's
+    // cache of it, for up to 30 s) would otherwise load, be refused and read again without end.
+    setUser((current) => (current && signedIn && JSON.stringify(current) === JSON.stringify(signedIn) ? current : signedIn));
     if (signedIn) await refreshCart();
     else setCartCount(0);
   }, [refreshCart]);
