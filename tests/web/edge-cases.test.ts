@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "puppeteer-core";
+import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { launchBrowser, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
@@ -257,4 +258,22 @@ test("a pay page the order outlived: cancelled in another tab, Pay reads the ord
   await page.locator("form[aria-label=Payment] button[type=submit]").click();
   await waitForText(page, "This order cannot be paid now: it is Cancelled", "main");
   expect(await page.$("form[aria-label=Payment] button[type=submit]")).toBeNull();
+}, 20_000);
+
+test("the back office, refused with 401 while the session still reads signed in, says what was refused instead of loading for ever", async () => {
+  const { page } = await newPage();
+  const staff = await signedInAs(shop, "STAFF");
+  const [name, value] = staff.cookie.split("=") as [string, string];
+  await page.setCookie({ name, value, url: shop.origin });
+  await page.evaluateOnNewDocument(() => {
+    const original = window.fetch;
+    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+      if (url.pathname === "/api/admin/orders") return Promise.resolve(Response.json({ error: "Unauthorized - authentication required" }, { status: 401 }));
+      return original(input, init);
+    };
+  });
+  await page.goto(`${shop.origin}/admin/orders`);
+  await waitForText(page, "Unauthorized - authentication required", "main");
+  expect(await page.$("main .loading")).toBeNull();
 }, 20_000);

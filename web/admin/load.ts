@@ -7,7 +7,7 @@ export type Loaded<T> = { state: "loading" } | { state: "ok"; data: T } | { stat
 /**
  * What a page reads from the API, read again whenever `key` changes (the page's query) or on
  * reload(), whose promise settles once the page shows what was read. An answer that the session
- * has ended (401) sends the person back to sign in.
+ * has ended (401) sends the person back to sign in when the session reads so.
  */
 export function useLoad<T>(read: () => Promise<Outcome<T>>, key: string): Loaded<T> & { reload(): Promise<void> } {
   const session = useSession();
@@ -27,7 +27,10 @@ export function useLoad<T>(read: () => Promise<Outcome<T>>, key: string): Loaded
     let current = true;
     read().then((outcome) => {
       if (!current) return;
-      if (!outcome.ok && outcome.problem.status === 401) return void session.refresh();
+      // A 401: the session is read again, and the sign-in form replaces the page if it has ended.
+      // Still signed in (another instance's cache of the session), the page says what was refused
+      // instead of loading for ever.
+      if (!outcome.ok && outcome.problem.status === 401) void session.refresh();
       setLoaded(outcome.ok ? { state: "ok", data: outcome.data } : { state: "failed", problem: outcome.problem });
     });
     return () => {
