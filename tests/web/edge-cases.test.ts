@@ -64,6 +64,17 @@ const placeOrder = (page: Page, address1 = "100 Congress Ave") =>
     return (await answer.json()).orderId as string;
   }, address1);
 
+/** Before the page's own scripts: its calls to `path` refused with 401, as by an instance that has seen the session end. */
+const answered401 = (page: Page, path: string) =>
+  page.evaluateOnNewDocument((refused: string) => {
+    const original = window.fetch;
+    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+      if (url.pathname === refused) return Promise.resolve(Response.json({ error: "Unauthorized - authentication required" }, { status: 401 }));
+      return original(input, init);
+    };
+  }, path);
+
 const button = (page: Page, name: string) => page.locator(`aria/${name}[role="button"]`);
 const waitForText = (page: Page, text: string, selector = "body") =>
   page.waitForFunction((wanted, where) => document.querySelector(where)?.textContent?.includes(wanted), {}, text, selector);
@@ -120,14 +131,7 @@ test("a 401 while the session still reads signed in (another instance's cache of
     asked.push(path);
   });
   // This page's API calls refused as by an instance that has seen the sign-out, the session itself not.
-  await page.evaluateOnNewDocument(() => {
-    const original = window.fetch;
-    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-      if (url.pathname === "/api/orders") return Promise.resolve(Response.json({ error: "Unauthorized - authentication required" }, { status: 401 }));
-      return original(input, init);
-    };
-  });
+  await answered401(page, "/api/orders");
   await page.goto(`${shop.origin}/orders`);
   await waitForText(page, "Unauthorized", "main");
   const settledAt = asked.length;
@@ -265,14 +269,7 @@ test("the back office, refused with 401 while the session still reads signed in,
   const staff = await signedInAs(shop, "STAFF");
   const [name, value] = staff.cookie.split("=") as [string, string];
   await page.setCookie({ name, value, url: shop.origin });
-  await page.evaluateOnNewDocument(() => {
-    const original = window.fetch;
-    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = new URL(input instanceof Request ? input.url : String(input), location.href);
-      if (url.pathname === "/api/admin/orders") return Promise.resolve(Response.json({ error: "Unauthorized - authentication required" }, { status: 401 }));
-      return original(input, init);
-    };
-  });
+  await answered401(page, "/api/admin/orders");
   await page.goto(`${shop.origin}/admin/orders`);
   await waitForText(page, "Unauthorized - authentication required", "main");
   expect(await page.$("main .loading")).toBeNull();
