@@ -101,17 +101,20 @@ try {
 
   // E: a 365-day daily sales report, after two seconds of it unmeasured (as the lists above: some 40
   // reports are measured, so one on a connection new to the order lines would be the p99 alone).
+  // The first report sums the year's settled days from their orders and keeps them; its time is
+  // printed apart, as a shop pays it once (again after db:seed), and the load measures the reports after.
   const from = new Date(today.getTime() - 364 * 86_400_000).toISOString().slice(0, 10);
-  const salesReport = await load(
-    "GET /api/admin/reports/sales (365 days, daily)",
-    `${server.base}/api/admin/reports/sales?from=${from}&to=${today.toISOString().slice(0, 10)}&interval=day`,
-    {
-      headers,
-      connections: 2,
-      seconds: 6,
-      warmupSeconds: 2,
-    },
-  );
+  const reportUrl = `${server.base}/api/admin/reports/sales?from=${from}&to=${today.toISOString().slice(0, 10)}&interval=day`;
+  const firstReport = performance.now();
+  const firstStatus = (await fetch(reportUrl, { headers })).status;
+  const kept = reuse ? "reads what an earlier run kept" : "sums the settled days and keeps them";
+  console.log(`first report (${kept}): ${firstStatus}, ${(performance.now() - firstReport).toFixed(0)} ms`);
+  const salesReport = await load("GET /api/admin/reports/sales (365 days, daily)", reportUrl, {
+    headers,
+    connections: 2,
+    seconds: 6,
+    warmupSeconds: 2,
+  });
   printTable([salesReport]);
 
   console.log(

@@ -68,6 +68,19 @@ export function reportPeriods(range: ReportRange, zone: string): ReportPeriod[] 
 /** The period boundaries as one ascending list: period i is [bounds[i], bounds[i + 1]). */
 export const boundsOf = (periods: readonly ReportPeriod[]): Date[] => [...periods.map((p) => p.start), periods.at(-1)!.end];
 
+/**
+ * How long after a period ends its figures may still change: an order is paid, or refunded, at the
+ * moment the shop learns of it, by the clock of the instance that learns it, and committed within
+ * a transaction's time. An hour covers any transaction and any sane gap between two clocks.
+ */
+export const SETTLING_MS = 60 * 60 * 1000;
+
+/**
+ * The instant before which every period has settled: a period that ended before it has its final
+ * figures, which no sale or refund will change, so they may be kept and read again.
+ */
+export const settledBefore = (now: Date): Date => new Date(now.getTime() - SETTLING_MS);
+
 /** What the orders paid within one period add up to (its index in the report's periods). */
 export interface PeriodSales {
   period: number;

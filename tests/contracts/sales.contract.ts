@@ -93,6 +93,60 @@ export function salesContract(target: () => ContractTarget) {
       ]);
     });
 
+    describe("settled periods (their figures may be kept and read again)", () => {
+      // The first two days have settled (they ended before SETTLED); the third has not.
+      const SETTLED = at("2026-03-09T06:00:00Z");
+
+      async function aWeekend() {
+        const { ada, chipotle, verde } = await aShop();
+        const sale = (lines: Parameters<typeof anOrderOf>[1], tax: number, paid: string, refunded: string | null = null) =>
+          recordSale(repos(), anOrderOf(ada.id, lines, tax, at("2026-03-01T00:00:00Z")), at(paid), refunded ? at(refunded) : null);
+        await sale([[chipotle, 2]], 100, "2026-03-07T12:00:00Z");
+        await sale([[verde, 3]], 50, "2026-03-08T12:00:00Z", "2026-03-09T05:00:00Z");
+        await sale([[verde, 1]], 30, "2026-03-09T05:00:00Z");
+        return { ada, chipotle, verde, sale };
+      }
+
+      test("read again, settled periods give the figures their orders give, next to the unsettled one summed anew", async () => {
+        await aWeekend();
+        const summed = await repos().sales.salesIn(BOUNDS, 10);
+        expect(summed.sold.map((s) => s.period)).toEqual([0, 1, 2]);
+        expect(summed.refunded.map((r) => r.period)).toEqual([2]);
+        expect(await repos().sales.salesIn(BOUNDS, 10, SETTLED)).toEqual(summed);
+        expect(await repos().sales.salesIn(BOUNDS, 10, SETTLED)).toEqual(summed);
+        // Fewer best sellers from the same periods, and a settled period alone (kept already).
+        expect((await repos().sales.salesIn(BOUNDS, 1, SETTLED)).topProducts).toEqual(summed.topProducts.slice(0, 1));
+        expect(await repos().sales.salesIn(BOUNDS.slice(1, 3), 10, SETTLED)).toEqual(await repos().sales.salesIn(BOUNDS.slice(1, 3), 10));
+      });
+
+      test("a sale and a refund in the period not yet settled count in the next report, and its best sellers add up across both kinds", async () => {
+        const { chipotle, verde, sale } = await aWeekend();
+        await repos().sales.salesIn(BOUNDS, 10, SETTLED);
+        await sale([[chipotle, 4]], 0, "2026-03-09T07:00:00Z", "2026-03-09T08:00:00Z");
+        const report = await repos().sales.salesIn(BOUNDS, 10, SETTLED);
+        expect(report.sold.at(-1)).toEqual({ period: 2, orders: 2, units: 5, subtotal: 4500, discount: 0, shipping: 1398, tax: 30 });
+        expect(report.refunded.at(-1)).toMatchObject({ period: 2, subtotal: 1500 + 4000 });
+        expect(report.topProducts.map((p) => [p.productId, p.units])).toEqual([
+          [chipotle.id, 6],
+          [verde.id, 4],
+        ]);
+        expect(report).toEqual(await repos().sales.salesIn(BOUNDS, 10));
+      });
+
+      test("a history written afterwards with times in settled periods counts in the next report: what was kept of them is forgotten", async () => {
+        const { ada, chipotle } = await aWeekend();
+        const before = await repos().sales.salesIn(BOUNDS, 10, SETTLED);
+        const late = { ...anOrderOf(ada.id, [[chipotle, 10]], 0, at("2026-03-07T10:00:00Z")), status: "DELIVERED" as const, paymentStatus: "PAID" as const };
+        await target().uow.transaction((tx) =>
+          tx.sales.importHistory({ customers: [], orders: [{ ...late, paidAt: at("2026-03-07T10:05:00Z") }], refunds: [] }),
+        );
+        const after = await repos().sales.salesIn(BOUNDS, 10, SETTLED);
+        expect(after.sold[0]).toEqual({ ...before.sold[0]!, orders: 2, units: 12, subtotal: 12000, shipping: 699 });
+        expect(after.topProducts[0]).toMatchObject({ productId: chipotle.id, units: 12 });
+        expect(after).toEqual(await repos().sales.salesIn(BOUNDS, 10));
+      });
+    });
+
     test("a history batch lands whole: customers, orders with their items and times, refunds; what is taken is left out, with its items and refunds", async () => {
       const { ada, chipotle } = await aShop();
       const bea = aUser({ passwordHash: null });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { createFixedClock, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import type { Deps, Repositories } from "../../src/application/ports/index.ts";
 import type { UserRole } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
@@ -118,6 +118,33 @@ describe.each(TARGETS)("GET /api/admin/reports/sales on %s: a small history work
     const periods = async (query: string) => (await report(query)).body.data.series.map((p: { period: string }) => p.period);
     expect(await periods("from=0001-01-01&to=0001-02-01&interval=month")).toEqual(["0001-01-01", "0001-02-01"]);
     expect(await periods("from=0050-12-30&to=0051-01-01")).toEqual(["0050-12-30", "0050-12-31", "0051-01-01"]);
+  });
+});
+
+describe.each(TARGETS)("GET /api/admin/reports/sales on %s, by the shop's clock", (_, open) => {
+  test("a day counts sales stamped within it for an hour after it ends (a late commit, a clock behind), and then keeps its figures", async () => {
+    const clock = createFixedClock(at("2026-04-02T00:30:00Z"));
+    const deps = { ...(await open()), clock };
+    const t = createTestApp(deps, { shopTimeZone: "UTC" });
+    const staff = await signedInAs(t, "STAFF");
+    const ada = aUser();
+    const habanero = aProduct({ name: "Habanero", price: 1299 });
+    await deps.repos.users.create(ada);
+    await deps.repos.products.create(habanero);
+    const sale = (paid: string) => recordSale(deps.repos, anOrderOf(ada.id, [[habanero, 1]], 0, at("2026-04-01T00:00:00Z")), at(paid));
+    const ordersOfTheFirst = async () => {
+      const res = await t.call("GET", "/api/admin/reports/sales?from=2026-04-01&to=2026-04-02&interval=day", { headers: staff.headers });
+      expect(res.status).toBe(200);
+      return (res.body as { data: { series: Array<{ period: string; orders: number }> } }).data.series[0];
+    };
+
+    await sale("2026-04-01T12:00:00Z");
+    expect(await ordersOfTheFirst()).toEqual(expect.objectContaining({ period: "2026-04-01", orders: 1 }));
+    // Half an hour after midnight, a payment stamped a second before it lands: the 1st has not settled.
+    await sale("2026-04-01T23:59:59Z");
+    expect(await ordersOfTheFirst()).toEqual(expect.objectContaining({ orders: 2 }));
+    clock.set(at("2026-04-02T01:00:01Z"));
+    expect(await ordersOfTheFirst()).toEqual(expect.objectContaining({ orders: 2 }));
   });
 });
 

@@ -62,3 +62,33 @@ test("the report's figures from those ranges are the orders' own sums, and its u
   expect(sold.map((day) => day.period)).toEqual([...new Set(sold.map((day) => day.period))].sort((a, b) => a - b));
   expect(sold.every((day) => day.orders > 0)).toBe(true);
 });
+
+test("settled, a year of days is summed once and kept: the next report reads 365 rows and their best sellers, no order, and gives the same figures", async () => {
+  const settled = new Date(year.at(-1)!.getTime() + 3_600_000);
+  const summed = await createPgSalesRepository(spy).salesIn(year, 10);
+  expect(await createPgSalesRepository(spy).salesIn(year, 10, settled)).toEqual(summed);
+  const kept = await sql<{ periods: string; products: string }>`
+    select (select count(*) from sales_periods) as periods, (select count(distinct product_id) from sales_period_products) as products`.execute(database.db);
+  expect(kept.rows[0]).toEqual({ periods: String(year.length - 1), products: "40" });
+
+  ran.length = 0;
+  expect(await createPgSalesRepository(spy).salesIn(year, 10, settled)).toEqual(summed);
+  expect(ran.some((query) => query.sql.includes("sales_periods"))).toBe(true);
+  expect(ran.filter((query) => /\bfrom orders\b/.test(query.sql))).toEqual([]);
+  // The lines after the settled days: none, as the range is empty.
+  expect(ran.filter((query) => query.sql.includes("from order_items")).map((query) => query.parameters.slice(-3, -1))).toEqual([
+    [year.at(-1)!.toISOString(), year.at(-1)!.toISOString()],
+  ]);
+});
+
+test("reports asking at once for the same settled weeks each get the figures, and each week is kept once", async () => {
+  const weeks = boundsOf(reportPeriods({ from: "2026-01-05", to: "2026-06-28", interval: "week" }, "America/New_York"));
+  const settled = new Date("2026-11-20T00:00:00Z");
+  const summed = await createPgSalesRepository(spy).salesIn(weeks, 10);
+  const reports = await Promise.all(Array.from({ length: 4 }, () => createPgSalesRepository(spy).salesIn(weeks, 10, settled)));
+  for (const report of reports) expect(report).toEqual(summed);
+  const kept = await sql<{ periods: string }>`
+    select count(*) as periods from sales_periods where period_start >= ${weeks[0]!} and period_end <= ${weeks.at(-1)!}
+      and period_end - period_start > interval '6 days'`.execute(database.db);
+  expect(kept.rows[0]?.periods).toBe(String(weeks.length - 1));
+});

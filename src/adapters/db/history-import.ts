@@ -83,6 +83,7 @@ export async function importHistory(db: Db, { customers, orders, refunds }: Hist
     processorId: (x) => x.processorRefundId,
   });
   // An order whose id, number or intent is taken is left out (on conflict do nothing), and its items and refunds with it.
+  // Orders written with past times change periods the sales report has kept as settled: it forgets them all.
   const { rows } = await sql<{ written: string | number }>`
     with created as (
       insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, discount_cents,
@@ -109,6 +110,8 @@ export async function importHistory(db: Db, { customers, orders, refunds }: Hist
         as r(id, order_id, intent_id, idempotency_key, reason, amount_cents, requested_at, attempts, next_attempt_at, last_error, confirmed_at,
           processor_refund_id)
       where r.order_id in (select id from created)
+    ), forgotten as (
+      delete from sales_periods where exists (select from created)
     )
     select count(*) as written from created`.execute(db);
   return Number(rows[0]?.written ?? 0);

@@ -126,6 +126,32 @@ export interface OrderItemsTable {
   paid_at: Generated<Date | null>;
 }
 
+/** A settled period's sums, kept by the sales report (migration 0021); bigint sums read back as text. */
+export interface SalesPeriodsTable {
+  period_start: Date;
+  period_end: Date;
+  orders: number;
+  units: string;
+  subtotal_cents: string;
+  discount_cents: string;
+  shipping_cents: string;
+  tax_cents: string;
+  refunded_orders: number;
+  refunded_subtotal_cents: string;
+  refunded_discount_cents: string;
+  refunded_shipping_cents: string;
+  refunded_tax_cents: string;
+}
+
+/** What each product sold in a settled period, kept with it. */
+export interface SalesPeriodProductsTable {
+  period_start: Date;
+  period_end: Date;
+  product_id: string;
+  units: string;
+  revenue_cents: string;
+}
+
 export interface AuditLogTable {
   id: string;
   user_id: string | null;
@@ -250,6 +276,8 @@ export interface Database {
   fake_processor_intents: FakeProcessorIntentsTable;
   fake_processor_refunds: FakeProcessorRefundsTable;
   fake_processor_replays: FakeProcessorReplaysTable;
+  sales_periods: SalesPeriodsTable;
+  sales_period_products: SalesPeriodProductsTable;
 }
 
 export type ProductRow = Selectable<ProductsTable>;

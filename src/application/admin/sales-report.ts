@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type ReportRange, type SalesReport, boundsOf, reportPeriods, salesReportOf } from "../../domain/report.ts";
+import { type ReportRange, type SalesReport, boundsOf, reportPeriods, salesReportOf, settledBefore } from "../../domain/report.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps } from "../ports/index.ts";
@@ -8,7 +8,7 @@ import type { Deps } from "../ports/index.ts";
 /** Decisions §12: the ten best-selling products. */
 const TOP_PRODUCTS = 10;
 
-type ReportDeps = Pick<Deps, "uow">;
+type ReportDeps = Pick<Deps, "uow" | "clock">;
 
 /** The shop's zone (SHOP_TIMEZONE), in which a report's dates, weeks and months are reckoned. */
 export interface ReportSettings {
@@ -17,7 +17,8 @@ export interface ReportSettings {
 
 async function reportOver(deps: ReportDeps, { timeZone }: ReportSettings, range: ReportRange): Promise<SalesReport> {
   const periods = reportPeriods(range, timeZone);
-  const facts = await deps.uow.read((db) => db.sales.salesIn(boundsOf(periods), TOP_PRODUCTS));
+  const settled = settledBefore(deps.clock.now());
+  const facts = await deps.uow.read((db) => db.sales.salesIn(boundsOf(periods), TOP_PRODUCTS, settled));
   return salesReportOf(range, timeZone, periods, facts);
 }
 
