@@ -37,6 +37,10 @@ export function salesContract(target: () => ContractTarget) {
       const bounds = [new Date(Date.UTC(0, 11, 31, 15)), at("2026-03-07T00:00:00Z"), at("2026-03-08T00:00:00Z"), new Date(Date.UTC(10000, 0, 1))];
       bounds[0]!.setUTCFullYear(0);
       expect(await repos().sales.salesIn(bounds, 10)).toMatchObject({ sold: [{ period: 1, orders: 1, units: 1 }], refunded: [] });
+      // Settled (all but the last), kept, and read back: the same.
+      for (let time = 0; time < 2; time++) {
+        expect(await repos().sales.salesIn(bounds, 10, at("2026-04-01T00:00:00Z"))).toMatchObject({ sold: [{ period: 1, orders: 1, units: 1 }], refunded: [] });
+      }
     });
 
     test("sums orders by the period they were paid in and refunds by the one they were made in; a bound starts its period", async () => {
