@@ -82,8 +82,11 @@ export async function importHistory(db: Db, { customers, orders, refunds }: Hist
     confirmed: (x) => iso(x.confirmedAt),
     processorId: (x) => x.processorRefundId,
   });
+  // Orders written with past times change periods the sales report has kept as settled: it forgets them all
+  // below, and first moves the generation on, which waits for a report keeping periods at this moment and
+  // makes any report that began before this commit keep nothing (sales-repository.ts, keep).
+  await sql`update sales_periods_generation set generation = generation + 1`.execute(db);
   // An order whose id, number or intent is taken is left out (on conflict do nothing), and its items and refunds with it.
-  // Orders written with past times change periods the sales report has kept as settled: it forgets them all.
   const { rows } = await sql<{ written: string | number }>`
     with created as (
       insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, discount_cents,
@@ -111,7 +114,7 @@ export async function importHistory(db: Db, { customers, orders, refunds }: Hist
           processor_refund_id)
       where r.order_id in (select id from created)
     ), forgotten as (
-      delete from sales_periods where exists (select from created)
+      delete from sales_periods
     )
     select count(*) as written from created`.execute(db);
   return Number(rows[0]?.written ?? 0);

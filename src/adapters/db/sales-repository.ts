@@ -120,11 +120,16 @@ async function productsOfSpans(db: Db, spans: readonly Span[]): Promise<SpanProd
   return rows.map((r) => ({ period: spans[Number(r.i)]!.period, productId: r.product_id, units: Number(r.units), revenue: Number(r.revenue) }));
 }
 
-/** The settled spans' sums kept earlier (by keep), each found by its instants. */
-async function keptSums(db: Db, spans: readonly Span[]): Promise<Map<number, SpanSums>> {
+/**
+ * The settled spans' sums kept earlier (by keep), each found by its instants, and the generation of
+ * what is kept (moved on by every history written with past times), read before anything is summed.
+ * Without its row (the migration writes it; only a hand could delete it), nothing is ever kept.
+ */
+async function keptSums(db: Db, spans: readonly Span[]): Promise<{ generation: string | null; kept: Map<number, SpanSums> }> {
   const { starts, ends } = edgesOf(spans);
   const { rows } = await sql<{
-    i: number;
+    generation: string | null;
+    i: number | null;
     orders: number;
     units: Sum;
     subtotal_cents: Sum;
@@ -137,54 +142,67 @@ async function keptSums(db: Db, spans: readonly Span[]): Promise<Map<number, Spa
     refunded_shipping_cents: Sum;
     refunded_tax_cents: Sum;
   }>`
-    select w.n - 1 as i, k.*
-    from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)
-    join sales_periods k using (period_start, period_end)`.execute(db);
-  return new Map(
-    rows.map((k) => {
-      const period = spans[Number(k.i)]!.period;
-      return [
-        period,
-        {
-          sold: {
-            period,
-            orders: k.orders,
-            units: Number(k.units),
-            subtotal: Number(k.subtotal_cents),
-            discount: Number(k.discount_cents),
-            shipping: Number(k.shipping_cents),
-            tax: Number(k.tax_cents),
+    select g.generation, k.*
+    from (select (select generation from sales_periods_generation) as generation) as g
+    left join (
+      select w.n - 1 as i, k.*
+      from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)
+      join sales_periods k using (period_start, period_end)
+    ) k on true`.execute(db);
+  const kept = new Map(
+    rows
+      .filter((k) => k.i !== null)
+      .map((k) => {
+        const period = spans[Number(k.i)]!.period;
+        return [
+          period,
+          {
+            sold: {
+              period,
+              orders: k.orders,
+              units: Number(k.units),
+              subtotal: Number(k.subtotal_cents),
+              discount: Number(k.discount_cents),
+              shipping: Number(k.shipping_cents),
+              tax: Number(k.tax_cents),
+            },
+            refunded: {
+              period,
+              orders: k.refunded_orders,
+              subtotal: Number(k.refunded_subtotal_cents),
+              discount: Number(k.refunded_discount_cents),
+              shipping: Number(k.refunded_shipping_cents),
+              tax: Number(k.refunded_tax_cents),
+            },
           },
-          refunded: {
-            period,
-            orders: k.refunded_orders,
-            subtotal: Number(k.refunded_subtotal_cents),
-            discount: Number(k.refunded_discount_cents),
-            shipping: Number(k.refunded_shipping_cents),
-            tax: Number(k.refunded_tax_cents),
-          },
-        },
-      ];
-    }),
+        ];
+      }),
   );
+  return { generation: rows[0]!.generation, kept };
 }
 
 /**
  * Keeps settled spans' sums and their products' in one statement: all of a span or none of it. A
  * span another report kept meanwhile is left as it is (the same sums), and so are its products.
+ * Nothing is kept unless `generation`, read before the sums, is still the current one: a history
+ * written since may have landed after the sums were read. The row is locked for share, so a history
+ * being written waits for this statement, forgets what it kept, and a statement after it keeps nothing.
  */
-async function keep(db: Db, spans: readonly Span[], sums: ReadonlyMap<number, SpanSums>, products: readonly SpanProduct[]): Promise<void> {
+async function keep(db: Db, generation: string, spans: readonly Span[], sums: ReadonlyMap<number, SpanSums>, products: readonly SpanProduct[]): Promise<void> {
   const { starts, ends } = edgesOf(spans);
   const column = <T>(of: (s: SpanSums) => T) => spans.map((span) => of(sums.get(span.period)!));
   const spanOf = new Map(spans.map((s) => [s.period, s]));
   await sql`
-    with kept as (
+    with current as (
+      select from sales_periods_generation where generation = ${generation} for share
+    ), kept as (
       insert into sales_periods (period_start, period_end, orders, units, subtotal_cents, discount_cents, shipping_cents, tax_cents,
         refunded_orders, refunded_subtotal_cents, refunded_discount_cents, refunded_shipping_cents, refunded_tax_cents)
       select * from unnest(${starts}::timestamptz[], ${ends}::timestamptz[], ${column((s) => s.sold.orders)}::int[], ${column((s) => s.sold.units)}::bigint[],
         ${column((s) => s.sold.subtotal)}::bigint[], ${column((s) => s.sold.discount)}::bigint[], ${column((s) => s.sold.shipping)}::bigint[],
         ${column((s) => s.sold.tax)}::bigint[], ${column((s) => s.refunded.orders)}::int[], ${column((s) => s.refunded.subtotal)}::bigint[],
         ${column((s) => s.refunded.discount)}::bigint[], ${column((s) => s.refunded.shipping)}::bigint[], ${column((s) => s.refunded.tax)}::bigint[])
+      where exists (select from current)
       on conflict do nothing
       returning period_start, period_end
     )
@@ -222,12 +240,12 @@ async function topProducts(db: Db, settled: readonly Span[], from: string, to: s
 /** The settled spans' sums: those kept before, and the others summed now and kept. */
 async function settledSumsOf(db: Db, spans: readonly Span[]): Promise<SpanSums[]> {
   if (spans.length === 0) return [];
-  const kept = await keptSums(db, spans);
+  const { generation, kept } = await keptSums(db, spans);
   const missing = spans.filter((s) => !kept.has(s.period));
   if (missing.length > 0) {
     const [sums, products] = await Promise.all([sumSpans(db, missing), productsOfSpans(db, missing)]);
     const fresh = new Map(sums.map((s) => [s.sold.period, s]));
-    await keep(db, missing, fresh, products);
+    if (generation !== null) await keep(db, generation, missing, fresh, products);
     for (const [period, s] of fresh) kept.set(period, s);
   }
   return spans.map((s) => kept.get(s.period)!);

@@ -143,6 +143,11 @@ export interface SalesPeriodsTable {
   refunded_tax_cents: string;
 }
 
+/** One row: moved on by every history written with past times, which makes what was kept before it stale. */
+export interface SalesPeriodsGenerationTable {
+  generation: string;
+}
+
 /** What each product sold in a settled period, kept with it. */
 export interface SalesPeriodProductsTable {
   period_start: Date;
@@ -278,6 +283,7 @@ export interface Database {
   fake_processor_replays: FakeProcessorReplaysTable;
   sales_periods: SalesPeriodsTable;
   sales_period_products: SalesPeriodProductsTable;
+  sales_periods_generation: SalesPeriodsGenerationTable;
 }
 
 export type ProductRow = Selectable<ProductsTable>;

@@ -31,7 +31,8 @@ export interface SalesRepository extends SalesReader {
    * Writes the batch in a few statements: customers not there yet (by id or e-mail), then the
    * orders whose id and number are free, with their items and refunds; an order that is not free is
    * left out with its items and refunds. How many orders were written. Orders written with times
-   * in the past change settled periods: whatever figures were kept of them are forgotten.
+   * in the past change settled periods: whatever figures were kept of them are forgotten, and a
+   * report summing them meanwhile keeps nothing. Run in a transaction: its statements are one change.
    */
   importHistory(batch: HistoryBatch): Promise<number>;
 }
