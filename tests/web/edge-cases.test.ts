@@ -36,9 +36,9 @@ async function newPage(before?: () => void): Promise<{ page: Page; errors: strin
 }
 
 /** A shopper registered and signed in on the page, with one sauce (`slug`) in the cart. */
-async function signedInWithCart(page: Page, slug = "ghost-pepper-inferno"): Promise<void> {
+async function signedInWithCart(page: Page, slug = "ghost-pepper-inferno", name = "edge"): Promise<void> {
   await page.goto(`${shop.origin}/`);
-  const email = `edge-${++shoppers}@example.com`;
+  const email = `${name}-${++shoppers}@example.com`;
   await page.evaluate(
     async (credentials, sauce) => {
       const post = (path: string, body: unknown) =>
@@ -216,6 +216,21 @@ test("a product name of 200 letters and no space breaks within its card: the cat
   expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
   await page.goto(`${shop.origin}/products/extra-long`);
   await page.waitForFunction(() => document.querySelector("main h1"));
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+}, 20_000);
+
+test("on a phone, a long e-mail beside the cart leaves 'Cart (1 item)' on one line, and nothing scrolls sideways", async () => {
+  const { page } = await newPage();
+  await page.setViewport({ width: 375, height: 800 });
+  await signedInWithCart(page, "ghost-pepper-inferno", "a.very.long.name.of.a.hot.sauce.lover");
+  await page.goto(`${shop.origin}/`);
+  await page.waitForFunction(() => document.querySelector("a[href='/cart'][data-cart-count='1']"));
+  const lines = await page.evaluate(() => {
+    const text = document.createRange();
+    text.selectNodeContents(document.querySelector("a[href='/cart']")!);
+    return new Set([...text.getClientRects()].filter((rect) => rect.width > 1).map((rect) => Math.round(rect.top))).size;
+  });
+  expect(lines).toBe(1);
   expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
 }, 20_000);
 
