@@ -123,6 +123,14 @@ export function salesContract(target: () => ContractTarget) {
         expect(await repos().sales.salesIn(BOUNDS.slice(1, 3), 10, SETTLED)).toEqual(await repos().sales.salesIn(BOUNDS.slice(1, 3), 10));
       });
 
+      test("a day the zone skipped whole (a period of no instant, as Samoa's 2011-12-30) is read as empty, settled or not", async () => {
+        await aWeekend();
+        const skipping = [BOUNDS[0]!, BOUNDS[1]!, BOUNDS[1]!, BOUNDS[2]!];
+        const summed = await repos().sales.salesIn(skipping, 10);
+        expect(summed.sold.map((s) => s.period)).toEqual([0, 2]);
+        for (let time = 0; time < 2; time++) expect(await repos().sales.salesIn(skipping, 10, SETTLED)).toEqual(summed);
+      });
+
       test("a sale and a refund in the period not yet settled count in the next report, and its best sellers add up across both kinds", async () => {
         const { chipotle, verde, sale } = await aWeekend();
         await repos().sales.salesIn(BOUNDS, 10, SETTLED);

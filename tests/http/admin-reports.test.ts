@@ -122,7 +122,7 @@ describe.each(TARGETS)("GET /api/admin/reports/sales on %s: a small history work
 });
 
 describe.each(TARGETS)("GET /api/admin/reports/sales on %s, by the shop's clock", (_, open) => {
-  test("a day counts sales stamped within it for an hour after it ends (a late commit, a clock behind), and then keeps its figures", async () => {
+  test("a day counts sales stamped within it for an hour after it ends (a late commit, a clock behind), and settled, the same", async () => {
     const clock = createFixedClock(at("2026-04-02T00:30:00Z"));
     const deps = { ...(await open()), clock };
     const t = createTestApp(deps, { shopTimeZone: "UTC" });

@@ -245,7 +245,9 @@ async function settledSumsOf(db: Db, spans: readonly Span[]): Promise<SpanSums[]
   if (missing.length > 0) {
     const [sums, products] = await Promise.all([sumSpans(db, missing), productsOfSpans(db, missing)]);
     const fresh = new Map(sums.map((s) => [s.sold.period, s]));
-    if (generation !== null) await keep(db, generation, missing, fresh, products);
+    // A day a zone skipped whole (Samoa's 2011-12-30) is a period of no instant: nothing to keep.
+    const keepable = missing.filter((s) => s.start !== s.end);
+    if (generation !== null && keepable.length > 0) await keep(db, generation, keepable, fresh, products);
     for (const [period, s] of fresh) kept.set(period, s);
   }
   return spans.map((s) => kept.get(s.period)!);
