@@ -214,19 +214,29 @@ async function keep(db: Db, generation: string, spans: readonly Span[], sums: Re
 }
 
 /**
- * The `top` products sold most over the settled spans (from what was kept of them) and the range
- * [from, to) after them (from its lines), named as the product is now.
+ * The `top` products sold most over the settled spans and the range [from, to) after them, named as
+ * the product is now. A settled span is read from what was kept of it where it was kept, and from
+ * its lines where it was not (a history landed meanwhile, and this report kept nothing): in one
+ * statement, so each span is counted once, whatever is kept or forgotten at the same moment.
  */
 async function topProducts(db: Db, settled: readonly Span[], from: string, to: string, top: number): Promise<ProductSales[]> {
   const { starts, ends } = edgesOf(settled);
   const { rows } = await sql<{ product_id: string; name: string; sku: string; units: Sum; revenue: Sum }>`
+    with w as (
+      select w.period_start, w.period_end, k.period_start is not null as kept
+      from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) as w(period_start, period_end)
+      left join sales_periods k using (period_start, period_end)
+    )
     select b.product_id, p.name, p.sku, b.units, b.revenue
     from (
       select product_id, sum(units) as units, sum(revenue) as revenue
       from (
         select k.product_id, k.units, k.revenue_cents as revenue
-        from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) as w(period_start, period_end)
-        join sales_period_products k using (period_start, period_end)
+        from w join sales_period_products k using (period_start, period_end) where w.kept
+        union all
+        select l.product_id, l.quantity, l.total_price_cents
+        from w cross join lateral (select product_id, quantity, total_price_cents from order_items where paid_at >= w.period_start and paid_at < w.period_end) as l
+        where not w.kept
         union all
         select product_id, quantity, total_price_cents from order_items where paid_at >= ${from} and paid_at < ${to}
       ) as l
