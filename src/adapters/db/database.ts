@@ -46,10 +46,14 @@ async function embedded(directory: string | null) {
  * hundred thousand rows, where starting workers costs more than they save and takes cores from the
  * other sessions. Measured on two cores with 200,000 orders, two staff counting the whole queue at
  * once: 112 ms a count with the server's default of two workers, 12.8 ms without (each worker is a
- * new process, which pays again for every page of shared memory it touches). The operator's own
- * (PGOPTIONS) come after, so they win; an `options` parameter in DATABASE_URL replaces these.
+ * new process, which pays again for every page of shared memory it touches). No JIT compilation
+ * either: PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and a plan
+ * kept for a prepared statement can estimate millions of rows where it reads a few thousand. The
+ * sales report's best sellers over a year of kept days (6,600 rows read, 5 ms) took 280 to 440 ms,
+ * nearly all of it compiling. The operator's own (PGOPTIONS) come after, so they win; an `options`
+ * parameter in DATABASE_URL replaces these.
  */
-const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0", operators].filter(Boolean).join(" ");
+const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0 -c jit=off", operators].filter(Boolean).join(" ");
 
 /**
  * The lock file of an embedded database: beside its directory, named after the directory's one
