@@ -192,6 +192,7 @@ async function keep(db: Db, generation: string, spans: readonly Span[], sums: Re
   const { starts, ends } = edgesOf(spans);
   const column = <T>(of: (s: SpanSums) => T) => spans.map((span) => of(sums.get(span.period)!));
   const spanOf = new Map(spans.map((s) => [s.period, s]));
+  const lines = products.filter((p) => spanOf.has(p.period));
   await sql`
     with current as (
       select from sales_periods_generation where generation = ${generation} for share
@@ -207,8 +208,8 @@ async function keep(db: Db, generation: string, spans: readonly Span[], sums: Re
       returning period_start, period_end
     )
     insert into sales_period_products (period_start, period_end, product_id, units, revenue_cents)
-    select p.* from unnest(${products.map((p) => spanOf.get(p.period)!.start)}::timestamptz[], ${products.map((p) => spanOf.get(p.period)!.end)}::timestamptz[],
-      ${products.map((p) => p.productId)}::text[], ${products.map((p) => p.units)}::bigint[], ${products.map((p) => p.revenue)}::bigint[])
+    select p.* from unnest(${lines.map((p) => spanOf.get(p.period)!.start)}::timestamptz[], ${lines.map((p) => spanOf.get(p.period)!.end)}::timestamptz[],
+      ${lines.map((p) => p.productId)}::text[], ${lines.map((p) => p.units)}::bigint[], ${lines.map((p) => p.revenue)}::bigint[])
       as p(period_start, period_end, product_id, units, revenue_cents)
     join kept using (period_start, period_end)`.execute(db);
 }
