@@ -4,7 +4,6 @@ import { createPgOrderRepository } from "../../src/adapters/db/order-repository.
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { OrderQueueFilter } from "../../src/application/ports/orders.ts";
 import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
-import { seedOrderHistory } from "../support/seed-orders.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
@@ -12,9 +11,8 @@ const ran: CompiledQuery[] = [];
 const customer = (n: number) => `u${String(n).padStart(23, "0")}`;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   // Enough orders that the planner would scan and sort the table without the right index.
-  await seedOrderHistory(database.db, { orders: 30_000, customers: 3_000, until: new Date("2026-11-20T12:00:00Z") });
+  database = await createTestDatabase({ history: { orders: 30_000, customers: 3_000, until: new Date("2026-11-20T12:00:00Z") } });
   spy = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: poolOn(database, 2) }),
     log: (event) => void (event.level === "query" && ran.push(event.query)),

@@ -4,7 +4,6 @@ import { createPgSalesRepository } from "../../src/adapters/db/sales-repository.
 import type { Database } from "../../src/adapters/db/tables.ts";
 import { boundsOf, reportPeriods } from "../../src/domain/report.ts";
 import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
-import { seedOrderHistory } from "../support/seed-orders.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
@@ -12,11 +11,7 @@ const ran: CompiledQuery[] = [];
 const until = new Date("2026-11-20T12:00:00Z");
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await seedOrderHistory(database.db, { orders: 20_000, customers: 2_000, until });
-  await sql`update orders set paid_at = created_at + interval '5 minutes' where payment_status in ('PAID', 'REFUNDED')`.execute(database.db);
-  await sql`update order_items i set paid_at = o.paid_at from orders o where o.id = i.order_id`.execute(database.db);
-  await sql`vacuum analyze orders, order_items`.execute(database.db);
+  database = await createTestDatabase({ history: { orders: 30_000, customers: 3_000, until } });
   spy = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: poolOn(database, 3) }),
     log: (event) => void (event.level === "query" && ran.push(event.query)),

@@ -7,6 +7,7 @@ import { Client, Pool } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
 import { withMigratedDatabase } from "./embedded-template.ts";
+import { type OrderHistory, SEED_SOURCE, seedOrderHistory } from "./seed-orders.ts";
 
 /** The server every PostgreSQL-backed test talks to; each test file gets a database of its own on it. */
 export const ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
@@ -58,11 +59,13 @@ const urlOf = (name: string) => {
  * A database of the test's own. Migrated (the default), it is a copy of a template database that
  * this code's migrations made once: copying takes a few milliseconds of the server's time, where
  * running the migrations (eighteen then) took half a second of CPU for each of the suite's forty-odd
- * databases. `migrate: false` gives an empty one, for the tests of the migrations themselves.
+ * databases. `migrate: false` gives an empty one, for the tests of the migrations themselves. With
+ * `history`, the copy holds that order history too (seedOrderHistory), seeded once on this server
+ * for these migrations and this seed: 30,000 orders take several seconds of the machine's CPU.
  */
-export async function createTestDatabase({ migrate = true } = {}): Promise<TestDatabase> {
+export async function createTestDatabase({ migrate = true, history }: { migrate?: boolean; history?: OrderHistory } = {}): Promise<TestDatabase> {
   const name = `storefront_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const template = migrate ? await migratedTemplate() : null;
+  const template = history ? await historyTemplate(history) : migrate ? await migratedTemplate() : null;
   await admin((c) => c.query(template ? `create database ${name} template ${template}` : `create database ${name}`));
   const url = urlOf(name);
   const { db } = openDatabase({ kind: "postgres", url });
@@ -78,37 +81,45 @@ export async function createTestDatabase({ migrate = true } = {}): Promise<TestD
 }
 
 const MIGRATIONS = join(import.meta.dir, "../../src/adapters/db/migrations");
-/** Who makes the template: one test process at a time (a key of pg_advisory_lock's, this file's own). */
+/** Who makes a template: one test process at a time (a key of pg_advisory_lock's, this file's own). */
 const TEMPLATE_LOCK = 7_250_431_118;
-let template: Promise<string> | undefined;
+const templates = new Map<string, Promise<string>>();
+
+function migrationsHash(): string {
+  const hash = createHash("sha256");
+  for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
+  return hash.digest("hex");
+}
 
 /**
- * The name of the migrated template, made if this server has none for these migrations: its name
- * hashes the migration files, so a changed migration makes a new one (and the old ones are dropped
- * when nothing uses them). Made under another name and renamed when whole, so a run killed while it
- * migrates leaves no half-made template behind a real name.
+ * The name of a template database of a `kind`, made if this server has none for `key` (what it
+ * holds): `build` fills a new database, a copy of `from` or an empty one, once. Its name hashes the
+ * key, so a changed migration or seed makes a new one (and the old ones of the kind are dropped when
+ * nothing uses them). Made under another name and renamed when whole, so a run killed while it
+ * builds leaves no half-made template behind a real name.
  */
-function migratedTemplate(): Promise<string> {
-  template ??= admin(async (c) => {
-    const hash = createHash("sha256");
-    for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
-    const name = `storefront_template_${hash.digest("hex").slice(0, 16)}`;
+function cachedTemplate(kind: string, key: string, build: (db: Db) => Promise<unknown>, from?: string): Promise<string> {
+  const name = `storefront_${kind}_${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+  const known = templates.get(name);
+  if (known) return known;
+  const made = admin(async (c) => {
     await c.query("select pg_advisory_lock($1)", [TEMPLATE_LOCK]);
     try {
       if ((await c.query("select 1 from pg_database where datname = $1", [name])).rowCount) return name;
       const building = `${name}_building`;
       await c.query(`drop database if exists ${building} with (force)`);
-      await c.query(`create database ${building}`);
+      await c.query(from ? `create database ${building} template ${from}` : `create database ${building}`);
       const { db } = openDatabase({ kind: "postgres", url: urlOf(building) });
       try {
-        await migrateToLatest(db);
+        await build(db);
       } finally {
         await db.destroy();
       }
       // pg's pool.end() may resolve before the server has seen its connections close.
       await c.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [building]);
       await c.query(`alter database ${building} rename to ${name}`);
-      const old = await c.query<{ datname: string }>("select datname from pg_database where datname like 'storefront\\_template\\_%' and datname <> $1", [
+      const old = await c.query<{ datname: string }>("select datname from pg_database where datname like $1 and datname <> $2", [
+        `storefront\\_${kind}\\_%`,
         name,
       ]);
       for (const { datname } of old.rows) await c.query(`drop database if exists ${datname}`).catch(() => {}); // one still in use by a run of other code stays
@@ -117,7 +128,22 @@ function migratedTemplate(): Promise<string> {
       await c.query("select pg_advisory_unlock($1)", [TEMPLATE_LOCK]);
     }
   });
-  return template;
+  templates.set(name, made);
+  return made;
+}
+
+/** The migrated template: this code's migrations, run once on this server. */
+const migratedTemplate = () => cachedTemplate("template", migrationsHash(), migrateToLatest);
+
+/** The migrated template with an order history in it (seedOrderHistory), seeded once on this server for these migrations and this seed. */
+async function historyTemplate(history: OrderHistory): Promise<string> {
+  const from = await migratedTemplate();
+  const key = JSON.stringify({ migrations: migrationsHash(), seed: readFileSync(SEED_SOURCE, "utf8"), history });
+  const seeded = async (db: Db) => {
+    await seedOrderHistory(db, history);
+    await sql`vacuum analyze`.execute(db);
+  };
+  return cachedTemplate("history", key, seeded, from);
 }
 
 /** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would (run in this process). */

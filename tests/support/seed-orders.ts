@@ -9,6 +9,9 @@ export interface OrderHistory {
   until?: Date;
 }
 
+/** This file, whose text is part of what a seeded template holds (tests/support/postgres.ts). */
+export const SEED_SOURCE = import.meta.path;
+
 const PRODUCTS = 40;
 const DAY_MS = 86_400_000;
 
@@ -16,8 +19,9 @@ const DAY_MS = 86_400_000;
  * Many orders fast, for tests and timings of the back office on a realistic volume: a few
  * multi-row INSERT … SELECT statements (generate_series), not one use case call per order. Every
  * order has 1 to 4 lines whose totals add up as a checkout's do; statuses and payment statuses come
- * in the proportions of a running shop (most delivered, some pending, cancelled or refunded), and
- * creation times are scattered over the year before `until`.
+ * in the proportions of a running shop (most delivered, some pending, cancelled or refunded),
+ * creation times are scattered over the year before `until`, and an order paid was paid five
+ * minutes after it was placed (its lines carry that time too).
  */
 export async function seedOrderHistory(db: Db, history: OrderHistory): Promise<void> {
   const until = history.until ?? new Date("2026-11-20T12:00:00Z");
@@ -32,7 +36,7 @@ export async function seedOrderHistory(db: Db, history: OrderHistory): Promise<v
   // Each order's lines are a pure function of its number n (product, quantity), so its totals can be summed before they are written.
   await sql`insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, discount_cents,
       total_cents, units, shipping_method, shipping_address, billing_address, tracking_number, stripe_payment_intent_id, paid_via, paid_reference,
-      payment_attempts, created_at, updated_at)
+      payment_attempts, paid_at, created_at, updated_at)
     select 'o' || lpad(n::text, 23, '0'), 'SF-' || to_char(created at time zone 'UTC', 'YYYYMMDD') || '-' || suffix, 'u' || lpad((n % ${history.customers})::text, 23, '0'),
       status, payment, subtotal, shipping, tax, 0, subtotal + shipping + tax, units,
       (n % 500) || ' Main St' || E'\n' || 'Austin, TX 78701' || E'\n' || 'US',
@@ -43,6 +47,7 @@ export async function seedOrderHistory(db: Db, history: OrderHistory): Promise<v
       case when payment in ('PAID', 'REFUNDED') then 'stripe' end,
       case when payment in ('PAID', 'REFUNDED') then 'pi_' || n end,
       case when payment = 'PENDING' then 0 else 1 end,
+      case when payment in ('PAID', 'REFUNDED') then created + interval '5 minutes' end,
       created, created
     from (
       select n, created, status, suffix,
@@ -61,10 +66,14 @@ export async function seedOrderHistory(db: Db, history: OrderHistory): Promise<v
         from generate_series(0, ${history.orders - 1}) as n
       ) as base
     ) as o`.execute(db);
-  await sql`insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
-    select 'i' || lpad((n * 4 + j)::text, 23, '0'), 'o' || lpad(n::text, 23, '0'), 'p' || lpad(p::text, 23, '0'), 'Seeded Sauce ' || p, 'SEED-' || p,
-      'https://img.example.com/' || p || '.jpg', q, 500 + p * 37 % 1500, (500 + p * 37 % 1500) * q, j
-    from generate_series(0, ${history.orders - 1}) as n, generate_series(0, n % 4) as j,
+  // Each line carries its order's paid time, as the shop writes it (the sales report's index of paid lines).
+  await sql`insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position,
+      paid_at)
+    select 'i' || lpad((n * 4 + j)::text, 23, '0'), o.id, 'p' || lpad(p::text, 23, '0'), 'Seeded Sauce ' || p, 'SEED-' || p,
+      'https://img.example.com/' || p || '.jpg', q, 500 + p * 37 % 1500, (500 + p * 37 % 1500) * q, j, o.paid_at
+    from generate_series(0, ${history.orders - 1}) as n
+      join orders o on o.id = 'o' || lpad(n::text, 23, '0'),
+      generate_series(0, n % 4) as j,
       lateral (select (n * 7 + j * 13) % ${PRODUCTS} as p, 1 + (n + j) % 3 as q) as line`.execute(db);
   await sql`analyze orders, order_items, users, products`.execute(db);
 }
