@@ -38,11 +38,17 @@ test("a report that summed a settled day while a history of that day was being w
   const committed = new Promise<void>((resolve) => {
     commit = resolve;
   });
+  let written = () => {};
+  const historyWritten = new Promise<void>((resolve) => {
+    written = resolve;
+  });
   // The history's transaction: written, not yet committed, until the report has summed the day without it.
   const history = database.db.transaction().execute(async (tx) => {
     await createPgSalesRepository(tx).importHistory({ customers: [], orders: [{ ...late, paidAt: at("2026-03-07T13:00:00Z") }], refunds: [] });
+    written();
     await committed;
   });
+  await historyWritten;
   const first = createPgSalesRepository(database.db).salesIn(DAY, 10, SETTLED);
   let firstDone = false;
   void first.then(() => (firstDone = true));

@@ -65,8 +65,16 @@ const urlOf = (name: string) => {
  */
 export async function createTestDatabase({ migrate = true, history }: { migrate?: boolean; history?: OrderHistory } = {}): Promise<TestDatabase> {
   const name = `storefront_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const template = history ? await historyTemplate(history) : migrate ? await migratedTemplate() : null;
-  await admin((c) => c.query(template ? `create database ${name} template ${template}` : `create database ${name}`));
+  const template = () => (history ? historyTemplate(history) : migrate ? migratedTemplate() : Promise.resolve(null));
+  const create = async (from: string | null) => admin((c) => c.query(from ? `create database ${name} template ${from}` : `create database ${name}`));
+  try {
+    await create(await template());
+  } catch (error) {
+    // The template was dropped since this process last made or found it: by another checkout's run, whose code replaced it.
+    if ((error as { code?: string }).code !== "3D000") throw error;
+    templates.clear();
+    await create(await template());
+  }
   const url = urlOf(name);
   const { db } = openDatabase({ kind: "postgres", url });
   return {
@@ -83,7 +91,11 @@ export async function createTestDatabase({ migrate = true, history }: { migrate?
 const MIGRATIONS = join(import.meta.dir, "../../src/adapters/db/migrations");
 /** Who makes a template: one test process at a time (a key of pg_advisory_lock's, this file's own). */
 const TEMPLATE_LOCK = 7_250_431_118;
+/** Moved on when the way a template is built changes (the steps here, not the migrations or the seed, which are hashed). */
+const TEMPLATE_BUILD = 1;
 const templates = new Map<string, Promise<string>>();
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 function migrationsHash(): string {
   const hash = createHash("sha256");
@@ -91,21 +103,33 @@ function migrationsHash(): string {
   return hash.digest("hex");
 }
 
+interface TemplateSpec {
+  name: string;
+  /** Fills the new database, a copy of `from` or an empty one. */
+  build: (db: Db) => Promise<unknown>;
+  from?: string;
+  /** LIKE patterns: the older templates this one replaces, dropped once it is made, but those of `current` (this code's others). */
+  replaces: string;
+  current: string;
+}
+
 /**
- * The name of a template database of a `kind`, made if this server has none for `key` (what it
- * holds): `build` fills a new database, a copy of `from` or an empty one, once. Its name hashes the
- * key, so a changed migration or seed makes a new one (and the old ones of the kind are dropped when
- * nothing uses them). Made under another name and renamed when whole, so a run killed while it
- * builds leaves no half-made template behind a real name.
+ * The template database `spec.name`, made if this server has none: built once, by one test process
+ * at a time (under an advisory lock, looked for again once it is held). Made under another name and
+ * renamed when whole, so a run killed while it builds leaves no half-made template behind a real
+ * name. Once made, the templates it replaces are dropped where nothing uses them; another checkout
+ * that still wants one makes it again (createTestDatabase).
  */
-function cachedTemplate(kind: string, key: string, build: (db: Db) => Promise<unknown>, from?: string): Promise<string> {
-  const name = `storefront_${kind}_${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
-  const known = templates.get(name);
+function cachedTemplate(spec: TemplateSpec): Promise<string> {
+  const known = templates.get(spec.name);
   if (known) return known;
+  const { name, build, from } = spec;
   const made = admin(async (c) => {
+    const exists = async () => Boolean((await c.query("select 1 from pg_database where datname = $1", [name])).rowCount);
+    if (await exists()) return name;
     await c.query("select pg_advisory_lock($1)", [TEMPLATE_LOCK]);
     try {
-      if ((await c.query("select 1 from pg_database where datname = $1", [name])).rowCount) return name;
+      if (await exists()) return name;
       const building = `${name}_building`;
       await c.query(`drop database if exists ${building} with (force)`);
       await c.query(from ? `create database ${building} template ${from}` : `create database ${building}`);
@@ -118,32 +142,49 @@ function cachedTemplate(kind: string, key: string, build: (db: Db) => Promise<un
       // pg's pool.end() may resolve before the server has seen its connections close.
       await c.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [building]);
       await c.query(`alter database ${building} rename to ${name}`);
-      const old = await c.query<{ datname: string }>("select datname from pg_database where datname like $1 and datname <> $2", [
-        `storefront\\_${kind}\\_%`,
+      const old = await c.query<{ datname: string }>("select datname from pg_database where datname like $1 and datname not like $2 and datname <> $3", [
+        spec.replaces,
+        spec.current,
         name,
       ]);
-      for (const { datname } of old.rows) await c.query(`drop database if exists ${datname}`).catch(() => {}); // one still in use by a run of other code stays
+      for (const { datname } of old.rows) await c.query(`drop database if exists ${datname}`).catch(() => {}); // one being copied stays
       return name;
     } finally {
       await c.query("select pg_advisory_unlock($1)", [TEMPLATE_LOCK]);
     }
   });
   templates.set(name, made);
+  // A failed build is not kept: the next file tries again.
+  made.catch(() => templates.delete(name));
   return made;
 }
 
-/** The migrated template: this code's migrations, run once on this server. */
-const migratedTemplate = () => cachedTemplate("template", migrationsHash(), migrateToLatest);
+/** The migrated template: this code's migrations, run once on this server, named by their hash (as every checkout since they were hashed names it). */
+function migratedTemplate(): Promise<string> {
+  const name = `storefront_template_${migrationsHash().slice(0, 16)}`;
+  return cachedTemplate({ name, build: migrateToLatest, replaces: "storefront\\_template\\_%", current: name });
+}
 
-/** The migrated template with an order history in it (seedOrderHistory), seeded once on this server for these migrations and this seed. */
+/**
+ * The migrated template with an order history in it (seedOrderHistory), seeded once on this server:
+ * named by this code (its migrations, the seed's source) and then by the history asked for, so that
+ * two histories of the same code stand side by side, and a new code's replaces the old code's.
+ */
 async function historyTemplate(history: OrderHistory): Promise<string> {
   const from = await migratedTemplate();
-  const key = JSON.stringify({ migrations: migrationsHash(), seed: readFileSync(SEED_SOURCE, "utf8"), history });
+  const code = sha256(`${TEMPLATE_BUILD} ${migrationsHash()} ${readFileSync(SEED_SOURCE, "utf8")}`).slice(0, 8);
+  const asked = sha256(`${history.orders} ${history.customers} ${history.until?.toISOString() ?? "-"}`).slice(0, 8);
   const seeded = async (db: Db) => {
     await seedOrderHistory(db, history);
     await sql`vacuum analyze`.execute(db);
   };
-  return cachedTemplate("history", key, seeded, from);
+  return cachedTemplate({
+    name: `storefront_history_${code}_${asked}`,
+    build: seeded,
+    from,
+    replaces: "storefront\\_history\\_%",
+    current: `storefront\\_history\\_${code}\\_%`,
+  });
 }
 
 /** A database of its own holding the demo catalog, seeded by the CLI's db:seed as an operator would (run in this process). */
