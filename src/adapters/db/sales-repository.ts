@@ -31,6 +31,12 @@ interface SpanProduct {
 /** The spans as two arrays, for unnest: a statement's size does not grow with their number. */
 const edgesOf = (spans: readonly Span[]) => ({ starts: spans.map((s) => s.start), ends: spans.map((s) => s.end) });
 
+/** The spans as a table `w(period_start, period_end, n)`, n counting from 1 in their order. */
+function spansTable(spans: readonly Span[]) {
+  const { starts, ends } = edgesOf(spans);
+  return sql`unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)`;
+}
+
 /**
  * The orders whose `time` falls in each span, summed by `sums`, each span read from its own range of
  * the index, one after the other. Grouped instead by a period computed for every row, the year's
@@ -39,10 +45,9 @@ const edgesOf = (spans: readonly Span[]) => ({ starts: spans.map((s) => s.start)
  * ranges. Every span has its row, an empty one with a count of 0; `i` is its place in `spans`.
  */
 function bySpan<Row>(db: Db, spans: readonly Span[], sums: RawBuilder<unknown>, time: "paid_at" | "refunded_at", also: RawBuilder<unknown> = sql`true`) {
-  const { starts, ends } = edgesOf(spans);
   return sql<Row & { i: number }>`
     select w.n - 1 as i, s.*
-    from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)
+    from ${spansTable(spans)}
     cross join lateral (select ${sums} from orders where ${sql.ref(time)} >= w.period_start and ${sql.ref(time)} < w.period_end and ${also}) as s
     order by w.n`.execute(db);
 }
@@ -99,10 +104,9 @@ async function sumSpans(db: Db, spans: readonly Span[]): Promise<SpanSums[]> {
  * otherwise, and this is not asked.
  */
 async function unitsOfUnitless(db: Db, spans: readonly Span[]): Promise<Map<number, number>> {
-  const { starts, ends } = edgesOf(spans);
   const { rows } = await sql<{ i: number; units: Sum }>`
     select w.n - 1 as i, sum(i.quantity) as units
-    from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)
+    from ${spansTable(spans)}
     join orders o on o.paid_at >= w.period_start and o.paid_at < w.period_end and o.units is null
     join order_items i on i.order_id = o.id
     group by w.n`.execute(db);
@@ -111,10 +115,9 @@ async function unitsOfUnitless(db: Db, spans: readonly Span[]): Promise<Map<numb
 
 /** What each product sold in each span, from the lines paid in it. */
 async function productsOfSpans(db: Db, spans: readonly Span[]): Promise<SpanProduct[]> {
-  const { starts, ends } = edgesOf(spans);
   const { rows } = await sql<{ i: number; product_id: string; units: Sum; revenue: Sum }>`
     select w.n - 1 as i, l.product_id, sum(l.quantity) as units, sum(l.total_price_cents) as revenue
-    from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)
+    from ${spansTable(spans)}
     cross join lateral (select product_id, quantity, total_price_cents from order_items where paid_at >= w.period_start and paid_at < w.period_end) as l
     group by w.n, l.product_id`.execute(db);
   return rows.map((r) => ({ period: spans[Number(r.i)]!.period, productId: r.product_id, units: Number(r.units), revenue: Number(r.revenue) }));
@@ -126,7 +129,6 @@ async function productsOfSpans(db: Db, spans: readonly Span[]): Promise<SpanProd
  * Without its row (the migration writes it; only a hand could delete it), nothing is ever kept.
  */
 async function keptSums(db: Db, spans: readonly Span[]): Promise<{ generation: string | null; kept: Map<number, SpanSums> }> {
-  const { starts, ends } = edgesOf(spans);
   const { rows } = await sql<{
     generation: string | null;
     i: number | null;
@@ -146,7 +148,7 @@ async function keptSums(db: Db, spans: readonly Span[]): Promise<{ generation: s
     from (select (select generation from sales_periods_generation) as generation) as g
     left join (
       select w.n - 1 as i, k.*
-      from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) with ordinality as w(period_start, period_end, n)
+      from ${spansTable(spans)}
       join sales_periods k using (period_start, period_end)
     ) k on true`.execute(db);
   const kept = new Map(
@@ -187,12 +189,12 @@ async function keptSums(db: Db, spans: readonly Span[]): Promise<{ generation: s
  * Nothing is kept unless `generation`, read before the sums, is still the current one: a history
  * written since may have landed after the sums were read. The row is locked for share, so a history
  * being written waits for this statement, forgets what it kept, and a statement after it keeps nothing.
+ * `products`: what each product sold in these spans (productsOfSpans of them).
  */
 async function keep(db: Db, generation: string, spans: readonly Span[], sums: ReadonlyMap<number, SpanSums>, products: readonly SpanProduct[]): Promise<void> {
   const { starts, ends } = edgesOf(spans);
   const column = <T>(of: (s: SpanSums) => T) => spans.map((span) => of(sums.get(span.period)!));
   const spanOf = new Map(spans.map((s) => [s.period, s]));
-  const lines = products.filter((p) => spanOf.has(p.period));
   await sql`
     with current as (
       select from sales_periods_generation where generation = ${generation} for share
@@ -208,8 +210,8 @@ async function keep(db: Db, generation: string, spans: readonly Span[], sums: Re
       returning period_start, period_end
     )
     insert into sales_period_products (period_start, period_end, product_id, units, revenue_cents)
-    select p.* from unnest(${lines.map((p) => spanOf.get(p.period)!.start)}::timestamptz[], ${lines.map((p) => spanOf.get(p.period)!.end)}::timestamptz[],
-      ${lines.map((p) => p.productId)}::text[], ${lines.map((p) => p.units)}::bigint[], ${lines.map((p) => p.revenue)}::bigint[])
+    select p.* from unnest(${products.map((p) => spanOf.get(p.period)!.start)}::timestamptz[], ${products.map((p) => spanOf.get(p.period)!.end)}::timestamptz[],
+      ${products.map((p) => p.productId)}::text[], ${products.map((p) => p.units)}::bigint[], ${products.map((p) => p.revenue)}::bigint[])
       as p(period_start, period_end, product_id, units, revenue_cents)
     join kept using (period_start, period_end)`.execute(db);
 }
@@ -221,11 +223,10 @@ async function keep(db: Db, generation: string, spans: readonly Span[], sums: Re
  * statement, so each span is counted once, whatever is kept or forgotten at the same moment.
  */
 async function topProducts(db: Db, settled: readonly Span[], from: string, to: string, top: number): Promise<ProductSales[]> {
-  const { starts, ends } = edgesOf(settled);
   const { rows } = await sql<{ product_id: string; name: string; sku: string; units: Sum; revenue: Sum }>`
     with w as (
       select w.period_start, w.period_end, k.period_start is not null as kept
-      from unnest(${starts}::timestamptz[], ${ends}::timestamptz[]) as w(period_start, period_end)
+      from ${spansTable(settled)}
       left join sales_periods k using (period_start, period_end)
     )
     select b.product_id, p.name, p.sku, b.units, b.revenue
@@ -254,10 +255,10 @@ async function settledSumsOf(db: Db, spans: readonly Span[]): Promise<SpanSums[]
   const { generation, kept } = await keptSums(db, spans);
   const missing = spans.filter((s) => !kept.has(s.period));
   if (missing.length > 0) {
-    const [sums, products] = await Promise.all([sumSpans(db, missing), productsOfSpans(db, missing)]);
-    const fresh = new Map(sums.map((s) => [s.sold.period, s]));
     // A day a zone skipped whole (Samoa's 2011-12-30) is a period of no instant: nothing to keep.
-    const keepable = missing.filter((s) => s.start !== s.end);
+    const keepable = generation === null ? [] : missing.filter((s) => s.start !== s.end);
+    const [sums, products] = await Promise.all([sumSpans(db, missing), keepable.length > 0 ? productsOfSpans(db, keepable) : []]);
+    const fresh = new Map(sums.map((s) => [s.sold.period, s]));
     if (generation !== null && keepable.length > 0) await keep(db, generation, keepable, fresh, products);
     for (const [period, s] of fresh) kept.set(period, s);
   }
