@@ -219,18 +219,20 @@ test("a product name of 200 letters and no space breaks within its card: the cat
   expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
 }, 20_000);
 
-test("on a phone, a long e-mail beside the cart leaves 'Cart (1 item)' on one line, and nothing scrolls sideways", async () => {
+test("on a phone, a long e-mail beside the cart leaves 'Cart (1 item)' and 'Sign out' each on one line, and nothing scrolls sideways", async () => {
   const { page } = await newPage();
   await page.setViewport({ width: 375, height: 800 });
   await signedInWithCart(page, "ghost-pepper-inferno", "a.very.long.name.of.a.hot.sauce.lover");
   await page.goto(`${shop.origin}/`);
   await page.waitForFunction(() => document.querySelector("a[href='/cart'][data-cart-count='1']"));
-  const lines = await page.evaluate(() => {
-    const text = document.createRange();
-    text.selectNodeContents(document.querySelector("a[href='/cart']")!);
-    return new Set([...text.getClientRects()].filter((rect) => rect.width > 1).map((rect) => Math.round(rect.top))).size;
-  });
-  expect(lines).toBe(1);
+  const lines = await page.evaluate(() =>
+    [document.querySelector("a[href='/cart']")!, [...document.querySelectorAll("header button")].find((b) => b.textContent === "Sign out")!].map((element) => {
+      const text = document.createRange();
+      text.selectNodeContents(element);
+      return new Set([...text.getClientRects()].filter((rect) => rect.width > 1).map((rect) => Math.round(rect.top))).size;
+    }),
+  );
+  expect(lines).toEqual([1, 1]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
 }, 20_000);
 
