@@ -20,6 +20,7 @@ import * as m0018 from "./0018_outbox_failed_index.ts";
 import * as m0019 from "./0019_stock_updates_touch_no_index.ts";
 import * as m0020 from "./0020_order_units.ts";
 import * as m0021 from "./0021_sales_periods.ts";
+import * as m0022 from "./0022_product_rows_kept.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   "0019_stock_updates_touch_no_index": m0019,
   "0020_order_units": m0020,
   "0021_sales_periods": m0021,
+  "0022_product_rows_kept": m0022,
 };
 
 export const migrationProvider: MigrationProvider = {
