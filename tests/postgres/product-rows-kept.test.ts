@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
+import { Migrator } from "kysely/migration";
 import { createPgCartRepository } from "../../src/adapters/db/cart-repository.ts";
 import type { Db } from "../../src/adapters/db/database.ts";
+import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+import { migrationProvider } from "../../src/adapters/db/migrations/index.ts";
 import { type TestDatabase, createPgliteDatabase, createTestDatabase } from "../support/postgres.ts";
 
 // Migration 0022: cart and order lines refer to their product without a foreign key, so writing
@@ -90,4 +93,60 @@ test("the embedded database refuses the same (PGlite)", async () => {
   } finally {
     await embedded.close();
   }
+});
+
+describe("migration 0022 itself (PostgreSQL)", () => {
+  let older: TestDatabase;
+  beforeEach(async () => {
+    older = await createTestDatabase({ migrate: false });
+    const { error } = await new Migrator({ db: older.db, provider: migrationProvider }).migrateTo("0021_sales_periods");
+    expect(error).toBeUndefined();
+  });
+  afterEach(() => older.drop());
+
+  test("behind a long reader of the lines it gives up after its lock timeout, changing nothing, instead of queueing the catalog behind it; run again, it goes through", async () => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reading = () => {};
+    const readerIn = new Promise<void>((resolve) => (reading = resolve));
+    const reader = older.db.transaction().execute(async (trx) => {
+      await sql`select count(*) from order_items`.execute(trx);
+      reading();
+      await released;
+    });
+    await readerIn;
+    const started = performance.now();
+    const refused = await migrateToLatest(older.db).then(
+      () => "migrated",
+      (error: Error) => error.message,
+    );
+    const waited = performance.now() - started;
+    release();
+    await reader;
+    expect(refused).toBe("Migration 0022_product_rows_kept failed: canceling statement due to lock timeout");
+    expect(waited).toBeLessThan(20_000);
+    const keys = async () =>
+      (await sql<{ conname: string }>`select conname from pg_constraint where confrelid = 'products'::regclass order by conname`.execute(older.db)).rows.map(
+        (r) => r.conname,
+      );
+    expect(await keys()).toEqual(["cart_items_product_id_fkey", "order_items_product_id_fkey"]);
+    await migrateToLatest(older.db);
+    expect(await keys()).toEqual([]);
+  }, 30_000);
+
+  test("undone, it gives the lines their keys back, first throwing away a cart line whose product was deleted by hand", async () => {
+    await migrateToLatest(older.db);
+    await aCustomerAndAProduct(older.db);
+    await sql`insert into cart_items (id, user_id, product_id, quantity, created_at, updated_at) values ('c1', 'u1', 'p1', 1, now(), now())`.execute(older.db);
+    await older.db.connection().execute(async (connection) => {
+      await sql`alter table products disable trigger products_never_deleted`.execute(connection);
+      await sql`delete from products where id = 'p1'`.execute(connection);
+      await sql`alter table products enable trigger products_never_deleted`.execute(connection);
+    });
+    const { error } = await new Migrator({ db: older.db, provider: migrationProvider }).migrateTo("0021_sales_periods");
+    expect(error).toBeUndefined();
+    expect((await sql`select id from cart_items`.execute(older.db)).rows).toEqual([]);
+    const keys = await sql<{ conname: string }>`select conname from pg_constraint where confrelid = 'products'::regclass order by conname`.execute(older.db);
+    expect(keys.rows.map((r) => r.conname)).toEqual(["cart_items_product_id_fkey", "order_items_product_id_fkey"]);
+  });
 });

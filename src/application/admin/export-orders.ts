@@ -8,7 +8,7 @@ import type { ExportedLine, OrderQueueFilter } from "../ports/orders.ts";
 /**
  * Decisions §12: an export is read in keyset batches of at most 1,000 lines. Half of that: a batch
  * and the one read ahead of it are what an export holds, and at 500 a server exporting while it
- * serves the catalog grew 9 to 25 MB instead of 24 to 34 (bench/README.md), for some 8 % of the
+ * serves the catalog grew 9 to 26 MB instead of 24 to 34 (bench/README.md), for some 8 % of the
  * speed of an export alone.
  */
 export const EXPORT_BATCH_LINES = 500;
