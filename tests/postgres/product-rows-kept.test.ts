@@ -95,6 +95,12 @@ test("the embedded database refuses the same (PGlite)", async () => {
   }
 });
 
+/** The foreign keys that refer to products. */
+async function productKeys(db: Db): Promise<string[]> {
+  const keys = await sql<{ conname: string }>`select conname from pg_constraint where confrelid = 'products'::regclass order by conname`.execute(db);
+  return keys.rows.map((r) => r.conname);
+}
+
 describe("migration 0022 itself (PostgreSQL)", () => {
   let older: TestDatabase;
   beforeEach(async () => {
@@ -104,7 +110,7 @@ describe("migration 0022 itself (PostgreSQL)", () => {
   });
   afterEach(() => older.drop());
 
-  test("behind a long reader of the lines it gives up after its lock timeout, changing nothing, instead of queueing the catalog behind it; run again, it goes through", async () => {
+  test("behind a long reader of the lines it gives up at its lock timeout (it would otherwise queue every catalog read behind it), changing nothing; run again, it goes through", async () => {
     let release = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
     let reading = () => {};
@@ -125,13 +131,9 @@ describe("migration 0022 itself (PostgreSQL)", () => {
     await reader;
     expect(refused).toBe("Migration 0022_product_rows_kept failed: canceling statement due to lock timeout");
     expect(waited).toBeLessThan(20_000);
-    const keys = async () =>
-      (await sql<{ conname: string }>`select conname from pg_constraint where confrelid = 'products'::regclass order by conname`.execute(older.db)).rows.map(
-        (r) => r.conname,
-      );
-    expect(await keys()).toEqual(["cart_items_product_id_fkey", "order_items_product_id_fkey"]);
+    expect(await productKeys(older.db)).toEqual(["cart_items_product_id_fkey", "order_items_product_id_fkey"]);
     await migrateToLatest(older.db);
-    expect(await keys()).toEqual([]);
+    expect(await productKeys(older.db)).toEqual([]);
   }, 30_000);
 
   test("undone, it gives the lines their keys back, first throwing away a cart line whose product was deleted by hand", async () => {
@@ -146,7 +148,6 @@ describe("migration 0022 itself (PostgreSQL)", () => {
     const { error } = await new Migrator({ db: older.db, provider: migrationProvider }).migrateTo("0021_sales_periods");
     expect(error).toBeUndefined();
     expect((await sql`select id from cart_items`.execute(older.db)).rows).toEqual([]);
-    const keys = await sql<{ conname: string }>`select conname from pg_constraint where confrelid = 'products'::regclass order by conname`.execute(older.db);
-    expect(keys.rows.map((r) => r.conname)).toEqual(["cart_items_product_id_fkey", "order_items_product_id_fkey"]);
+    expect(await productKeys(older.db)).toEqual(["cart_items_product_id_fkey", "order_items_product_id_fkey"]);
   });
 });
