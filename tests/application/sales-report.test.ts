@@ -51,7 +51,8 @@ describe("the sales report's use cases (decisions §12)", () => {
       code: "forbidden",
       details: { required: "analytics:export" },
     });
-    const report = await exportSalesReport(deps, { timeZone: "Europe/Paris" }, actor("ADMIN"), march, origin);
+    const { startedAt, report } = await exportSalesReport(deps, { timeZone: "Europe/Paris" }, actor("ADMIN"), march, origin);
+    expect(startedAt).toEqual(deps.clock.now());
     expect(report.series.map((p) => p.period)).toEqual(["2026-02-23", "2026-03-02", "2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30"]);
     expect(await deps.repos.audit.list({ action: "report.export" })).toEqual([
       {

@@ -28,6 +28,12 @@ export async function getSalesReport(deps: ReportDeps, settings: ReportSettings,
   return reportOver(deps, settings, range);
 }
 
+export interface SalesExport {
+  /** When it began: its audit entry's time, and the date in its file name. */
+  startedAt: Date;
+  report: SalesReport;
+}
+
 /**
  * The same report to download (analytics:export), audited before it is read: `report.export`, by
  * whom, with its range and zone. A range refused (not a range, too long) is no export, and not audited.
@@ -38,9 +44,10 @@ export async function exportSalesReport(
   actor: Actor,
   range: ReportRange,
   origin: RequestOrigin,
-): Promise<SalesReport> {
+): Promise<SalesExport> {
   requirePermission(actor, "analytics:export");
   reportPeriods(range, settings.timeZone);
+  const startedAt = deps.clock.now();
   await deps.uow.transaction((tx) =>
     recordAudit(tx, deps, {
       userId: actor.userId,
@@ -51,5 +58,5 @@ export async function exportSalesReport(
       origin,
     }),
   );
-  return reportOver(deps, settings, range);
+  return { startedAt, report: await reportOver(deps, settings, range) };
 }

@@ -45,11 +45,11 @@ export function adminReportRoutes(useCases: UseCases, settings: AuthSettings) {
     .get(
       "/sales/export",
       async ({ query, principal, origin }) => {
-        const report = await useCases.exportSalesReport(principal.actor, query, origin);
+        const { startedAt, report } = await useCases.exportSalesReport(principal.actor, query, origin);
         const series = (async function* () {
           yield report.series;
         })();
-        return csvResponse("sales", new Date(), csvDocument(SALES_CSV_HEADER, series, salesCsvRow));
+        return csvResponse("sales", startedAt, csvDocument(SALES_CSV_HEADER, series, salesCsvRow));
       },
       {
         envelope: true,
