@@ -294,6 +294,18 @@ describe("the OpenAPI document (decisions §10)", () => {
     }
   });
 
+  test("every CSV download is documented as one: text/csv, named by its Content-Disposition", () => {
+    const downloads = operations().filter(({ operation }) => operation.responses["200"]?.content?.["text/csv"]);
+    expect(downloads.map(({ route }) => route).sort()).toEqual([
+      "GET /api/admin/orders/export",
+      "GET /api/admin/reports/sales/export",
+      "GET /api/admin/users/export",
+    ]);
+    for (const { route, operation } of downloads) {
+      expect({ route, headers: Object.keys(operation.responses["200"].headers ?? {}) }).toEqual({ route, headers: ["Content-Disposition"] });
+    }
+  });
+
   test("the back office's accounts and audit log: named answers in the envelope, the permission in each summary, the export as a CSV download", () => {
     const json = (operation: any, status: string) => operation.responses[status].content["application/json"].schema;
     const users = doc.paths["/api/admin/users"].get;

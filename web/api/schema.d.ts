@@ -2063,9 +2063,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/csv; charset=utf-8, offered as the download orders-YYYYMMDD.csv; RFC 4180, CRLF lines, a header row */
+            /** @description The matching orders' lines as CSV, streamed: a download named orders-YYYYMMDD.csv */
             200: {
                 headers: {
+                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {

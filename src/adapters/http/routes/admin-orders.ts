@@ -24,6 +24,7 @@ const listQuery = z.object({ ...filterFields, ...pageQuery }).refine(rangeRunsFo
 const orderPage = pagedEnvelope(adminOrderSchema).meta({ id: "AdminOrderPage" });
 const orderAnswer = envelope(adminOrderDetailSchema).meta({ id: "AdminOrderAnswer" });
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
+const csvAnswer = z.string().describe("The matching orders' lines as CSV, streamed: a download named orders-YYYYMMDD.csv");
 
 const FILTERS =
   "Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time, customerId. A bad value is 400 naming its field.";
@@ -62,16 +63,11 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         auth: { permission: "orders:export" },
         query: filterQuery,
+        response: { 200: csvAnswer, ...errors },
         detail: {
           summary: "The matching orders as CSV, one row per order line, streamed (orders:export)",
           description: `${FILTERS} Columns: ${ORDER_CSV_HEADER.join(", ")}; money in dollars with two decimals, the order's own on each of its lines. Audited as order.export with the filters.`,
-          responses: {
-            200: {
-              description: "text/csv; charset=utf-8, offered as the download orders-YYYYMMDD.csv; RFC 4180, CRLF lines, a header row",
-              content: { "text/csv": { schema: { type: "string" } } },
-            },
-            403: { $ref: "#/components/responses/EnvelopeForbidden" },
-          },
+          "x-csv": true,
         },
       },
     )
