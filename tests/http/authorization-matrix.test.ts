@@ -82,6 +82,14 @@ const ROUTES: Route[] = [
   { name: "list own orders", method: "GET", path: () => "/api/orders", expect: signedIn },
   { name: "read own order", method: "GET", path: ({ ownOrderId }) => `/api/orders/${ownOrderId}`, expect: signedIn },
   { name: "read another user's order (orders:read)", method: "GET", path: ({ othersOrderId }) => `/api/orders/${othersOrderId}`, expect: staffOnly },
+  { name: "cancel own unpaid order", method: "POST", path: ({ ownOrderId }) => `/api/orders/${ownOrderId}/cancel`, expect: signedIn },
+  {
+    name: "pay own order",
+    method: "POST",
+    path: () => "/api/payment",
+    body: ({ ownOrderId }: Fixture) => ({ orderId: ownOrderId, paymentMethodId: "pm_card_visa" }),
+    expect: signedIn,
+  },
   {
     name: "move an order (orders:write)",
     method: "PUT",
@@ -169,4 +177,21 @@ describe("authorization matrix: every protected route × every kind of caller", 
       if (res.status === 401) expect(res.body.error).toBe("Unauthorized - authentication required");
     });
   }
+});
+
+test("the matrix holds every route that needs a session or a permission, as the OpenAPI document lists them", async () => {
+  const doc = (await createTestApp().call("GET", "/api/openapi.json")).body as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+  const guarded = Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod)
+      // A requirement of {} is "or none": the route answers without a session too (the session, signing out).
+      .filter(([, operation]) => (operation.security ?? []).length > 0 && !(operation.security ?? []).some((r) => Object.keys(r as object).length === 0))
+      .map(([method]) => ({ method: method.toUpperCase(), path })),
+  );
+  const names = "x";
+  const fixture: Fixture = { productId: names, lineId: names, ownOrderId: names, othersOrderId: names, paidOrderId: names, othersUserId: names };
+  const inMatrix = (route: { method: string; path: string }) => {
+    const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    return ROUTES.some((r) => r.method === route.method && pattern.test(r.path(fixture).split("?")[0]!));
+  };
+  expect(guarded.filter((route) => !inMatrix(route)).map((route) => `${route.method} ${route.path}`)).toEqual([]);
 });
