@@ -222,11 +222,12 @@ describe("GET /api/admin/reports/sales/export: the series as CSV (analytics:expo
   });
 });
 
-test("both routes are in the OpenAPI document: the report as the named SalesReport in the envelope, the export as text/csv", async () => {
+test("both routes are in the OpenAPI document: the report as the named SalesReportAnswer (SalesReport in the envelope), the export as text/csv", async () => {
   const doc = (await createTestApp().call("GET", "/api/openapi.json")).body;
   const report = doc.paths["/api/admin/reports/sales"].get;
   expect(report.tags).toEqual(["Back office"]);
-  expect(report.responses["200"].content["application/json"].schema.properties.data).toEqual({ $ref: "#/components/schemas/SalesReport" });
+  expect(report.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/SalesReportAnswer" });
+  expect(doc.components.schemas.SalesReportAnswer.properties.data).toEqual({ $ref: "#/components/schemas/SalesReport" });
   expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["SalesReport", "SalesPeriod", "SalesTotals", "TopProduct"]));
   const csv = doc.paths["/api/admin/reports/sales/export"].get;
   expect(Object.keys(csv.responses["200"].content)).toEqual(["text/csv"]);

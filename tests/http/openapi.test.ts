@@ -294,6 +294,17 @@ describe("the OpenAPI document (decisions §10)", () => {
     }
   });
 
+  test("every back-office answer is a named schema (issue 20): the envelope itself has a name, not only its data", () => {
+    const answers = operations()
+      .filter(({ operation }) => operation.tags?.includes("Back office"))
+      .flatMap(({ route, operation }) => {
+        const schema = operation.responses["200"]?.content?.["application/json"]?.schema;
+        return schema ? [{ route, named: typeof schema.$ref === "string" }] : [];
+      });
+    expect(answers.length).toBeGreaterThanOrEqual(9);
+    expect(answers.filter((answer) => !answer.named)).toEqual([]);
+  });
+
   test("every CSV download is documented as one: text/csv, named by its Content-Disposition", () => {
     const downloads = operations().filter(({ operation }) => operation.responses["200"]?.content?.["text/csv"]);
     expect(downloads.map(({ route }) => route).sort()).toEqual([
@@ -307,7 +318,12 @@ describe("the OpenAPI document (decisions §10)", () => {
   });
 
   test("the back office's accounts and audit log: named answers in the envelope, the permission in each summary, the export as a CSV download", () => {
-    const json = (operation: any, status: string) => operation.responses[status].content["application/json"].schema;
+    // Each answer is a named schema: the envelope, with the named item or record as its data.
+    const json = (operation: any, status: string) => {
+      const { $ref } = operation.responses[status].content["application/json"].schema;
+      expect($ref).toMatch(/^#\/components\/schemas\/[A-Za-z]+$/);
+      return doc.components.schemas[$ref.split("/").at(-1)];
+    };
     const users = doc.paths["/api/admin/users"].get;
     expect(users.summary).toContain("users:read");
     expect(json(users, "200").properties.data.items).toEqual({ $ref: "#/components/schemas/AccountSummary" });

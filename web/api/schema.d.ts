@@ -874,10 +874,22 @@ export interface components {
              */
             updatedAt: string;
         };
+        AccountAnswer: {
+            data: components["schemas"]["Account"];
+            error: null;
+            /** @constant */
+            success: true;
+        };
         AccountDetail: {
             account: components["schemas"]["AccountSummary"];
             /** @description the 20 latest, newest first */
             orders: components["schemas"]["Order"][];
+        };
+        AccountDetailAnswer: {
+            data: components["schemas"]["AccountDetail"];
+            error: null;
+            /** @constant */
+            success: true;
         };
         AccountSummary: {
             /**
@@ -908,6 +920,13 @@ export interface components {
              * @description ISO 8601, UTC
              */
             updatedAt: string;
+        };
+        AccountSummaryPage: {
+            data: components["schemas"]["AccountSummary"][];
+            error: null;
+            meta: components["schemas"]["PageMeta"];
+            /** @constant */
+            success: true;
         };
         Address: {
             address1: string;
@@ -1043,6 +1062,13 @@ export interface components {
             userAgent: string | null;
             /** @description who acted; null for the shop itself (the CLI, housekeeping, a provider's webhook) */
             userId: string | null;
+        };
+        AuditEntryPage: {
+            data: components["schemas"]["AuditEntry"][];
+            error: null;
+            meta: components["schemas"]["PageMeta"];
+            /** @constant */
+            success: true;
         };
         Cart: {
             /** @description distinct items */
@@ -1606,6 +1632,12 @@ export interface components {
             /** @description the series added up; averageOrderValue over the whole range */
             totals: components["schemas"]["SalesTotals"];
         };
+        SalesReportAnswer: {
+            data: components["schemas"]["SalesReport"];
+            error: null;
+            /** @constant */
+            success: true;
+        };
         SalesTotals: {
             /** @description grossSales less discounts, per order (0 without orders) */
             averageOrderValue: number;
@@ -1966,13 +1998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["AuditEntry"][];
-                        error: null;
-                        meta: components["schemas"]["PageMeta"];
-                        /** @constant */
-                        success: true;
-                    };
+                    "application/json": components["schemas"]["AuditEntryPage"];
                 };
             };
             400: components["responses"]["EnvelopeBadRequest"];
@@ -2168,12 +2194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["SalesReport"];
-                        error: null;
-                        /** @constant */
-                        success: true;
-                    };
+                    "application/json": components["schemas"]["SalesReportAnswer"];
                 };
             };
             400: components["responses"]["EnvelopeBadRequest"];
@@ -2236,13 +2257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["AccountSummary"][];
-                        error: null;
-                        meta: components["schemas"]["PageMeta"];
-                        /** @constant */
-                        success: true;
-                    };
+                    "application/json": components["schemas"]["AccountSummaryPage"];
                 };
             };
             400: components["responses"]["EnvelopeBadRequest"];
@@ -2270,12 +2285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["AccountDetail"];
-                        error: null;
-                        /** @constant */
-                        success: true;
-                    };
+                    "application/json": components["schemas"]["AccountDetailAnswer"];
                 };
             };
             400: components["responses"]["EnvelopeBadRequest"];
@@ -2308,12 +2318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Account"];
-                        error: null;
-                        /** @constant */
-                        success: true;
-                    };
+                    "application/json": components["schemas"]["AccountAnswer"];
                 };
             };
             400: components["responses"]["EnvelopeBadRequest"];

@@ -65,7 +65,7 @@ export function adminAuditRoutes(useCases: UseCases, auth: AuthSettings) {
         auth: { permission: "settings:read" },
         query: auditQuery,
         response: {
-          200: pagedEnvelope(auditEntrySchema).describe("A page of the audit log, newest first, and how many match in all"),
+          200: pagedEnvelope(auditEntrySchema).meta({ id: "AuditEntryPage" }).describe("A page of the audit log, newest first, and how many match in all"),
           400: envelopeError,
           401: envelopeError,
           403: envelopeError,

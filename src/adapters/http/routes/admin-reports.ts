@@ -34,7 +34,10 @@ export function adminReportRoutes(useCases: UseCases, settings: AuthSettings) {
         envelope: true,
         auth: { permission: "analytics:read" },
         query: rangeQuery,
-        response: { 200: envelope(salesReportSchema).describe("The report: its periods, their totals, and the top products"), ...errors },
+        response: {
+          200: envelope(salesReportSchema).meta({ id: "SalesReportAnswer" }).describe("The report: its periods, their totals, and the top products"),
+          ...errors,
+        },
         detail: {
           summary: "Sales by day, week or month in the shop's zone (analytics:read)",
           description:

@@ -45,7 +45,9 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings) {
         auth: { permission: "users:read" },
         query: z.object({ ...filters, ...pageQuery }),
         response: {
-          200: pagedEnvelope(accountSummarySchema).describe("A page of accounts with their orders in figures, and how many match in all"),
+          200: pagedEnvelope(accountSummarySchema)
+            .meta({ id: "AccountSummaryPage" })
+            .describe("A page of accounts with their orders in figures, and how many match in all"),
           ...errors,
         },
         detail: { summary: "Accounts with their order figures, newest first (users:read)" },
@@ -79,7 +81,11 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings) {
         envelope: true,
         auth: { permission: "users:read" },
         params: idParam,
-        response: { 200: envelope(detailSchema).describe("The account and its 20 latest orders"), ...errors, 404: envelopeError },
+        response: {
+          200: envelope(detailSchema).meta({ id: "AccountDetailAnswer" }).describe("The account and its 20 latest orders"),
+          ...errors,
+          404: envelopeError,
+        },
         detail: { summary: "One account and its 20 latest orders (users:read)" },
       },
     )
@@ -95,7 +101,12 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings) {
         params: idParam,
         body: roleChange,
         ...JSON_BODY,
-        response: { 200: envelope(accountSchema).describe("The account with its new role"), ...errors, 404: envelopeError, 409: envelopeError },
+        response: {
+          200: envelope(accountSchema).meta({ id: "AccountAnswer" }).describe("The account with its new role"),
+          ...errors,
+          404: envelopeError,
+          409: envelopeError,
+        },
         detail: {
           summary: "Change an account's role (users:write); audited as user.role_change",
           description:
