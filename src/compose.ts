@@ -12,7 +12,7 @@ import { type ConnectionStats, type Db, openDatabase } from "./adapters/db/datab
 import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
 import { createIdentityProviders } from "./adapters/identity/index.ts";
 import { noMetrics } from "./adapters/metrics/none.ts";
-import { type PrometheusMetrics, createPrometheusMetrics } from "./adapters/metrics/prometheus.ts";
+import type { PrometheusMetrics } from "./adapters/metrics/prometheus.ts";
 import { createLogMailer } from "./adapters/mail/log-mailer.ts";
 import { createSmtpMailer } from "./adapters/mail/smtp-mailer.ts";
 import { createFailoverRateLimitStore, within } from "./adapters/ratelimit/failover-store.ts";
@@ -126,9 +126,14 @@ function describeRateLimit({ max, passwordMax, windowSeconds }: Config["rateLimi
   return `${perEndpoint}; ${passwords}`;
 }
 
-/** Decisions §14: with METRICS_PORT, Prometheus metrics, reading the pool, the counters' store and the outbox when scraped. */
+/**
+ * Decisions §14: with METRICS_PORT, Prometheus metrics, reading the pool, the counters' store and
+ * the outbox when scraped. prom-client is loaded only then: a shop without metrics does not carry
+ * it (some 3 to 5 MB of the server's memory).
+ */
 function chooseMetrics(config: Config, sources: { connections(): ConnectionStats; counters: RateLimitStore; uow: Deps["uow"] }): PrometheusMetrics | null {
   if (config.metricsPort === null) return null;
+  const { createPrometheusMetrics } = require("./adapters/metrics/prometheus.ts") as typeof import("./adapters/metrics/prometheus.ts");
   return createPrometheusMetrics({
     connections: sources.connections,
     rateLimitStore: () => sources.counters.state(),
