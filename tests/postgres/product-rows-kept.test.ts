@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { createPgCartRepository } from "../../src/adapters/db/cart-repository.ts";
 import type { Db } from "../../src/adapters/db/database.ts";
@@ -135,6 +135,19 @@ describe("migration 0022 itself (PostgreSQL)", () => {
     await migrateToLatest(older.db);
     expect(await productKeys(older.db)).toEqual([]);
   }, 30_000);
+
+  test("its lock timeout is its own: a migration after it in the same run waits on locks as the server's settings say", async () => {
+    const migrations = await migrationProvider.getMigrations();
+    const after = {
+      async up(db: Kysely<any>) {
+        await sql`create table lock_timeout_seen as select current_setting('lock_timeout') as value`.execute(db);
+      },
+    };
+    const { error } = await new Migrator({ db: older.db, provider: { getMigrations: async () => ({ ...migrations, "9999_after": after }) } }).migrateToLatest();
+    expect(error).toBeUndefined();
+    const seen = await sql<{ value: string }>`select value from lock_timeout_seen`.execute(older.db);
+    expect(seen.rows).toEqual([{ value: "0" }]);
+  });
 
   test("undone, it gives the lines their keys back, first throwing away a cart line whose product was deleted by hand", async () => {
     await migrateToLatest(older.db);

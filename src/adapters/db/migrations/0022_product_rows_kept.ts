@@ -12,7 +12,8 @@ import { type Kysely, sql } from "kysely";
 // change its id, so no cart or order line can lose its product.
 // Dropping a key locks the three tables whole. Waiting for that behind a long reader (a report, a
 // dump) would queue every catalog read behind the migration; it gives up after a few seconds
-// instead, changing nothing, and db:migrate can be run again.
+// instead, changing nothing, and db:migrate can be run again. The timeout is this migration's
+// alone: the migrations of one run share a transaction, and those after it get theirs back.
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`set local lock_timeout = '3s'`.execute(db);
@@ -29,6 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger products_id_kept before update of id on products for each row when (new.id is distinct from old.id) execute function products_kept()`.execute(
     db,
   );
+  await sql`set local lock_timeout to default`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
