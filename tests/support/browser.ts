@@ -1,5 +1,9 @@
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { waitForLock } from "./file-lock.ts";
 
 /**
  * A real headless Chromium from npm (@sparticuz/chromium unpacks its binary into the temporary
@@ -18,9 +22,34 @@ const SOFTWARE_GPU = ["--ignore-gpu-blocklist", "--in-process-gpu", "--use-gl=an
 export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
     args: [...chromium.args.filter((arg) => !UNSAFE.includes(arg) && !SOFTWARE_GPU.includes(arg)), "--disable-gpu"],
-    executablePath: await chromium.executablePath(),
+    executablePath: await unpackedChromium(),
     headless: "shell",
   });
+}
+
+/**
+ * The browser's path, unpacked once for every process. The package unpacks into the temporary
+ * directory when its binary is not there, so test files starting at once on a new machine would
+ * each unpack over the others: one launched the binary another was still writing (ETXTBSY), and a
+ * run stopped while unpacking left a part of the binary that the package took for the whole. The
+ * mark is written once the whole is there.
+ */
+async function unpackedChromium(): Promise<string> {
+  const unpacked = join(tmpdir(), "chromium.unpacked");
+  if (!existsSync(unpacked)) {
+    const lock = waitForLock(join(tmpdir(), "chromium.unpacking"), "the browser's unpacking");
+    try {
+      if (!existsSync(unpacked)) {
+        // What the package unpacks next to it: a binary, its fonts and its libraries.
+        for (const part of ["chromium", "fonts", "al2023"]) rmSync(join(tmpdir(), part), { recursive: true, force: true });
+        await chromium.executablePath();
+        writeFileSync(unpacked, "");
+      }
+    } finally {
+      lock.release();
+    }
+  }
+  return chromium.executablePath();
 }
 
 /**

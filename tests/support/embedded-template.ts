@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
+import { waitForLock } from "./file-lock.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../src/adapters/db/migrations");
 
@@ -20,26 +20,13 @@ function template(): string {
   const path = join(tmpdir(), `storefront-pglite-template-${hash.digest("hex").slice(0, 16)}`);
   if (existsSync(path)) return path;
   // Test files running at once that all need it wait for the first to make it, instead of each making one.
-  const lock = waitForLock(`${path}.lock`);
+  const lock = waitForLock(`${path}.lock`, "the PGlite template");
   try {
     if (!existsSync(path)) build(path);
   } finally {
     lock.release();
   }
   return path;
-}
-
-/** The lock, once the process holding it (making the template) lets it go; five minutes at most. */
-function waitForLock(file: string): { release(): void } {
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    try {
-      return lockEmbeddedDatabase(file, "the PGlite template");
-    } catch (error) {
-      if (!(error instanceof Error && error.message.includes("is in use by")) || Date.now() > deadline) throw error;
-      Bun.sleepSync(100);
-    }
-  }
 }
 
 function build(path: string): void {
