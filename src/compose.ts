@@ -20,7 +20,6 @@ import { createMemoryRateLimitStore } from "./adapters/ratelimit/memory-store.ts
 import { createRedisRateLimitStore } from "./adapters/ratelimit/redis-store.ts";
 import { type FakeProcessor, challengePageAt, createFakeProcessor } from "./adapters/payments/fake-processor.ts";
 import { createPgFakeLedger } from "./adapters/db/fake-processor-ledger.ts";
-import { createStripeClient, createStripeGateway } from "./adapters/payments/stripe-gateway.ts";
 import { cryptoRandom, cuid2Ids, systemClock } from "./adapters/system.ts";
 import { traceProcessor } from "./adapters/tracing/processor-spans.ts";
 import { statementSpans } from "./adapters/tracing/statement-spans.ts";
@@ -93,6 +92,9 @@ function chooseProcessor(
       description: "built-in fake processor (Stripe's test payment methods, state tax table; its intents kept in the database)",
     };
   }
+  // The Stripe SDK is loaded only here: a shop on the fake processor does not carry it.
+  const { createStripeClient, createStripeGateway } =
+    require("./adapters/payments/stripe-gateway.ts") as typeof import("./adapters/payments/stripe-gateway.ts");
   const mode = config.stripe.secretKey.includes("_live_") ? "live" : "test";
   const host = config.stripe.apiBase ? new URL(config.stripe.apiBase).host : "api.stripe.com";
   return {

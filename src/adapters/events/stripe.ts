@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { z } from "zod";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
 import type { WebhookEvent, WebhookMeaning, WebhookVerifier } from "../../application/events/webhook-event.ts";
@@ -24,6 +24,9 @@ const chargeShape = z.object({
   metadata,
 });
 
+/** The SDK, loaded on the first delivery: a shop without Stripe's webhooks does not carry it. */
+const stripeSdk = () => require("stripe") as typeof Stripe;
+
 /**
  * A Stripe webhook delivery, verified with the SDK (its async form: Bun's crypto is async) against
  * the endpoint's signing secret, its time within five minutes either way, and read as what it says
@@ -36,9 +39,9 @@ export async function verifyStripeEvent(payload: Uint8Array, signature: string |
   if (!Number.isFinite(signedAt) || signedAt > now / 1000 + TOLERANCE_SECONDS) throw invalidSignature();
   let raw: unknown;
   try {
-    raw = await Stripe.webhooks.constructEventAsync(Buffer.from(payload), signature ?? "", secret, TOLERANCE_SECONDS, undefined, now);
+    raw = await stripeSdk().webhooks.constructEventAsync(Buffer.from(payload), signature ?? "", secret, TOLERANCE_SECONDS, undefined, now);
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw invalidSignature();
+    if (error instanceof stripeSdk().errors.StripeSignatureVerificationError) throw invalidSignature();
     throw malformed("the signed body is not JSON");
   }
   const event = eventShape.safeParse(raw);
