@@ -10,7 +10,7 @@ import { type Answer, aClient } from "../support/shop-load.ts";
 // load of catalog reads from ever new addresses, while Redis is frozen (SIGSTOP: it keeps its
 // connections and answers nothing, the worst case) and thawed, then killed (SIGKILL) and started
 // again. docs/http.md, "Where the counts live": no request fails, none waits on Redis more than
-// 250 ms, the counters carry on in the instance's memory (`ratelimit.degraded` once), and once a
+// 150 ms, the counters carry on in the instance's memory (`ratelimit.degraded` once), and once a
 // background retry finds Redis again (`ratelimit.restored`) they are in Redis again.
 const LIMIT = 5;
 /** The longest any request may take in the shop, Redis frozen or not. */
