@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { ADMIN_DATABASE_URL } from "../support/postgres.ts";
 
 // A shop carries only the libraries its settings use: the Stripe SDK and prom-client are loaded
 // when Stripe takes the payments (or verifies webhooks) and when METRICS_PORT asks for metrics, not
@@ -8,14 +9,14 @@ import { join } from "node:path";
 
 const LIBRARIES = { stripe: "node_modules/stripe/", "prom-client": "node_modules/prom-client/" };
 
-/** Which of LIBRARIES a shop built (not started) with these settings has loaded. */
+/** Which of LIBRARIES a shop built (not started: it connects to nothing) with these settings has loaded. */
 async function librariesLoaded(env: Record<string, string>): Promise<string[]> {
   const script = `
     const { buildRuntime } = await import("./src/compose.ts");
     const { loadConfig } = await import("./src/config.ts");
     const { commonPasswords } = await import("./src/adapters/crypto/common-passwords.ts");
     const { silentLogger } = await import("./src/adapters/log.ts");
-    const runtime = buildRuntime(loadConfig(${JSON.stringify({ DATABASE_URL: "postgres://root@127.0.0.1:5432/test", ...env })}, commonPasswords), silentLogger);
+    const runtime = buildRuntime(loadConfig(${JSON.stringify({ DATABASE_URL: ADMIN_DATABASE_URL, ...env })}, commonPasswords), silentLogger);
     const loaded = Object.keys(require.cache);
     console.log(JSON.stringify(Object.entries(${JSON.stringify(LIBRARIES)}).filter(([, path]) => loaded.some((file) => file.includes(path))).map(([name]) => name)));
     await runtime.close();`;

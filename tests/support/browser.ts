@@ -1,6 +1,6 @@
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { waitForLock } from "./file-lock.ts";
@@ -32,10 +32,13 @@ export async function launchBrowser(): Promise<Browser> {
  * directory when its binary is not there, so test files starting at once on a new machine would
  * each unpack over the others: one launched the binary another was still writing (ETXTBSY), and a
  * run stopped while unpacking left a part of the binary that the package took for the whole. The
- * mark is written once the whole is there.
+ * mark, named after the package's version (an upgrade unpacks its own browser), is written once
+ * the whole is there.
  */
 async function unpackedChromium(): Promise<string> {
-  const unpacked = join(tmpdir(), "chromium.unpacked");
+  // The package exports no package.json; its entry is build/index.js.
+  const { version } = JSON.parse(readFileSync(join(dirname(Bun.resolveSync("@sparticuz/chromium", import.meta.dir)), "../package.json"), "utf8"));
+  const unpacked = join(tmpdir(), `chromium.unpacked-${version}`);
   if (!existsSync(unpacked)) {
     const lock = waitForLock(join(tmpdir(), "chromium.unpacking"), "the browser's unpacking");
     try {
