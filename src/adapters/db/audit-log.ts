@@ -34,15 +34,34 @@ const insertEntry = compileOnce(
     }),
 );
 
+/** An audit entry's fields as a statement's values: `changes` as JSON text. */
+const AUDIT_FIELDS = ["id", "userId", "action", "entityType", "entityId", "changes", "ipAddress", "userAgent", "createdAt"] as const;
+export type AuditValues = Record<(typeof AUDIT_FIELDS)[number], unknown>;
+const fieldsOf = (entityFromRow: boolean) => (entityFromRow ? AUDIT_FIELDS.filter((field) => field !== "entityId") : AUDIT_FIELDS);
+
+/**
+ * An entry as arguments of a statement compiled once (compile-once.ts), in the order auditValuesAt
+ * reads them back; without the entity's id when the statement takes it from its row.
+ */
+export function auditArgs(e: AuditEntry, entityFromRow = false): unknown[] {
+  const values: AuditValues = { ...e, changes: JSON.stringify(e.changes) };
+  return fieldsOf(entityFromRow).map((field) => values[field]);
+}
+
+/** The entry's values among a statement's arguments (placeholders, as the statement is built), from `at` on. */
+export function auditValuesAt(args: unknown[], at: number, entityFromRow = false): AuditValues {
+  return Object.fromEntries(fieldsOf(entityFromRow).map((field, i) => [field, args[at + i]])) as AuditValues;
+}
+
 /**
  * The entry's insert as a part of another statement, landing once for each row the statement's
  * `after` (a CTE) returns: an audit entry written in the very statement that makes its change.
  * `fromRow`: what the entry takes from that row, when the change decides it (the entity's id, and
  * fields added to `changes`).
  */
-export function insertAuditAfter(after: string, e: AuditEntry, fromRow?: { entityId: RawBuilder<string>; changes: RawBuilder<unknown> }) {
+export function insertAuditAfter(after: string, e: AuditValues, fromRow?: { entityId: RawBuilder<string>; changes: RawBuilder<unknown> }) {
   const entityId = fromRow ? fromRow.entityId : sql`${e.entityId}::text`;
-  const changes = fromRow ? sql`${JSON.stringify(e.changes)}::jsonb || ${fromRow.changes}` : sql`${JSON.stringify(e.changes)}::jsonb`;
+  const changes = fromRow ? sql`${e.changes}::jsonb || ${fromRow.changes}` : sql`${e.changes}::jsonb`;
   return sql`
     insert into audit_log (id, user_id, action, entity_type, entity_id, changes, ip_address, user_agent, created_at)
     select ${e.id}::text, ${e.userId}::text, ${e.action}::text, ${e.entityType}::text, ${entityId}, ${changes},

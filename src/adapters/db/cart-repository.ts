@@ -3,7 +3,7 @@ import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { AuditEntry } from "../../domain/audit.ts";
 import { type CartItem, type CartLine, type CartProduct, MAX_LINE_QUANTITY } from "../../domain/cart.ts";
 import type { CartAddition, CartRepository } from "../../application/ports/cart.ts";
-import { insertAuditAfter } from "./audit-log.ts";
+import { auditArgs, auditValuesAt, insertAuditAfter } from "./audit-log.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import type { CartItemsTable } from "./tables.ts";
@@ -99,16 +99,23 @@ const toLine = (row: LineRow): CartLine => ({ ...toCartItem(row), product: toPro
 
 const itemById = compileOnce((db, id: string) => db.selectFrom("cart_items").selectAll().where("id", "=", id));
 
-/** The line added to (or made), and its audit entry naming the line as the upsert left it, in one statement. */
-function upsert(db: Db, { id, userId, productId, quantity, at }: CartAddition, audit: Omit<AuditEntry, "entityId">) {
+/** The line added to (or made), and its audit entry naming the line as the upsert left it, in one statement (compiled once: see compile-once.ts). */
+const upsertStatement = compileOnce((_db, id: string, userId: string, productId: string, quantity: number, at: Date, ...audit: unknown[]) => {
+  const entry = insertAuditAfter("added", auditValuesAt(audit, 0, true), {
+    entityId: sql.ref("added.id"),
+    changes: sql`jsonb_build_object('quantity', added.quantity)`,
+  });
   return sql<Selectable<CartItemsTable>>`
     with added as (
       insert into cart_items (id, user_id, product_id, quantity, created_at, updated_at) values (${id}, ${userId}, ${productId}, ${quantity}, ${at}, ${at})
       on conflict (user_id, product_id) do update set quantity = cart_items.quantity + excluded.quantity, updated_at = excluded.updated_at
       returning *
-    ), audit as (${insertAuditAfter("added", { ...audit, entityId: null }, { entityId: sql.ref("added.id"), changes: sql`jsonb_build_object('quantity', added.quantity)` })})
-    select * from added`.execute(db);
-}
+    ), audit as (${entry})
+    select * from added`;
+});
+
+const upsert = (db: Db, { id, userId, productId, quantity, at }: CartAddition, audit: Omit<AuditEntry, "entityId">) =>
+  upsertStatement(db, id, userId, productId, quantity, at, ...auditArgs({ ...audit, entityId: null }, true));
 
 const setQuantity = compileOnce((db, id: string, quantity: number, at: Date) =>
   db.updateTable("cart_items").set({ quantity, updated_at: at }).where("id", "=", id).returningAll(),
@@ -143,7 +150,7 @@ export function createPgCartRepository(db: Db): CartRepository {
     },
 
     async add(addition, audit) {
-      const [row] = (await upsert(db, addition, audit)).rows;
+      const [row] = await upsert(db, addition, audit);
       if (!row) throw new Error("cart upsert returned no row");
       return toCartItem(row);
     },

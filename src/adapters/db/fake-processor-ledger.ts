@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from "kysely";
+import { CompiledQuery, type Kysely, type Transaction, sql } from "kysely";
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
 import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
@@ -46,26 +46,45 @@ function bookOf(trx: Transaction<Database>): FakeBook {
 
 /**
  * One statement: the key claimed with its answer, and, only if it was claimed, the run's intents and
- * refunds written. True when claimed; false when another run kept the key first (the statement
- * waits for a run holding it to end), and then nothing was written.
+ * refunds written (each as JSON text; compiled once: see compile-once.ts).
  */
-async function keep(db: Kysely<Database>, key: string, answer: unknown, intents: PaymentIntent[], refunds: Refund[]): Promise<boolean> {
-  const { rows } = await sql<{ claimed: number }>`
+const keepStatement = compileOnce(
+  (db, key: string, answer: string, intents: string, refunds: string) =>
+    sql<{ claimed: number }>`
     with claim as (
-      insert into fake_processor_replays (idempotency_key, answer) values (${key}, ${JSON.stringify(answer ?? null)}::jsonb)
+      insert into fake_processor_replays (idempotency_key, answer) values (${key}, ${answer}::jsonb)
       on conflict (idempotency_key) do nothing
       returning idempotency_key
     ), intents as (
       insert into fake_processor_intents (id, intent)
-      select x.id, x.intent from claim, jsonb_to_recordset(${JSON.stringify(intents.map((intent) => ({ id: intent.id, intent })))}::jsonb) as x(id text, intent jsonb)
+      select x.id, x.intent from claim, jsonb_to_recordset(${intents}::jsonb) as x(id text, intent jsonb)
       on conflict (id) do update set intent = excluded.intent
     ), refunds as (
       insert into fake_processor_refunds (id, intent_id, amount)
-      select x.id, x.intent_id, x.amount from claim, jsonb_to_recordset(${JSON.stringify(refunds.map((r) => ({ id: r.id, intent_id: r.intentId, amount: r.amount })))}::jsonb) as x(id text, intent_id text, amount int)
+      select x.id, x.intent_id, x.amount from claim, jsonb_to_recordset(${refunds}::jsonb) as x(id text, intent_id text, amount int)
     )
-    select count(*)::int as claimed from claim`.execute(db);
-  return rows[0]!.claimed > 0;
+    select count(*)::int as claimed from claim`,
+);
+
+/**
+ * The key claimed with its answer, and the run's intents and refunds written if it was. True when
+ * claimed; false when another run kept the key first (the statement waits for a run holding it to
+ * end), and then nothing was written.
+ */
+async function keep(db: Kysely<Database>, key: string, answer: unknown, intents: PaymentIntent[], refunds: Refund[]): Promise<boolean> {
+  const [row] = await keepStatement(
+    db,
+    key,
+    JSON.stringify(answer ?? null),
+    JSON.stringify(intents.map((intent) => ({ id: intent.id, intent }))),
+    JSON.stringify(refunds.map((r) => ({ id: r.id, intent_id: r.intentId, amount: r.amount }))),
+  );
+  return row!.claimed > 0;
 }
+
+const BEGIN = CompiledQuery.raw("begin");
+const COMMIT = CompiledQuery.raw("commit");
+const ROLLBACK = CompiledQuery.raw("rollback");
 
 async function keptAnswer(db: Kysely<Database>, key: string): Promise<{ answer: unknown } | undefined> {
   return db.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirst();
@@ -105,7 +124,7 @@ export function createPgFakeLedger(db: Db): FakeLedger {
         .execute(async (conn) => {
           let begun = false;
           const begin = async () => {
-            if (!begun) await sql`begin`.execute(conn);
+            if (!begun) await conn.executeQuery(BEGIN);
             begun = true;
           };
           const intents = new Map<string, PaymentIntent>();
@@ -132,11 +151,11 @@ export function createPgFakeLedger(db: Db): FakeLedger {
           try {
             const answer = await work(book);
             const claimed = await keep(conn, key, answer, [...intents.values()], refunds);
-            if (begun) await sql`commit`.execute(conn);
+            if (begun) await conn.executeQuery(COMMIT);
             begun = false;
             if (claimed) return answer;
           } catch (error) {
-            if (begun) await sql`rollback`.execute(conn).catch(() => {});
+            if (begun) await conn.executeQuery(ROLLBACK).catch(() => {});
             // A run of the key that finished first may be why this one failed (what it refunded is gone, say): its answer stands.
             const kept = await keptAnswer(conn, key).catch(() => undefined);
             if (kept) return kept.answer as T;

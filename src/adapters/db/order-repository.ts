@@ -4,8 +4,8 @@ import type { Address } from "../../domain/address.ts";
 import type { AuditEntry } from "../../domain/audit.ts";
 import { type Order, type OrderItem, type OrderStatus, type OrderView, type PaymentStatus, unitsOf } from "../../domain/order.ts";
 import type { OrderChanges, OrderRepository } from "../../application/ports/orders.ts";
-import { insertAuditAfter } from "./audit-log.ts";
-import { compileOnce } from "./compile-once.ts";
+import { auditArgs, auditValuesAt, insertAuditAfter } from "./audit-log.ts";
+import { compileOnce, compilePerShape } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { exportLines, queueCount, queuePage } from "./order-queue.ts";
 import type { OrderItemsTable, OrdersTable } from "./tables.ts";
@@ -61,30 +61,50 @@ const toItem = (i: ItemRow): OrderItem => ({
 /**
  * The order, its items and its audit entry land in one statement: the items and the entry are
  * inserted from what the order's insert returns, so an order number already taken (ON CONFLICT DO
- * NOTHING) writes none of them.
+ * NOTHING) writes none of them. Compiled once with its entry and once without (compile-once.ts).
  */
-function insertOrder(db: Db, o: Order, audit: AuditEntry | undefined) {
-  const column = <T>(pick: (item: OrderItem) => T) => o.items.map(pick);
-  return sql<{ id: string }>`
+const insertOrderStatement = compilePerShape(
+  (audited: boolean) => String(audited),
+  (_db, audited, ...a: unknown[]) => {
+    const [id, orderNumber, userId, status, paymentStatus, subtotal, shipping, tax, discount, total, units, shippingMethod] = a;
+    const [shippingAddress, billingAddress, notes, intentId, createdAt, itemIds, productIds, names, skus, images, quantities, unitPrices, totalPrices] =
+      a.slice(12);
+    return sql<{ id: string }>`
     with created as (
       insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents,
         discount_cents, total_cents, units, shipping_method, shipping_address, billing_address, customer_notes,
         stripe_payment_intent_id, created_at, updated_at)
-      values (${o.id}, ${o.orderNumber}, ${o.userId}, ${o.status}, ${o.paymentStatus}, ${o.subtotal}, ${o.shippingCost}, ${o.tax},
-        ${o.discountAmount}, ${o.total}, ${unitsOf(o)}, ${o.shippingMethod}, ${JSON.stringify(o.shippingAddress)}, ${JSON.stringify(o.billingAddress)},
-        ${o.customerNotes}, ${o.stripePaymentIntentId}, ${o.createdAt}, ${o.createdAt})
+      values (${id}, ${orderNumber}, ${userId}, ${status}, ${paymentStatus}, ${subtotal}, ${shipping}, ${tax},
+        ${discount}, ${total}, ${units}, ${shippingMethod}, ${shippingAddress}, ${billingAddress},
+        ${notes}, ${intentId}, ${createdAt}, ${createdAt})
       on conflict (order_number) do nothing
       returning id
     ), items as (
       insert into order_items (id, order_id, product_id, product_name, product_sku, product_image, quantity, unit_price_cents, total_price_cents, position)
       select i.id, created.id, i.product_id, i.name, i.sku, i.image, i.quantity, i.unit_price, i.total_price, i.position - 1
-      from created, unnest(${column((i) => i.id)}::text[], ${column((i) => i.productId)}::text[], ${column((i) => i.productName)}::text[],
-        ${column((i) => i.productSku)}::text[], ${column((i) => i.productImage)}::text[], ${column((i) => i.quantity)}::int[],
-        ${column((i) => i.unitPrice)}::int[], ${column((i) => i.totalPrice)}::int[]) with ordinality
+      from created, unnest(${itemIds}::text[], ${productIds}::text[], ${names}::text[],
+        ${skus}::text[], ${images}::text[], ${quantities}::int[],
+        ${unitPrices}::int[], ${totalPrices}::int[]) with ordinality
         as i(id, product_id, name, sku, image, quantity, unit_price, total_price, position)
-    )${audit ? sql`, audit as (${insertAuditAfter("created", audit)})` : sql``}
-    select id from created`.execute(db);
+    )${audited ? sql`, audit as (${insertAuditAfter("created", auditValuesAt(a, ORDER_ARGS))})` : sql``}
+    select id from created`;
+  },
+);
+
+/** The order's values as insertOrderStatement takes them, ORDER_ARGS of them. */
+function orderArgs(o: Order): unknown[] {
+  const column = <T>(pick: (item: OrderItem) => T) => o.items.map(pick);
+  return [
+    ...[o.id, o.orderNumber, o.userId, o.status, o.paymentStatus, o.subtotal, o.shippingCost, o.tax, o.discountAmount, o.total, unitsOf(o), o.shippingMethod],
+    ...[JSON.stringify(o.shippingAddress), JSON.stringify(o.billingAddress), o.customerNotes, o.stripePaymentIntentId, o.createdAt],
+    ...[column((i) => i.id), column((i) => i.productId), column((i) => i.productName), column((i) => i.productSku), column((i) => i.productImage)],
+    ...[column((i) => i.quantity), column((i) => i.unitPrice), column((i) => i.totalPrice)],
+  ];
 }
+const ORDER_ARGS = 25;
+
+const insertOrder = (db: Db, o: Order, audit: AuditEntry | undefined) =>
+  insertOrderStatement(db, audit !== undefined, ...orderArgs(o), ...(audit ? auditArgs(audit) : []));
 
 const itemsOf = compileOnce((db, orderIds: string[]) =>
   db
@@ -175,6 +195,29 @@ const ORDER_COLUMNS = {
   updatedAt: "updated_at",
 } as const satisfies Record<keyof OrderChanges, keyof OrdersTable>;
 
+/**
+ * An order's change, written only if the order is still at `version` (its xmin), in one statement,
+ * so no transaction: the row's lock is taken and its version checked by the update itself, which,
+ * having waited for another writer, checks the version that writer left. The items carry a copy of
+ * the paid time, written with it (migration 0014: the sales report reads lines by it); an audit
+ * entry rides along. Compiled once per set of columns (compile-once.ts).
+ */
+const updateOrderAt = compilePerShape(
+  (s: { columns: string[]; audited: boolean }) => `${s.columns.join()}|${s.audited}`,
+  (_db, { columns, audited }, ...a: unknown[]) => {
+    const n = columns.length;
+    const paidAt = columns.indexOf("paid_at");
+    const sets = columns.map((column, i) => sql`${sql.ref(column)} = ${a[i]}`);
+    return sql<{ version: string }>`
+      with changed as (
+        update orders set ${sql.join(sets)} where id = ${a[n]} and xmin = ${a[n + 1]}::xid returning id, xmin::text as version
+      )${paidAt < 0 ? sql`` : sql`, items as (update order_items set paid_at = ${a[paidAt]} where order_id = (select id from changed))`}${
+        audited ? sql`, audit as (${insertAuditAfter("changed", auditValuesAt(a, n + 2))})` : sql``
+      }
+      select version from changed`;
+  },
+);
+
 const columnsOf = (c: OrderChanges) => Object.fromEntries(Object.entries(ORDER_COLUMNS).map(([field, column]) => [column, c[field as keyof OrderChanges]]));
 
 export function createPgOrderRepository(db: Db): OrderRepository {
@@ -196,7 +239,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
 
   return {
     async create(order, audit) {
-      return (await insertOrder(db, order, audit)).rows.length > 0;
+      return (await insertOrder(db, order, audit)).length > 0;
     },
 
     async findById(id) {
@@ -322,17 +365,13 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     },
 
     async updateAt(id, version, c, audit) {
-      // One statement, so no transaction: the row's lock is taken and its version checked by the
-      // update itself, which, having waited for another writer, checks the version that writer left.
-      const sets = Object.entries(columnsOf(c)).flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql.ref(column)} = ${value}`]));
-      const { rows } = await sql<{ version: string }>`
-        with changed as (
-          update orders set ${sql.join(sets)} where id = ${id} and xmin = ${version}::xid returning id, xmin::text as version
-        )${c.paidAt === undefined ? sql`` : sql`, items as (update order_items set paid_at = ${c.paidAt} where order_id = (select id from changed))`}${
-          audit ? sql`, audit as (${insertAuditAfter("changed", audit)})` : sql``
-        }
-        select version from changed`.execute(db);
-      return rows[0]?.version ?? null;
+      const changes = Object.entries(ORDER_COLUMNS).flatMap(([field, column]) => {
+        const value = c[field as keyof OrderChanges];
+        return value === undefined ? [] : [[column, value] as const];
+      });
+      const shape = { columns: changes.map(([column]) => column), audited: audit !== null };
+      const [row] = await updateOrderAt(db, shape, ...changes.map(([, value]) => value), id, version, ...(audit ? auditArgs(audit) : []));
+      return row?.version ?? null;
     },
 
     async attachPaymentIntent(id, intentId, at) {
