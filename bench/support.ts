@@ -173,30 +173,89 @@ export function watchMemory(pid: number) {
   };
 }
 
-/** Runs bench/shopper-load.mjs in its own Node.js process and returns its summary. */
-export async function shopperLoad(config: Record<string, unknown>) {
+/**
+ * Plays shoppers against the server(s) with wrk (bench/shopper-load.lua, one connection a thread),
+ * the write probe's own load generator, and returns their summary. BENCH_LOAD_GENERATOR=node plays
+ * them with bench/shopper-load.mjs instead: the load generator of bench/README's figures up to
+ * "Where a paid order's time goes" (2026-11-26, night), which used a third of a core more.
+ */
+export async function shopperLoad(config: ShopperLoadConfig): Promise<ShopperLoadResult> {
+  if (process.env.BENCH_LOAD_GENERATOR === "node") return nodeShopperLoad(config);
+  if (!Bun.which("wrk")) throw new Error("the shoppers' load needs wrk (apt-get install wrk, as the write probe does), or BENCH_LOAD_GENERATOR=node");
+  const bases = config.bases ?? [config.base!];
+  const lines = [
+    `connections ${config.connections}`,
+    `warmup ${config.warmupSeconds}`,
+    `seconds ${config.seconds}`,
+    `pay ${config.pay ? 1 : 0}`,
+    `soldOutIsAnswer ${config.soldOutIsAnswer ? 1 : 0}`,
+    `address ${JSON.stringify(config.address)}`,
+    ...bases.map((base) => `base ${base}`),
+    ...config.cookies.map((cookie) => `cookie ${cookie}`),
+    ...config.productIds.map((id) => `product ${id}`),
+  ];
+  const file = `${process.env.TMPDIR ?? "/tmp"}/storefront-shoppers-${process.pid}.txt`;
+  await Bun.write(file, `${lines.join("\n")}\n`);
+  try {
+    // Two seconds past the window: each connection finishes the cycle it is in, then waits (see the script).
+    const seconds = config.warmupSeconds + config.seconds + 2;
+    const n = String(config.connections);
+    const child = Bun.spawn(["wrk", "-t", n, "-c", n, "-d", `${seconds}s`, "--timeout", "10s", "-s", "bench/shopper-load.lua", bases[0]!], {
+      env: { ...process.env, SHOPPER_SETTINGS: file },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const output = await new Response(child.stdout).text();
+    const last = output.trim().split("\n").at(-1) ?? "";
+    if ((await child.exited) !== 0 || !last.startsWith("{")) throw new Error(`wrk gave no summary (exit ${child.exitCode}): ${output.trim()}`);
+    const summary = JSON.parse(last);
+    return { ...summary, loadGeneratorMs: Number(child.resourceUsage()?.cpuTime.total ?? 0) / 1000 } as ShopperLoadResult;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+export interface ShopperLoadConfig {
+  base?: string;
+  /** Several instances: connection i talks to bases[i % bases.length]. */
+  bases?: string[];
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  cookies: string[];
+  productIds: string[];
+  address: Record<string, string>;
+  pay: boolean;
+  /** "Insufficient inventory" (400) is a refusal, not a failure. */
+  soldOutIsAnswer?: boolean;
+}
+
+export interface ShopperLoadResult {
+  seconds: number;
+  ordersPerSecond: number;
+  paidPerSecond: number;
+  add: { count: number; p50: number; p99: number };
+  checkout: { count: number; p50: number; p99: number };
+  payment: { count: number; p50: number | null; p99: number | null };
+  failures: number;
+  /** "Insufficient inventory" answers, when the config says they are answers (`soldOutIsAnswer`). */
+  refused: number;
+  failureSamples: Record<string, string>;
+  /** Over the whole run, warm-up included. */
+  all: { orders: number; paid: number };
+  /** CPU the load generator used, in ms. */
+  loadGeneratorMs: number;
+}
+
+/** bench/shopper-load.mjs in its own Node.js process. */
+async function nodeShopperLoad(config: ShopperLoadConfig): Promise<ShopperLoadResult> {
   const { child, summary } = await withConfigFile("shoppers", config, async (file) => {
     const child = Bun.spawn(["node", "bench/shopper-load.mjs", file], { stdout: "pipe", stderr: "inherit" });
     const summary = JSON.parse(await new Response(child.stdout).text());
     await child.exited;
     return { child, summary };
   });
-  return { ...summary, loadGeneratorMs: Number(child.resourceUsage()?.cpuTime.total ?? 0) / 1000 } as {
-    seconds: number;
-    ordersPerSecond: number;
-    paidPerSecond: number;
-    add: { count: number; p50: number; p99: number };
-    checkout: { count: number; p50: number; p99: number };
-    payment: { count: number; p50: number | null; p99: number | null };
-    failures: number;
-    /** "Insufficient inventory" answers, when the config says they are answers (`soldOutIsAnswer`). */
-    refused: number;
-    failureSamples: Record<string, string>;
-    /** Over the whole run, warm-up included. */
-    all: { orders: number; paid: number };
-    /** CPU the load generator used, in ms. */
-    loadGeneratorMs: number;
-  };
+  return { ...summary, loadGeneratorMs: Number(child.resourceUsage()?.cpuTime.total ?? 0) / 1000 };
 }
 
 /** CPU time (user + system, in ms) process `pid` has used so far, from /proc; 0 once it is gone. */
