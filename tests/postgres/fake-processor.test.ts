@@ -87,3 +87,25 @@ test("an intent no instance made is an error of the processor's, as Stripe's mis
     expect(await domainErrorOf(call())).toMatchObject({ code: "payment.processor_failed", details: { reason: "no such payment intent: pi_unknown" } });
   }
 });
+
+test("a confirmation and a cancellation of one intent at once, on both instances: each answered with the state the intent ends in, never one lost under the other", async () => {
+  const intents = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => one.createIntent({ amount: 1500 + i, currency: "usd", metadata, idempotencyKey: `order-race-${i}` })),
+  );
+  for (const intent of intents) {
+    const [confirmed, canceled] = await Promise.all([one.confirmIntent(intent.id, "pm_card_visa", `confirm-race-${intent.id}`), other.cancelIntent(intent.id)]);
+    const final = (await one.retrieveIntent(intent.id)).status;
+    expect(["succeeded", "canceled"]).toContain(final);
+    expect([confirmed.status, canceled.status]).toEqual([final, final]);
+  }
+});
+
+test("a confirmation repeated with its key answers as the first did, whatever the method, and changes nothing", async () => {
+  const intent = await one.createIntent({ amount: 4100, currency: "usd", metadata, idempotencyKey: "order-o9" });
+  const first = await one.confirmIntent(intent.id, "pm_card_chargeDeclined", "confirm-o9-1");
+  expect(first.status).toBe("requires_payment_method");
+  expect(await other.confirmIntent(intent.id, "pm_card_visa", "confirm-o9-1")).toEqual(first);
+  expect((await one.retrieveIntent(intent.id)).status).toBe("requires_payment_method");
+  // A new key is a new attempt.
+  expect((await other.confirmIntent(intent.id, "pm_card_visa", "confirm-o9-2")).status).toBe("succeeded");
+});

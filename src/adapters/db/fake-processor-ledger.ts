@@ -4,7 +4,7 @@ import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
-import { isConnectionLost } from "./sql-helpers.ts";
+import { isConnectionLost, violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
 import { databaseUnavailable } from "../../domain/errors.ts";
 
@@ -49,7 +49,7 @@ function bookOf(trx: Transaction<Database>): FakeBook {
  * refunds written (each as JSON text; compiled once: see compile-once.ts).
  */
 const keepStatement = compileOnce(
-  (db, key: string, answer: string, intents: string, refunds: string) =>
+  (_db, key: string, answer: string, intents: string, refunds: string) =>
     sql<{ claimed: number }>`
     with claim as (
       insert into fake_processor_replays (idempotency_key, answer) values (${key}, ${answer}::jsonb)
@@ -82,6 +82,86 @@ async function keep(db: Kysely<Database>, key: string, answer: unknown, intents:
   return row!.claimed > 0;
 }
 
+// The optimistic way (see createPgFakeLedger): an intent read without a lock, with its version.
+const readIntent = compileOnce((db, id: string) =>
+  db
+    .selectFrom("fake_processor_intents")
+    .select(["intent", sql<string>`xmin::text`.as("version")])
+    .where("id", "=", id),
+);
+
+/**
+ * One statement: each intent the run read rewritten (as it saved it, or as it read it) only if it
+ * is still at the version read; the key claimed with its answer only if every one of them was; new
+ * intents written only if it was claimed. The key claimed already (by a run that finished first) is
+ * a unique violation, which undoes the statement's rewrites too.
+ */
+const keepIfUnchanged = compileOnce(
+  (_db, key: string, answer: string, read: string, count: number, fresh: string) =>
+    sql<{ claimed: number }>`
+    with rewritten as (
+      update fake_processor_intents as i set intent = x.intent
+      from jsonb_to_recordset(${read}::jsonb) as x(id text, version text, intent jsonb)
+      where i.id = x.id and i.xmin::text = x.version
+      returning i.id
+    ), claim as (
+      insert into fake_processor_replays (idempotency_key, answer)
+      select ${key}, ${answer}::jsonb where (select count(*) from rewritten) = ${count}::int
+      returning idempotency_key
+    ), intents as (
+      insert into fake_processor_intents (id, intent)
+      select x.id, x.intent from claim, jsonb_to_recordset(${fresh}::jsonb) as x(id text, intent jsonb)
+      on conflict (id) do update set intent = excluded.intent
+    )
+    select count(*)::int as claimed from claim`,
+);
+
+/** Thrown by the optimistic way's book when the work asks what it cannot answer without locks. */
+const NEEDS_LOCKS = Symbol("needs locks");
+
+/**
+ * `work` run without a transaction: the intents it reads are read without locks, and what it did
+ * is kept by keepIfUnchanged, only if none of them changed meanwhile. Two statements for a run that
+ * reads and saves one intent (a confirmation), where the locked way takes four. Its answer, or null
+ * when the locked way must run instead: an intent read changed, the key was kept already, the work
+ * needs the refunds (summed under locks) or failed (the locked way runs it again, and answers as
+ * it always has).
+ */
+async function onceUnlocked<T>(db: Db, key: string, work: (book: FakeBook) => Promise<T>): Promise<{ answer: T } | null> {
+  const read = new Map<string, { version: string; intent: unknown }>();
+  const intents = new Map<string, PaymentIntent>();
+  const book: FakeBook = {
+    async intent(id) {
+      const held = intents.get(id);
+      if (held) return structuredClone(held);
+      const [row] = await readIntent(db, id);
+      if (!row) return null;
+      if (!read.has(id)) read.set(id, { version: row.version, intent: row.intent });
+      return row.intent as PaymentIntent;
+    },
+    async saveIntent(intent) {
+      intents.set(intent.id, structuredClone(intent));
+    },
+    refundedOf: () => Promise.reject(NEEDS_LOCKS),
+    saveRefund: () => Promise.reject(NEEDS_LOCKS),
+  };
+  let answer: T;
+  try {
+    answer = await work(book);
+  } catch {
+    return null;
+  }
+  const rewrites = [...read].map(([id, { version, intent }]) => ({ id, version, intent: intents.get(id) ?? intent }));
+  const fresh = [...intents.values()].filter((intent) => !read.has(intent.id)).map((intent) => ({ id: intent.id, intent }));
+  try {
+    const [row] = await keepIfUnchanged(db, key, JSON.stringify(answer ?? null), JSON.stringify(rewrites), rewrites.length, JSON.stringify(fresh));
+    return row!.claimed > 0 ? { answer } : null;
+  } catch (error) {
+    if (violatedUniqueConstraint(error) === "fake_processor_replays_pkey") return null;
+    throw error;
+  }
+}
+
 const BEGIN = CompiledQuery.raw("begin");
 const COMMIT = CompiledQuery.raw("commit");
 const ROLLBACK = CompiledQuery.raw("rollback");
@@ -90,24 +170,26 @@ async function keptAnswer(db: Kysely<Database>, key: string): Promise<{ answer: 
   return db.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirst();
 }
 
+/** The books' database away is the shop's database away: a 503 to try again, as for any statement of the shop's. */
+const unavailableIfLost = (error: unknown) => {
+  throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+};
+
 /**
  * The fake processor's books in the shop's database: every instance, the CLI and a restarted server
  * see the same intents.
  *
  * A run under an idempotency key (`once`) costs as few round trips as it can, as Stripe costs the
  * shop's database none: its writes are held until its work is done, then written in the one
- * statement that claims the key with the answer (written only if the key was claimed), and a
- * transaction is begun only if the work reads the books (which lock what they read until the
- * commit). Creating an intent, which reads nothing, is one statement; confirming one is four. Runs of
- * one key at once both work, and the second to claim it writes nothing and answers the first's
- * answer; an intent they both touch is locked by the first to read it, so the second sees what the
- * first did.
+ * statement that claims the key with the answer (written only if the key was claimed). It runs
+ * first without a transaction, reading intents without locks, and keeps what it did only if none of
+ * the intents it read changed meanwhile (onceUnlocked): creating an intent is one statement,
+ * confirming one two. Otherwise it runs again the locked way: a transaction is begun as the work
+ * first reads the books, and what it reads stays locked until the commit. Runs of one key at once
+ * all work, and the second to claim it writes nothing and answers the first's answer; an intent
+ * they both touch is rewritten by the first, so the second, seeing it changed, reads it again under
+ * its lock and sees what the first did.
  */
-/** The books' database away is the shop's database away: a 503 to try again, as for any statement of the shop's. */
-const unavailableIfLost = (error: unknown) => {
-  throw isConnectionLost(error) ? databaseUnavailable(error) : error;
-};
-
 export function createPgFakeLedger(db: Db): FakeLedger {
   return {
     run: (work) => {
@@ -117,8 +199,10 @@ export function createPgFakeLedger(db: Db): FakeLedger {
         .execute((trx) => work(bookOf(trx)))
         .catch(unavailableIfLost);
     },
-    once: <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
+    once: async <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
       refuseProcessorCallInsideTransaction();
+      const unlocked = await onceUnlocked(db, key, work).catch(unavailableIfLost);
+      if (unlocked) return unlocked.answer;
       return db
         .connection()
         .execute(async (conn) => {
