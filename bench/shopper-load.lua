@@ -45,12 +45,12 @@ local s = readSettings(os.getenv("SHOPPER_SETTINGS"))
 
 -- Main state: each thread is told its connection's number and the start, and given its server.
 local threads = {}
-local started = now()
+local startedAt = now() -- the main state's, given to every thread as its global `started`
 function setup(thread)
   local number = #threads
   threads[number + 1] = thread
   thread:set("connection", number)
-  thread:set("started", started)
+  thread:set("started", startedAt)
   if #s.bases > 1 then
     local host, port = s.bases[number % #s.bases + 1]:match("^http://([^:/]+):(%d+)")
     thread.addr = wrk.lookup(host, port)[1]

@@ -134,6 +134,8 @@ async function onceUnlocked<T>(db: Db, key: string, work: (book: FakeBook) => Pr
     async intent(id) {
       const held = intents.get(id);
       if (held) return structuredClone(held);
+      // One intent at most: with two, one found changed would stop the claim but not the other's rewrite.
+      if (read.size > 0 && !read.has(id)) throw NEEDS_LOCKS;
       const [row] = await readIntent(db, id);
       if (!row) return null;
       if (!read.has(id)) read.set(id, { version: row.version, intent: row.intent });
