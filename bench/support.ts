@@ -177,7 +177,7 @@ export function watchMemory(pid: number) {
  * Plays shoppers against the server(s) with wrk (bench/shopper-load.lua, one connection a thread),
  * the write probe's own load generator, and returns their summary. BENCH_LOAD_GENERATOR=node plays
  * them with bench/shopper-load.mjs instead: the load generator of bench/README's figures up to
- * "Where a paid order's time goes" (2026-11-26, night), which used a third of a core more.
+ * "Where a paid order's time goes" (2026-11-26, night), which used about a sixth of a core more.
  */
 export async function shopperLoad(config: ShopperLoadConfig): Promise<ShopperLoadResult> {
   if (process.env.BENCH_LOAD_GENERATOR === "node") return nodeShopperLoad(config);
