@@ -109,3 +109,30 @@ test("a confirmation repeated with its key answers as the first did, whatever th
   // A new key is a new attempt.
   expect((await other.confirmIntent(intent.id, "pm_card_visa", "confirm-o9-2")).status).toBe("succeeded");
 });
+
+test("the books keep an intent as it was saved: changing the object afterwards, or one read back in the same run, changes nothing kept", async () => {
+  const ledger = createPgFakeLedger(database.db);
+  const saved = {
+    id: "pi_kept",
+    status: "requires_payment_method",
+    clientSecret: "pi_kept_secret_1",
+    amount: 1200,
+    currency: "usd",
+    metadata,
+    lastError: null,
+    redirectUrl: null,
+  } as const;
+  // Unlocked (one intent read at most) and locked (a refund summed) runs alike.
+  for (const key of ["kept-1", "kept-2"]) {
+    await ledger.once(key, async (book) => {
+      if (key === "kept-2") await book.refundedOf("pi_kept");
+      const intent = { ...saved, metadata: { ...saved.metadata } };
+      await book.saveIntent(intent);
+      intent.metadata.orderId = "changed";
+      const again = (await book.intent("pi_kept"))!;
+      again.amount = 1;
+      return null;
+    });
+    expect(await ledger.once(`read-${key}`, (book) => book.intent("pi_kept"))).toEqual(saved);
+  }
+});

@@ -117,6 +117,13 @@ const keepIfUnchanged = compileOnce(
 );
 
 /** Thrown by the optimistic way's book when the work asks what it cannot answer without locks. */
+/**
+ * A copy of what the book keeps, as the ledger keeps it: intents and refunds are plain JSON (stored
+ * as jsonb), so a JSON copy is exact, and some five times cheaper than structuredClone in Bun (two
+ * or three a payment).
+ */
+const copyOf = <T extends PaymentIntent | Refund>(kept: T): T => JSON.parse(JSON.stringify(kept));
+
 const NEEDS_LOCKS = Symbol("needs locks");
 
 /**
@@ -133,7 +140,7 @@ async function onceUnlocked<T>(db: Db, key: string, work: (book: FakeBook) => Pr
   const book: FakeBook = {
     async intent(id) {
       const held = intents.get(id);
-      if (held) return structuredClone(held);
+      if (held) return copyOf(held);
       // One intent at most: with two, one found changed would stop the claim but not the other's rewrite.
       if (read.size > 0 && !read.has(id)) throw NEEDS_LOCKS;
       const [row] = await readIntent(db, id);
@@ -142,7 +149,7 @@ async function onceUnlocked<T>(db: Db, key: string, work: (book: FakeBook) => Pr
       return row.intent as PaymentIntent;
     },
     async saveIntent(intent) {
-      intents.set(intent.id, structuredClone(intent));
+      intents.set(intent.id, copyOf(intent));
     },
     refundedOf: () => Promise.reject(NEEDS_LOCKS),
     saveRefund: () => Promise.reject(NEEDS_LOCKS),
@@ -219,20 +226,20 @@ export function createPgFakeLedger(db: Db): FakeLedger {
           const book: FakeBook = {
             async intent(id) {
               const held = intents.get(id);
-              if (held) return structuredClone(held);
+              if (held) return copyOf(held);
               await begin();
               const row = await lockedIntent(conn, id);
               return row ? (row.intent as PaymentIntent) : null;
             },
             async saveIntent(intent) {
-              intents.set(intent.id, structuredClone(intent));
+              intents.set(intent.id, copyOf(intent));
             },
             async refundedOf(intentId) {
               await begin();
               return (await refundedOf(conn, intentId)) + refunds.filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0);
             },
             async saveRefund(refund) {
-              refunds.push(structuredClone(refund));
+              refunds.push(copyOf(refund));
             },
           };
           try {
