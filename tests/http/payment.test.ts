@@ -142,6 +142,43 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect((await pay({ orderId, paymentMethodId: "pm_card_visa" })).body).toMatchObject({ success: true, order: { paymentStatus: "PAID" } });
   });
 
+  test("two answers at once, or an answer and the customer's cancellation: one is the answer, the other a 409, never a 500 (found by an attack)", async () => {
+    const { orderId, path } = await challenged();
+    const answers = await Promise.all([t.call("POST", `${path}/authorize`), t.call("POST", `${path}/fail`)]);
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 409]);
+    const [answered] = answers.filter((res) => res.status === 200);
+    const paid = answered!.body.paymentIntent.status === "succeeded";
+    expect(await order(orderId)).toMatchObject(paid ? { status: "CONFIRMED", paymentStatus: "PAID" } : { status: "PENDING", paymentStatus: "FAILED" });
+    expect(answers.find((res) => res.status === 409)!.body.error).toMatch(
+      /^This payment is (succeeded|requires_payment_method): there is no challenge to answer$/,
+    );
+
+    const another = await challenged();
+    const [authorized, cancelled] = await Promise.all([
+      t.call("POST", `${another.path}/authorize`),
+      t.call("POST", `/api/orders/${another.orderId}/cancel`, { headers: me.headers }),
+    ]);
+    expect([200, 409]).toContain(authorized.status);
+    expect([200, 400]).toContain(cancelled.status);
+    // Whichever came first, the order and the processor agree: paid and kept, or cancelled and not charged.
+    const now = await order(another.orderId);
+    const intent = await t.deps.processor.retrieveIntent(another.intentId);
+    if (now.status === "CANCELLED") expect(intent.status === "canceled" || now.paymentStatus === "REFUNDED").toBe(true);
+    else expect([now.paymentStatus, intent.status]).toEqual(["PAID", "succeeded"]);
+  });
+
+  test("a second challenge of one intent failed is a second event: both failures are in the audit log", async () => {
+    const { orderId, path } = await challenged();
+    expect((await t.call("POST", `${path}/fail`)).body.outcome).toBe("applied");
+    const again = (await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" })).body.paymentIntent;
+    expect(new URL(again.nextAction.redirectUrl).pathname).toBe(path);
+    // The order was FAILED already: unchanged, but told of all the same (it was "duplicate", and not told).
+    expect((await t.call("POST", `${path}/fail`)).body.outcome).toBe("unchanged");
+    const failures = await t.deps.repos.audit.list({ action: "webhook.stripe" });
+    expect(failures.filter((entry) => entry.entityId === orderId)).toHaveLength(2);
+    expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
+  });
+
   test("a browser's form gets a page back, with the way back to the shop it was given, and only a path on this shop", async () => {
     const { path } = await challenged();
     const res = await t.app.handle(new Request(`http://localhost${path}/authorize?return=%2Forders`, { method: "POST", headers: { accept: "text/html" } }));

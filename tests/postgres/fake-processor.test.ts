@@ -77,7 +77,7 @@ test("a refund is made once whichever instance is asked, and never beyond what w
 test("3-D Secure finished on one instance is seen by the other", async () => {
   const intent = await one.createIntent({ amount: 4200, currency: "usd", metadata, idempotencyKey: "order-o4" });
   expect((await one.confirmIntent(intent.id, "pm_card_threeDSecure2Required", "confirm-o4-1")).status).toBe("requires_action");
-  expect((await other.completeAction(intent.id, true)).status).toBe("succeeded");
+  expect((await other.completeAction(intent.id, true)).intent.status).toBe("succeeded");
   expect((await one.retrieveIntent(intent.id)).status).toBe("succeeded");
 });
 

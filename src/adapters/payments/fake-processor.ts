@@ -55,9 +55,21 @@ export interface FakeLedger {
 
 export type FakeProcessor = PaymentGateway &
   TaxCalculator & {
-    /** What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method. */
-    completeAction(intentId: string, approved: boolean): Promise<PaymentIntent>;
+    /**
+     * What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method;
+     * with the id of the processor's event saying so, a new one each time, as Stripe's (a second
+     * challenge of one intent failed is a second event). Throws NoChallenge when the intent waits on
+     * none: answered meanwhile, or cancelled.
+     */
+    completeAction(intentId: string, approved: boolean): Promise<{ intent: PaymentIntent; eventId: string }>;
   };
+
+/** The intent waits on no 3-D Secure challenge (answered already, or cancelled): what it is now. */
+export class NoChallenge extends Error {
+  constructor(readonly intent: PaymentIntent) {
+    super(`payment intent ${intent.id} is ${intent.status}: no challenge to answer`);
+  }
+}
 
 const failed = (reason: string) => new DomainError("payment.processor_failed", "Payment processing failed", { reason });
 const unexpectedState = (intent: PaymentIntent, action: string) => failed(`cannot ${action} a payment intent that is ${intent.status}`);
@@ -154,7 +166,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
     completeAction(intentId, approved) {
       return ledger.run(async (book) => {
         const intent = await known(book, intentId);
-        if (intent.status !== "requires_action") throw unexpectedState(intent, "complete the action of");
+        if (intent.status !== "requires_action") throw new NoChallenge(intent);
         const completed: PaymentIntent = approved
           ? { ...intent, status: "succeeded", lastError: null }
           : {
@@ -163,7 +175,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
               lastError: { code: "payment_intent_authentication_failure", declineCode: null, message: "The customer did not authenticate." },
             };
         await book.saveIntent(completed);
-        return completed;
+        return { intent: completed, eventId: `evt_${randomToken()}` };
       });
     },
   };
@@ -174,6 +186,9 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
     confirmIntent: (...args) => presented(fake.confirmIntent(...args)),
     cancelIntent: (intentId) => presented(fake.cancelIntent(intentId)),
     retrieveIntent: (intentId) => presented(fake.retrieveIntent(intentId)),
-    completeAction: (...args) => presented(fake.completeAction(...args)),
+    completeAction: async (...args) => {
+      const { intent, eventId } = await fake.completeAction(...args);
+      return { intent: present(intent), eventId };
+    },
   };
 }

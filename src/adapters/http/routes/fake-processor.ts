@@ -4,7 +4,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { eventOfIntent } from "../../../domain/payment.ts";
 import type { PaymentIntent } from "../../../application/ports/payments.ts";
-import type { FakeProcessor } from "../../payments/fake-processor.ts";
+import { type FakeProcessor, NoChallenge } from "../../payments/fake-processor.ts";
 import { HttpError } from "../errors.ts";
 import { errorBody } from "../schemas.ts";
 import { contentSecurityPolicy } from "../web.ts";
@@ -95,25 +95,26 @@ const challengeAnswer = z
  * a page (and a way back to `return`); anything else JSON, so curl can play the bank too.
  */
 export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
+  /** The challenge answered, and the order moved as Stripe's webhook would move it; or, when the intent waits on none (answered already, or cancelled), what it is now. */
   async function answer(intentId: string, approved: boolean) {
-    const before = await fake.retrieveIntent(intentId).catch(() => {
+    await fake.retrieveIntent(intentId).catch(() => {
       throw new HttpError(404, "No such payment intent");
     });
-    if (before.status !== "requires_action")
-      throw new HttpError(409, `This payment is ${before.status}: there is no challenge to answer`, { status: before.status });
-    const intent = await fake.completeAction(intentId, approved);
+    // Whether it still waits on its challenge is judged where it is answered, under the intent's
+    // lock: of two answers at once (or one and a cancellation), one is the answer.
+    let completed: Awaited<ReturnType<FakeProcessor["completeAction"]>>;
+    try {
+      completed = await fake.completeAction(intentId, approved);
+    } catch (error) {
+      if (error instanceof NoChallenge) return { answered: false as const, intent: error.intent };
+      throw error;
+    }
+    const { intent, eventId } = completed;
     const event = eventOfIntent(intent);
     const type = intent.status === "succeeded" ? "payment_intent.succeeded" : "payment_intent.payment_failed";
     const orderId = intent.metadata.orderId ?? null;
-    const outcome = event
-      ? await useCases.receiveWebhookEvent({
-          provider: "stripe",
-          eventId: `evt_fake_${intent.id}_${intent.status}`,
-          type,
-          meaning: { kind: "payment", event, orderId },
-        })
-      : "ignored";
-    return { intent, orderId, outcome };
+    const outcome = event ? await useCases.receiveWebhookEvent({ provider: "stripe", eventId, type, meaning: { kind: "payment", event, orderId } }) : "ignored";
+    return { answered: true as const, intent, orderId, outcome };
   }
   const wantsPage = (request: Request) => request.headers.get("accept")?.includes("text/html") ?? false;
   const detail = { tags: ["Payment"], security: [] };
@@ -138,12 +139,14 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
     .post(
       "/:intentId/:answer",
       async ({ params, query, request, set }) => {
-        if (wantsPage(request)) {
+        const result = await answer(params.intentId, params.answer === "authorize");
+        if (!result.answered) {
           // A form sent from a page kept by the browser (Back): a page saying what the payment is now, not the 409's JSON.
-          const before = await fake.retrieveIntent(params.intentId).catch(() => null);
-          if (before && before.status !== "requires_action") return html(set, resultPage(before, query.return ?? null, true));
+          if (wantsPage(request)) return html(set, resultPage(result.intent, query.return ?? null, true));
+          const { status } = result.intent;
+          throw new HttpError(409, `This payment is ${status}: there is no challenge to answer`, { status });
         }
-        const { intent, orderId, outcome } = await answer(params.intentId, params.answer === "authorize");
+        const { intent, orderId, outcome } = result;
         if (wantsPage(request)) return html(set, resultPage(intent, query.return ?? null));
         return { paymentIntent: { id: intent.id, status: intent.status }, orderId, outcome };
       },
