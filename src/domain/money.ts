@@ -7,9 +7,14 @@ export function toDollars(cents: Cents): number {
   return cents / 100;
 }
 
-/** Whether a dollar amount is a whole number of cents (0.1 + 0.2 is; 1.005 is not). */
+/**
+ * Whether a dollar amount is a whole number of cents (0.1 + 0.2 is; 1.005 is not): off by no more
+ * than floating point's own error at that size, a few units in the last place. A fixed margin let
+ * a fraction of a cent pass as nothing: $0.000000001 was taken for a price of $0 (found by an attack).
+ */
 export function isWholeCents(dollars: number): boolean {
-  return Number.isFinite(dollars) && Math.abs(Math.round(dollars * 100) - dollars * 100) <= 1e-6;
+  const cents = dollars * 100;
+  return Number.isFinite(cents) && Math.abs(Math.round(cents) - cents) <= Math.abs(cents) * 16 * Number.EPSILON;
 }
 
 /** Converts a dollar amount from the outside world, refusing fractions of a cent. */

@@ -48,6 +48,9 @@ describe("product writes (products:write)", () => {
 
   test.each([
     [{ ...sauce, price: 12.999 }, "price"],
+    // A fraction of a cent too small to see was once stored as a free product (found by an attack).
+    [{ ...sauce, price: 0.000000001 }, "price"],
+    [{ ...sauce, compareAtPrice: 5e-324 }, "compareAtPrice"],
     [{ ...sauce, heatLevel: 6 }, "heatLevel"],
     [{ ...sauce, inventory: -1 }, "inventory"],
     [{ ...sauce, slug: "Not A Slug" }, "slug"],
