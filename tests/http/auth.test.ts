@@ -20,6 +20,18 @@ describe("POST /api/auth/register", () => {
     expect(await t.deps.repos.outbox.list()).toHaveLength(1);
   });
 
+  test("a blank name, as a form's empty field sends it, is no name: 201, not 'is required' for a field that is optional (found by an attack)", async () => {
+    for (const [email, name] of [
+      ["blank@example.com", ""],
+      ["spaces@example.com", "   "],
+    ]) {
+      const res = await t.call("POST", "/api/auth/register", { body: { email, password: "longenough", name } });
+      expect([res.status, res.body.user?.name]).toEqual([201, null]);
+    }
+    const tooLong = await t.call("POST", "/api/auth/register", { body: { email: "long@example.com", password: "longenough", name: "x".repeat(101) } });
+    expect(tooLong.body.details.issues).toEqual([{ path: "name", message: "must be at most 100 characters" }]);
+  });
+
   test("a taken e-mail is 409", async () => {
     await t.call("POST", "/api/auth/register", { body: { email: "a@example.com", password: "longenough" } });
     const res = await t.call("POST", "/api/auth/register", { body: { email: "A@example.com", password: "longenough" } });
@@ -328,6 +340,8 @@ describe("/api/users/me", () => {
     expect(put.body.data).toMatchObject({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
     const [audit] = await t.deps.repos.audit.list({ action: "user.update" });
     expect(audit?.changes).toEqual({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
+    // A blank name takes it away, as null does.
+    expect((await t.call("PUT", "/api/users/me", { body: { name: "  " }, headers: me.headers })).body.data).toMatchObject({ name: null });
   });
 
   test("the profile says what the account's role may do now: a client draws only the controls it can use", async () => {

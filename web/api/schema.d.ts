@@ -1551,6 +1551,7 @@ export interface components {
         ProfileChanges: {
             /** Format: uri */
             image?: string | null;
+            /** @description null or blank takes the name away */
             name?: string | null;
         };
         ProfileEnvelope: {
@@ -1585,6 +1586,7 @@ export interface components {
         };
         Registration: {
             email: string;
+            /** @description blank is no name, as left out (a form's empty field) */
             name?: string;
             /** @description 8 characters to 72 bytes, not one of the common passwords */
             password: string;

@@ -33,7 +33,13 @@ const registration = z
       // Only for an address zod took: one it refused is one issue, not the same one twice.
       .refine((email) => emailProblem(email) === null, { message: "Invalid email address", when: (payload) => payload.issues.length === 0 }),
     password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
-    name: z.string().trim().min(1).max(100).optional(),
+    name: z
+      .string()
+      .trim()
+      .max(100)
+      .transform((name) => name || undefined)
+      .optional()
+      .describe("blank is no name, as left out (a form's empty field)"),
   })
   .meta({ id: "Registration" });
 

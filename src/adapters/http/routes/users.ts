@@ -41,7 +41,14 @@ const present = (u: User, actor: Actor): z.infer<typeof profileSchema> => ({
 // Only name and image are the user's to change; any other field is refused, never ignored.
 const profileChanges = z
   .object({
-    name: z.string().trim().min(1).max(100).nullable().optional(),
+    name: z
+      .string()
+      .trim()
+      .max(100)
+      .transform((name) => name || null)
+      .nullable()
+      .optional()
+      .describe("null or blank takes the name away"),
     image: z
       .url({ protocol: /^https?$/ })
       .max(2048)
