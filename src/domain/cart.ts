@@ -56,7 +56,8 @@ export interface CartView<L> extends CartTotals {
 /**
  * The cart as the shopper sees it. A line whose product was taken off sale is left out, and out of
  * the totals, while it is off sale; the line itself is kept (it may still be removed) and shows
- * again if the product returns. It still takes one of the MAX_CART_LINES places.
+ * again if the product returns. It keeps its place among the MAX_CART_LINES until an add needs
+ * the place (makeRoomForLine).
  */
 export function viewCart<L extends { quantity: number; product: Pick<Product, "price" | "isActive"> }>(lines: readonly L[]): CartView<L> {
   const onSale = lines.filter((line) => line.product.isActive);
@@ -93,6 +94,17 @@ export function assertRoomForLine(lineCount: number): void {
       maximum: MAX_CART_LINES,
     });
   }
+}
+
+/**
+ * Room for a new line (decisions §4, §7). A line off sale is not in the shopper's cart, so only the
+ * lines on sale count against MAX_CART_LINES; but the lines kept all together never pass it, so
+ * when they fill it the oldest off sale give way (the shopper, who cannot see them, could not
+ * remove them). `offSale`: the ids of the lines off sale, oldest first. The ids to drop.
+ */
+export function makeRoomForLine(onSale: number, offSale: readonly string[]): string[] {
+  assertRoomForLine(onSale);
+  return offSale.slice(0, Math.max(0, onSale + offSale.length + 1 - MAX_CART_LINES));
 }
 
 export interface Goods {

@@ -138,15 +138,28 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       const shown = Object.fromEntries(CART_PRODUCT_FIELDS.map((f) => [f, garlic[f]])) as CartProduct;
       expect(await repo().lockForChange(user.id, garlic.id)).toEqual({
         lineCount: 2,
+        offSale: [],
         quantityInCart: garlicLine.quantity,
         product: shown,
       });
-      expect(await repo().lockForChange(other.id, garlic.id)).toEqual({ lineCount: 0, quantityInCart: 0, product: shown });
-      expect(await repo().lockForChange(user.id, "no-such-product")).toEqual({ lineCount: 2, quantityInCart: 0, product: null });
-      expect(await repo().lockForChange(user.id, null)).toEqual({ lineCount: 2, quantityInCart: 0, product: null });
+      expect(await repo().lockForChange(other.id, garlic.id)).toEqual({ lineCount: 0, offSale: [], quantityInCart: 0, product: shown });
+      expect(await repo().lockForChange(user.id, "no-such-product")).toEqual({ lineCount: 2, offSale: [], quantityInCart: 0, product: null });
+      expect(await repo().lockForChange(user.id, null)).toEqual({ lineCount: 2, offSale: [], quantityInCart: 0, product: null });
 
       expect((await repo().lockForChange(user.id, null)).lineCount).toBe(2);
       expect((await repo().lockForChange(other.id, null)).lineCount).toBe(0);
+    });
+
+    test("lockForChange counts the lines on sale only, and names those off sale, oldest first", async () => {
+      const user = await aStoredUser();
+      const [first, second, third] = [await aStoredProduct(), await aStoredProduct(), await aStoredProduct()];
+      const lines = [
+        await add({ id: createId(), userId: user.id, productId: third.id, quantity: 1, at: t3 }),
+        await add({ id: createId(), userId: user.id, productId: first.id, quantity: 1, at: t1 }),
+        await add({ id: createId(), userId: user.id, productId: second.id, quantity: 1, at: t2 }),
+      ];
+      for (const product of [third, first]) await target().repos.products.update(product.id, { isActive: false, updatedAt: t3 });
+      expect(await repo().lockForChange(user.id, second.id)).toMatchObject({ lineCount: 1, offSale: [lines[1]!.id, lines[0]!.id], quantityInCart: 1 });
     });
 
     test("setQuantity returns the updated line; an unknown line is null", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_CART_LINES, assertLineQuantity, assertRoomForLine, cartTotals, linesToPutBack, viewCart } from "../../src/domain/cart.ts";
+import { MAX_CART_LINES, assertLineQuantity, assertRoomForLine, cartTotals, linesToPutBack, makeRoomForLine, viewCart } from "../../src/domain/cart.ts";
 import { DomainError } from "../../src/domain/errors.ts";
 import { aProduct } from "../support/builders.ts";
 
@@ -90,6 +90,23 @@ describe("assertRoomForLine", () => {
 
   test("50 lines are cart.too_many_lines", () => {
     expect(domainErrorOf(() => assertRoomForLine(50)).code).toBe("cart.too_many_lines");
+  });
+});
+
+describe("makeRoomForLine: lines off sale take no place the shopper sees, and give way, oldest first, when the lines kept fill the cart", () => {
+  const hidden = (n: number) => Array.from({ length: n }, (_, i) => `off-${i}`);
+  test("room left: nothing gives way", () => {
+    expect(makeRoomForLine(0, [])).toEqual([]);
+    expect(makeRoomForLine(39, hidden(10))).toEqual([]);
+  });
+  test("the lines kept fill the cart: as many of the oldest off sale as a new line needs", () => {
+    expect(makeRoomForLine(40, hidden(10))).toEqual(["off-0"]);
+    expect(makeRoomForLine(49, hidden(1))).toEqual(["off-0"]);
+    // More kept than the cap (no change makes that; the rule holds all the same): back under it.
+    expect(makeRoomForLine(45, hidden(8))).toEqual(["off-0", "off-1", "off-2", "off-3"]);
+  });
+  test("50 lines on sale are cart.too_many_lines, whatever is off sale", () => {
+    expect(domainErrorOf(() => makeRoomForLine(50, hidden(3))).code).toBe("cart.too_many_lines");
   });
 });
 

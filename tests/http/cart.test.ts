@@ -135,6 +135,34 @@ describe("cart", () => {
     expect((await t.call("GET", "/api/cart", { headers: me.headers })).body).toMatchObject({ itemCount: 50, totalQuantity: 51 });
   });
 
+  test("lines off sale take no place the shopper can see: a cart of 50 with 10 off sale takes a new product, the oldest off sale giving way (found by an attack)", async () => {
+    const staff = await signedInAs(t, "ADMIN");
+    const products = Array.from({ length: 49 }, () => aProduct({ inventory: 5 }));
+    for (const p of products) await t.deps.repos.products.create(p);
+    for (const p of [habanero, ...products]) expect((await add(p.id, 1)).status).toBe(200);
+    const offSale = products.slice(0, 10);
+    for (const p of offSale) expect((await t.call("DELETE", `/api/products/${p.id}`, { headers: staff.headers })).status).toBe(200);
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body).toMatchObject({ itemCount: 40 });
+    const hiddenOf = async () => (await t.deps.repos.carts.lines(me.id)).filter((l) => !l.product.isActive).map((l) => l.productId);
+    const [oldest, ...others] = await hiddenOf();
+    expect([oldest, ...others].sort()).toEqual(offSale.map((p) => p.id).sort());
+
+    expect((await add(verde.id, 1)).status).toBe(200);
+    expect(await t.deps.repos.carts.lines(me.id)).toHaveLength(50);
+    // The oldest line off sale gave way, and the audit log says why; the other nine are kept, to show again if their products return.
+    expect(await hiddenOf()).toEqual(others);
+    const [removed] = await t.deps.repos.audit.list({ action: "cart.remove" });
+    expect(removed).toMatchObject({ userId: me.id, changes: { productId: oldest, quantity: 1, reason: "off_sale_made_room" } });
+
+    // Forty-one on sale now: nine more fit, each taking an off-sale line's place; then the cart is full.
+    const more = Array.from({ length: 10 }, () => aProduct({ inventory: 5 }));
+    for (const p of more) await t.deps.repos.products.create(p);
+    for (const p of more.slice(0, 9)) expect((await add(p.id, 1)).status).toBe(200);
+    expect((await add(more[9]!.id, 1)).body).toEqual({ error: "A cart can hold at most 50 different products", details: { maximum: 50 } });
+    expect((await t.call("GET", "/api/cart", { headers: me.headers })).body).toMatchObject({ itemCount: 50 });
+    expect(await t.deps.repos.carts.lines(me.id)).toHaveLength(50);
+  });
+
   test("a line holds at most 99", async () => {
     await add(verde.id, 90);
     const res = await add(verde.id, 10);

@@ -41,16 +41,23 @@ const PRODUCT_COLUMNS = [
 /** The same beside a cart line, which names its product already. */
 const LINE_PRODUCT_COLUMNS = PRODUCT_COLUMNS.filter((column) => column !== "products.id");
 
-// The cart's size, what it holds of the product, and the product itself (as a JSON object): one statement.
+// The cart's size (its lines on sale), its lines off sale (oldest first), what it holds of the
+// product, and the product itself (as a JSON object): one statement.
 const summarize = compileOnce((db, userId: string, productId: string) =>
   db
     .selectFrom("cart_items")
+    .leftJoin("products as held", "held.id", "cart_items.product_id")
     .select((eb) => [
-      eb.fn.countAll<string>().as("line_count"),
-      eb.fn.sum<string | null>("quantity").filterWhere("product_id", "=", productId).as("in_cart"),
+      eb.fn.countAll<string>().filterWhere("held.is_active", "=", true).as("line_count"),
+      sql<
+        string[] | null
+      >`array_agg(${eb.ref("cart_items.id")} order by ${eb.ref("cart_items.created_at")}, ${eb.ref("cart_items.id")}) filter (where ${eb.ref("held.is_active")} is not true)`.as(
+        "off_sale",
+      ),
+      eb.fn.sum<string | null>("cart_items.quantity").filterWhere("cart_items.product_id", "=", productId).as("in_cart"),
       jsonObjectFrom(eb.selectFrom("products").select(PRODUCT_COLUMNS).where("products.id", "=", productId)).as("product"),
     ])
-    .where("user_id", "=", userId),
+    .where("cart_items.user_id", "=", userId),
 );
 
 /** A user's lines with what the cart shows of their products, oldest first. */
@@ -135,6 +142,7 @@ export function createPgCartRepository(db: Db): CartRepository {
       const [row] = await summarize(db, userId, productId ?? "");
       return {
         lineCount: Number(row?.line_count ?? 0),
+        offSale: row?.off_sale ?? [],
         quantityInCart: Number(row?.in_cart ?? 0),
         product: row?.product ? toProduct(row.product.id, row.product) : null,
       };

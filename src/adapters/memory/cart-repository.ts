@@ -23,8 +23,10 @@ export function createMemoryCartRepository(items: Map<string, CartItem>, product
       const lines = ofUser(userId);
       const line = lines.find((i) => i.productId === productId);
       const product = productId === null ? undefined : products.get(productId);
+      const hidden = lines.filter((i) => !products.get(i.productId)?.isActive).sort(byAge);
       return {
-        lineCount: lines.length,
+        lineCount: lines.length - hidden.length,
+        offSale: hidden.map((i) => i.id),
         quantityInCart: line?.quantity ?? 0,
         product: product ? structuredClone(shown(product)) : null,
       };

@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { type CartLine, assertLineQuantity, assertRoomForLine } from "../../domain/cart.ts";
+import { type CartLine, assertLineQuantity, makeRoomForLine } from "../../domain/cart.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { auditEntry } from "../audit.ts";
+import { auditEntry, recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
 
 /**
@@ -20,8 +20,15 @@ export function addToCart(
     const product = cart.product;
     if (!product?.isActive) throw new DomainError("product.not_found", "Product not found");
     const inCart = cart.quantityInCart;
-    if (inCart === 0) assertRoomForLine(cart.lineCount);
+    const givingWay = inCart === 0 ? makeRoomForLine(cart.lineCount, cart.offSale) : [];
     assertLineQuantity(product, inCart + input.quantity, inCart);
+    // Lines the shopper could not see (their products off sale) make room for one they can.
+    for (const itemId of givingWay) {
+      const item = await tx.carts.findById(itemId);
+      if (!item || !(await tx.carts.remove(itemId))) continue;
+      const changes = { productId: item.productId, quantity: item.quantity, reason: "off_sale_made_room" };
+      await recordAudit(tx, deps, { userId, action: "cart.remove", entityType: "cart_item", entityId: itemId, changes, origin });
+    }
 
     // The entry names the line as the upsert leaves it (a checkout not yet committed may be taking
     // the line seen above, or a failed one putting it back): the statement fills in its id and quantity.

@@ -11,7 +11,10 @@ export interface CartAddition {
 }
 
 export interface CartSummary {
+  /** The lines in the cart as the shopper sees it: their products on sale. */
   lineCount: number;
+  /** The ids of the lines kept but not shown (their products are off sale), oldest first. */
+  offSale: string[];
   /** The quantity of the asked-for product already in the cart; 0 when it has no line. */
   quantityInCart: number;
   /** The asked-for product as the cart shows it; null when there is no such product, or none was asked for. */
