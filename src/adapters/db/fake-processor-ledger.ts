@@ -116,7 +116,6 @@ const keepIfUnchanged = compileOnce(
     select count(*)::int as claimed from claim`,
 );
 
-/** Thrown by the optimistic way's book when the work asks what it cannot answer without locks. */
 /**
  * A copy of what the book keeps, as the ledger keeps it: intents and refunds are plain JSON (stored
  * as jsonb), so a JSON copy is exact, and some five times cheaper than structuredClone in Bun (two
@@ -124,6 +123,7 @@ const keepIfUnchanged = compileOnce(
  */
 const copyOf = <T extends PaymentIntent | Refund>(kept: T): T => JSON.parse(JSON.stringify(kept));
 
+/** Thrown by the optimistic way's book when the work asks what it cannot answer without locks. */
 const NEEDS_LOCKS = Symbol("needs locks");
 
 /**
