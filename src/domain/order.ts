@@ -144,14 +144,18 @@ export function refuseUnlessCancellable(order: { status: OrderStatus; paymentSta
 /** The most an order may total: Stripe's largest charge in US dollars, $999,999.99. */
 export const MAX_ORDER_TOTAL: Cents = 99_999_999;
 
-const TRACKING_NUMBER = /^[^\p{Cc}]{1,100}$/u;
+/** Printable: no control or invisible format characters (a zero-width space), nor line or paragraph separators. */
+const TRACKING_NUMBER = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u;
 
 /**
  * The tracking number a move sets: SHIPPED needs one (trimmed, 1 to 100 printable characters) and
- * no other move takes one, so the number given when the order shipped is never overwritten.
+ * no other move takes one, so the number given when the order shipped is never overwritten. It is
+ * taken in Unicode's compatibility form (NFKC): fullwidth `１Ｚ` is the carrier's `1Z`, as the
+ * carrier's tracking webhook names it. An invisible character is refused, not dropped: pasted
+ * with the number, it would keep the carrier's updates from finding the order.
  */
 export function trackingNumberFor(to: OrderStatus, given: string | null | undefined): string | null {
-  const value = given?.trim() || null;
+  const value = given?.normalize("NFKC").trim() || null;
   if (to !== "SHIPPED") {
     if (value) throw new DomainError("order.tracking_not_allowed", "A tracking number is set only when an order ships", { field: "trackingNumber" });
     return null;

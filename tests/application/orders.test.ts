@@ -632,13 +632,15 @@ describe("changing an order's status", () => {
       details: { field: "trackingNumber" },
     });
     await move("PROCESSING", staff, "  ");
-    for (const bad of ["T".repeat(101), "AB\u0001C", "AB\u001b[31mRED", "A\nB"]) {
+    // Invisible characters too: a number pasted with one would never match the carrier's (found by an attack).
+    for (const bad of ["T".repeat(101), "AB\u0001C", "AB\u001b[31mRED", "A\nB", "1Z\u200b999", "\u2060", "1Z\u2028999", "\u200f1Z999"]) {
       expect(await domainErrorOf(move("SHIPPED", staff, bad))).toMatchObject({
         code: "invalid_input",
         details: { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] },
       });
     }
-    expect(await move("SHIPPED", staff, " 1Z999 ")).toMatchObject({ trackingNumber: "1Z999" });
+    // Fullwidth is the carrier's own: １Ｚ９９９ is 1Z999, as its webhook will name it.
+    expect(await move("SHIPPED", staff, " \uff11\uff3a\uff19\uff19\uff19 ")).toMatchObject({ trackingNumber: "1Z999" });
     expect(await domainErrorOf(move("DELIVERED", staff, "CHANGED"))).toMatchObject({ code: "order.tracking_not_allowed" });
     expect(await move("DELIVERED")).toMatchObject({ status: "DELIVERED", trackingNumber: "1Z999" });
   });
