@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embeddedLockFile } from "../../src/adapters/db/database.ts";
-import { lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
+import { holderCommand, lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
 
 // Decisions §10: an embedded database belongs to one process. The lock is a flock, which the kernel
 // keeps per open file: a second open of the same file in this process is refused like another
@@ -21,6 +21,16 @@ test("a held lock refuses the next taker, naming the DATA_DIR and the holder; re
   first.release();
   first.release();
   lockEmbeddedDatabase(file, "DATA_DIR /srv/shop").release();
+});
+
+test("the lock file names its holder by program and command, never by its options: a password given to the CLI stays out of it (found by an attack)", () => {
+  const cli = ["/usr/bin/bun", "/srv/shop/src/cli/main.ts", "user:create", "--email", "a@example.com", "--password", "Sup3rSecret-PW!"];
+  expect(holderCommand(cli)).toBe("/srv/shop/src/cli/main.ts user:create");
+  expect(holderCommand(["/usr/bin/bun", "src/main.ts"])).toBe("src/main.ts");
+  const file = lockFile("named");
+  const lock = lockEmbeddedDatabase(file, "DATA_DIR x");
+  expect(JSON.parse(readFileSync(file, "utf8")).command).toBe(holderCommand(process.argv));
+  lock.release();
 });
 
 test("a lock file left behind holds nothing, even one naming a process that lives on: only a live holder's flock counts", () => {

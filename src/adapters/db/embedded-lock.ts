@@ -24,7 +24,7 @@ export function lockEmbeddedDatabase(file: string, label: string): { release(): 
     throw new Error(`${label} is in use by ${holderOf(file)}: one process per embedded database; stop that one first`);
   }
   ftruncateSync(fd, 0);
-  writeSync(fd, JSON.stringify({ pid: process.pid, command: process.argv.slice(1).join(" "), since: new Date().toISOString() }), 0);
+  writeSync(fd, JSON.stringify({ pid: process.pid, command: holderCommand(process.argv), since: new Date().toISOString() }), 0);
   let held = true;
   return {
     release() {
@@ -33,6 +33,17 @@ export function lockEmbeddedDatabase(file: string, label: string): { release(): 
       closeSync(fd);
     },
   };
+}
+
+/**
+ * The holder as the lock file names it, to whoever is refused (and to the log): the program and its
+ * command, up to the first option. Never the options: `user:create --password …` put a password
+ * in the file, and in the next refused server's log line (found by an attack).
+ */
+export function holderCommand(argv: readonly string[]): string {
+  const words = argv.slice(1);
+  const firstOption = words.findIndex((word) => word.startsWith("-"));
+  return (firstOption < 0 ? words : words.slice(0, firstOption)).join(" ");
 }
 
 function holderOf(file: string): string {
