@@ -78,6 +78,24 @@ test("a transaction whose connection is cut before it commits (pg_terminate_back
   }
 });
 
+test("a database that is not there (a restore dropped it), or a login the server refuses, is database.unavailable too, never a 500 (found by an attack)", async () => {
+  for (const [url, sqlState] of [
+    [`postgres://root@127.0.0.1:5432/storefront_no_such_database_${process.pid}`, "3D000"],
+    [`postgres://storefront_no_such_role_${process.pid}@127.0.0.1:5432/test`, "28000"],
+  ] as const) {
+    const { db } = openDatabase({ kind: "postgres", url });
+    const uow = createPgUnitOfWork(db);
+    try {
+      for (const attempt of [() => uow.read((repos) => repos.products.findById("p1")), () => uow.transaction((tx) => tx.products.findById("p1"))]) {
+        const error = await attempt().catch((e: unknown) => e);
+        expect([(error as DomainError).code, ((error as Error).cause as { code?: string }).code]).toEqual(["database.unavailable", sqlState]);
+      }
+    } finally {
+      await db.destroy();
+    }
+  }
+});
+
 test("a database that does not answer is DomainError database.unavailable (a 503 with Retry-After), for reads and transactions alike", async () => {
   const { db } = openDatabase({ kind: "postgres", url: `postgres://root@127.0.0.1:${await freePort()}/nowhere` });
   const uow = createPgUnitOfWork(db);

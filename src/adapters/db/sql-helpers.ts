@@ -25,9 +25,12 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT
 /**
  * SQLSTATEs of a server that cannot serve: a connection exception (class 08), shut down by an
  * administrator (a fast stop, pg_terminate_backend) or a crash, starting up or shutting down, too
- * many connections.
+ * many connections; and a server that will not serve this shop for now: its database missing
+ * (3D000, dropped and made again by a restore) or its login refused (class 28, a password being
+ * rotated). Each was a 500 on every route (found by an attack).
  */
-const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300", "3D000"]);
+const UNAVAILABLE_CLASSES = ["08", "28"];
 /** What node-postgres says of a connection it lost, or could not make in time (it gives these no code). */
 const LOST_MESSAGES = [
   "Connection terminated",
@@ -51,15 +54,15 @@ export function timestamptzText(at: Date): string {
 }
 
 /**
- * Whether the error says PostgreSQL could not be reached, or dropped the connection mid-way (a
- * restart, a terminated backend, the network): not the query's fault, and a moment later the same
- * query may well run. An AggregateError (a name that resolved to several addresses) is one when
+ * Whether the error says PostgreSQL could not be reached, would not take the shop (its database
+ * missing, its login refused), or dropped the connection mid-way (a restart, a terminated backend,
+ * the network): not the query's fault, and a moment later the same query may well run. An AggregateError (a name that resolved to several addresses) is one when
  * any of its errors is.
  */
 export function isConnectionLost(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
-  if (typeof code === "string" && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
+  if (typeof code === "string" && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))) return true;
   if (typeof message === "string" && LOST_MESSAGES.some((lost) => message.includes(lost))) return true;
   return Array.isArray(errors) && errors.some(isConnectionLost);
 }
