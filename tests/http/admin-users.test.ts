@@ -186,6 +186,23 @@ describe("PUT /api/admin/users/:id/role (users:write)", () => {
 });
 
 describe("GET /api/admin/users/export (users:export)", () => {
+  test("loaded by a browser as a picture (a product's image set to the export's address), it is refused and runs nothing; as a link or a fetch, it runs (found by an attack)", async () => {
+    const admin = await signedInAs(t, "ADMIN", "admin@example.com");
+    for (const destination of ["image", "script", "style", "video"]) {
+      const res = await t.call("GET", "/api/admin/users/export?role=ADMIN", { headers: { ...admin.headers, "sec-fetch-dest": destination } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        error: "The API answers scripts and pages, not a browser's image, script or style",
+        details: { secFetchDest: destination },
+      });
+    }
+    expect(await t.deps.repos.audit.list({ action: "user.export" })).toEqual([]);
+    for (const destination of ["document", "empty"]) {
+      expect((await raw("/api/admin/users/export?role=ADMIN", { headers: { ...admin.headers, "sec-fetch-dest": destination } })).status).toBe(200);
+    }
+    expect(await t.deps.repos.audit.list({ action: "user.export" })).toHaveLength(2);
+  });
+
   test("CSV of the filtered accounts: RFC 4180 quoting, formula cells neutralized, non-ASCII as it is; a dated download; audited with its filters", async () => {
     const admin = await signedInAs(t, "ADMIN", "admin@example.com");
     const at = (second: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, second));

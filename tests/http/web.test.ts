@@ -34,6 +34,17 @@ function expectOnEverything(headers: Headers) {
 }
 
 describe("the pages", () => {
+  test("a browser's pictures, scripts and styles load from the pages and the API's docs, never from the API itself (Sec-Fetch-Dest)", async () => {
+    const script = scriptOf((await get("/")).body)!;
+    expect((await get(script, { "sec-fetch-dest": "script" })).status).toBe(200);
+    const docs: string = (await get("/api/docs", { "sec-fetch-dest": "document" })).body;
+    const docsAssets = [...docs.matchAll(/(?:src|href)="(\/api\/docs\/assets\/[^"]+)"/g)].map(([, path]) => path!);
+    expect(docsAssets.length).toBeGreaterThan(0);
+    for (const asset of docsAssets) expect((await get(asset, { "sec-fetch-dest": asset.endsWith(".css") ? "style" : "script" })).status).toBe(200);
+    expect((await get("/api/products", { "sec-fetch-dest": "empty" })).status).toBe(200);
+    expect((await get("/api/products", { "sec-fetch-dest": "image" })).status).toBe(400);
+  });
+
   test("/ is the storefront's page, never stored, with the CSP and nosniff", async () => {
     const page = await get("/");
     expect(page.status).toBe(200);

@@ -7,6 +7,7 @@ import type { FakeProcessor } from "../payments/fake-processor.ts";
 import { type AuthSettings, hasLiveSession, tokenSubject } from "./auth.ts";
 import { apiDocs } from "./docs/index.ts";
 import { idempotencyPlugin } from "./idempotency.ts";
+import { fetchMetadata } from "./plumbing/fetch-metadata.ts";
 import { bodyReading } from "./plumbing/body.ts";
 import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";
@@ -85,6 +86,7 @@ export function createApp(
     .use(serverSpans(tracer ?? null))
     .use(cors(corsOrigins, routes.methodsAt))
     .use(rateLimit(useCases, routes, { exemptUserAgent, hasLiveSession: hasLiveSession(useCases, auth) }))
+    .use(fetchMetadata())
     .use(bodyReading(routes))
     .use(errorMapper(logger, routes))
     .use(requestLog(logger, tokenSubject(auth)))
