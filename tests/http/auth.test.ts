@@ -30,6 +30,11 @@ describe("POST /api/auth/register", () => {
     }
     const tooLong = await t.call("POST", "/api/auth/register", { body: { email: "long@example.com", password: "longenough", name: "x".repeat(101) } });
     expect(tooLong.body.details.issues).toEqual([{ path: "name", message: "must be at most 100 characters" }]);
+    // One line: a name holding a line break could pass for two lines of a list (found by an attack).
+    const twoLines = await t.call("POST", "/api/auth/register", {
+      body: { email: "lines@example.com", password: "longenough", name: "Bob\nfake@evil.test   ADMIN" },
+    });
+    expect(twoLines.body.details.issues).toEqual([{ path: "name", message: "must be one line" }]);
   });
 
   test("a taken e-mail is 409", async () => {

@@ -69,7 +69,7 @@ describe("JSON input the shop refuses with a 400 (decisions §10)", () => {
   });
 
   test("control characters are refused (tab and line breaks aside), in any field", async () => {
-    for (const name of ["Bell\u0007", "Esc\u001b[31m", "Del\u007f"]) {
+    for (const name of ["Bell\u0007", "Esc\u001b[31m", "Del\u007f", "C1\u009b2J", "Next line\u0085"]) {
       const res = await t.call("PUT", "/api/users/me", { body: { name }, headers: me.headers });
       expect({ name, status: res.status, issues: res.body.details?.issues }).toEqual({
         name,

@@ -51,6 +51,9 @@ describe("product writes (products:write)", () => {
     // A fraction of a cent too small to see was once stored as a free product (found by an attack).
     [{ ...sauce, price: 0.000000001 }, "price"],
     [{ ...sauce, compareAtPrice: 5e-324 }, "compareAtPrice"],
+    // A name is one line: a line break split the line report:sales printed it on (found by an attack).
+    [{ ...sauce, name: "Ghost\rPepper" }, "name"],
+    [{ ...sauce, name: "Ghost\nPepper" }, "name"],
     [{ ...sauce, heatLevel: 6 }, "heatLevel"],
     [{ ...sauce, inventory: -1 }, "inventory"],
     [{ ...sauce, slug: "Not A Slug" }, "slug"],

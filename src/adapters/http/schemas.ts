@@ -10,6 +10,17 @@ export const idOf = (what: `a ${string}` | `an ${string}`) => z.string().regex(n
 
 export { money, timestamp } from "../presenters/shapes.ts";
 
+/**
+ * A name shown on one line (a product's, a person's), trimmed, up to `max` characters: a line break
+ * in one splits the line a report or a list prints it on (found by an attack).
+ */
+export const oneLineName = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .regex(/^[^\r\n\u2028\u2029]*$/, "must be one line");
+
 /** A new password; its rules (length, the common-password list) are the use case's, which names the field when one breaks. */
 export const newPassword = z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords");
 

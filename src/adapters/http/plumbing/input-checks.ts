@@ -13,8 +13,10 @@ function clip(text: string, length: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-// C0 control characters and DEL, but tab and line breaks, which descriptions may hold.
-const CONTROL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+// C0 control characters and DEL, but tab and line breaks, which descriptions may hold; and the C1
+// controls, which a terminal may act on (U+009B is an escape sequence's start: a product name holding
+// it reached the operator's terminal through report:sales; found by an attack).
+const CONTROL = /[\u0001-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 
 /** What is wrong with one part of a request, and where in it. */
 export interface ValidationIssue {

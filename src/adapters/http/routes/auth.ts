@@ -7,7 +7,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import type { AuthSettings } from "../auth.ts";
 import { authPlugin } from "../auth.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
-import { JSON_BODY, errorBody, sessionCookie } from "../schemas.ts";
+import { JSON_BODY, errorBody, oneLineName, sessionCookie } from "../schemas.ts";
 import { oauthRoutes } from "./oauth.ts";
 
 const sessionUserSchema = z
@@ -33,10 +33,7 @@ const registration = z
       // Only for an address zod took: one it refused is one issue, not the same one twice.
       .refine((email) => emailProblem(email) === null, { message: "Invalid email address", when: (payload) => payload.issues.length === 0 }),
     password: z.string().max(1024).describe("8 characters to 72 bytes, not one of the common passwords"),
-    name: z
-      .string()
-      .trim()
-      .max(100)
+    name: oneLineName(100)
       .transform((name) => name || undefined)
       .optional()
       .describe("blank is no name, as left out (a form's empty field)"),

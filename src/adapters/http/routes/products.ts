@@ -5,7 +5,20 @@ import { toDollars } from "../../../domain/money.ts";
 import { MAX_HEAT_LEVEL, MAX_INVENTORY, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, dollarsInCents, envelope, envelopeError, idOf, money, pageQuery, pagedEnvelope, queryDollars, queryNumber, timestamp } from "../schemas.ts";
+import {
+  JSON_BODY,
+  dollarsInCents,
+  envelope,
+  envelopeError,
+  idOf,
+  money,
+  oneLineName,
+  pageQuery,
+  pagedEnvelope,
+  queryDollars,
+  queryNumber,
+  timestamp,
+} from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
 export const productSchema = z
@@ -65,7 +78,7 @@ const listQuery = z
 const errors = { 400: envelopeError, 404: envelopeError };
 
 const productFields = {
-  name: z.string().trim().min(1).max(200),
+  name: oneLineName(200).min(1),
   slug: z
     .string()
     .max(200)

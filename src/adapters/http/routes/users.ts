@@ -4,7 +4,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import { type Actor, PERMISSIONS } from "../../../domain/permissions.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, envelope, envelopeError, newPassword, sessionCookie, timestamp } from "../schemas.ts";
+import { JSON_BODY, envelope, envelopeError, newPassword, oneLineName, sessionCookie, timestamp } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
 
@@ -41,10 +41,7 @@ const present = (u: User, actor: Actor): z.infer<typeof profileSchema> => ({
 // Only name and image are the user's to change; any other field is refused, never ignored.
 const profileChanges = z
   .object({
-    name: z
-      .string()
-      .trim()
-      .max(100)
+    name: oneLineName(100)
       .transform((name) => name || null)
       .nullable()
       .optional()
