@@ -393,3 +393,21 @@ test("the pages carry the CSP, which blocks an inline script; no request ever le
   expect(outcome).toEqual({ violated: "script-src-elem", ran: undefined });
   expect(blocked).toEqual([]);
 }, 20_000);
+
+// Last: its order takes stock and stands in the queue, which the tests above count.
+test("a move another made first: the page says why it was refused, reads the order again, and offers only the moves it still allows (found by an attack)", async () => {
+  const order = await aPaidOrder("Ghost Pepper Inferno");
+  // A session of its own, set as a cookie: a sign-in through the form would spend the next tests' tries.
+  const [name, value] = (await signedInAs(shop, "STAFF", "staff-moves@example.com")).cookie.split("=") as [string, string];
+  await page.setCookie({ name, value, url: origin });
+  await page.goto(`${origin}/admin/orders/${order.orderId}`);
+  await find("button", "Start processing");
+  const movedFirst = await shop.call("PUT", `/api/orders/${order.orderId}/status`, { body: { status: "PROCESSING" }, headers: admin.headers });
+  expect(movedFirst.status).toBe(200);
+  await click("button", "Start processing");
+  await shows("cannot move from PROCESSING to PROCESSING");
+  await find("button", "Ship");
+  const buttons = await page.$$eval("main button", (nodes) => nodes.map((node) => node.textContent?.trim()));
+  expect(buttons).not.toContain("Start processing");
+  await page.deleteCookie({ name, url: origin });
+}, 20_000);

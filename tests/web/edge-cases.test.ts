@@ -170,6 +170,26 @@ test("cancelling an order asks first, with the focus on keeping it; only the sec
   await page.waitForFunction(() => document.querySelector(".facts [data-status]")?.textContent === "Cancelled");
 }, 20_000);
 
+test("an order page the order outlived: cancelled in another tab, Cancel is refused and the page reads the order again: the reason, the order as it is, and no Pay or Cancel left (found by an attack)", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  const id = await placeOrder(page);
+  await page.goto(`${shop.origin}/orders/${id}`);
+  await button(page, "Cancel order").wait();
+  const cancelled = await page.evaluate(
+    (orderId) =>
+      fetch(`/api/orders/${orderId}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((answer) => answer.status),
+    id,
+  );
+  expect(cancelled).toBe(200);
+  await button(page, "Cancel order").click();
+  await button(page, "Yes, cancel the order").click();
+  await page.locator("[role=alert]").wait();
+  await page.waitForFunction(() => document.querySelector(".facts [data-status]")?.textContent === "Cancelled");
+  expect(await page.$("aria/Cancel order[role='button']")).toBeNull();
+  expect(await page.$("aria/Pay now")).toBeNull();
+}, 20_000);
+
 test("a right-to-left mark in a customer's street turns only that line around: the ZIP code still follows the city on the pay page; no price beside a long name is broken", async () => {
   const { page } = await newPage();
   await signedInWithCart(page, "caribbean-habanero-hot-sauce");

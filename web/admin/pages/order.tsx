@@ -68,6 +68,7 @@ export function OrderPage({ id }: { id: string }) {
           await loaded.reload();
           setDone(text);
         }}
+        onRefused={() => loaded.reload()}
       />
       <h2>Lines</h2>
       <TableWrap label="Order lines">
@@ -146,7 +147,7 @@ function moveLabel(move: Move): string {
  * holds every permission a move needs: STAFF without financials:refunds sees no refund. Shipping
  * asks for the tracking number; ending the order (a refund above all) asks to confirm first.
  */
-function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Promise<void> }) {
+function Moves({ order, onMoved, onRefused }: { order: Order; onMoved: (text: string) => Promise<void>; onRefused: () => Promise<void> }) {
   const session = useSession();
   const [problem, showProblem] = useState<Problem | null>(null);
   const setProblem = useProblemSetter(showProblem);
@@ -171,7 +172,13 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (text: string) => Pr
     setBusy(false);
     dialog.current?.close();
     setConfirming(null);
-    if (!outcome.ok) return setProblem(outcome.problem);
+    if (!outcome.ok) {
+      setProblem(outcome.problem);
+      // Refused by the shop (moved meanwhile by someone else, say): the order as it is now, with only
+      // the moves it still allows, beside the reason. Not reached, there is nothing newer to read.
+      if (outcome.problem.status >= 400 && outcome.problem.status < 500) await onRefused();
+      return;
+    }
     setProblem(null);
     const refundDue = outcome.status === 202 ? " The processor has not made the refund yet: it is due, and asked again every minute." : "";
     await onMoved(`The order is now ${label(outcome.data.status)}; payment ${label(outcome.data.paymentStatus)}.${refundDue}`);

@@ -99,7 +99,14 @@ export function OrderPage() {
       await unwrap(api.POST("/api/orders/{id}/cancel", { params: { path: { id } } }));
       await load();
     } catch (error) {
-      setProblem(problemFrom(error));
+      const refused = problemFrom(error);
+      setProblem(refused);
+      // Refused by the shop (paid or cancelled meanwhile, in another tab): the order as it is now,
+      // with only what it still allows, beside the reason. Not reached, there is nothing newer to read.
+      if (refused.status >= 400 && refused.status < 500)
+        await unwrap(api.GET("/api/orders/{id}", { params: { path: { id } } }))
+          .then(setOrder)
+          .catch(() => {});
     } finally {
       setBusy(false);
     }
