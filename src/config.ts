@@ -27,7 +27,9 @@ const envSchema = z.object({
   PUBLIC_URL: urlOf("http", "https").optional(),
   DATABASE_URL: z
     .string()
-    .refine((v) => /^postgres(ql)?:\/\//.test(v) || v === "pglite://memory" || /^pglite:\/\/\/./.test(v), {
+    // A URL that does not parse (a port that is no number, say) is refused here, naming the variable,
+    // not at the first connection with a bare "Invalid URL" (found by an attack).
+    .refine((v) => (/^postgres(ql)?:\/\//.test(v) && URL.canParse(v)) || v === "pglite://memory" || (/^pglite:\/\/\/./.test(v) && URL.canParse(v)), {
       message: "must be postgres://…, pglite:///absolute/path or pglite://memory",
     })
     .optional(),

@@ -45,6 +45,8 @@ describe("configuration", () => {
     ["BOOTSTRAP_ADMIN_PASSWORD", "é".repeat(37)],
     ["BOOTSTRAP_ADMIN_PASSWORD", "password1"],
     ["DATABASE_URL", "pglite://relative/path"],
+    // A URL that does not parse, named here rather than a bare "Invalid URL" at the first connection (found by an attack).
+    ["DATABASE_URL", "postgres://u:p@host:notaport/x"],
     ["CORS_ORIGINS", "localhost:5173"],
     ["CORS_ORIGINS", "https://ok.example.com,foo:bar"],
     ["CORS_ORIGINS", "null"],
