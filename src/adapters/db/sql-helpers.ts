@@ -56,8 +56,8 @@ export function timestamptzText(at: Date): string {
 /**
  * Whether the error says PostgreSQL could not be reached, would not take the shop (its database
  * missing, its login refused), or dropped the connection mid-way (a restart, a terminated backend,
- * the network): not the query's fault, and a moment later the same query may well run. An AggregateError (a name that resolved to several addresses) is one when
- * any of its errors is.
+ * the network): not the query's fault, and a moment later the same query may well run. An
+ * AggregateError (a name that resolved to several addresses) is one when any of its errors is.
  */
 export function isConnectionLost(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;

@@ -76,12 +76,13 @@ export function OrderPage() {
   const [busy, setBusy] = useState(false);
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   usePageTitle(order ? `Order ${order.orderNumber}` : "Order", "Storefront");
+  const read = useCallback(() => unwrap(api.GET("/api/orders/{id}", { params: { path: { id } } })), [id]);
   const load = useCallback(
     () =>
-      unwrap(api.GET("/api/orders/{id}", { params: { path: { id } } }))
+      read()
         .then(setOrder)
         .catch((error: unknown) => setProblem(problemFrom(error))),
-    [id],
+    [read],
   );
   useEffect(() => {
     if (user) void load();
@@ -104,7 +105,7 @@ export function OrderPage() {
       // Refused by the shop (paid or cancelled meanwhile, in another tab): the order as it is now,
       // with only what it still allows, beside the reason. Not reached, there is nothing newer to read.
       if (refused.status >= 400 && refused.status < 500)
-        await unwrap(api.GET("/api/orders/{id}", { params: { path: { id } } }))
+        await read()
           .then(setOrder)
           .catch(() => {});
     } finally {
