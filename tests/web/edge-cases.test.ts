@@ -64,6 +64,14 @@ const placeOrder = (page: Page, address1 = "100 Congress Ave") =>
     return (await answer.json()).orderId as string;
   }, address1);
 
+/** The order cancelled through the API with the page's session, as from another tab; the answer's status. */
+const cancelledElsewhere = (page: Page, id: string) =>
+  page.evaluate(
+    (orderId) =>
+      fetch(`/api/orders/${orderId}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((answer) => answer.status),
+    id,
+  );
+
 /** Before the page's own scripts: its calls to `path` refused with 401, as by an instance that has seen the session end. */
 const answered401 = (page: Page, path: string) =>
   page.evaluateOnNewDocument((refused: string) => {
@@ -176,12 +184,7 @@ test("an order page the order outlived: cancelled in another tab, Cancel is refu
   const id = await placeOrder(page);
   await page.goto(`${shop.origin}/orders/${id}`);
   await button(page, "Cancel order").wait();
-  const cancelled = await page.evaluate(
-    (orderId) =>
-      fetch(`/api/orders/${orderId}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((answer) => answer.status),
-    id,
-  );
-  expect(cancelled).toBe(200);
+  expect(await cancelledElsewhere(page, id)).toBe(200);
   await button(page, "Cancel order").click();
   await button(page, "Yes, cancel the order").click();
   await page.locator("[role=alert]").wait();
@@ -289,12 +292,7 @@ test("a pay page the order outlived: cancelled in another tab, Pay reads the ord
   const id = await placeOrder(page);
   await page.goto(`${shop.origin}/orders/${id}/pay`);
   await page.locator("form[aria-label=Payment] button[type=submit]").wait();
-  const cancelled = await page.evaluate(
-    (orderId) =>
-      fetch(`/api/orders/${orderId}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((answer) => answer.status),
-    id,
-  );
-  expect(cancelled).toBe(200);
+  expect(await cancelledElsewhere(page, id)).toBe(200);
   await page.locator("label.choice input").click();
   await page.locator("form[aria-label=Payment] button[type=submit]").click();
   await waitForText(page, "This order cannot be paid now: it is Cancelled", "main");
