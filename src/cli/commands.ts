@@ -2,6 +2,7 @@ import { open, rename, rm } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { demoCatalog } from "../application/catalog/demo-catalog.ts";
+import { checkDemoOrdersRequest } from "../application/catalog/seed-demo-orders.ts";
 import { type UseCases, makeUseCases } from "../application/use-cases.ts";
 import { NO_ORIGIN } from "../domain/audit.ts";
 import { DomainError } from "../domain/errors.ts";
@@ -25,10 +26,14 @@ import type { Config } from "../config.ts";
 import { CliError } from "./cli-error.ts";
 import { salesTable } from "./sales-table.ts";
 
-/** Where a command writes: `out` what it was asked for (stdout), `err` what went wrong (stderr); each call a line or lines. */
+/**
+ * Where a command writes: `out` what it was asked for (stdout), `err` what went wrong (stderr), each
+ * call a line or lines; `write` a part of a document for stdout as it is (no line added).
+ */
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  write(chunk: string): Promise<void>;
 }
 
 export interface Command {
@@ -38,6 +43,24 @@ export interface Command {
 }
 
 const misuse = (message: string) => new CliError(`${message}\n\n${usage()}`, 2);
+
+type OptionsSpec = Record<string, { type: "string" | "boolean" }>;
+
+/**
+ * A command's options (node's parseArgs, strict), each at most once: `--email a --email b` is a
+ * misuse, not the last one silently (a command that touches accounts or money acts on what was
+ * meant or not at all).
+ */
+function readOptions<T extends OptionsSpec>(name: string, args: string[], options: T) {
+  const { values, positionals, tokens } = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true });
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (seen.has(token.name)) throw misuse(`${name} takes --${token.name} once`);
+    seen.add(token.name);
+  }
+  return { values, positionals };
+}
 
 function positionals(name: string, args: string[], count: number): string[] {
   if (args.length !== count) throw misuse(`${name} takes ${count === 0 ? "no" : count} argument${count === 1 ? "" : "s"}`);
@@ -90,16 +113,13 @@ export const commands: Record<string, Command> = {
     usage: "db:seed [--orders N [--seed S]]",
     summary: "add the demo catalog (products and retail locations) where missing; with --orders, N orders of history over the last 365 days",
     run: (args, config, output) => {
-      const { values, positionals: extra } = parseArgs({
-        args,
-        options: { orders: { type: "string" }, seed: { type: "string" } },
-        strict: true,
-        allowPositionals: true,
-      });
+      const { values, positionals: extra } = readOptions("db:seed", args, { orders: { type: "string" }, seed: { type: "string" } });
       if (extra.length) throw misuse("db:seed takes no arguments besides --orders and --seed");
       if (values.seed !== undefined && values.orders === undefined) throw misuse("--seed goes with --orders");
       const orders = values.orders === undefined ? null : wholeNumber("--orders", values.orders);
       const seed = values.seed === undefined ? undefined : wholeNumber("--seed", values.seed);
+      // Judged before the catalog is added: a refused count leaves the database as it was.
+      if (orders !== null) asMisuse(() => checkDemoOrdersRequest({ orders, seed }));
       // Made-up orders would be counted in a real shop's sales report and exports.
       if (orders !== null && config.env === "production")
         throw new CliError("db:seed --orders makes up orders: not on a production shop (NODE_ENV=production)", 1);
@@ -119,11 +139,13 @@ export const commands: Record<string, Command> = {
     usage: "user:create --email E --password P [--name N] [--role R]",
     summary: "create an account (role CUSTOMER unless given)",
     run: (args, config, output) => {
-      const { values } = parseArgs({
-        args,
-        options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" }, role: { type: "string" } },
-        strict: true,
+      const { values, positionals: extra } = readOptions("user:create", args, {
+        email: { type: "string" },
+        password: { type: "string" },
+        name: { type: "string" },
+        role: { type: "string" },
       });
+      if (extra.length) throw misuse("user:create takes no arguments besides --email, --password, --name and --role");
       if (!values.email || !values.password) throw misuse("user:create needs --email and --password");
       const account = { email: values.email, password: values.password, name: values.name, role: role(values.role ?? "CUSTOMER") };
       return withUseCases(config, output, async (useCases) => {
@@ -148,12 +170,7 @@ export const commands: Record<string, Command> = {
     usage: "users:list [--q Q] [--role R] [--json]",
     summary: "accounts with their orders in figures, newest first, as GET /api/admin/users (JSON lines with --json)",
     run: (args, config, output) => {
-      const { values, positionals: extra } = parseArgs({
-        args,
-        options: { q: { type: "string" }, role: { type: "string" }, json: { type: "boolean" } },
-        strict: true,
-        allowPositionals: true,
-      });
+      const { values, positionals: extra } = readOptions("users:list", args, { q: { type: "string" }, role: { type: "string" }, json: { type: "boolean" } });
       if (extra.length) throw misuse("users:list takes no arguments besides --q, --role and --json");
       const filter = { q: values.q?.trim() || undefined, role: values.role === undefined ? undefined : role(values.role) };
       return withUseCases(config, output, async (useCases) => {
@@ -178,12 +195,7 @@ export const commands: Record<string, Command> = {
     usage: "orders:list [--status S|all] [--json]",
     summary: "every user's orders, newest first (as JSON lines with --json)",
     run: (args, config, output) => {
-      const { values, positionals: extra } = parseArgs({
-        args,
-        options: { status: { type: "string" }, json: { type: "boolean" } },
-        strict: true,
-        allowPositionals: true,
-      });
+      const { values, positionals: extra } = readOptions("orders:list", args, { status: { type: "string" }, json: { type: "boolean" } });
       if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
       const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
       return withUseCases(config, output, async (useCases) => {
@@ -203,7 +215,7 @@ export const commands: Record<string, Command> = {
     usage: "order:set-status ORDER_NUMBER STATUS [--tracking T]",
     summary: "move an order, as PUT /api/orders/:id/status does (refunds a paid order that is cancelled or refunded)",
     run: (args, config, output) => {
-      const { values, positionals: given } = parseArgs({ args, options: { tracking: { type: "string" } }, strict: true, allowPositionals: true });
+      const { values, positionals: given } = readOptions("order:set-status", args, { tracking: { type: "string" } });
       const [orderNumber, wanted] = positionals("order:set-status", given, 2) as [string, string];
       const status = orderStatus(wanted);
       return withUseCases(config, output, async (useCases) => {
@@ -242,11 +254,11 @@ export const commands: Record<string, Command> = {
     usage: "report:sales --from D --to D [--interval day|week|month] [--json]",
     summary: "the sales report in SHOP_TIMEZONE, as GET /api/admin/reports/sales (its answer's data with --json)",
     run: (args, config, output) => {
-      const { values, positionals: extra } = parseArgs({
-        args,
-        options: { from: { type: "string" }, to: { type: "string" }, interval: { type: "string" }, json: { type: "boolean" } },
-        strict: true,
-        allowPositionals: true,
+      const { values, positionals: extra } = readOptions("report:sales", args, {
+        from: { type: "string" },
+        to: { type: "string" },
+        interval: { type: "string" },
+        json: { type: "boolean" },
       });
       if (extra.length) throw misuse("report:sales takes no arguments besides --from, --to, --interval and --json");
       if (!values.from || !values.to) throw misuse("report:sales needs --from and --to (dates, YYYY-MM-DD, both included)");
@@ -260,23 +272,20 @@ export const commands: Record<string, Command> = {
     },
   },
   "orders:export": {
-    usage: "orders:export [--status S,…] [--payment-status P,…] [--q Q] [--from D] [--to D] [--customer-id ID] --out FILE",
-    summary: "write the matching orders as CSV, one row per line, as GET /api/admin/orders/export does",
+    usage: "orders:export [--status S,…] [--payment-status P,…] [--q Q] [--from D] [--to D] [--customer-id ID] --out FILE|-",
+    summary: "write the matching orders as CSV, one row per line, as GET /api/admin/orders/export does (to stdout with --out -)",
     run: (args, config, output) => {
-      const { values } = parseArgs({
-        args,
-        options: {
-          status: { type: "string" },
-          "payment-status": { type: "string" },
-          q: { type: "string" },
-          from: { type: "string" },
-          to: { type: "string" },
-          "customer-id": { type: "string" },
-          out: { type: "string" },
-        },
-        strict: true,
+      const { values, positionals: extra } = readOptions("orders:export", args, {
+        status: { type: "string" },
+        "payment-status": { type: "string" },
+        q: { type: "string" },
+        from: { type: "string" },
+        to: { type: "string" },
+        "customer-id": { type: "string" },
+        out: { type: "string" },
       });
-      if (!values.out) throw misuse("orders:export needs --out FILE");
+      if (extra.length) throw misuse("orders:export takes no arguments besides its options");
+      if (!values.out) throw misuse("orders:export needs --out FILE (or --out - for stdout)");
       const read = z
         .object(orderFilterFields)
         .refine(rangeRunsForwards.check, rangeRunsForwards.issue)
@@ -292,8 +301,15 @@ export const commands: Record<string, Command> = {
             yield batch;
           }
         }
-        await writeWhole(out, csvDocument(ORDER_CSV_HEADER, counted(), orderCsvRow));
-        output.out(`Wrote ${lines} order line${lines === 1 ? "" : "s"} to ${out}`);
+        const document = csvDocument(ORDER_CSV_HEADER, counted(), orderCsvRow);
+        if (out === "-") {
+          // The CSV alone on stdout, for a pipe; what was written is said on stderr.
+          for await (const chunk of document) await output.write(chunk);
+          output.err(`Wrote ${lines} order line${lines === 1 ? "" : "s"} to stdout`);
+        } else {
+          await writeWhole(out, document);
+          output.out(`Wrote ${lines} order line${lines === 1 ? "" : "s"} to ${out}`);
+        }
       });
     },
   },
@@ -331,9 +347,10 @@ function inventoryArgs(args: string[]): { sku: string; delta: number; reason: st
   let reason: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg === "--reason") reason = args[++i];
-    else if (arg.startsWith("--reason=")) reason = arg.slice("--reason=".length);
-    else if (/^--?[a-z]/i.test(arg)) throw misuse(`inventory:adjust does not take ${arg}`);
+    if (arg === "--reason" || arg.startsWith("--reason=")) {
+      if (reason !== undefined) throw misuse("inventory:adjust takes --reason once");
+      reason = arg === "--reason" ? args[++i] : arg.slice("--reason=".length);
+    } else if (/^--?[a-z]/i.test(arg)) throw misuse(`inventory:adjust does not take ${arg}`);
     else given.push(arg);
   }
   const [sku, delta] = positionals("inventory:adjust", given, 2) as [string, string];
@@ -366,6 +383,17 @@ function changePermission(args: string[], config: Config, output: Output, change
 }
 
 const flagOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** Runs a use case's check of the arguments; its refusal of invalid input is a misuse, naming each flag. */
+function asMisuse(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    const issues = error instanceof DomainError && Array.isArray(error.details?.issues) ? (error.details.issues as { path: string; message: string }[]) : null;
+    if (!issues) throw error;
+    throw misuse(issues.map((issue) => `--${flagOf(issue.path)}: ${issue.message}`).join("; "));
+  }
+}
 
 /**
  * Writes the chunks as they come, under a temporary name until the last is written: a failed export

@@ -78,6 +78,27 @@ describe("db:migrate and db:seed", () => {
   );
 
   test(
+    "db:seed with a count or seed out of bounds is a usage error naming the flag, and adds nothing, not even the catalog",
+    async () => {
+      for (const [args, message] of [
+        [["--orders", "0"], "--orders: must be a whole number from 1 to 1,000,000"],
+        [["--orders", "1000001"], "--orders: must be a whole number from 1 to 1,000,000"],
+        [["--orders", "5", "--seed", "4294967296"], "--seed: must be a whole number from 0 to 4294967295"],
+      ] as const) {
+        const refused = await cli("db:seed", ...args);
+        expect({ args, code: refused.code, stdout: refused.stdout, first: refused.stderr.split("\n")[0] }).toEqual({
+          args,
+          code: 2,
+          stdout: "",
+          first: message,
+        });
+      }
+      expect([await count("products"), await count("locations")]).toEqual([0, 0]);
+    },
+    TIMEOUT,
+  );
+
+  test(
     "db:seed adds the demo products and locations once; a second run adds nothing",
     async () => {
       const first = await cli("db:seed");
@@ -164,6 +185,19 @@ describe("user:create", () => {
       expectUsage(result);
       expect(result.stderr).toContain("user:create needs --email and --password");
       expect(await findUser("grace@example.com")).toBeUndefined();
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "an option given twice exits 2 naming it, and creates neither account (the last one is not taken silently)",
+    async () => {
+      const twice = await cli("user:create", "--email", "grace@example.com", "--password", "correct horse", "--email", "hopper@example.com");
+      expectUsage(twice);
+      expect(twice.stderr.split("\n")[0]).toBe("user:create takes --email once");
+      const roleTwice = await cli("user:create", "--email", "grace@example.com", "--password", "correct horse", "--role", "CUSTOMER", "--role=ADMIN");
+      expect(roleTwice.stderr.split("\n")[0]).toBe("user:create takes --role once");
+      expect([await findUser("grace@example.com"), await findUser("hopper@example.com")]).toEqual([undefined, undefined]);
     },
     TIMEOUT,
   );

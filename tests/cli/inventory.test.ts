@@ -73,7 +73,7 @@ describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
   );
 
   test(
-    "a DELTA that is no whole number, or no --reason, is a misuse: exit 2 with the usage",
+    "a DELTA that is no whole number, no --reason or two of them, is a misuse: exit 2 with the usage",
     async () => {
       for (const args of [
         ["SF-CLI-001", "five", "--reason", "Count"],
@@ -82,6 +82,7 @@ describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
         ["SF-CLI-001", "--reason", "Count"],
         ["SF-CLI-001", "1", "--reason"],
         ["SF-CLI-001", "1", "--reason", "Count", "--force"],
+        ["SF-CLI-001", "1", "--reason", "Count", "--reason=Recount"],
       ]) {
         const result = await cli("inventory:adjust", ...args);
         expect({ args, code: result.code }).toEqual({ args, code: 2 });

@@ -87,9 +87,28 @@ test(
     const backwards = await cli("orders:export", "--from", "2026-06-02", "--to", "2026-06-01", "--out", out);
     expect([backwards.code, backwards.stderr.split("\n")[0]]).toEqual([2, "--to: must be after from"]);
     const nowhere = await cli("orders:export", "--status", "PENDING");
-    expect([nowhere.code, nowhere.stderr.split("\n")[0]]).toEqual([2, "orders:export needs --out FILE"]);
+    expect([nowhere.code, nowhere.stderr.split("\n")[0]]).toEqual([2, "orders:export needs --out FILE (or --out - for stdout)"]);
     expect(existsSync(out)).toBe(false);
     expect(await database.db.selectFrom("audit_log").select("id").where("action", "=", "order.export").execute()).toEqual(before);
+  },
+  TIMEOUT,
+);
+
+test(
+  "--out - writes the same CSV to stdout alone (what was written said on stderr), and no file named '-'",
+  async () => {
+    const filters = ["--status", "DELIVERED", "--q", "customer2"];
+    const file = join(dir, "delivered-customer2.csv");
+    const toFile = await cli("orders:export", ...filters, "--out", file);
+    expect(toFile.code).toBe(0);
+    const piped = await cli("orders:export", ...filters, "--out", "-");
+    expect(piped.code).toBe(0);
+    const written = readFileSync(file, "utf8");
+    expect(written.split("\r\n").length).toBeGreaterThan(10);
+    expect(piped.stdout).toBe(written);
+    const lines = written.split("\r\n").length - 2;
+    expect(piped.stderr.trim()).toBe(`Wrote ${lines} order lines to stdout`);
+    expect(existsSync(join(process.cwd(), "-"))).toBe(false);
   },
   TIMEOUT,
 );

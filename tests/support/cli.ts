@@ -20,7 +20,11 @@ export async function runCliHere(env: Record<string, string>, ...args: string[])
   const code = await runCli(
     args,
     { ...process.env, LOG_LEVEL: "silent", ...(env.NODE_ENV === "production" ? {} : { BCRYPT_COST: "4" }), ...env },
-    { out: (text) => void (stdout += `${text}\n`), err: (text) => void (stderr += `${text}\n`) },
+    {
+      out: (text) => void (stdout += `${text}\n`),
+      err: (text) => void (stderr += `${text}\n`),
+      write: async (chunk) => void (stdout += chunk),
+    },
   );
   return { code, stdout, stderr };
 }

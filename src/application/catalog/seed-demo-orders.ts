@@ -20,6 +20,14 @@ export interface DemoOrdersResult {
 
 const invalid = (path: string, message: string) => new DomainError("invalid_input", "Invalid request", { issues: [{ path, message }] });
 
+/** The request's bounds, judged before anything is written (the CLI asks before it adds the catalog). */
+export function checkDemoOrdersRequest(request: DemoOrdersRequest): void {
+  if (!Number.isInteger(request.orders) || request.orders < 1 || request.orders > MAX_DEMO_ORDERS)
+    throw invalid("orders", `must be a whole number from 1 to ${MAX_DEMO_ORDERS.toLocaleString("en-US")}`);
+  const { seed } = request;
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32)) throw invalid("seed", "must be a whole number from 0 to 4294967295");
+}
+
 /**
  * Adds a year of demo order history (`db:seed --orders N`) over the products on sale, a batch of
  * orders a transaction. Orders whose number is taken are made up for by more; a batch that lands
@@ -30,10 +38,8 @@ export async function seedDemoOrders(
   settings: { numberPrefix: string },
   request: DemoOrdersRequest,
 ): Promise<DemoOrdersResult> {
-  if (!Number.isInteger(request.orders) || request.orders < 1 || request.orders > MAX_DEMO_ORDERS)
-    throw invalid("orders", `must be a whole number from 1 to ${MAX_DEMO_ORDERS.toLocaleString("en-US")}`);
+  checkDemoOrdersRequest(request);
   const seed = request.seed ?? deps.random.below(2 ** 31);
-  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) throw invalid("seed", "must be a whole number from 0 to 4294967295");
   const { items: products } = await deps.uow.read((db) => db.products.list({ sort: "newest", page: 1, limit: MAX_PAGE_SIZE }));
   if (products.length === 0) throw new DomainError("invalid_input", "There is nothing on sale to order: add products (db:seed adds the demo catalog)");
   const history = demoOrders({ orders: request.orders, seed, now: deps.clock.now(), numberPrefix: settings.numberPrefix, products });
