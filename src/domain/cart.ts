@@ -112,30 +112,59 @@ export interface Goods {
   quantity: number;
 }
 
+/** A line of the cart as a put-back needs it: a line off sale (its product) is not the shopper's to see. */
+export interface HeldLine extends Goods {
+  id: string;
+  onSale: boolean;
+}
+
 /**
  * What of an order that could not go ahead goes back into the cart as it is now (decisions §15),
  * within the cart's limits, as an add would be: a product the cart already holds gains the
- * quantity, up to MAX_LINE_QUANTITY; one it does not hold gets a line of its own while the cart
- * has room (MAX_CART_LINES, lines off sale counted: they keep their place). What does not fit is
- * left out, and said why, for the audit.
+ * quantity, up to MAX_LINE_QUANTITY; one it does not hold gets a line of its own while the lines on
+ * sale leave room (MAX_CART_LINES), the oldest lines off sale giving way when the lines kept all
+ * together would pass it (makeRoomForLine; `givingWay`: their ids), but not one the order adds to.
+ * What does not fit is left out,
+ * and said why, for the audit. `cart`: oldest first.
  */
 export function linesToPutBack(
-  cart: readonly Goods[],
+  cart: readonly HeldLine[],
   goods: readonly Goods[],
-): { putBack: Goods[]; leftOut: Array<Goods & { reason: "line_full" | "cart_full" }> } {
+): { putBack: Goods[]; leftOut: Array<Goods & { reason: "line_full" | "cart_full" }>; givingWay: string[] } {
   const held = new Map(cart.map((line) => [line.productId, line.quantity]));
+  // The lines off sale that may still give way, oldest first.
+  let offSale = cart.filter((line) => !line.onSale);
+  let onSale = cart.length - offSale.length;
   const putBack: Goods[] = [];
   const leftOut: Array<Goods & { reason: "line_full" | "cart_full" }> = [];
+  const givingWay: string[] = [];
   for (const { productId, quantity } of goods) {
     const inCart = held.get(productId);
-    if (inCart === undefined && held.size >= MAX_CART_LINES) {
-      leftOut.push({ productId, quantity, reason: "cart_full" });
-      continue;
+    if (inCart === undefined) {
+      if (onSale >= MAX_CART_LINES) {
+        leftOut.push({ productId, quantity, reason: "cart_full" });
+        continue;
+      }
+      const dropped = offSale.slice(
+        0,
+        makeRoomForLine(
+          onSale,
+          offSale.map((line) => line.id),
+        ).length,
+      );
+      for (const line of dropped) held.delete(line.productId);
+      givingWay.push(...dropped.map((line) => line.id));
+      offSale = offSale.slice(dropped.length);
+      onSale += 1;
+    } else if (offSale.some((line) => line.productId === productId)) {
+      // A line off sale that the order adds to is kept: it no longer gives way, and holds its place.
+      offSale = offSale.filter((line) => line.productId !== productId);
+      onSale += 1;
     }
     const fits = Math.min(quantity, MAX_LINE_QUANTITY - (inCart ?? 0));
     if (fits > 0) putBack.push({ productId, quantity: fits });
     held.set(productId, (inCart ?? 0) + fits);
     if (fits < quantity) leftOut.push({ productId, quantity: quantity - fits, reason: "line_full" });
   }
-  return { putBack, leftOut };
+  return { putBack, leftOut, givingWay };
 }

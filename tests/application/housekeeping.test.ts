@@ -419,6 +419,27 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     });
   });
 
+  test("lines off sale take no place among the 50: the oldest give way to the order's lines, as for an add, each removal audited", async () => {
+    const { deps, add, cart, housekeeping, habanero, verde, orderId } = await aStrandedCheckout({ intentMade: false });
+    // 49 lines kept meanwhile, the two oldest then taken off sale: the shopper sees 47, and the
+    // order's two lines make 49 on sale, so the oldest line off sale gives way and 50 are kept.
+    const others = Array.from({ length: 49 }, (_, i) => aProduct({ name: `Sauce ${i}`, inventory: 5 }));
+    for (const product of others) await deps.repos.products.create(product);
+    const lines = [];
+    for (const product of others) lines.push(await add(product.id, 1));
+    for (const product of others.slice(0, 2)) await deps.repos.products.update(product.id, { isActive: false, updatedAt: deps.clock.now() });
+    deps.clock.advance(GRACE_MS);
+    expect((await housekeeping(refusing(deps)).runOnce()).checkoutsUndone).toBe(1);
+    const after = await cart();
+    expect(Object.keys(after)).toHaveLength(50);
+    expect([after[habanero.id], after[verde.id], after[others[0]!.id], after[others[1]!.id]]).toEqual([2, 1, undefined, 1]);
+    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    expect(audit?.changes).toMatchObject({ linesLeftOut: [] });
+    expect(await deps.repos.audit.list({ entityId: lines[0]!.id, action: "cart.remove" })).toMatchObject([
+      { userId: null, changes: { productId: others[0]!.id, quantity: 1, reason: "off_sale_made_room" } },
+    ]);
+  });
+
   test("a processor that cannot answer: the order waits for a later run, which gives it its intent", async () => {
     const { deps, stored, housekeeping, stock } = await aStrandedCheckout({ intentMade: false });
     deps.clock.advance(GRACE_MS);

@@ -111,11 +111,10 @@ describe("makeRoomForLine: lines off sale take no place the shopper sees, and gi
 });
 
 describe("linesToPutBack (an order that could not go ahead, back in the cart)", () => {
+  const line = (productId: string, quantity: number, onSale = true) => ({ id: `line-${productId}`, productId, quantity, onSale });
+
   test("a product the cart lacks gets its line; one it holds gains the quantity, up to 99 a line, the rest left out", () => {
-    const cart = [
-      { productId: "held", quantity: 3 },
-      { productId: "nearly-full", quantity: 97 },
-    ];
+    const cart = [line("held", 3), line("nearly-full", 97)];
     const goods = [
       { productId: "new", quantity: 2 },
       { productId: "held", quantity: 4 },
@@ -128,15 +127,17 @@ describe("linesToPutBack (an order that could not go ahead, back in the cart)", 
         { productId: "nearly-full", quantity: 2 },
       ],
       leftOut: [{ productId: "nearly-full", quantity: 3, reason: "line_full" }],
+      givingWay: [],
     });
-    expect(linesToPutBack([{ productId: "full", quantity: 99 }], [{ productId: "full", quantity: 1 }])).toEqual({
+    expect(linesToPutBack([line("full", 99)], [{ productId: "full", quantity: 1 }])).toEqual({
       putBack: [],
       leftOut: [{ productId: "full", quantity: 1, reason: "line_full" }],
+      givingWay: [],
     });
   });
 
   test("a full cart (50 lines) takes no new line, but a product it holds still gains; the last free place goes to the first product", () => {
-    const full = Array.from({ length: MAX_CART_LINES }, (_, i) => ({ productId: `p${i}`, quantity: 1 }));
+    const full = Array.from({ length: MAX_CART_LINES }, (_, i) => line(`p${i}`, 1));
     expect(
       linesToPutBack(full, [
         { productId: "new", quantity: 2 },
@@ -145,6 +146,7 @@ describe("linesToPutBack (an order that could not go ahead, back in the cart)", 
     ).toEqual({
       putBack: [{ productId: "p0", quantity: 2 }],
       leftOut: [{ productId: "new", quantity: 2, reason: "cart_full" }],
+      givingWay: [],
     });
     expect(
       linesToPutBack(full.slice(1), [
@@ -154,6 +156,49 @@ describe("linesToPutBack (an order that could not go ahead, back in the cart)", 
     ).toEqual({
       putBack: [{ productId: "first", quantity: 1 }],
       leftOut: [{ productId: "second", quantity: 1, reason: "cart_full" }],
+      givingWay: [],
+    });
+  });
+
+  test("lines off sale take no place: the oldest give way to the order's lines, as for an add; one the order adds to is kept, and holds its place", () => {
+    // 47 on sale and 3 off sale, oldest first: 50 kept, the shopper seeing 47.
+    const cart = [line("off-a", 1, false), ...Array.from({ length: 47 }, (_, i) => line(`p${i}`, 1)), line("off-b", 2, false), line("off-c", 1, false)];
+    expect(
+      linesToPutBack(cart, [
+        { productId: "new-1", quantity: 1 },
+        { productId: "off-c", quantity: 1 },
+        { productId: "new-2", quantity: 1 },
+        { productId: "new-3", quantity: 1 },
+        { productId: "new-4", quantity: 1 },
+      ]),
+    ).toEqual({
+      putBack: [
+        { productId: "new-1", quantity: 1 },
+        { productId: "off-c", quantity: 1 },
+        { productId: "new-2", quantity: 1 },
+      ],
+      leftOut: [
+        { productId: "new-3", quantity: 1, reason: "cart_full" },
+        { productId: "new-4", quantity: 1, reason: "cart_full" },
+      ],
+      givingWay: ["line-off-a", "line-off-b"],
+    });
+    // A line given way for an earlier product is gone: the order's own goods of it need a place anew.
+    expect(
+      linesToPutBack(cart, [
+        { productId: "new-1", quantity: 1 },
+        { productId: "new-2", quantity: 1 },
+        { productId: "new-3", quantity: 1 },
+        { productId: "off-a", quantity: 5 },
+      ]),
+    ).toEqual({
+      putBack: [
+        { productId: "new-1", quantity: 1 },
+        { productId: "new-2", quantity: 1 },
+        { productId: "new-3", quantity: 1 },
+      ],
+      leftOut: [{ productId: "off-a", quantity: 5, reason: "cart_full" }],
+      givingWay: ["line-off-a", "line-off-b", "line-off-c"],
     });
   });
 });

@@ -2,6 +2,7 @@ import { NO_ORIGIN } from "../../domain/audit.ts";
 import { linesToPutBack } from "../../domain/cart.ts";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import { itemQuantities, restocksOn } from "../../domain/order.ts";
+import { recordAudit } from "../audit.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderWithoutIntent } from "../ports/orders.ts";
@@ -20,7 +21,7 @@ type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  * from the processor under the order's own key (`order-<id>`: the very intent checkout asked for,
  * made then or now), stored as checkout stores it. When the processor will not make one, the order
  * is undone as checkout undoes it: cancelled, its stock back, its lines back in the cart within the
- * cart's limits (linesToPutBack), its Idempotency-Key freed, all of it audited. An order the
+ * cart's limits (linesToPutBack: the oldest lines off sale giving way, as for an add), its Idempotency-Key freed, all of it audited. An order the
  * processor cannot answer for waits for the next run. Each order is handled under its lock, skipped
  * while another instance holds it and checked again there, so two housekeepers handle it once.
  * Returns the numbers of the orders given their intent, and of those undone.
@@ -71,7 +72,15 @@ function undo(deps: FinishDeps, orderId: string, refusal: DomainError): Promise<
     const order = await tx.orders.lock(orderId, { skipLocked: true });
     if (order?.status !== "PENDING" || order.paymentStatus !== "PENDING" || order.stripePaymentIntentId !== null) return false;
     await tx.carts.lockForChange(order.userId, null);
-    const { putBack, leftOut } = linesToPutBack(await tx.carts.lines(order.userId), itemQuantities(order));
+    const cart = (await tx.carts.lines(order.userId)).map((line) => ({ ...line, onSale: line.product.isActive }));
+    const { putBack, leftOut, givingWay } = linesToPutBack(cart, itemQuantities(order));
+    // Lines the shopper could not see (their products off sale) make room for the order's, as for an add.
+    for (const itemId of givingWay) {
+      const line = cart.find((l) => l.id === itemId)!;
+      if (!(await tx.carts.remove(itemId))) continue;
+      const changes = { productId: line.productId, quantity: line.quantity, reason: "off_sale_made_room" };
+      await recordAudit(tx, deps, { userId: null, action: "cart.remove", entityType: "cart_item", entityId: itemId, changes, origin: NO_ORIGIN });
+    }
     const now = deps.clock.now();
     await tx.carts.restoreLines(putBack.map((goods) => ({ ...goods, id: deps.ids.next(), userId: order.userId, createdAt: now, updatedAt: now })));
     await tx.idempotency.forgetOrder(order.id);
