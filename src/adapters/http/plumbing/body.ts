@@ -132,7 +132,10 @@ export function queryValues(url: string): Record<string, string | string[]> {
   if (start === -1) return values;
   for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
     const before = values[key];
-    values[key] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
+    // Pushed, not copied: a key repeated n times would otherwise cost n² (8,000 repeats of `a`, 0.2 s on /api/health; found by an attack).
+    if (before === undefined) values[key] = value;
+    else if (Array.isArray(before)) before.push(value);
+    else values[key] = [before, value];
   }
   return values;
 }
