@@ -98,3 +98,47 @@ test("housekeeping's unpaid and intent-less orders are read from an index of PEN
     expect(plan).toMatch(/orders_pending_created_idx|orders_status_created_idx/);
   }
 });
+
+test("a page past the last reads no order: the count says so first, and the page is empty with the total (PostgreSQL)", async () => {
+  for (const filter of [{ q: "customer" }, {}]) {
+    ran.length = 0;
+    const past = await createPgOrderRepository(spy).queue(filter, { page: 90_071_992_547_409, limit: 100 });
+    expect([past.items, past.total]).toEqual([[], 30_000]);
+    expect(ran.filter((query) => query.sql.includes('"orders"') && !query.sql.includes("count(*)"))).toEqual([]);
+  }
+  // The last page still has its orders.
+  const last = await createPgOrderRepository(spy).queue({ q: "customer" }, { page: 300, limit: 100 });
+  expect(last.items).toHaveLength(100);
+});
+
+/** Every line an export gives for the filter, its order ids, and the statements it ran. */
+async function exported(filter: OrderQueueFilter, batchSize = 2_000) {
+  ran.length = 0;
+  const orderIds: string[] = [];
+  for await (const batch of createPgOrderRepository(spy).exportLines(filter, batchSize)) for (const line of batch) orderIds.push(line.order.id);
+  return { orderIds, statements: [...ran] };
+}
+
+test("an export with q looks its customers up once, not once a batch, and gives the lines the search matches (PostgreSQL)", async () => {
+  const all = await exported({});
+  // Every customer's e-mail holds "customer": more than are looked up by id, so each order's own customer is tested.
+  const everyone = await exported({ q: "Customer" });
+  // One customer's part of an e-mail: the few looked up, their orders taken by id.
+  const one = await exported({ q: "customer1234@" }, 3);
+  const expected = await database.db
+    .selectFrom("orders")
+    .innerJoin("order_items", "order_items.order_id", "orders.id")
+    .innerJoin("users", "users.id", "orders.user_id")
+    .select("orders.id")
+    .where("users.email", "ilike", "%customer1234@%")
+    .execute();
+  expect(everyone.orderIds).toEqual(all.orderIds);
+  expect(one.orderIds.toSorted()).toEqual(expected.map((row) => row.id).toSorted());
+  expect(one.orderIds.length).toBeGreaterThan(0);
+  for (const { statements } of [everyone, one]) {
+    const lookUps = statements.filter((query) => /^select "users"\."id" from "users"/.test(query.sql));
+    const batches = statements.filter((query) => query.sql.includes("json_build_array"));
+    expect([lookUps.length, batches.length > 1]).toEqual([1, true]);
+    for (const batch of batches) expect(batch.sql).not.toContain('from "users" where');
+  }
+});

@@ -32,15 +32,6 @@ const customersMatching = (eb: Where, pattern: string) =>
     .where((u) => customerMatches(u, pattern));
 
 /**
- * `q`: the order number, or the customer's e-mail or name, anywhere and in any case (trigram indexes),
- * as an export reads it: `in (…)` becomes a hashed look-up beside its scan in creation order.
- */
-function matchesQ(eb: Where, q: string): Expression<SqlBool> {
-  const pattern = containsPattern(q);
-  return eb.or([eb("orders.order_number", "ilike", pattern), eb("orders.user_id", "in", customersMatching(eb, pattern))]);
-}
-
-/**
  * One page of the queue's orders with their customers, newest first. With `q`, the newest of the
  * orders whose number matches and the newest of those whose customer does are taken separately
  * (each branch by whichever index suits how many it matches) and merged: a single OR would have to
@@ -172,7 +163,7 @@ type LineTuple = [
  * of lines: as 25 columns each, turning every field into a string of its own took most of the
  * server's time; one JSON text a line is decoded whole, natively, at a third of the cost.
  */
-async function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, limit: number): Promise<LineTuple[]> {
+async function linesAfter(db: Db, f: OrderQueueFilter, q: QMatch | null, after: Cursor | null, limit: number): Promise<LineTuple[]> {
   const rows = await db
     .selectFrom("orders")
     .innerJoin("users", "users.id", "orders.user_id")
@@ -188,7 +179,7 @@ async function linesAfter(db: Db, f: OrderQueueFilter, after: Cursor | null, lim
       )`.as("line"),
     )
     .where((eb) => {
-      const all = [...conditions(eb, f), ...(f.q === undefined ? [] : [matchesQ(eb, f.q)])];
+      const all = [...conditions(eb, f), ...(q ? [q(eb)] : [])];
       if (after) {
         // The same order's later lines, or any line of the orders after it (older, or as old with a smaller id).
         const order = sql`(orders.created_at, orders.id)`;
@@ -235,6 +226,36 @@ const toLine = (l: LineTuple): ExportedLine => ({
   },
 });
 
+/** `q` as an export's batches test it, on each order and its customer (joined as `users`). */
+type QMatch = (eb: Where) => Expression<SqlBool>;
+
+/**
+ * `q` for an export, judged once for all its batches: the customers it matches are looked up first,
+ * and when they are few each batch takes their orders by id; when more match (a common part of an
+ * e-mail), each order's own customer, joined for the export anyway, is tested. Each batch ran the
+ * look-up of every matching customer again, a scan of the users: `q=a` over 100,000 orders and
+ * 23,000 customers took 11.7 s against 4 without `q` (found by an attack).
+ */
+async function exportMatchOf(db: Db, f: OrderQueueFilter): Promise<QMatch | null> {
+  if (f.q === undefined) return null;
+  const pattern = containsPattern(f.q);
+  const byNumber = (eb: Where) => eb("orders.order_number", "ilike", pattern);
+  const customers =
+    f.customerId === undefined
+      ? await db
+          .selectFrom("users")
+          .select("users.id")
+          .where((u) => customerMatches(u, pattern))
+          .limit(CUSTOMERS_LOOKED_UP + 1)
+          .execute()
+      : null;
+  if (customers && customers.length <= CUSTOMERS_LOOKED_UP) {
+    const ids = customers.map((customer) => customer.id);
+    return (eb) => eb.or([byNumber(eb), eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)]);
+  }
+  return (eb) => eb.or([byNumber(eb), sql<SqlBool>`users.email ilike ${pattern}`, sql<SqlBool>`users.name ilike ${pattern}`]);
+}
+
 /**
  * Each batch is one statement on a connection of the pool's, given back before the batch is handed
  * on; while the process is quiet, the next is read meanwhile (readAhead).
@@ -242,6 +263,7 @@ const toLine = (l: LineTuple): ExportedLine => ({
 export async function* exportLines(db: Db, f: OrderQueueFilter, batchSize: number): AsyncGenerator<ExportedLine[]> {
   // JSON keeps the creation time to the microsecond, in the session's time zone.
   const cursorAt = (last: LineTuple): Cursor => ({ at: last[11], orderId: last[0], position: last[24], itemId: last[16] });
-  const batches = readAhead((last: LineTuple | null) => linesAfter(db, f, last && cursorAt(last), batchSize), batchSize, quietSince());
+  const q = await exportMatchOf(db, f);
+  const batches = readAhead((last: LineTuple | null) => linesAfter(db, f, q, last && cursorAt(last), batchSize), batchSize, quietSince());
   for await (const lines of batches) yield lines.map(toLine);
 }
