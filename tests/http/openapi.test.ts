@@ -147,7 +147,16 @@ describe("the OpenAPI document (decisions §10)", () => {
       const: "unavailable",
     });
     expect(doc.paths["/api/orders/{id}/status"].put.responses["409"]).toEqual({ $ref: "#/components/responses/Conflict" });
-    expect(doc.paths["/api/orders/{id}/status"].put.responses["202"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
+    expect(doc.paths["/api/orders/{id}/status"].put.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
+    // The spec: "Status codes used for success: 200 and 201", on every operation (a move whose refund is due included).
+    const successes = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) =>
+        Object.keys(operation.responses ?? {})
+          .filter((code) => code.startsWith("2") && code !== "200" && code !== "201")
+          .map((code) => `${method.toUpperCase()} ${path} ${code}`),
+      ),
+    );
+    expect(successes).toEqual([]);
     const cancel = doc.paths["/api/orders/{id}/cancel"].post;
     expect(cancel.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Order" });
     expect(Object.keys(cancel.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"]);

@@ -346,7 +346,7 @@ describe("PUT /api/orders/:id/status", () => {
     expect((await move({ status: "ARRIVED" })).status).toBe(400);
   });
 
-  test("a refund the processor refuses after the move: 202 with the order as moved, its payment still PAID; the refund is due, with the error, for housekeeping to retry", async () => {
+  test("a refund the processor refuses after the move: 200 with the order as moved, its payment still PAID; the refund is due, with the error, for housekeeping to retry", async () => {
     const deps = createMemoryDeps();
     const refusing = createTestApp({
       ...deps,
@@ -362,7 +362,7 @@ describe("PUT /api/orders/:id/status", () => {
     await deps.repos.orders.update(orderId, { status: "CONFIRMED", paymentStatus: "PAID", updatedAt: new Date() });
     const admin = await signedInAs(refusing, "ADMIN");
     const res = await refusing.call("PUT", `/api/orders/${orderId}/status`, { body: { status: "CANCELLED" }, headers: admin.headers });
-    expect([res.status, res.body.status, res.body.paymentStatus]).toEqual([202, "CANCELLED", "PAID"]);
+    expect([res.status, res.body.status, res.body.paymentStatus]).toEqual([200, "CANCELLED", "PAID"]);
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("CANCELLED");
     expect(await deps.repos.refunds.listDue()).toEqual([expect.objectContaining({ orderId, lastError: "Payment processing failed" })]);
     expect((await refusing.call("GET", `/api/products/${habanero.id}`)).body.data.inventory).toBe(habanero.inventory);

@@ -411,3 +411,27 @@ test("a move another made first: the page says why it was refused, reads the ord
   expect(buttons).not.toContain("Start processing");
   await page.deleteCookie({ name, url: origin });
 }, 20_000);
+
+test("a refund the processor does not make yet: the move stands, and the page says the refund is due", async () => {
+  const order = await aPaidOrder("Ghost Pepper Inferno");
+  // A session of its own, set as a cookie, as the test before.
+  const [name, value] = (await signedInAs(shop, "ADMIN", "admin-refunds@example.com")).cookie.split("=") as [string, string];
+  await page.setCookie({ name, value, url: origin });
+  await page.goto(`${origin}/admin/orders/${order.orderId}`);
+  const processor = shop.deps.payments;
+  const refund = processor.refund;
+  processor.refund = () => Promise.reject(new Error("the processor is away"));
+  try {
+    await click("button", "Refund");
+    await click("button", `Yes, refund $${order.amount.toFixed(2)}`);
+    await shows("The order is now Refunded; payment Paid. The processor has not made the refund yet: it is due, and asked again every minute.");
+  } finally {
+    processor.refund = refund;
+    await page.deleteCookie({ name, url: origin });
+  }
+  expect((await shop.call("GET", `/api/orders/${order.orderId}`, { headers: shopper.headers })).body).toMatchObject({
+    status: "REFUNDED",
+    paymentStatus: "PAID",
+  });
+  expect(blocked).toEqual([]);
+}, 20_000);

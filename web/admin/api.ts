@@ -13,8 +13,7 @@ export function localProblem(message: string, fields: Record<string, string> = {
 }
 
 /**
- * Awaits a call of the typed client and says how it went, with the answer's status (a move answers
- * 202 when its refund is still due). A rule about one field that names it in `details.field` (a
+ * Awaits a call of the typed client and says how it went, with the answer's status. A rule about one field that names it in `details.field` (a
  * tracking number) is put beside that field too. A network failure is a problem, never an exception.
  */
 export async function run<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<Outcome<T>> {

@@ -3238,17 +3238,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The order as moved (a refund made: payment REFUNDED) */
+            /** @description The order as moved. Ended with a refund: payment REFUNDED when the processor made it; still PAID when it refused or could not be reached, the refund then due and retried by housekeeping until the processor answers */
             200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Order"];
-                };
-            };
-            /** @description The order has moved, but the processor refused or could not be reached for its refund: payment still PAID, the refund due and retried by housekeeping until the processor answers */
-            202: {
                 headers: {
                     [name: string]: unknown;
                 };
