@@ -23,7 +23,7 @@ import { settleAfterImport } from "../adapters/db/sales-repository.ts";
 import { createJsonLogger } from "../adapters/log.ts";
 import { type Runtime, buildRuntime } from "../compose.ts";
 import type { Config } from "../config.ts";
-import { CliError } from "./cli-error.ts";
+import { CliError, issuesOf } from "./cli-error.ts";
 import { salesTable } from "./sales-table.ts";
 
 /**
@@ -389,8 +389,8 @@ function asMisuse(check: () => void): void {
   try {
     check();
   } catch (error) {
-    const issues = error instanceof DomainError && Array.isArray(error.details?.issues) ? (error.details.issues as { path: string; message: string }[]) : null;
-    if (!issues) throw error;
+    const issues = issuesOf(error);
+    if (issues.length === 0) throw error;
     throw misuse(issues.map((issue) => `--${flagOf(issue.path)}: ${issue.message}`).join("; "));
   }
 }

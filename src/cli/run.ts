@@ -1,7 +1,6 @@
 import { commonPasswords } from "../adapters/crypto/common-passwords.ts";
 import { ConfigError, loadConfig } from "../config.ts";
-import { DomainError } from "../domain/errors.ts";
-import { CliError } from "./cli-error.ts";
+import { CliError, issuesOf } from "./cli-error.ts";
 import { type Output, commands, usage } from "./commands.ts";
 
 /**
@@ -42,6 +41,6 @@ export async function runCli(argv: readonly string[], env: Record<string, string
 /** One line: the message, and for invalid input each field and what is wrong with it. */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const issues = error instanceof DomainError && Array.isArray(error.details?.issues) ? (error.details.issues as { path: string; message: string }[]) : [];
+  const issues = issuesOf(error);
   return issues.length ? `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}` : error.message;
 }

@@ -59,19 +59,24 @@ export async function queuePage(db: Db, f: OrderQueueFilter, page: PageRequest) 
  */
 const CUSTOMERS_LOOKED_UP = 500;
 
+/**
+ * The ids of the customers the pattern matches, when there are at most CUSTOMERS_LOOKED_UP of them;
+ * null when more match, or with customerId (the orders are one customer's already: nothing to look up).
+ */
+async function customersLookedUp(db: Db, f: OrderQueueFilter, pattern: string): Promise<string[] | null> {
+  if (f.customerId !== undefined) return null;
+  const customers = await db
+    .selectFrom("users")
+    .select("users.id")
+    .where((u) => customerMatches(u, pattern))
+    .limit(CUSTOMERS_LOOKED_UP + 1)
+    .execute();
+  return customers.length <= CUSTOMERS_LOOKED_UP ? customers.map((customer) => customer.id) : null;
+}
+
 async function newestMatchingQ(db: Db, f: OrderQueueFilter, q: string, count: number) {
   const pattern = containsPattern(q);
-  // With customerId, the orders are one customer's already: nothing to look up.
-  const customers =
-    f.customerId === undefined
-      ? await db
-          .selectFrom("users")
-          .select("users.id")
-          .where((u) => customerMatches(u, pattern))
-          .limit(CUSTOMERS_LOOKED_UP + 1)
-          .execute()
-      : null;
-  const ids = customers && customers.length <= CUSTOMERS_LOOKED_UP ? customers.map((customer) => customer.id) : null;
+  const ids = await customersLookedUp(db, f, pattern);
   const ofCustomer = ids
     ? (eb: Where) => eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)
     : (eb: Where) => eb("orders.user_id", "in", customersMatching(eb, pattern));
@@ -240,19 +245,8 @@ async function exportMatchOf(db: Db, f: OrderQueueFilter): Promise<QMatch | null
   if (f.q === undefined) return null;
   const pattern = containsPattern(f.q);
   const byNumber = (eb: Where) => eb("orders.order_number", "ilike", pattern);
-  const customers =
-    f.customerId === undefined
-      ? await db
-          .selectFrom("users")
-          .select("users.id")
-          .where((u) => customerMatches(u, pattern))
-          .limit(CUSTOMERS_LOOKED_UP + 1)
-          .execute()
-      : null;
-  if (customers && customers.length <= CUSTOMERS_LOOKED_UP) {
-    const ids = customers.map((customer) => customer.id);
-    return (eb) => eb.or([byNumber(eb), eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)]);
-  }
+  const ids = await customersLookedUp(db, f, pattern);
+  if (ids) return (eb) => eb.or([byNumber(eb), eb("orders.user_id", "=", sql<string>`any(${ids}::text[])`)]);
   return (eb) => eb.or([byNumber(eb), sql<SqlBool>`users.email ilike ${pattern}`, sql<SqlBool>`users.name ilike ${pattern}`]);
 }
 

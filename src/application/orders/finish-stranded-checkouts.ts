@@ -21,10 +21,10 @@ type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  * from the processor under the order's own key (`order-<id>`: the very intent checkout asked for,
  * made then or now), stored as checkout stores it. When the processor will not make one, the order
  * is undone as checkout undoes it: cancelled, its stock back, its lines back in the cart within the
- * cart's limits (linesToPutBack: the oldest lines off sale giving way, as for an add), its Idempotency-Key freed, all of it audited. An order the
- * processor cannot answer for waits for the next run. Each order is handled under its lock, skipped
- * while another instance holds it and checked again there, so two housekeepers handle it once.
- * Returns the numbers of the orders given their intent, and of those undone.
+ * cart's limits (linesToPutBack: the oldest lines off sale giving way, as for an add), its
+ * Idempotency-Key freed, all of it audited. An order the processor cannot answer for waits for the
+ * next run. Each order is handled under its lock, skipped while another instance holds it and
+ * checked again there, so two housekeepers handle it once. Returns the numbers of the orders given their intent, and of those undone.
  */
 export async function finishStrandedCheckouts(deps: FinishDeps, graceMs: number): Promise<{ intentsStored: string[]; undone: string[] }> {
   // As beginPaymentAttempt counts it: exactly the grace time old is abandoned.
