@@ -394,13 +394,21 @@ test("the pages carry the CSP, which blocks an inline script; no request ever le
   expect(blocked).toEqual([]);
 }, 20_000);
 
-// Last: its order takes stock and stands in the queue, which the tests above count.
-test("a move another made first: the page says why it was refused, reads the order again, and offers only the moves it still allows (found by an attack)", async () => {
+/**
+ * A paid order of its own, open in the back office under a session of its own (set as a cookie: a
+ * sign-in through the form would spend the next tests' tries). `leave` deletes the cookie.
+ */
+async function anOrderOpenAs(role: "STAFF" | "ADMIN", email: string) {
   const order = await aPaidOrder("Ghost Pepper Inferno");
-  // A session of its own, set as a cookie: a sign-in through the form would spend the next tests' tries.
-  const [name, value] = (await signedInAs(shop, "STAFF", "staff-moves@example.com")).cookie.split("=") as [string, string];
+  const [name, value] = (await signedInAs(shop, role, email)).cookie.split("=") as [string, string];
   await page.setCookie({ name, value, url: origin });
   await page.goto(`${origin}/admin/orders/${order.orderId}`);
+  return { order, leave: () => page.deleteCookie({ name, url: origin }) };
+}
+
+// Last: their orders take stock and stand in the queue, which the tests above count.
+test("a move another made first: the page says why it was refused, reads the order again, and offers only the moves it still allows (found by an attack)", async () => {
+  const { order, leave } = await anOrderOpenAs("STAFF", "staff-moves@example.com");
   await find("button", "Start processing");
   const movedFirst = await shop.call("PUT", `/api/orders/${order.orderId}/status`, { body: { status: "PROCESSING" }, headers: admin.headers });
   expect(movedFirst.status).toBe(200);
@@ -409,15 +417,11 @@ test("a move another made first: the page says why it was refused, reads the ord
   await find("button", "Ship");
   const buttons = await page.$$eval("main button", (nodes) => nodes.map((node) => node.textContent?.trim()));
   expect(buttons).not.toContain("Start processing");
-  await page.deleteCookie({ name, url: origin });
+  await leave();
 }, 20_000);
 
 test("a refund the processor does not make yet: the move stands, and the page says the refund is due", async () => {
-  const order = await aPaidOrder("Ghost Pepper Inferno");
-  // A session of its own, set as a cookie, as the test before.
-  const [name, value] = (await signedInAs(shop, "ADMIN", "admin-refunds@example.com")).cookie.split("=") as [string, string];
-  await page.setCookie({ name, value, url: origin });
-  await page.goto(`${origin}/admin/orders/${order.orderId}`);
+  const { order, leave } = await anOrderOpenAs("ADMIN", "admin-refunds@example.com");
   const processor = shop.deps.payments;
   const refund = processor.refund;
   processor.refund = () => Promise.reject(new Error("the processor is away"));
@@ -427,7 +431,7 @@ test("a refund the processor does not make yet: the move stands, and the page sa
     await shows("The order is now Refunded; payment Paid. The processor has not made the refund yet: it is due, and asked again every minute.");
   } finally {
     processor.refund = refund;
-    await page.deleteCookie({ name, url: origin });
+    await leave();
   }
   expect((await shop.call("GET", `/api/orders/${order.orderId}`, { headers: shopper.headers })).body).toMatchObject({
     status: "REFUNDED",
