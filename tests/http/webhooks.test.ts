@@ -160,17 +160,23 @@ describe("EasyPost", () => {
     result: { object: "Tracker", tracking_code: code, status },
   });
 
-  test("a signed tracker.updated with delivered moves the SHIPPED order with that tracking number to DELIVERED; another status is recorded only", async () => {
+  test("a signed tracker.updated with delivered moves the SHIPPED order with that tracking number to DELIVERED; another status, or delivered again, is recorded only, with why", async () => {
     const { orderId, order } = await anOrder();
     await t.deps.repos.orders.update(orderId, { status: "SHIPPED", paymentStatus: "PAID", trackingNumber: "EZ1000000001", updatedAt: new Date() });
     expect((await deliver("easypost", signedByEasyPost(tracker("EZ1000000001", "in_transit"), EASYPOST_SECRET))).status).toBe(200);
     expect((await order()).status).toBe("SHIPPED");
     expect((await deliver("easypost", signedByEasyPost(tracker("EZ1000000001", "delivered"), EASYPOST_SECRET))).body).toEqual({ received: true });
     expect((await order()).status).toBe("DELIVERED");
-    expect((await auditsOf("easypost")).map((a) => [a.changes.carrierStatus, a.changes.to]).sort()).toEqual([
-      ["delivered", "DELIVERED"],
-      ["in_transit", "SHIPPED"],
-    ]);
+    expect((await deliver("easypost", signedByEasyPost(tracker("EZ1000000001", "delivered"), EASYPOST_SECRET))).status).toBe(200);
+    const audits = (await auditsOf("easypost")).map(({ changes: { carrierStatus, from, to, ignored } }) => ({ carrierStatus, from, to, ignored }));
+    expect(audits).toHaveLength(3);
+    expect(audits).toEqual(
+      expect.arrayContaining([
+        { carrierStatus: "in_transit", from: "SHIPPED", to: "SHIPPED", ignored: "only delivered moves an order" },
+        { carrierStatus: "delivered", from: "SHIPPED", to: "DELIVERED", ignored: undefined },
+        { carrierStatus: "delivered", from: "DELIVERED", to: "DELIVERED", ignored: "the order is DELIVERED, not SHIPPED" },
+      ]),
+    );
   });
 
   test("orders sent in one parcel share its tracking number: delivered moves each of them, with an audit entry each", async () => {
@@ -217,7 +223,7 @@ describe("Resend", () => {
     expect(await t.deps.repos.suppressions.has("grumpy@example.com")).toBe(true);
   });
 
-  test("email.delivered marks the message the provider knows by that id", async () => {
+  test("email.delivered marks the message the provider knows by that id; an id it does not know is audited as not found", async () => {
     await t.deps.repos.outbox.enqueue({ id: "m1", to: "ada@example.com", subject: "Hi", text: "Hi", html: null, createdAt: new Date() });
     await t.deps.repos.outbox.markSent("m1", new Date(), "re_delivered_1");
     expect(
@@ -229,6 +235,14 @@ describe("Resend", () => {
       ).status,
     ).toBe(200);
     expect((await t.deps.repos.outbox.list())[0]?.deliveredAt).toBeInstanceOf(Date);
+    const unknown = { type: "email.delivered", data: { email_id: "re_nope", to: ["ada@example.com"] } };
+    expect((await deliver("resend", signedByResend(unknown, RESEND_SECRET, "msg_delivered_2"))).status).toBe(200);
+    expect((await auditsOf("resend")).map((a) => [a.entityId, a.changes])).toEqual(
+      expect.arrayContaining([
+        ["re_delivered_1", { eventId: "msg_delivered_1", type: "email.delivered", delivered: true }],
+        ["re_nope", { eventId: "msg_delivered_2", type: "email.delivered", found: false }],
+      ]),
+    );
   });
 
   test("wrongly signed, unsigned or stale (over 5 minutes): 400, nothing recorded", async () => {

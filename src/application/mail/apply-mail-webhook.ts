@@ -6,7 +6,7 @@ import type { Repositories } from "../ports/index.ts";
  * The mail provider's word on the shop's mail (decisions §11, Resend): a bounce or a complaint puts
  * every address it names on the suppression list, and their pending mail is marked suppressed (the
  * outbox worker also checks the list before each send); a delivery is marked on the message the
- * provider knows by that id.
+ * provider knows by that id (one it does not know is recorded as not found).
  */
 export async function applyMailWebhook(
   tx: Repositories,
@@ -19,7 +19,7 @@ export async function applyMailWebhook(
     recordAudit(tx, deps, { ...webhookAudit(event, changes), entityType: "email", entityId });
   if (meaning.kind === "mail-delivered") {
     const found = await tx.outbox.markDelivered(meaning.messageId, now);
-    await audit(meaning.messageId, { delivered: found });
+    await audit(meaning.messageId, found ? { delivered: true } : { found: false });
     return { outcome: found ? "applied" : "not_found" };
   }
   const addresses = [...new Set(meaning.addresses.map((address) => address.trim().toLowerCase()))];

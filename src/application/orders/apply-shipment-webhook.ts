@@ -1,4 +1,4 @@
-import { transition } from "../../domain/order.ts";
+import { type OrderStatus, transition } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
 import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
@@ -7,8 +7,9 @@ import { applyToOrder } from "./apply-to-order.ts";
 /**
  * A carrier's word on a parcel (decisions §11, EasyPost): `delivered` moves each SHIPPED order with
  * that tracking number (orders sent in one parcel share it) to DELIVERED, through the domain's
- * status table; any other status, or an order no longer SHIPPED, is recorded only; so is a
- * tracking number of no order of ours (not found). The orders are locked in id order.
+ * status table; any other status, or an order no longer SHIPPED, is recorded only, with why it
+ * changed nothing (`ignored`); so is a tracking number of no order of ours (not found). The orders
+ * are locked in id order.
  */
 export async function applyShipmentWebhook(
   tx: Repositories,
@@ -25,13 +26,21 @@ export async function applyShipmentWebhook(
   let delivered = 0;
   for (const id of ids) {
     const order = (await tx.orders.lock(id))!;
-    const delivers = meaning.status === "delivered" && order.status === "SHIPPED";
+    const ignored = whyUnchanged(meaning.status, order.status);
     await applyToOrder(tx, deps, order, {
-      changes: delivers ? { status: transition(order.status, "DELIVERED") } : {},
+      changes: ignored ? {} : { status: transition(order.status, "DELIVERED") },
       restock: false,
-      audit: webhookAudit(event, { ...said, from: order.status, to: delivers ? "DELIVERED" : order.status }),
+      audit: webhookAudit(event, { ...said, from: order.status, to: ignored ? order.status : "DELIVERED", ...(ignored ? { ignored } : {}) }),
     });
+    const delivers = ignored === null;
     delivered += Number(delivers);
   }
   return { outcome: delivered > 0 ? "applied" : "unchanged" };
+}
+
+/** Why a carrier's status leaves an order as it is; null when it delivers it. */
+function whyUnchanged(carrierStatus: string, orderStatus: OrderStatus): string | null {
+  if (carrierStatus !== "delivered") return "only delivered moves an order";
+  if (orderStatus !== "SHIPPED") return `the order is ${orderStatus}, not SHIPPED`;
+  return null;
 }
