@@ -76,3 +76,14 @@ test("Redis that hangs (stopped with SIGSTOP): a count is answered from memory w
     expect(store.degraded()).toBe(false);
   }, 10_000);
 });
+
+test("no requests at all: asking for the state (a readiness probe, a scrape) finds Redis gone, and back, by itself", async () => {
+  const { store, events } = failover();
+  expect(store.state()).toBe("redis");
+  await redis.stop();
+  await eventually(() => expect(store.state()).toBe("fallback"), 10_000);
+  expect(events()).toEqual(["ratelimit.degraded"]);
+  await redis.start();
+  await eventually(() => expect(store.state()).toBe("redis"), 10_000);
+  expect(events()).toEqual(["ratelimit.degraded", "ratelimit.restored"]);
+});

@@ -31,8 +31,10 @@ export function within<T>(work: Promise<T>, ms: number): Promise<T> {
  * The primary store (Redis) while it answers, this process's memory while it does not: no request
  * fails for want of Redis, and none waits on it longer than `timeoutMs`. The switch to memory is
  * logged once, and so is the way back, found by a retry in the background at most every
- * `retryEveryMs` while requests come. Counts made in memory meanwhile stay there: while degraded,
- * each instance counts on its own.
+ * `retryEveryMs` while requests come. Asking for the state (readiness, a metrics scrape) checks
+ * Redis in the background too, at most as often: so an instance no request reaches still finds
+ * Redis gone, and back, and the state asked next says so. Counts made in memory meanwhile stay
+ * there: while degraded, each instance counts on its own.
  */
 export function createFailoverRateLimitStore({
   primary,
@@ -73,6 +75,19 @@ export function createFailoverRateLimitStore({
     })();
   }
 
+  /** While Redis is used: a ping in the background, at most every `retryEveryMs`; no answer in time is Redis gone. */
+  let checking = false;
+  let lastCheck = 0;
+  function checkInBackground() {
+    if (degraded) return retryInBackground();
+    if (checking || Date.now() - lastCheck < retryEveryMs) return;
+    checking = true;
+    lastCheck = Date.now();
+    void within(primary.ping(), timeoutMs)
+      .catch(degrade)
+      .finally(() => (checking = false));
+  }
+
   async function use<T>(operation: (store: RateLimitStore) => Promise<T>): Promise<T> {
     if (degraded) {
       retryInBackground();
@@ -87,7 +102,10 @@ export function createFailoverRateLimitStore({
   }
 
   return {
-    state: () => (degraded ? "fallback" : primary.state()),
+    state: () => {
+      checkInBackground();
+      return degraded ? "fallback" : primary.state();
+    },
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
     reset: (key) => use((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),
