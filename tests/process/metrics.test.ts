@@ -172,6 +172,8 @@ test("after known traffic, /metrics counts it by route pattern, never by raw pat
   expect(sampleValue(samples, "storefront_checkouts_total", { outcome: "tax_failed" })).toBe(0);
   expect(outcomes("storefront_payments_total")).toEqual({ paid: 1 });
   expect(outcomes("storefront_webhooks_total")).toEqual({ "easypost not_found": 1, "easypost rejected": 1 });
+  // Every provider's series are there from the start, at 0, so increase() sees its first delivery.
+  expect(sampleValue(samples, "storefront_webhooks_total", { provider: "stripe", outcome: "rejected" })).toBe(0);
   expect(outcomes("storefront_rate_limit_refusals_total")).toEqual({ endpoint: 1 });
   expect(outcomes("storefront_password_check_refusals_total")).toEqual({});
   expect(outcomes("storefront_rate_limit_store")).toEqual({ memory: 1 });

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { CheckoutOutcome, PasswordCheckRefusal, PaymentOutcome, RateLimitName, ShopMetrics } from "../../application/ports/metrics.ts";
+import type { CheckoutOutcome, PasswordCheckRefusal, PaymentOutcome, RateLimitName, ShopMetrics, WebhookOutcome } from "../../application/ports/metrics.ts";
+import { WEBHOOK_PROVIDERS } from "../events/index.ts";
 import type { RateLimitStoreState } from "../../application/ports/system.ts";
 
 /** What is read when Prometheus scrapes, rather than counted as it happens. */
@@ -45,6 +46,16 @@ const RATE_LIMITS: Record<RateLimitName, null> = { endpoint: null, password: nul
 const QUEUE_REFUSALS: Record<PasswordCheckRefusal, null> = { busy: null, client_waiting: null };
 const STORE_STATES: Record<RateLimitStoreState, null> = { redis: null, memory: null, fallback: null };
 const HOUSEKEEPING = { done: null, failed: null };
+const WEBHOOK_OUTCOMES: Record<WebhookOutcome, null> = {
+  applied: null,
+  unchanged: null,
+  duplicate: null,
+  ignored: null,
+  not_found: null,
+  flagged: null,
+  rejected: null,
+  error: null,
+};
 
 /** From 1 ms (a catalog read) to 10 s (a payment waiting on its processor). */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -84,6 +95,8 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     labelNames: ["provider", "outcome"],
     registers: [registry],
   });
+  // From the start, as the other counters: increase() over a series that appears at its first delivery misses that delivery.
+  for (const provider of WEBHOOK_PROVIDERS) for (const outcome of Object.keys(WEBHOOK_OUTCOMES)) webhooks.inc({ provider, outcome }, 0);
   const refusals = counter(registry, "storefront_rate_limit_refusals_total", "Requests refused by a rate limit, by limit", "limit", RATE_LIMITS);
   const queue = counter(registry, "storefront_password_check_refusals_total", "Password checks the queue refused, by reason", "reason", QUEUE_REFUSALS);
   const housekeeping = counter(registry, "storefront_housekeeping_runs_total", "Housekeeping (sweeper) runs, by outcome", "outcome", HOUSEKEEPING);
