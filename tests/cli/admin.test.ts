@@ -155,13 +155,18 @@ describe("user:create", () => {
   );
 
   test(
-    "refuses an address that is not an e-mail with exit 1 and one line, creating nothing",
+    "refuses an address that is not an e-mail with exit 1 and one line naming each field that is wrong, creating nothing",
     async () => {
       const result = await cli("user:create", "--email", "not-an-email", "--password", "password123");
       expect(result.code).toBe(1);
       expectOneLineError(result);
-      expect(result.stderr).toContain("Invalid email address");
+      expect(result.stderr).toContain("email: Invalid email address");
       expect(await findUser("not-an-email")).toBeUndefined();
+      const both = await cli("user:create", "--email", "not-an-email", "--password", "short");
+      expect(both.code).toBe(1);
+      expectOneLineError(both);
+      expect(both.stderr).toContain("email: Invalid email address");
+      expect(both.stderr).toContain("password: ");
     },
     TIMEOUT,
   );

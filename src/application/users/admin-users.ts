@@ -4,7 +4,7 @@ import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type User, type UserRole, emailProblem, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
-import { assertNewPassword } from "../auth/new-password.ts";
+import { newPasswordIssues } from "../auth/new-password.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps } from "../ports/index.ts";
 
@@ -20,9 +20,10 @@ export interface NewAccount {
 /** An account made by staff or the CLI: any role, e-mail taken as verified, no welcome mail. */
 export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccount, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
   requirePermission(actor, "users:write");
-  const problem = emailProblem(input.email);
-  if (problem) throw new DomainError("invalid_input", problem);
-  assertNewPassword(deps, input.password, "password");
+  // Every field's problem at once, each named, as the HTTP routes answer them.
+  const emailIssue = emailProblem(input.email);
+  const issues = [...(emailIssue ? [{ path: "email", message: emailIssue }] : []), ...newPasswordIssues(deps, input.password, "password")];
+  if (issues.length) throw new DomainError("invalid_input", "Invalid request", { issues });
   const user = newUser({
     id: deps.ids.next(),
     email: input.email,
