@@ -1,6 +1,7 @@
 import { demoCatalog } from "./application/catalog/demo-catalog.ts";
 import { createOutboxWorker } from "./application/mail/outbox-worker.ts";
 import { createHousekeeping } from "./application/system/housekeeping.ts";
+import { periodic } from "./application/system/periodic.ts";
 import { makeUseCases } from "./application/use-cases.ts";
 import { messageOf } from "./domain/errors.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
@@ -9,6 +10,7 @@ import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { join } from "node:path";
 import { createApp } from "./adapters/http/app.ts";
+import { redeliverFakeEvents } from "./adapters/http/routes/fake-processor.ts";
 import { buildWebApps, withWebApps } from "./adapters/http/web.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { serveMetrics } from "./adapters/metrics/server.ts";
@@ -163,6 +165,17 @@ const housekeeping = createHousekeeping(runtime.deps, {
   graceMs: config.orders.graceMs,
 });
 housekeeping.start();
+// The fake processor plays Stripe's part in delivering its events again until the shop has them.
+const fakeEvents = runtime.fakeProcessor
+  ? periodic(
+      async () => {
+        const redelivered = await redeliverFakeEvents(useCases, runtime.fakeProcessor!, config.orders.graceMs);
+        if (redelivered) logger.info("fake_processor.redelivered", { events: redelivered });
+      },
+      { intervalMs: config.housekeepingIntervalMs, logger, event: "fake_processor.redelivery_failed" },
+    )
+  : null;
+fakeEvents?.start();
 logger.info("server.started", {
   url: config.publicUrl,
   storefront: `${config.publicUrl}/`,
@@ -202,6 +215,7 @@ async function shutdown(signal: string) {
   }
   await mailWorker.stop();
   await housekeeping.stop();
+  await fakeEvents?.stop();
   await metricsServer?.stop(true);
   await runtime.close();
   logger.info("server.stopped", { signal });

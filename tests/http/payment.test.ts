@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { redeliverFakeEvents } from "../../src/adapters/http/routes/fake-processor.ts";
+import { databaseUnavailable } from "../../src/domain/errors.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
@@ -133,6 +135,25 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect(audit).toMatchObject({ entityId: orderId });
     // Answered once: the bank has nothing more to ask.
     expect([(await t.call("POST", `${path}/authorize`)).status, (await t.call("POST", `${path}/fail`)).status]).toEqual([409, 409]);
+  });
+
+  test("Authorize whose event the shop could not take (its database away): the card is charged, the order still unpaid, and the fake delivers the event again, as Stripe would, until the order is PAID, once (found by an attack)", async () => {
+    const { orderId, intentId, path } = await challenged();
+    const receive = t.useCases.receiveWebhookEvent;
+    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
+    try {
+      expect((await t.call("POST", `${path}/authorize`)).status).toBe(503);
+    } finally {
+      t.useCases.receiveWebhookEvent = receive;
+    }
+    expect((await t.deps.processor.retrieveIntent(intentId)).status).toBe("succeeded");
+    expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+    // Answering again finds nothing to answer: only the redelivery brings the payment to the order.
+    expect((await t.call("POST", `${path}/authorize`)).status).toBe(409);
+    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toBe(1);
+    expect(await order(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toBe(0);
+    expect((await t.deps.repos.audit.list({ action: "webhook.stripe" })).filter((entry) => entry.entityId === orderId)).toHaveLength(1);
   });
 
   test("Fail: the payment fails and the order stays payable; another card pays it", async () => {

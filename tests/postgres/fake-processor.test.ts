@@ -136,3 +136,15 @@ test("the books keep an intent as it was saved: changing the object afterwards, 
     expect(await ledger.once(`read-${key}`, (book) => book.intent("pi_kept"))).toEqual(saved);
   }
 });
+
+test("a 3-D Secure answer keeps its event until the shop has it: any instance lists it after the wait, and once delivered no one does", async () => {
+  const intent = await one.createIntent({ amount: 1500, currency: "usd", metadata, idempotencyKey: "order-o-3ds" });
+  expect((await one.confirmIntent(intent.id, "pm_card_threeDSecure2Required", "confirm-o-3ds-1")).status).toBe("requires_action");
+  const { eventId } = await one.completeAction(intent.id, true);
+  const listed = (await other.undeliveredEvents(0)).filter((event) => event.eventId === eventId);
+  // The event as it was sent: the intent succeeded, with the challenge page no longer named.
+  expect(listed).toEqual([{ eventId, intent: { ...intent, status: "succeeded", redirectUrl: null } }]);
+  expect((await other.undeliveredEvents(60_000)).some((event) => event.eventId === eventId)).toBe(false);
+  await other.eventDelivered(eventId);
+  expect((await one.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(false);
+});

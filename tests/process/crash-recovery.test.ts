@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "kysely";
+import { Client } from "pg";
 import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
@@ -25,14 +26,16 @@ afterAll(async () => {
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 const PASSWORD = "sauce lover 99";
 
-/** A shop process on the test database and Stripe server; `recovering`: housekeeping every second, with a one-second grace. */
-async function startShop({ recovering }: { recovering: boolean }): Promise<{ server: Server; base: string }> {
+/**
+ * A shop process on the test database and Stripe server (or, `fake`, the built-in fake processor);
+ * `recovering`: housekeeping every second, with a one-second grace.
+ */
+async function startShop({ recovering, fake = false }: { recovering: boolean; fake?: boolean }): Promise<{ server: Server; base: string }> {
   const server = children.spawn([process.execPath, "src/main.ts"], {
     PORT: "0",
     DATABASE_URL: database.url,
     AUTH_SECRET: "one-secret-for-every-start-of-the-shop-0123456789",
-    STRIPE_SECRET_KEY: stripe.secretKey,
-    STRIPE_API_BASE: stripe.url,
+    ...(fake ? {} : { STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_API_BASE: stripe.url }),
     RATE_LIMIT_MAX: "0",
     ...(recovering ? { HOUSEKEEPING_INTERVAL_SECONDS: "1", HOUSEKEEPING_GRACE_SECONDS: "1" } : {}),
   });
@@ -148,5 +151,50 @@ test("killed while Stripe confirms a payment: within a housekeeping pass of the 
   expect([chargesOf(intentId), confirmationsOf(intentId)]).toEqual([1, 1]);
   const order = await shopper.call("GET", `/orders/${orderId}`, undefined, {}, second.base);
   expect(order.body).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", stripePaymentIntentId: intentId });
+  await kill(second.server);
+}, 30_000);
+
+test("killed between the fake processor's 3-D Secure answer and the order taking it: the card is charged, and once restarted the fake delivers its event again, so the order is PAID, once (found by an attack)", async () => {
+  const first = await startShop({ recovering: false, fake: true });
+  const shopper = await aShopper(first.base);
+  const placed = await shopper.call("POST", "/cart/checkout", { shippingAddress: texas });
+  const orderId: string = placed.body.orderId;
+  const challenged = await shopper.call("POST", "/payment", { orderId, paymentMethodId: "pm_card_threeDSecure2Required" });
+  expect(challenged.body.paymentIntent.status).toBe("requires_action");
+  const intentId: string = challenged.body.paymentIntent.id;
+
+  // The order's row held, so the shop takes the answer's event only after the intent has succeeded; it dies waiting.
+  const holder = new Client({ connectionString: database.url });
+  await holder.connect();
+  try {
+    await holder.query("begin");
+    await holder.query("select id from orders where id = $1 for update", [orderId]);
+    const dying = shopper.call("POST", `/fake-processor/challenge/${intentId}/authorize`).catch(() => "no answer");
+    await eventually(async () => {
+      const { rows } = await holder.query("select count(*)::int as n from fake_processor_events where intent->>'id' = $1", [intentId]);
+      expect(rows[0].n).toBe(1);
+    }, 5_000);
+    await kill(first.server);
+    expect(await dying).toBe("no answer");
+  } finally {
+    await holder.query("rollback");
+    await holder.end();
+  }
+  const charged = await sql<{ status: string }>`select intent->>'status' as status from fake_processor_intents where id = ${intentId}`.execute(database.db);
+  expect(charged.rows).toEqual([{ status: "succeeded" }]);
+  expect(await orderRow(orderId)).toMatchObject({ status: "PENDING", payment_status: "PENDING" });
+
+  const second = await startShop({ recovering: true, fake: true });
+  const undelivered = async () =>
+    (await sql<{ n: number }>`select count(*)::int as n from fake_processor_events where intent->>'id' = ${intentId}`.execute(database.db)).rows[0]!.n;
+  // Taken by the order first, then let go by the fake: both, within a housekeeping pass or two.
+  await eventually(async () => {
+    expect(await orderRow(orderId)).toMatchObject({ status: "CONFIRMED", payment_status: "PAID" });
+    expect(await undelivered()).toBe(0);
+  }, 10_000);
+  const applied = await sql<{ n: number }>`select count(*)::int as n from audit_log where action = 'webhook.stripe' and entity_id = ${orderId}`.execute(
+    database.db,
+  );
+  expect(applied.rows).toEqual([{ n: 1 }]);
   await kill(second.server);
 }, 30_000);

@@ -41,8 +41,17 @@ function bookOf(trx: Transaction<Database>): FakeBook {
     async saveRefund(refund: Refund) {
       await trx.insertInto("fake_processor_refunds").values({ id: refund.id, intent_id: refund.intentId, amount: refund.amount }).execute();
     },
+    async saveEvent(event) {
+      await trx
+        .insertInto("fake_processor_events")
+        .values({ id: event.id, intent: JSON.stringify(event.intent) })
+        .execute();
+    },
   };
 }
+
+/** A run under an idempotency key makes no event (only a 3-D Secure answer does, in `run`). */
+const noEventUnderAKey = () => Promise.reject(new Error("the fake processor keeps an event only in a run, not under an idempotency key"));
 
 /**
  * One statement: the key claimed with its answer, and, only if it was claimed, the run's intents and
@@ -153,6 +162,7 @@ async function onceUnlocked<T>(db: Db, key: string, work: (book: FakeBook) => Pr
     },
     refundedOf: () => Promise.reject(NEEDS_LOCKS),
     saveRefund: () => Promise.reject(NEEDS_LOCKS),
+    saveEvent: noEventUnderAKey,
   };
   let answer: T;
   try {
@@ -241,6 +251,7 @@ export function createPgFakeLedger(db: Db): FakeLedger {
             async saveRefund(refund) {
               refunds.push(copyOf(refund));
             },
+            saveEvent: noEventUnderAKey,
           };
           try {
             const answer = await work(book);
@@ -258,6 +269,20 @@ export function createPgFakeLedger(db: Db): FakeLedger {
           return (await keptAnswer(conn, key))!.answer as T;
         })
         .catch(unavailableIfLost);
+    },
+    async undelivered(waitedMs, limit) {
+      const rows = await db
+        .selectFrom("fake_processor_events")
+        .select(["id", "intent"])
+        .where("created_at", "<=", sql<Date>`now() - make_interval(secs => ${waitedMs / 1000})`)
+        .orderBy("created_at")
+        .limit(limit)
+        .execute()
+        .catch(unavailableIfLost);
+      return rows.map((row) => ({ id: row.id, intent: row.intent as PaymentIntent }));
+    },
+    async delivered(eventId) {
+      await db.deleteFrom("fake_processor_events").where("id", "=", eventId).execute().catch(unavailableIfLost);
     },
   };
 }

@@ -248,6 +248,12 @@ export interface FakeProcessorIntentsTable {
   created_at: CreatedAt;
 }
 
+export interface FakeProcessorEventsTable {
+  id: string;
+  intent: Json<unknown>;
+  created_at: CreatedAt;
+}
+
 export interface FakeProcessorRefundsTable {
   id: string;
   intent_id: string;
@@ -279,6 +285,7 @@ export interface Database {
   locations: LocationsTable;
   refunds: RefundsTable;
   fake_processor_intents: FakeProcessorIntentsTable;
+  fake_processor_events: FakeProcessorEventsTable;
   fake_processor_refunds: FakeProcessorRefundsTable;
   fake_processor_replays: FakeProcessorReplaysTable;
   sales_periods: SalesPeriodsTable;

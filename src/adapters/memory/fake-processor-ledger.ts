@@ -1,5 +1,5 @@
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
-import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
+import type { FakeBook, FakeEvent, FakeLedger } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 
 /**
@@ -11,6 +11,7 @@ export function createMemoryFakeLedger(): FakeLedger & { intents: ReadonlyMap<st
   const intents = new Map<string, PaymentIntent>();
   const refunds = new Map<string, Refund>();
   const answers = new Map<string, unknown>();
+  const events = new Map<string, FakeEvent & { at: number }>();
   let turn: Promise<unknown> = Promise.resolve();
 
   const book: FakeBook = {
@@ -18,6 +19,7 @@ export function createMemoryFakeLedger(): FakeLedger & { intents: ReadonlyMap<st
     saveIntent: async (intent) => void intents.set(intent.id, structuredClone(intent)),
     refundedOf: async (intentId) => [...refunds.values()].filter((r) => r.intentId === intentId).reduce((sum, r) => sum + r.amount, 0),
     saveRefund: async (refund) => void refunds.set(refund.id, structuredClone(refund)),
+    saveEvent: async (event) => void events.set(event.id, { ...structuredClone(event), at: Date.now() }),
   };
 
   function inTurn<T>(work: () => Promise<T>): Promise<T> {
@@ -36,5 +38,11 @@ export function createMemoryFakeLedger(): FakeLedger & { intents: ReadonlyMap<st
         if (!answers.has(key)) answers.set(key, structuredClone(await work(book)));
         return structuredClone(answers.get(key)) as Awaited<ReturnType<typeof work>>;
       }),
+    undelivered: async (waitedMs, limit) =>
+      [...events.values()]
+        .filter((event) => Date.now() - event.at >= waitedMs)
+        .slice(0, limit)
+        .map(({ id, intent }) => ({ id, intent: structuredClone(intent) })),
+    delivered: async (eventId) => void events.delete(eventId),
   };
 }

@@ -30,12 +30,20 @@ export const challengePageAt =
   (intentId: string): string =>
     `${publicUrl}/api/fake-processor/challenge/${intentId}`;
 
+/** An event of the fake's to deliver to the shop, as Stripe's webhook: its id, and the intent as it was then. */
+export interface FakeEvent {
+  id: string;
+  intent: PaymentIntent;
+}
+
 /** One transaction over the fake's books: the intents it touches are locked until it ends. */
 export interface FakeBook {
   intent(id: string): Promise<PaymentIntent | null>;
   saveIntent(intent: PaymentIntent): Promise<void>;
   refundedOf(intentId: string): Promise<Cents>;
   saveRefund(refund: Refund): Promise<void>;
+  /** An event to deliver, kept with the change it tells of (in `run` only: no work under a key makes one). */
+  saveEvent(event: FakeEvent): Promise<void>;
 }
 
 /**
@@ -51,6 +59,10 @@ export interface FakeLedger {
    * run that throws keeps nothing, so a retry runs again.
    */
   once<T>(key: string, work: (book: FakeBook) => Promise<T>): Promise<T>;
+  /** Events not yet delivered that were kept at least `waitedMs` ago, oldest first, up to `limit`. */
+  undelivered(waitedMs: number, limit: number): Promise<FakeEvent[]>;
+  /** The event has reached the shop: it is not delivered again. */
+  delivered(eventId: string): Promise<void>;
 }
 
 export type FakeProcessor = PaymentGateway &
@@ -62,6 +74,14 @@ export type FakeProcessor = PaymentGateway &
      * none: answered meanwhile, or cancelled.
      */
     completeAction(intentId: string, approved: boolean): Promise<{ intent: PaymentIntent; eventId: string }>;
+    /**
+     * Its events the shop has not taken yet, kept at least `waitedMs` ago: as Stripe delivers a
+     * webhook again until the shop answers it, so that a crash (or a failure) between the intent's
+     * change and the shop's taking of it loses no payment. Up to 100 at a time, oldest first.
+     */
+    undeliveredEvents(waitedMs: number): Promise<Array<{ intent: PaymentIntent; eventId: string }>>;
+    /** The shop has taken the event: it is not delivered again. */
+    eventDelivered(eventId: string): Promise<void>;
   };
 
 /** The intent waits on no 3-D Secure challenge (answered already, or cancelled): what it is now. */
@@ -175,9 +195,17 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
               lastError: { code: "payment_intent_authentication_failure", declineCode: null, message: "The customer did not authenticate." },
             };
         await book.saveIntent(completed);
-        return { intent: completed, eventId: `evt_${randomToken()}` };
+        const eventId = `evt_${randomToken()}`;
+        await book.saveEvent({ id: eventId, intent: completed });
+        return { intent: completed, eventId };
       });
     },
+
+    async undeliveredEvents(waitedMs) {
+      return (await ledger.undelivered(waitedMs, 100)).map((event) => ({ intent: event.intent, eventId: event.id }));
+    },
+
+    eventDelivered: (eventId) => ledger.delivered(eventId),
   };
   const presented = (intent: Promise<PaymentIntent>) => intent.then(present);
   return {
@@ -190,5 +218,6 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
       const { intent, eventId } = await fake.completeAction(...args);
       return { intent: present(intent), eventId };
     },
+    undeliveredEvents: async (waitedMs) => (await fake.undeliveredEvents(waitedMs)).map(({ intent, eventId }) => ({ intent: present(intent), eventId })),
   };
 }

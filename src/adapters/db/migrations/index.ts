@@ -21,6 +21,7 @@ import * as m0019 from "./0019_stock_updates_touch_no_index.ts";
 import * as m0020 from "./0020_order_units.ts";
 import * as m0021 from "./0021_sales_periods.ts";
 import * as m0022 from "./0022_product_rows_kept.ts";
+import * as m0023 from "./0023_fake_processor_events.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   "0020_order_units": m0020,
   "0021_sales_periods": m0021,
   "0022_product_rows_kept": m0022,
+  "0023_fake_processor_events": m0023,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -88,6 +88,33 @@ const challengeAnswer = z
   .meta({ id: "ChallengeAnswer" });
 
 /**
+ * The fake's event about an intent, taken by the shop as Stripe's webhook would be (the same
+ * pipeline: an event id taken twice changes nothing twice), then marked delivered. One the shop
+ * could not take (its database away, the process killed before it) stays undelivered, for
+ * redeliverFakeEvents.
+ */
+async function deliverFakeEvent(useCases: UseCases, fake: FakeProcessor, { intent, eventId }: { intent: PaymentIntent; eventId: string }) {
+  const event = eventOfIntent(intent);
+  const type = intent.status === "succeeded" ? "payment_intent.succeeded" : "payment_intent.payment_failed";
+  const orderId = intent.metadata.orderId ?? null;
+  const outcome = event ? await useCases.receiveWebhookEvent({ provider: "stripe", eventId, type, meaning: { kind: "payment", event, orderId } }) : "ignored";
+  await fake.eventDelivered(eventId);
+  return outcome;
+}
+
+/**
+ * As Stripe delivers a webhook again until the shop answers it: the fake's events (3-D Secure
+ * answers) the shop has not taken after `waitedMs`, delivered again, oldest first. Run by the
+ * server with housekeeping while the fake processor takes the payments. Stops at the first that
+ * fails (the next run tries again). How many were delivered.
+ */
+export async function redeliverFakeEvents(useCases: UseCases, fake: FakeProcessor, waitedMs: number): Promise<number> {
+  const events = await fake.undeliveredEvents(waitedMs);
+  for (const event of events) await deliverFakeEvent(useCases, fake, event);
+  return events.length;
+}
+
+/**
  * Decisions §13: 3-D Secure on the embedded default. The fake processor's challenge page (Authorize
  * / Fail) finishes the intent as the bank would, and the order then moves exactly as Stripe's
  * webhook would move it: the same event, through the same pipeline. Mounted only while the fake
@@ -109,12 +136,9 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
       if (error instanceof NoChallenge) return { answered: false as const, intent: error.intent };
       throw error;
     }
-    const { intent, eventId } = completed;
-    const event = eventOfIntent(intent);
-    const type = intent.status === "succeeded" ? "payment_intent.succeeded" : "payment_intent.payment_failed";
-    const orderId = intent.metadata.orderId ?? null;
-    const outcome = event ? await useCases.receiveWebhookEvent({ provider: "stripe", eventId, type, meaning: { kind: "payment", event, orderId } }) : "ignored";
-    return { answered: true as const, intent, orderId, outcome };
+    const { intent } = completed;
+    const outcome = await deliverFakeEvent(useCases, fake, completed);
+    return { answered: true as const, intent, orderId: intent.metadata.orderId ?? null, outcome };
   }
   const wantsPage = (request: Request) => request.headers.get("accept")?.includes("text/html") ?? false;
   const detail = { tags: ["Payment"], security: [] };
