@@ -226,6 +226,17 @@ describe("paying an order (decisions §4)", () => {
     expect(confirmations).toHaveLength(2);
     expect(new Set(confirmations).size).toBe(1);
   });
+
+  test("an abandoned attempt the processor had charged, taken over with another card: the audit names the card that was charged (found by an attack)", async () => {
+    const { deps, stored, pay, placed } = await anOrder();
+    const crashing = { ...deps, ids: { next: throwing } };
+    expect(await pay("pm_card_visa", undefined, crashing as MemoryDeps).catch((e: Error) => e.message)).toBe("the database went away");
+    deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
+    expect((await pay("pm_card_mastercard")).success).toBe(true);
+    expect(await stored()).toMatchObject({ paymentStatus: "PAID" });
+    const [succeeded] = await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" });
+    expect(succeeded?.changes).toMatchObject({ paymentMethodId: "pm_card_visa" });
+  });
 });
 
 describe("the grace time (HOUSEKEEPING_GRACE_SECONDS) is the shop's one measure of an abandoned attempt", () => {

@@ -27,7 +27,7 @@ test("an intent made on one instance is paid on the other, and its client secret
   expect(intent.clientSecret).toMatch(new RegExp(`^${intent.id}_secret_.+`));
   expect(await other.createIntent({ amount: 2079, currency: "usd", metadata, idempotencyKey: "order-o1" })).toEqual(intent);
   expect((await other.confirmIntent(intent.id, "pm_card_visa", "confirm-o1-1")).status).toBe("succeeded");
-  expect(await one.retrieveIntent(intent.id)).toEqual({ ...intent, status: "succeeded" });
+  expect(await one.retrieveIntent(intent.id)).toEqual({ ...intent, status: "succeeded", paymentMethodId: "pm_card_visa" });
 });
 
 test("ten confirmations with one key from both instances at once confirm once, all answered alike", async () => {
@@ -121,6 +121,7 @@ test("the books keep an intent as it was saved: changing the object afterwards, 
     metadata,
     lastError: null,
     redirectUrl: null,
+    paymentMethodId: null,
   } as const;
   // Unlocked (one intent read at most) and locked (a refund summed) runs alike.
   for (const key of ["kept-1", "kept-2"]) {
@@ -143,7 +144,7 @@ test("a 3-D Secure answer keeps its event until the shop has it: any instance li
   const { eventId } = await one.completeAction(intent.id, true);
   const listed = (await other.undeliveredEvents(0)).filter((event) => event.eventId === eventId);
   // The event as it was sent: the intent succeeded, with the challenge page no longer named.
-  expect(listed).toEqual([{ eventId, intent: { ...intent, status: "succeeded", redirectUrl: null } }]);
+  expect(listed).toEqual([{ eventId, intent: { ...intent, status: "succeeded", redirectUrl: null, paymentMethodId: "pm_card_threeDSecure2Required" } }]);
   expect((await other.undeliveredEvents(60_000)).some((event) => event.eventId === eventId)).toBe(false);
   await other.eventDelivered(eventId);
   expect((await one.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(false);

@@ -127,6 +127,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
           metadata: { ...metadata },
           lastError: null,
           redirectUrl: null,
+          paymentMethodId: null,
         };
         await book.saveIntent(intent);
         return intent;
@@ -141,7 +142,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
         // Its own names only: "__proto__" or "toString" is no payment method.
         const outcome = Object.hasOwn(TEST_PAYMENT_METHODS, paymentMethodId) ? TEST_PAYMENT_METHODS[paymentMethodId] : undefined;
         if (!outcome) throw new DomainError("payment.invalid_method", `No such payment method: '${paymentMethodId}'`, { paymentMethodId });
-        const confirmed = { ...intent, status: outcome.status, lastError: outcome.decline ?? null };
+        const confirmed = { ...intent, status: outcome.status, lastError: outcome.decline ?? null, paymentMethodId };
         await book.saveIntent(confirmed);
         return confirmed;
       });

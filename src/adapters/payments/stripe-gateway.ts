@@ -41,6 +41,7 @@ function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
     metadata: { ...pi.metadata },
     lastError: error ? { code: error.code ?? "payment_failed", declineCode: error.decline_code ?? null, message: error.message ?? "" } : null,
     redirectUrl: pi.status === "requires_action" ? (pi.next_action?.redirect_to_url?.url ?? null) : null,
+    paymentMethodId: typeof pi.payment_method === "string" ? pi.payment_method : (pi.payment_method?.id ?? null),
   };
 }
 

@@ -77,7 +77,8 @@ export async function payOrder(
   }
 
   const outcome = confirmationOutcome(intent);
-  const by = { userId, origin, changes: { paymentMethodId: request.paymentMethodId, attempt } };
+  // The method the processor charged: an attempt taken over may have been confirmed with another card.
+  const by = { userId, origin, changes: { paymentMethodId: intent.paymentMethodId ?? request.paymentMethodId, attempt } };
   // The order was there when the attempt began, and orders are never deleted.
   const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen, ownAttempt: { attempts: attempt, startedAt } }))!;
 

@@ -17,6 +17,8 @@ export interface PaymentIntent {
    * (Stripe.js finishes those from the client secret). Null otherwise.
    */
   redirectUrl: string | null;
+  /** The payment method it was last confirmed with, when the processor says (Stripe's `payment_method`). */
+  paymentMethodId: string | null;
 }
 
 export interface Refund {
