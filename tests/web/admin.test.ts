@@ -351,6 +351,35 @@ test("products: low stock listed, stock added and a product taken off sale; user
   expect(blocked).toEqual([]);
 }, 20_000);
 
+test("a product named in a right-to-left script: the stock notice keeps its counts in order, the name isolated (found by an audit)", async () => {
+  const product = { name: "Salsa חריפה", sku: "SF-RTL-001", price: 9.99, featuredImage: "https://img.example.com/salsa.jpg", heatLevel: 3, inventory: 5 };
+  expect((await shop.call("POST", "/api/products", { body: product, headers: admin.headers })).status).toBe(201);
+  await page.goto(`${origin}/admin/products?q=SF-RTL-001`);
+  await click("button", "Adjust stock");
+  await fill("Units to add (negative to take)", "1");
+  await fill("Reason", "Recount");
+  await click("button", "Apply");
+  await shows("in stock.");
+  // Where the old count and the new one are drawn: the old one first, on a left-to-right page.
+  const [from, to] = await page.evaluate(() => {
+    const notice = document.querySelector(".notice")!;
+    const left = (text: string) => {
+      const walker = document.createTreeWalker(notice, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.textContent!.indexOf(text);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + text.length);
+        return range.getBoundingClientRect().left;
+      }
+      return Number.NaN;
+    };
+    return [left("5"), left("6")];
+  });
+  expect(to).toBeGreaterThan(from!);
+}, 20_000);
+
 test("the sales report draws one bar a period in an SVG chart, each bar named by its period and figure", async () => {
   const today = shop.deps.clock.now();
   const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);

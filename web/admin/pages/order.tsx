@@ -226,9 +226,13 @@ function Moves({ order, onMoved, onRefused }: { order: Order; onMoved: (text: st
           <form method="dialog">
             <h2 id="confirm-title">{moveLabel(confirming)}?</h2>
             <p>
-              {confirming.refunds
-                ? `${money(order.total)} goes back to ${order.customer.email}, and the order ends ${label(confirming.status)}. This cannot be undone.`
-                : `The order ends ${label(confirming.status)}. This cannot be undone.`}
+              {confirming.refunds ? (
+                <>
+                  {money(order.total)} goes back to <bdi>{order.customer.email}</bdi>, and the order ends {label(confirming.status)}. This cannot be undone.
+                </>
+              ) : (
+                `The order ends ${label(confirming.status)}. This cannot be undone.`
+              )}
             </p>
             <div class="actions">
               <Button variant="danger" busy={busy} onClick={() => void move(confirming)}>

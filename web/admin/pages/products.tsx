@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useLocation } from "preact-iso";
 import { useState } from "preact/hooks";
 import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
@@ -37,7 +38,7 @@ export function ProductsPage() {
       ),
     search,
   );
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<ComponentChildren>(null);
   const problem = loaded.state === "failed" ? loaded.problem : null;
   const mayWrite = session.can("products:write");
 
@@ -47,9 +48,9 @@ export function ProductsPage() {
     route(`/admin/products${queryOf(formValues(event.currentTarget as HTMLFormElement))}`);
   }
 
-  async function changed(text: string) {
+  async function changed(news: ComponentChildren) {
     await loaded.reload();
-    setDone(text);
+    setDone(news);
   }
 
   return (
@@ -136,7 +137,7 @@ export function ProductsPage() {
 }
 
 /** Adds units to the stock or takes them (POST /api/admin/products/:id/inventory), with the reason the audit log keeps. */
-function Adjust({ product, onChanged }: { product: Product; onChanged: (text: string) => Promise<void> }) {
+function Adjust({ product, onChanged }: { product: Product; onChanged: (news: ComponentChildren) => Promise<void> }) {
   const [problem, showProblem] = useState<Problem | null>(null);
   const setProblem = useProblemSetter(showProblem);
   const [busy, setBusy] = useState(false);
@@ -161,7 +162,12 @@ function Adjust({ product, onChanged }: { product: Product; onChanged: (text: st
     if (!outcome.ok) return setProblem(outcome.problem);
     setProblem(null);
     form.reset();
-    await onChanged(`${product.name}: ${count(product.inventory)} → ${count(outcome.data.data.inventory)} in stock.`);
+    // The name isolated, as what staff typed: a right-to-left one turns around itself, never the counts.
+    await onChanged(
+      <>
+        <bdi>{product.name}</bdi>: {count(product.inventory)} → {count(outcome.data.data.inventory)} in stock.
+      </>,
+    );
   }
 
   return (
@@ -180,7 +186,7 @@ function Adjust({ product, onChanged }: { product: Product; onChanged: (text: st
 }
 
 /** Puts a product on sale or takes it off (PUT /api/products/:id with isActive). */
-function SaleSwitch({ product, onChanged }: { product: Product; onChanged: (text: string) => Promise<void> }) {
+function SaleSwitch({ product, onChanged }: { product: Product; onChanged: (news: ComponentChildren) => Promise<void> }) {
   const [problem, showProblem] = useState<Problem | null>(null);
   const setProblem = useProblemSetter(showProblem);
   const [busy, setBusy] = useState(false);
@@ -191,7 +197,11 @@ function SaleSwitch({ product, onChanged }: { product: Product; onChanged: (text
     setBusy(false);
     if (!outcome.ok) return setProblem(outcome.problem);
     setProblem(null);
-    await onChanged(`${product.name} is ${outcome.data.data.isActive ? "on sale" : "off sale"} now.`);
+    await onChanged(
+      <>
+        <bdi>{product.name}</bdi> is {outcome.data.data.isActive ? "on sale" : "off sale"} now.
+      </>,
+    );
   }
 
   return (

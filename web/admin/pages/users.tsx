@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useLocation } from "preact-iso";
 import { useState } from "preact/hooks";
 import { type Problem, type Schemas, api, run } from "../api.ts";
@@ -23,11 +24,11 @@ export function UsersPage() {
   const loaded = useLoad(() => run(api.GET("/api/admin/users", { params: { query: { q: q || undefined, role, page, limit: 20 } } })), search);
   const problem = loaded.state === "failed" ? loaded.problem : null;
   const mayChange = session.can("users:write");
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<ComponentChildren>(null);
 
-  async function changed(text: string) {
+  async function changed(news: ComponentChildren) {
     await loaded.reload();
-    setDone(text);
+    setDone(news);
   }
 
   function apply(event: Event) {
@@ -117,7 +118,7 @@ export function UsersPage() {
  * The role select of one account. Only an ADMIN or a DEVELOPER may give or take ADMIN or DEVELOPER
  * (decisions §12), so anyone else is offered neither, and no control on such an account.
  */
-function RoleChange({ account, onChanged }: { account: Account; onChanged: (text: string) => Promise<void> }) {
+function RoleChange({ account, onChanged }: { account: Account; onChanged: (news: ComponentChildren) => Promise<void> }) {
   const session = useSession();
   const [problem, showProblem] = useState<Problem | null>(null);
   const setProblem = useProblemSetter(showProblem);
@@ -137,7 +138,11 @@ function RoleChange({ account, onChanged }: { account: Account; onChanged: (text
     setProblem(null);
     // One's own role changed: what the pages may draw changes with it.
     if (account.id === session.me.id) return void (await session.refresh());
-    await onChanged(`${account.email} is ${label(outcome.data.data.role)} now.`);
+    await onChanged(
+      <>
+        <bdi>{account.email}</bdi> is {label(outcome.data.data.role)} now.
+      </>,
+    );
   }
 
   return (
