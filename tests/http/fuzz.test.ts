@@ -373,7 +373,9 @@ describe("fuzz from the served OpenAPI document (issue 22)", () => {
         try {
           await fc.assert(property, { seed: seedFor(operation.route), numRuns: RUNS });
         } catch (error) {
-          console.error(`Replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} bun test --timeout 60000 tests/http/fuzz.test.ts -t '${operation.route}:'`);
+          console.error(
+            `Replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} node_modules/.bin/bun test --timeout 60000 tests/http/fuzz.test.ts -t '${operation.route}:'`,
+          );
           throw error;
         }
       },
