@@ -169,8 +169,9 @@ housekeeping.start();
 const fakeEvents = runtime.fakeProcessor
   ? periodic(
       async () => {
-        const redelivered = await redeliverFakeEvents(useCases, runtime.fakeProcessor!, config.orders.graceMs);
-        if (redelivered) logger.info("fake_processor.redelivered", { events: redelivered });
+        const { delivered, failed } = await redeliverFakeEvents(useCases, runtime.fakeProcessor!, config.orders.graceMs);
+        if (delivered) logger.info("fake_processor.redelivered", { events: delivered });
+        if (failed.length) logger.warn("fake_processor.redelivery_failed", { failed });
       },
       { intervalMs: config.housekeepingIntervalMs, logger, event: "fake_processor.redelivery_failed" },
     )

@@ -150,10 +150,29 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
     // Answering again finds nothing to answer: only the redelivery brings the payment to the order.
     expect((await t.call("POST", `${path}/authorize`)).status).toBe(409);
-    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toBe(1);
+    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 1, failed: [] });
     expect(await order(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toBe(0);
+    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 0, failed: [] });
     expect((await t.deps.repos.audit.list({ action: "webhook.stripe" })).filter((entry) => entry.entityId === orderId)).toHaveLength(1);
+  });
+
+  test("an event the order cannot take holds up none of the others: each is delivered again on its own, the failed one at the next run", async () => {
+    const [first, second] = [await challenged(), await challenged()];
+    const receive = t.useCases.receiveWebhookEvent;
+    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
+    try {
+      for (const { path } of [first, second]) expect((await t.call("POST", `${path}/authorize`)).status).toBe(503);
+      // The first order's event still fails (a bug, say); the second's goes through.
+      t.useCases.receiveWebhookEvent = (event) =>
+        event.meaning?.kind === "payment" && event.meaning.orderId === first.orderId ? Promise.reject(new Error("a bug")) : receive(event);
+      const { delivered, failed } = await redeliverFakeEvents(t.useCases, t.deps.processor, 0);
+      expect([delivered, failed.map((f) => f.error)]).toEqual([1, ["a bug"]]);
+    } finally {
+      t.useCases.receiveWebhookEvent = receive;
+    }
+    expect([(await order(first.orderId)).paymentStatus, (await order(second.orderId)).paymentStatus]).toEqual(["PENDING", "PAID"]);
+    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 1, failed: [] });
+    expect((await order(first.orderId)).paymentStatus).toBe("PAID");
   });
 
   test("Fail: the payment fails and the order stays payable; another card pays it", async () => {

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
+import { messageOf } from "../../../domain/errors.ts";
 import { toDollars } from "../../../domain/money.ts";
 import { eventOfIntent } from "../../../domain/payment.ts";
 import type { PaymentIntent } from "../../../application/ports/payments.ts";
@@ -104,14 +105,26 @@ async function deliverFakeEvent(useCases: UseCases, fake: FakeProcessor, { inten
 
 /**
  * As Stripe delivers a webhook again until the shop answers it: the fake's events (3-D Secure
- * answers) the shop has not taken after `waitedMs`, delivered again, oldest first. Run by the
- * server with housekeeping while the fake processor takes the payments. Stops at the first that
- * fails (the next run tries again). How many were delivered.
+ * answers) the shop has not taken after `waitedMs`, delivered again, oldest first, each on its own
+ * (one that fails waits for the next run and holds up none of the others). How many were
+ * delivered, and what failed.
  */
-export async function redeliverFakeEvents(useCases: UseCases, fake: FakeProcessor, waitedMs: number): Promise<number> {
-  const events = await fake.undeliveredEvents(waitedMs);
-  for (const event of events) await deliverFakeEvent(useCases, fake, event);
-  return events.length;
+export async function redeliverFakeEvents(
+  useCases: UseCases,
+  fake: FakeProcessor,
+  waitedMs: number,
+): Promise<{ delivered: number; failed: Array<{ eventId: string; error: string }> }> {
+  let delivered = 0;
+  const failed: Array<{ eventId: string; error: string }> = [];
+  for (const event of await fake.undeliveredEvents(waitedMs)) {
+    try {
+      await deliverFakeEvent(useCases, fake, event);
+      delivered++;
+    } catch (error) {
+      failed.push({ eventId: event.eventId, error: messageOf(error) });
+    }
+  }
+  return { delivered, failed };
 }
 
 /**
