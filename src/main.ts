@@ -10,7 +10,7 @@ import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
 import { join } from "node:path";
 import { createApp } from "./adapters/http/app.ts";
-import { redeliverFakeEvents } from "./adapters/http/routes/fake-processor.ts";
+import { redeliverFakeEvents } from "./adapters/payments/fake-processor-events.ts";
 import { buildWebApps, withWebApps } from "./adapters/http/web.ts";
 import { createJsonLogger } from "./adapters/log.ts";
 import { serveMetrics } from "./adapters/metrics/server.ts";
@@ -173,7 +173,7 @@ const fakeEvents = runtime.fakeProcessor
         if (delivered) logger.info("fake_processor.redelivered", { events: delivered });
         if (failed.length) logger.warn("fake_processor.redelivery_failed", { failed });
       },
-      { intervalMs: config.housekeepingIntervalMs, logger, event: "fake_processor.redelivery_failed" },
+      { intervalMs: config.housekeepingIntervalMs, logger, event: "fake_processor.redelivery_run_failed" },
     )
   : null;
 fakeEvents?.start();
@@ -195,8 +195,8 @@ let stopping = false;
 
 /**
  * SIGTERM (or SIGINT): stop accepting connections, let the requests in flight finish (up to
- * SHUTDOWN_DRAIN_SECONDS, then they are cut), stop the sweeper and the outbox worker, and close the
- * database pool and Redis. A clean-up that hangs (a request cut while it waits on a database lock
+ * SHUTDOWN_DRAIN_SECONDS, then they are cut), stop the sweeper (and the fake processor's
+ * redelivery) and the outbox worker, and close the database pool and Redis. A clean-up that hangs (a request cut while it waits on a database lock
  * keeps its connection) does not keep the process: 5 s after the drain it exits 1 all the same.
  */
 async function shutdown(signal: string) {

@@ -74,6 +74,8 @@ export function paymentGatewayContract(target: () => ProcessorTarget) {
         id: intent.id,
         status: "requires_payment_method",
         lastError: { code: "card_declined", declineCode: "generic_decline", message: "Your card was declined." },
+        // As Stripe: the declined method is not kept on the intent.
+        paymentMethodId: null,
       });
       expect((await confirm(intent, "pm_card_chargeDeclinedInsufficientFunds")).lastError).toEqual({
         code: "card_declined",

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
-import { redeliverFakeEvents } from "../../src/adapters/http/routes/fake-processor.ts";
+import { redeliverFakeEvents } from "../../src/adapters/payments/fake-processor-events.ts";
 import { databaseUnavailable } from "../../src/domain/errors.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -156,7 +156,7 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect((await t.deps.repos.audit.list({ action: "webhook.stripe" })).filter((entry) => entry.entityId === orderId)).toHaveLength(1);
   });
 
-  test("an event the order cannot take holds up none of the others: each is delivered again on its own, the failed one at the next run", async () => {
+  test("an event the order cannot take holds up none of the others: each is delivered again on its own, the failed one a minute later", async () => {
     const [first, second] = [await challenged(), await challenged()];
     const receive = t.useCases.receiveWebhookEvent;
     t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
@@ -171,6 +171,9 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
       t.useCases.receiveWebhookEvent = receive;
     }
     expect([(await order(first.orderId)).paymentStatus, (await order(second.orderId)).paymentStatus]).toEqual(["PENDING", "PAID"]);
+    // Not due again at once, as Stripe backs off: a minute after its first failure.
+    expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 0, failed: [] });
+    t.deps.clock.advance(60_000);
     expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 1, failed: [] });
     expect((await order(first.orderId)).paymentStatus).toBe("PAID");
   });

@@ -146,6 +146,20 @@ test("a 3-D Secure answer keeps its event until the shop has it: any instance li
   // The event as it was sent: the intent succeeded, with the challenge page no longer named.
   expect(listed).toEqual([{ eventId, intent: { ...intent, status: "succeeded", redirectUrl: null, paymentMethodId: "pm_card_threeDSecure2Required" } }]);
   expect((await other.undeliveredEvents(60_000)).some((event) => event.eventId === eventId)).toBe(false);
+  // A delivery that failed: due again a minute later (then two, four…), in the database's clock.
+  await one.eventFailed(eventId);
+  expect((await other.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(false);
+  const { rows } = await sql<{ failures: number; wait: number }>`
+    select failures, extract(epoch from due_at - now())::float as wait from fake_processor_events where id = ${eventId}`.execute(database.db);
+  expect(rows[0]!.failures).toBe(1);
+  expect(rows[0]!.wait).toBeWithin(55, 61);
+  await one.eventFailed(eventId);
+  const again = await sql<{ wait: number }>`select extract(epoch from due_at - now())::float as wait from fake_processor_events where id = ${eventId}`.execute(
+    database.db,
+  );
+  expect(again.rows[0]!.wait).toBeWithin(115, 121);
+  await sql`update fake_processor_events set due_at = now() where id = ${eventId}`.execute(database.db);
+  expect((await other.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(true);
   await other.eventDelivered(eventId);
   expect((await one.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(false);
 });

@@ -274,8 +274,9 @@ export function createPgFakeLedger(db: Db): FakeLedger {
       const rows = await db
         .selectFrom("fake_processor_events")
         .select(["id", "intent"])
+        .where("due_at", "<=", sql<Date>`now()`)
         .where("created_at", "<=", sql<Date>`now() - make_interval(secs => ${waitedMs / 1000})`)
-        .orderBy("created_at")
+        .orderBy("due_at")
         .limit(limit)
         .execute()
         .catch(unavailableIfLost);
@@ -283,6 +284,18 @@ export function createPgFakeLedger(db: Db): FakeLedger {
     },
     async delivered(eventId) {
       await db.deleteFrom("fake_processor_events").where("id", "=", eventId).execute().catch(unavailableIfLost);
+    },
+    async deliveryFailed(eventId) {
+      // The wait as redeliveryWaitMs reckons it, counted in the database's clock as due_at is.
+      await db
+        .updateTable("fake_processor_events")
+        .set((eb) => ({
+          failures: eb("failures", "+", 1),
+          due_at: sql<Date>`now() + least(interval '1 minute' * power(2, failures), interval '1 hour')`,
+        }))
+        .where("id", "=", eventId)
+        .execute()
+        .catch(unavailableIfLost);
     },
   };
 }

@@ -252,6 +252,8 @@ export interface FakeProcessorEventsTable {
   id: string;
   intent: Json<unknown>;
   created_at: CreatedAt;
+  failures: Generated<number>;
+  due_at: Generated<Date>;
 }
 
 export interface FakeProcessorRefundsTable {

@@ -42,9 +42,12 @@ export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
 /** The fake processor with its books in memory, which a test may read. */
 export type FakeProcessor = ReturnType<typeof createMemoryFakeProcessor>;
 
-/** `publicUrl` is where its 3-D Secure challenge page is served (the shop's PUBLIC_URL). */
-export function createMemoryFakeProcessor(publicUrl = "http://localhost:3000") {
-  const ledger = createMemoryFakeLedger();
+/**
+ * `publicUrl` is where its 3-D Secure challenge page is served (the shop's PUBLIC_URL); `now`, the
+ * time its events are kept and due by (a test's clock).
+ */
+export function createMemoryFakeProcessor(publicUrl = "http://localhost:3000", now: () => number = Date.now) {
+  const ledger = createMemoryFakeLedger(now);
   return { ...createFakeProcessor(cuid2Ids.next, ledger, challengePageAt(publicUrl)), intents: ledger.intents, refunds: ledger.refunds };
 }
 
@@ -63,10 +66,11 @@ export type MemoryDeps = Deps & {
 export function createMemoryDeps(overrides: Partial<Deps> = {}): MemoryDeps {
   const state = emptyMemoryState();
   const repos = createMemoryRepositories(state);
-  const processor = createMemoryFakeProcessor();
+  const clock = createFixedClock();
+  const processor = createMemoryFakeProcessor(undefined, () => clock.now().getTime());
   return {
     uow: createMemoryUnitOfWork(state, repos),
-    clock: createFixedClock(),
+    clock,
     ids: cuid2Ids,
     random: cryptoRandom,
     database: { ping: async () => undefined, pendingMigrations: async () => [] },

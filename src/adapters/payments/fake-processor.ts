@@ -59,11 +59,19 @@ export interface FakeLedger {
    * run that throws keeps nothing, so a retry runs again.
    */
   once<T>(key: string, work: (book: FakeBook) => Promise<T>): Promise<T>;
-  /** Events not yet delivered that were kept at least `waitedMs` ago, oldest first, up to `limit`. */
+  /**
+   * Events not yet delivered, kept at least `waitedMs` ago and due (one whose delivery failed is due
+   * again later: see `deliveryFailed`), the longest due first, up to `limit`.
+   */
   undelivered(waitedMs: number, limit: number): Promise<FakeEvent[]>;
   /** The event has reached the shop: it is not delivered again. */
   delivered(eventId: string): Promise<void>;
+  /** Its delivery failed: due again after a wait that doubles with each failure (1 minute, 2, 4, … up to an hour). */
+  deliveryFailed(eventId: string): Promise<void>;
 }
+
+/** How long an event whose delivery failed `failures` times waits before it is due again: as Stripe backs off. */
+export const redeliveryWaitMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 3_600_000);
 
 export type FakeProcessor = PaymentGateway &
   TaxCalculator & {
@@ -77,11 +85,14 @@ export type FakeProcessor = PaymentGateway &
     /**
      * Its events the shop has not taken yet, kept at least `waitedMs` ago: as Stripe delivers a
      * webhook again until the shop answers it, so that a crash (or a failure) between the intent's
-     * change and the shop's taking of it loses no payment. Up to 100 at a time, oldest first.
+     * change and the shop's taking of it loses no payment. Up to 100 at a time, the longest due
+     * first; one that keeps failing waits longer each time, so it holds up none of the others.
      */
     undeliveredEvents(waitedMs: number): Promise<Array<{ intent: PaymentIntent; eventId: string }>>;
     /** The shop has taken the event: it is not delivered again. */
     eventDelivered(eventId: string): Promise<void>;
+    /** The shop could not take the event: it is delivered again later, each time later (a minute, doubling, up to an hour). */
+    eventFailed(eventId: string): Promise<void>;
   };
 
 /** The intent waits on no 3-D Secure challenge (answered already, or cancelled): what it is now. */
@@ -142,7 +153,13 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
         // Its own names only: "__proto__" or "toString" is no payment method.
         const outcome = Object.hasOwn(TEST_PAYMENT_METHODS, paymentMethodId) ? TEST_PAYMENT_METHODS[paymentMethodId] : undefined;
         if (!outcome) throw new DomainError("payment.invalid_method", `No such payment method: '${paymentMethodId}'`, { paymentMethodId });
-        const confirmed = { ...intent, status: outcome.status, lastError: outcome.decline ?? null, paymentMethodId };
+        // As Stripe: a declined method is not kept on the intent (it waits for another).
+        const confirmed = {
+          ...intent,
+          status: outcome.status,
+          lastError: outcome.decline ?? null,
+          paymentMethodId: outcome.status === "requires_payment_method" ? null : paymentMethodId,
+        };
         await book.saveIntent(confirmed);
         return confirmed;
       });
@@ -194,6 +211,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
               ...intent,
               status: "requires_payment_method",
               lastError: { code: "payment_intent_authentication_failure", declineCode: null, message: "The customer did not authenticate." },
+              paymentMethodId: null,
             };
         await book.saveIntent(completed);
         const eventId = `evt_${randomToken()}`;
@@ -207,6 +225,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
     },
 
     eventDelivered: (eventId) => ledger.delivered(eventId),
+    eventFailed: (eventId) => ledger.deliveryFailed(eventId),
   };
   const presented = (intent: Promise<PaymentIntent>) => intent.then(present);
   return {

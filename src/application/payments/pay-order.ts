@@ -77,7 +77,7 @@ export async function payOrder(
   }
 
   const outcome = confirmationOutcome(intent);
-  // The method the processor charged: an attempt taken over may have been confirmed with another card.
+  // The method the processor confirmed the intent with, as it says: an attempt taken over may have been confirmed with another card.
   const by = { userId, origin, changes: { paymentMethodId: intent.paymentMethodId ?? request.paymentMethodId, attempt } };
   // The order was there when the attempt began, and orders are never deleted.
   const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen, ownAttempt: { attempts: attempt, startedAt } }))!;

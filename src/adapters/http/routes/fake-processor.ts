@@ -1,11 +1,10 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
-import { messageOf } from "../../../domain/errors.ts";
 import { toDollars } from "../../../domain/money.ts";
-import { eventOfIntent } from "../../../domain/payment.ts";
 import type { PaymentIntent } from "../../../application/ports/payments.ts";
 import { type FakeProcessor, NoChallenge } from "../../payments/fake-processor.ts";
+import { deliverFakeEvent } from "../../payments/fake-processor-events.ts";
 import { HttpError } from "../errors.ts";
 import { errorBody } from "../schemas.ts";
 import { contentSecurityPolicy } from "../web.ts";
@@ -87,45 +86,6 @@ const challengeAnswer = z
     outcome: z.string().describe("what the order made of it, as a webhook's event: applied, unchanged, flagged, not_found"),
   })
   .meta({ id: "ChallengeAnswer" });
-
-/**
- * The fake's event about an intent, taken by the shop as Stripe's webhook would be (the same
- * pipeline: an event id taken twice changes nothing twice), then marked delivered. One the shop
- * could not take (its database away, the process killed before it) stays undelivered, for
- * redeliverFakeEvents.
- */
-async function deliverFakeEvent(useCases: UseCases, fake: FakeProcessor, { intent, eventId }: { intent: PaymentIntent; eventId: string }) {
-  const event = eventOfIntent(intent);
-  const type = intent.status === "succeeded" ? "payment_intent.succeeded" : "payment_intent.payment_failed";
-  const orderId = intent.metadata.orderId ?? null;
-  const outcome = event ? await useCases.receiveWebhookEvent({ provider: "stripe", eventId, type, meaning: { kind: "payment", event, orderId } }) : "ignored";
-  await fake.eventDelivered(eventId);
-  return outcome;
-}
-
-/**
- * As Stripe delivers a webhook again until the shop answers it: the fake's events (3-D Secure
- * answers) the shop has not taken after `waitedMs`, delivered again, oldest first, each on its own
- * (one that fails waits for the next run and holds up none of the others). How many were
- * delivered, and what failed.
- */
-export async function redeliverFakeEvents(
-  useCases: UseCases,
-  fake: FakeProcessor,
-  waitedMs: number,
-): Promise<{ delivered: number; failed: Array<{ eventId: string; error: string }> }> {
-  let delivered = 0;
-  const failed: Array<{ eventId: string; error: string }> = [];
-  for (const event of await fake.undeliveredEvents(waitedMs)) {
-    try {
-      await deliverFakeEvent(useCases, fake, event);
-      delivered++;
-    } catch (error) {
-      failed.push({ eventId: event.eventId, error: messageOf(error) });
-    }
-  }
-  return { delivered, failed };
-}
 
 /**
  * Decisions §13: 3-D Secure on the embedded default. The fake processor's challenge page (Authorize
