@@ -7,6 +7,8 @@ import { messageOf } from "../../domain/errors.ts";
  * within 300 ms all told on a busy machine (at 250 ms, the rest of such a request went past it).
  */
 const REDIS_WAIT_MS = 150;
+/** The longest a check asked for by a state read (readiness, a scrape) waits on Redis: no request waits on it. */
+const CHECK_WAIT_MS = 1_000;
 
 export interface FailoverOptions {
   primary: RateLimitStore & { ping(): Promise<void> };
@@ -75,7 +77,11 @@ export function createFailoverRateLimitStore({
     })();
   }
 
-  /** While Redis is used: a ping in the background, at most every `retryEveryMs`; no answer in time is Redis gone. */
+  /**
+   * While Redis is used: a ping in the background, at most every `retryEveryMs`; no answer within a
+   * second is Redis gone. No request waits on it, so it waits longer than a request would: a moment's
+   * stall of this process does not send a quiet instance's counts to memory.
+   */
   let checking = false;
   let lastCheck = 0;
   function checkInBackground() {
@@ -83,7 +89,7 @@ export function createFailoverRateLimitStore({
     if (checking || Date.now() - lastCheck < retryEveryMs) return;
     checking = true;
     lastCheck = Date.now();
-    void within(primary.ping(), timeoutMs)
+    void within(primary.ping(), Math.max(timeoutMs, CHECK_WAIT_MS))
       .catch(degrade)
       .finally(() => (checking = false));
   }
