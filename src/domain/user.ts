@@ -55,6 +55,22 @@ export function emailProblem(email: string): string | null {
   return normalized.length <= 254 && local.length <= 64 && EMAIL_SHAPE.test(normalized) ? null : "Invalid email address";
 }
 
+/** A person's name is one line of at most this many characters, as the HTTP routes take it. */
+export const NAME_MAX_CHARACTERS = 100;
+
+/**
+ * What is wrong with a person's name given outside HTTP (the CLI; the routes check the same with
+ * zod and the input checks): a line break splits the line a list prints it on, and a control
+ * character (C0, DEL, C1) may act on the terminal that shows it.
+ */
+export function nameProblem(name: string): string | null {
+  const trimmed = name.trim();
+  if (/[\r\n\u2028\u2029]/.test(trimmed)) return "must be one line";
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/.test(trimmed)) return "must not contain control characters";
+  if ([...trimmed].length > NAME_MAX_CHARACTERS) return `must be at most ${NAME_MAX_CHARACTERS} characters`;
+  return null;
+}
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }

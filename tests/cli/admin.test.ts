@@ -167,6 +167,15 @@ describe("user:create", () => {
       expectOneLineError(both);
       expect(both.stderr).toContain("email: Invalid email address");
       expect(both.stderr).toContain("password: ");
+      // A name as the HTTP routes take it: one line, no control characters (found by a review).
+      for (const [name, says] of [
+        ["Ada\nLovelace", "name: must be one line"],
+        ["Ada\u009b31m", "name: must not contain control characters"],
+      ]) {
+        const refused = await cli("user:create", "--email", "ada.l@example.com", "--password", "sauce lover 99", "--name", name!);
+        expect([refused.code, refused.stderr.includes(says!)]).toEqual([1, true]);
+      }
+      expect(await findUser("ada.l@example.com")).toBeUndefined();
     },
     TIMEOUT,
   );

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { emailProblem, newUser, normalizeEmail, passwordProblem } from "../../src/domain/user.ts";
+import { emailProblem, nameProblem, newUser, normalizeEmail, passwordProblem } from "../../src/domain/user.ts";
 
 const common = new Set(["password1", "iloveyou"]);
 const isCommon = (lowercased: string) => common.has(lowercased);
@@ -46,4 +46,16 @@ describe("e-mail addresses", () => {
     [`${"a".repeat(64)}@example.com`, null],
     [`${"a".repeat(65)}@example.com`, "Invalid email address"],
   ])("emailProblem(%p) → %p", (email, problem) => expect(emailProblem(email)).toBe(problem));
+
+  test.each([
+    ["Ada Lovelace", null],
+    ["  Ada\tLovelace  ", null],
+    ["אדה", null],
+    ["Ada\nLovelace", "must be one line"],
+    ["Ada\u2028Lovelace", "must be one line"],
+    ["Ada\u0007", "must not contain control characters"],
+    ["Ada\u009b31m", "must not contain control characters"],
+    ["a".repeat(100), null],
+    ["a".repeat(101), "must be at most 100 characters"],
+  ])("nameProblem(%p) → %p", (name, problem) => expect(nameProblem(name)).toBe(problem));
 });

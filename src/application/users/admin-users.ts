@@ -2,7 +2,7 @@ import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { demotesLastAdmin, mayChangeRole } from "../../domain/account.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type User, type UserRole, emailProblem, newUser, normalizeEmail } from "../../domain/user.ts";
+import { type User, type UserRole, emailProblem, nameProblem, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import { newPasswordIssues } from "../auth/new-password.ts";
 import { requirePermission } from "../permissions/require.ts";
@@ -22,7 +22,12 @@ export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccoun
   requirePermission(actor, "users:write");
   // Every field's problem at once, each named, as the HTTP routes answer them.
   const emailIssue = emailProblem(input.email);
-  const issues = [...(emailIssue ? [{ path: "email", message: emailIssue }] : []), ...newPasswordIssues(deps, input.password, "password")];
+  const nameIssue = input.name === undefined ? null : nameProblem(input.name);
+  const issues = [
+    ...(emailIssue ? [{ path: "email", message: emailIssue }] : []),
+    ...newPasswordIssues(deps, input.password, "password"),
+    ...(nameIssue ? [{ path: "name", message: nameIssue }] : []),
+  ];
   if (issues.length) throw new DomainError("invalid_input", "Invalid request", { issues });
   const user = newUser({
     id: deps.ids.next(),
