@@ -351,13 +351,13 @@ test("products: low stock listed, stock added and a product taken off sale; user
   expect(blocked).toEqual([]);
 }, 20_000);
 
-test("a product named in a right-to-left script: the stock notice keeps its counts in order, the name isolated (found by an audit)", async () => {
+test("a product named in a right-to-left script: the stock notice keeps its counts in order, the name isolated; the audit log isolates each value it shows (found by an audit and a review)", async () => {
   const product = { name: "Salsa חריפה", sku: "SF-RTL-001", price: 9.99, featuredImage: "https://img.example.com/salsa.jpg", heatLevel: 3, inventory: 5 };
   expect((await shop.call("POST", "/api/products", { body: product, headers: admin.headers })).status).toBe(201);
   await page.goto(`${origin}/admin/products?q=SF-RTL-001`);
   await click("button", "Adjust stock");
   await fill("Units to add (negative to take)", "1");
-  await fill("Reason", "Recount");
+  await fill("Reason", "ספירה 12");
   await click("button", "Apply");
   await shows("in stock.");
   // Where the old count and the new one are drawn: the old one first, on a left-to-right page.
@@ -378,6 +378,17 @@ test("a product named in a right-to-left script: the stock notice keeps its coun
     return [left("5"), left("6")];
   });
   expect(to).toBeGreaterThan(from!);
+
+  // The audit log's line of the adjustment: each value in an isolate of its own, so the reason's
+  // right-to-left text (and its number) stays within its value.
+  await page.goto(`${origin}/admin/audit?action=product.inventory_adjust`);
+  await shows("ספירה 12");
+  const cell = await page.evaluate(() => {
+    const changes = [...document.querySelectorAll("td.changes")].find((td) => td.textContent?.includes("ספירה"))!;
+    return { text: changes.textContent, isolated: [...changes.querySelectorAll("bdi")].map((bdi) => bdi.textContent) };
+  });
+  expect(cell.isolated).toContain("ספירה 12");
+  expect(cell.text).toContain("reason: ספירה 12, before: 5, after: 6");
 }, 20_000);
 
 test("the sales report draws one bar a period in an SVG chart, each bar named by its period and figure", async () => {

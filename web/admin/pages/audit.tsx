@@ -5,7 +5,7 @@ import { Input, Pager, ProblemNote, TableWrap, formValues } from "../components/
 import { queryOf, when } from "../format.ts";
 import { useLoad } from "../load.ts";
 import { SITE, useSession } from "../session.ts";
-import { changesText } from "./order.tsx";
+import { Changes } from "./order.tsx";
 
 const FILTERS = ["action", "entityType", "entityId", "userId", "from", "to"] as const;
 
@@ -97,7 +97,7 @@ export function AuditPage() {
                       </td>
                       <td data-label="By">{entry.userId ? <a href={`/admin/audit${queryOf({ userId: entry.userId })}`}>{entry.userId}</a> : "the shop"}</td>
                       <td class="changes" data-label="Changes">
-                        {changesText(entry.changes)}
+                        <Changes changes={entry.changes} />
                       </td>
                       <td data-label="From">{entry.ipAddress ?? "—"}</td>
                     </tr>

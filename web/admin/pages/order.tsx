@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Button, Loading, usePageTitle } from "../../shared/ui.tsx";
 import { type Problem, type Schemas, api, localProblem, run } from "../api.ts";
@@ -304,11 +305,22 @@ function Payment({ payment }: { payment: Order["payment"] }) {
   );
 }
 
-/** A changes object in a line: `from: PENDING, to: CONFIRMED`. */
-export function changesText(changes: Record<string, unknown>): string {
-  return Object.entries(changes)
-    .map(([key, value]) => `${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}`)
-    .join(", ");
+/**
+ * A changes object in a line: `from: PENDING, to: CONFIRMED`. Each value isolated (`<bdi>`): one
+ * typed by someone (a reason, a tracking number, a name) in a right-to-left script turns itself
+ * around, never the keys and values beside it.
+ */
+export function Changes({ changes }: { changes: Record<string, unknown> }) {
+  return (
+    <>
+      {Object.entries(changes).map(([key, value], index) => (
+        <Fragment key={key}>
+          {index > 0 && ", "}
+          {key}: <bdi>{typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}</bdi>
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 function History({ history }: { history: Order["history"] }) {
@@ -323,7 +335,11 @@ function History({ history }: { history: Order["history"] }) {
             <li key={entry.id}>
               <time dateTime={entry.createdAt}>{when(entry.createdAt)}</time> <strong>{entry.action}</strong>{" "}
               <span class="muted">{entry.userId ? `by ${entry.userId}` : "by the shop"}</span>
-              {Object.keys(entry.changes).length > 0 && <div class="changes">{changesText(entry.changes)}</div>}
+              {Object.keys(entry.changes).length > 0 && (
+                <div class="changes">
+                  <Changes changes={entry.changes} />
+                </div>
+              )}
             </li>
           ))}
         </ol>
