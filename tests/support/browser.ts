@@ -71,3 +71,33 @@ export async function pageOnlyFor(browser: Browser, origin: string): Promise<{ p
   });
   return { page, blocked };
 }
+
+/**
+ * Where each of `texts` is drawn in the page: the left edge of its first occurrence within the first
+ * element matching `selector` whose text contains `within` (NaN when it is not there). What a
+ * right-to-left run of text would turn around shows as an order of these edges.
+ */
+export function leftEdges(page: Page, selector: string, within: string, texts: string[]): Promise<number[]> {
+  return page.evaluate(
+    (selector, within, texts) => {
+      const container = [...document.querySelectorAll(selector)].find((element) => element.textContent?.includes(within));
+      if (!container) return texts.map(() => Number.NaN);
+      const left = (text: string) => {
+        const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf(text);
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + text.length);
+          return range.getBoundingClientRect().left;
+        }
+        return Number.NaN;
+      };
+      return texts.map(left);
+    },
+    selector,
+    within,
+    texts,
+  );
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
-import { launchBrowser, pageOnlyFor } from "../support/browser.ts";
+import { launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
 
 // Issue 21, the back office in a real Chromium against the real shop (tests/support/web.ts: the API
@@ -361,22 +361,7 @@ test("a product named in a right-to-left script: the stock notice keeps its coun
   await click("button", "Apply");
   await shows("in stock.");
   // Where the old count and the new one are drawn: the old one first, on a left-to-right page.
-  const [from, to] = await page.evaluate(() => {
-    const notice = document.querySelector(".notice")!;
-    const left = (text: string) => {
-      const walker = document.createTreeWalker(notice, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const at = node.textContent!.indexOf(text);
-        if (at < 0) continue;
-        const range = document.createRange();
-        range.setStart(node, at);
-        range.setEnd(node, at + text.length);
-        return range.getBoundingClientRect().left;
-      }
-      return Number.NaN;
-    };
-    return [left("5"), left("6")];
-  });
+  const [from, to] = await leftEdges(page, ".notice", "in stock.", ["5", "6"]);
   expect(to).toBeGreaterThan(from!);
 
   // The audit log's line of the adjustment: each value in an isolate of its own, so the reason's

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
-import { launchBrowser, pageOnlyFor } from "../support/browser.ts";
+import { launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
 
 // What a review of the pages found in a real Chromium, each kept mended here: browsers that lack
@@ -200,22 +200,7 @@ test("a right-to-left mark in a customer's street turns only that line around: t
   await page.setViewport({ width: 1280, height: 800 });
   await page.goto(`${shop.origin}/orders/${id}/pay`);
   await waitForText(page, "Ships to");
-  const [city, zip] = await page.evaluate(() => {
-    const shipsTo = [...document.querySelectorAll("p")].find((p) => p.textContent?.startsWith("Ships to"))!;
-    const left = (text: string) => {
-      const walker = document.createTreeWalker(shipsTo, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const at = node.textContent!.indexOf(text);
-        if (at < 0) continue;
-        const range = document.createRange();
-        range.setStart(node, at);
-        range.setEnd(node, at + text.length);
-        return range.getBoundingClientRect().left;
-      }
-      return Number.NaN;
-    };
-    return [left("Austin"), left("78701")];
-  });
+  const [city, zip] = await leftEdges(page, "p", "Ships to", ["Austin", "78701"]);
   expect(zip).toBeGreaterThan(city!);
   // Only what customers typed may break anywhere: no price in the order's narrow column is broken ($12.9 / 9).
   const brokenPrices = await page.evaluate(
