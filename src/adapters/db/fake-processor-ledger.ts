@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from "kysely";
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
-import type { FakeBook, FakeLedger } from "../payments/fake-processor.ts";
+import { type FakeBook, type FakeLedger, noEventUnderAKey } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
@@ -49,9 +49,6 @@ function bookOf(trx: Transaction<Database>): FakeBook {
     },
   };
 }
-
-/** A run under an idempotency key makes no event (only a 3-D Secure answer does, in `run`). */
-const noEventUnderAKey = () => Promise.reject(new Error("the fake processor keeps an event only in a run, not under an idempotency key"));
 
 /**
  * One statement: the key claimed with its answer, and, only if it was claimed, the run's intents and

@@ -1,5 +1,5 @@
 import type { PaymentIntent, Refund } from "../../application/ports/payments.ts";
-import { type FakeBook, type FakeEvent, type FakeLedger, redeliveryWaitMs } from "../payments/fake-processor.ts";
+import { type FakeBook, type FakeEvent, type FakeLedger, noEventUnderAKey, redeliveryWaitMs } from "../payments/fake-processor.ts";
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 
 /**
@@ -24,10 +24,7 @@ export function createMemoryFakeLedger(
     saveEvent: async (event) => void events.set(event.id, { ...structuredClone(event), at: now(), failures: 0, dueAt: now() }),
   };
   // As the database's: no work under an idempotency key makes an event.
-  const keyedBook: FakeBook = {
-    ...book,
-    saveEvent: () => Promise.reject(new Error("the fake processor keeps an event only in a run, not under an idempotency key")),
-  };
+  const keyedBook: FakeBook = { ...book, saveEvent: noEventUnderAKey };
 
   function inTurn<T>(work: () => Promise<T>): Promise<T> {
     refuseProcessorCallInsideTransaction();

@@ -70,6 +70,10 @@ export interface FakeLedger {
   deliveryFailed(eventId: string): Promise<void>;
 }
 
+/** A book's saveEvent under an idempotency key (`once`): no work under a key makes an event (only a 3-D Secure answer does, in `run`). */
+export const noEventUnderAKey = (): Promise<never> =>
+  Promise.reject(new Error("the fake processor keeps an event only in a run, not under an idempotency key"));
+
 /** How long an event whose delivery failed `failures` times waits before it is due again: as Stripe backs off. */
 export const redeliveryWaitMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 3_600_000);
 
