@@ -178,6 +178,23 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect((await order(first.orderId)).paymentStatus).toBe("PAID");
   });
 
+  test("a Fail delivered late, after the customer began another attempt of the same intent, does not mark that attempt failed: it tells of the intent as it is now (found by an attack)", async () => {
+    const { orderId, path } = await challenged();
+    const receive = t.useCases.receiveWebhookEvent;
+    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
+    try {
+      expect((await t.call("POST", `${path}/fail`)).status).toBe(503);
+    } finally {
+      t.useCases.receiveWebhookEvent = receive;
+    }
+    // The customer tries again (the fail never reached the order) and the bank asks again.
+    expect((await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" })).body.paymentIntent.status).toBe("requires_action");
+    await redeliverFakeEvents(t.useCases, t.deps.processor, 0);
+    expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+    expect((await t.call("POST", `${path}/authorize`)).body.outcome).toBe("applied");
+    expect(await order(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+  });
+
   test("Fail: the payment fails and the order stays payable; another card pays it", async () => {
     const { orderId, path } = await challenged();
     expect((await t.call("POST", `${path}/fail`)).body).toMatchObject({ paymentIntent: { status: "requires_payment_method" }, outcome: "applied" });

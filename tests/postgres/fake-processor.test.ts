@@ -158,6 +158,13 @@ test("a 3-D Secure answer keeps its event until the shop has it: any instance li
     database.db,
   );
   expect(again.rows[0]!.wait).toBeWithin(115, 121);
+  // An hour at most, however often it failed: an event failing for days keeps its hour (2^38 minutes was out of range).
+  await sql`update fake_processor_events set failures = 40 where id = ${eventId}`.execute(database.db);
+  await one.eventFailed(eventId);
+  const capped = await sql<{ failures: number; wait: number }>`
+    select failures, extract(epoch from due_at - now())::float as wait from fake_processor_events where id = ${eventId}`.execute(database.db);
+  expect(capped.rows[0]!.failures).toBe(41);
+  expect(capped.rows[0]!.wait).toBeWithin(3_595, 3_601);
   await sql`update fake_processor_events set due_at = now() where id = ${eventId}`.execute(database.db);
   expect((await other.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(true);
   await other.eventDelivered(eventId);

@@ -283,12 +283,13 @@ export function createPgFakeLedger(db: Db): FakeLedger {
       await db.deleteFrom("fake_processor_events").where("id", "=", eventId).execute().catch(unavailableIfLost);
     },
     async deliveryFailed(eventId) {
-      // The wait as redeliveryWaitMs reckons it, counted in the database's clock as due_at is.
+      // The wait as redeliveryWaitMs reckons it, counted in the database's clock as due_at is; the
+      // exponent capped first, as an interval of 2^38 minutes is out of PostgreSQL's range (found by an attack).
       await db
         .updateTable("fake_processor_events")
         .set((eb) => ({
           failures: eb("failures", "+", 1),
-          due_at: sql<Date>`now() + least(interval '1 minute' * power(2, failures), interval '1 hour')`,
+          due_at: sql<Date>`now() + least(interval '1 minute' * power(2, least(failures, 6)), interval '1 hour')`,
         }))
         .where("id", "=", eventId)
         .execute()
