@@ -7,7 +7,7 @@ import { messageOf } from "../../domain/errors.ts";
  * within 300 ms all told on a busy machine (at 250 ms, the rest of such a request went past it).
  */
 const REDIS_WAIT_MS = 150;
-/** The longest a check asked for by a state read (readiness, a scrape) waits on Redis: no request waits on it. */
+/** The longest a check in the background (asked for by readiness or a scrape, or the retry while degraded) waits on Redis: no request waits on it. */
 const CHECK_WAIT_MS = 1_000;
 
 export interface FailoverOptions {
@@ -63,9 +63,10 @@ export function createFailoverRateLimitStore({
     lastRetry = Date.now();
     void (async () => {
       try {
+        // In the background, as a check: a busy moment of this process does not keep the counts in memory.
         await within(
           (reconnect?.() ?? Promise.resolve()).then(() => primary.ping()),
-          timeoutMs,
+          Math.max(timeoutMs, CHECK_WAIT_MS),
         );
         degraded = false;
         logger.info("ratelimit.restored", { to: "redis" });
