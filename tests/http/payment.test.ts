@@ -107,6 +107,16 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     return { orderId, orderNumber, intentId: paymentIntent.id as string, path: new URL(paymentIntent.nextAction.redirectUrl).pathname };
   }
   const order = async (orderId: string) => (await t.call("GET", `/api/orders/${orderId}`, { headers: me.headers })).body;
+  /** The bank's answer posted while the shop's webhook pipeline cannot take its event (the database away): the answer's status. */
+  async function answeredWhileTheShopCannotTakeIt(answerPath: string): Promise<number> {
+    const receive = t.useCases.receiveWebhookEvent;
+    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
+    try {
+      return (await t.call("POST", answerPath)).status;
+    } finally {
+      t.useCases.receiveWebhookEvent = receive;
+    }
+  }
 
   test("the page shows the amount and the order, with Authorize and Fail posting to the shop", async () => {
     const { orderNumber, path } = await challenged();
@@ -139,13 +149,7 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
 
   test("Authorize whose event the shop could not take (its database away): the card is charged, the order still unpaid, and the fake delivers the event again, as Stripe would, until the order is PAID, once (found by an attack)", async () => {
     const { orderId, intentId, path } = await challenged();
-    const receive = t.useCases.receiveWebhookEvent;
-    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
-    try {
-      expect((await t.call("POST", `${path}/authorize`)).status).toBe(503);
-    } finally {
-      t.useCases.receiveWebhookEvent = receive;
-    }
+    expect(await answeredWhileTheShopCannotTakeIt(`${path}/authorize`)).toBe(503);
     expect((await t.deps.processor.retrieveIntent(intentId)).status).toBe("succeeded");
     expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
     // Answering again finds nothing to answer: only the redelivery brings the payment to the order.
@@ -158,10 +162,9 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
 
   test("an event the order cannot take holds up none of the others: each is delivered again on its own, the failed one a minute later", async () => {
     const [first, second] = [await challenged(), await challenged()];
+    for (const { path } of [first, second]) expect(await answeredWhileTheShopCannotTakeIt(`${path}/authorize`)).toBe(503);
     const receive = t.useCases.receiveWebhookEvent;
-    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
     try {
-      for (const { path } of [first, second]) expect((await t.call("POST", `${path}/authorize`)).status).toBe(503);
       // The first order's event still fails (a bug, say); the second's goes through.
       t.useCases.receiveWebhookEvent = (event) =>
         event.meaning?.kind === "payment" && event.meaning.orderId === first.orderId ? Promise.reject(new Error("a bug")) : receive(event);
@@ -180,13 +183,7 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
 
   test("a Fail delivered late, after the customer began another attempt of the same intent, does not mark that attempt failed: it tells of the intent as it is now (found by an attack)", async () => {
     const { orderId, path } = await challenged();
-    const receive = t.useCases.receiveWebhookEvent;
-    t.useCases.receiveWebhookEvent = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
-    try {
-      expect((await t.call("POST", `${path}/fail`)).status).toBe(503);
-    } finally {
-      t.useCases.receiveWebhookEvent = receive;
-    }
+    expect(await answeredWhileTheShopCannotTakeIt(`${path}/fail`)).toBe(503);
     // The customer tries again (the fail never reached the order) and the bank asks again.
     expect((await pay({ orderId, paymentMethodId: "pm_card_threeDSecure2Required" })).body.paymentIntent.status).toBe("requires_action");
     await redeliverFakeEvents(t.useCases, t.deps.processor, 0);
