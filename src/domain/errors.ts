@@ -46,7 +46,8 @@ export type ErrorCode =
   | "webhook.not_configured"
   | "auth.busy"
   | "auth.check_waiting"
-  | "database.unavailable";
+  | "database.unavailable"
+  | "database.busy";
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
@@ -85,6 +86,23 @@ export function databaseUnavailable(cause: unknown): DomainError {
 
 /** Whether the error is databaseUnavailable's: a statement whose connection was lost may have landed or not. */
 export const isDatabaseUnavailable = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.unavailable";
+
+/**
+ * What the request needs (an order's row, a product's) has been locked by another session for longer
+ * than the shop waits for a lock (a transaction left open in psql, a long job of an operator's): the
+ * statement was cancelled and its transaction undone, so nothing of it landed, and the same request
+ * gets through once the lock is let go. `cause` is what the driver said, for the log.
+ */
+export function databaseBusy(cause: unknown): DomainError {
+  const error = new DomainError("database.busy", "What this needs is busy just now; please try again shortly", {
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  });
+  error.cause = cause;
+  return error;
+}
+
+/** Whether the error is databaseBusy's: a statement that waited too long for a lock, and landed nothing. */
+export const isDatabaseBusy = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.busy";
 
 /** The caller's session names an account that no longer exists: for the caller, that is no session at all. */
 export function accountGone(): DomainError {

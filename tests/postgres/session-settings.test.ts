@@ -3,15 +3,16 @@ import { sql } from "kysely";
 import { openDatabase } from "../../src/adapters/db/database.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
-// database.ts: the shop's sessions start no parallel workers (the machine's server allows two) and
-// compile no statement (JIT), and an operator's PGOPTIONS still has the last word.
+// database.ts: the shop's sessions start no parallel workers (the machine's server allows two),
+// compile no statement (JIT) and wait 5 s at most for a lock (the server's default is forever), and
+// an operator's PGOPTIONS still has the last word.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase({ migrate: false });
 });
 afterAll(() => database.drop());
 
-async function sessionSetting(name: "max_parallel_workers_per_gather" | "jit", options?: string): Promise<string> {
+async function sessionSetting(name: "max_parallel_workers_per_gather" | "jit" | "lock_timeout", options?: string): Promise<string> {
   const opened = openDatabase({ kind: "postgres", url: database.url, poolMax: 1, options });
   try {
     const { rows } = await sql<Record<string, string>>`show ${sql.raw(name)}`.execute(opened.db);
@@ -29,4 +30,9 @@ test("the shop's sessions on PostgreSQL start no parallel workers, unless the op
 test("the shop's sessions on PostgreSQL compile no statement (JIT is on by default in the server), unless the operator's PGOPTIONS asks (PostgreSQL)", async () => {
   expect(await sessionSetting("jit")).toBe("off");
   expect(await sessionSetting("jit", "-c jit=on")).toBe("on");
+});
+
+test("the shop's sessions on PostgreSQL wait 5 s at most for a lock another session holds (the server waits forever), unless PGOPTIONS says otherwise (PostgreSQL)", async () => {
+  expect(await sessionSetting("lock_timeout")).toBe("5s");
+  expect(await sessionSetting("lock_timeout", "-c lock_timeout=30s")).toBe("30s");
 });

@@ -41,10 +41,22 @@ async function embedded(directory: string | null) {
 }
 
 /**
- * Settings of every session the shop opens on PostgreSQL. No parallel workers: the shop's statements
- * are short, and its longest (the back office's unfiltered count, the sales report) read a few
- * hundred thousand rows, where starting workers costs more than they save and takes cores from the
- * other sessions. Measured on two cores with 200,000 orders, two staff counting the whole queue at
+ * How long a statement of the shop's waits for a row or table lock another session holds. Without a
+ * limit, a transaction left open (in psql, by a stuck job) on a product's row kept every checkout of
+ * it waiting, each holding one of the pool's connections: with the pool taken, every route of the
+ * instance answered 503, browsing too, until the transaction ended (found by trying it). The shop's
+ * own waits are milliseconds (a checkout of a popular product queues on its row for the checkouts
+ * ahead of it); a statement that waits longer is cancelled (databaseBusy, 503 with Retry-After), and
+ * its transaction undone. Migrations wait longer: Kysely's migrator sets lock_timeout to an hour
+ * for its transaction, so an instance starting while another migrates waits for it.
+ */
+export const LOCK_TIMEOUT = "5s";
+
+/**
+ * Settings of every session the shop opens on PostgreSQL: a lock waited on LOCK_TIMEOUT at most, no
+ * parallel workers and no JIT. No parallel workers: the shop's statements are short, and its longest
+ * (the back office's unfiltered count, the sales report) read a few hundred thousand rows, where
+ * starting workers costs more than they save and takes cores from the other sessions. Measured on two cores with 200,000 orders, two staff counting the whole queue at
  * once: 112 ms a count with the server's default of two workers, 12.8 ms without (each worker is a
  * new process, which pays again for every page of shared memory it touches). No JIT compilation
  * either: PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and a plan
@@ -53,7 +65,8 @@ async function embedded(directory: string | null) {
  * nearly all of it compiling. The operator's own (PGOPTIONS) come after, so they win; an `options`
  * parameter in DATABASE_URL replaces these.
  */
-const sessionOptions = (operators: string | undefined) => ["-c max_parallel_workers_per_gather=0 -c jit=off", operators].filter(Boolean).join(" ");
+const sessionOptions = (operators: string | undefined) =>
+  [`-c max_parallel_workers_per_gather=0 -c jit=off -c lock_timeout=${LOCK_TIMEOUT}`, operators].filter(Boolean).join(" ");
 
 /**
  * The lock file of an embedded database: beside its directory, named after the directory's one

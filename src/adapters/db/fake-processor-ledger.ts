@@ -4,9 +4,8 @@ import { type FakeBook, type FakeLedger, noEventUnderAKey } from "../payments/fa
 import { refuseProcessorCallInsideTransaction } from "../transaction-scope.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
-import { isConnectionLost, violatedUniqueConstraint } from "./sql-helpers.ts";
+import { asDatabaseRefusal, violatedUniqueConstraint } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
-import { databaseUnavailable } from "../../domain/errors.ts";
 
 // Every payment confirms its intent (compiled once: see compile-once.ts).
 const lockIntent = compileOnce((db, id: string) => db.selectFrom("fake_processor_intents").select("intent").where("id", "=", id).forUpdate());
@@ -187,9 +186,9 @@ async function keptAnswer(db: Kysely<Database>, key: string): Promise<{ answer: 
   return db.selectFrom("fake_processor_replays").select("answer").where("idempotency_key", "=", key).executeTakeFirst();
 }
 
-/** The books' database away is the shop's database away: a 503 to try again, as for any statement of the shop's. */
-const unavailableIfLost = (error: unknown) => {
-  throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+/** The books' database away (or a lock of theirs held too long) is the shop's: a 503 to try again, as for any statement of the shop's. */
+const throwAsRefusal = (error: unknown) => {
+  throw asDatabaseRefusal(error);
 };
 
 /**
@@ -214,11 +213,11 @@ export function createPgFakeLedger(db: Db): FakeLedger {
       return db
         .transaction()
         .execute((trx) => work(bookOf(trx)))
-        .catch(unavailableIfLost);
+        .catch(throwAsRefusal);
     },
     once: async <T>(key: string, work: (book: FakeBook) => Promise<T>) => {
       refuseProcessorCallInsideTransaction();
-      const unlocked = await onceUnlocked(db, key, work).catch(unavailableIfLost);
+      const unlocked = await onceUnlocked(db, key, work).catch(throwAsRefusal);
       if (unlocked) return unlocked.answer;
       return db
         .connection()
@@ -265,7 +264,7 @@ export function createPgFakeLedger(db: Db): FakeLedger {
           }
           return (await keptAnswer(conn, key))!.answer as T;
         })
-        .catch(unavailableIfLost);
+        .catch(throwAsRefusal);
     },
     async undelivered(waitedMs, limit) {
       const rows = await db
@@ -276,11 +275,11 @@ export function createPgFakeLedger(db: Db): FakeLedger {
         .orderBy("due_at")
         .limit(limit)
         .execute()
-        .catch(unavailableIfLost);
+        .catch(throwAsRefusal);
       return rows.map((row) => ({ id: row.id, intent: row.intent as PaymentIntent }));
     },
     async delivered(eventId) {
-      await db.deleteFrom("fake_processor_events").where("id", "=", eventId).execute().catch(unavailableIfLost);
+      await db.deleteFrom("fake_processor_events").where("id", "=", eventId).execute().catch(throwAsRefusal);
     },
     async deliveryFailed(eventId) {
       // The wait as redeliveryWaitMs reckons it, counted in the database's clock as due_at is; the
@@ -293,7 +292,7 @@ export function createPgFakeLedger(db: Db): FakeLedger {
         }))
         .where("id", "=", eventId)
         .execute()
-        .catch(unavailableIfLost);
+        .catch(throwAsRefusal);
     },
   };
 }

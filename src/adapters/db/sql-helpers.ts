@@ -1,3 +1,5 @@
+import { databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
+
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, "\\$&");
 
 /** A LIKE pattern that matches the text anywhere, with the user's own % and _ taken literally. */
@@ -65,6 +67,22 @@ export function isConnectionLost(error: unknown): boolean {
   if (typeof code === "string" && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))) return true;
   if (typeof message === "string" && LOST_MESSAGES.some((lost) => message.includes(lost))) return true;
   return Array.isArray(errors) && errors.some(isConnectionLost);
+}
+
+/** Whether the statement was cancelled for waiting on a lock longer than lock_timeout (SQLSTATE 55P03; database.ts sets it). */
+export function isLockTimeout(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "55P03";
+}
+
+/**
+ * A failure that is the database's, not the request's, as the caller is told of it: unreachable or
+ * lost (databaseUnavailable), or a lock waited on too long (databaseBusy), both 503 with Retry-After.
+ * Anything else as it is.
+ */
+export function asDatabaseRefusal(error: unknown): unknown {
+  if (isConnectionLost(error)) return databaseUnavailable(error);
+  if (isLockTimeout(error)) return databaseBusy(error);
+  return error;
 }
 
 /** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { DatabaseProbe } from "../../application/ports/system.ts";
-import { accountGone, databaseUnavailable } from "../../domain/errors.ts";
+import { accountGone, databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
-import { isConnectionLost, isDeadlock, referencesMissingUser } from "./sql-helpers.ts";
+import { asDatabaseRefusal, isConnectionLost, isDeadlock, isLockTimeout, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -65,6 +65,9 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           // again. Work writes to the database only (the processor is called between transactions,
           // never inside one), so a rerun repeats nothing outside.
           if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+          // A lock held elsewhere past lock_timeout (database.ts): nothing of it landed, and running
+          // it again at once would only wait on the same lock; the caller is told to try again.
+          if (isLockTimeout(error)) throw databaseBusy(error);
           if (isConnectionLost(error)) {
             // Lost before the commit was asked for (its backend terminated, the server restarted):
             // nothing of it landed, so it is run again on another connection, as for a deadlock. Lost
@@ -85,7 +88,7 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
       try {
         return await work(pooled);
       } catch (error) {
-        throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+        throw asDatabaseRefusal(error);
       }
     },
     async write(work) {
@@ -94,7 +97,7 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
         return await work(pooled);
       } catch (error) {
         // One statement: lost, it may have landed or not, and the caller is told to try again.
-        throw isConnectionLost(error) ? databaseUnavailable(error) : error;
+        throw asDatabaseRefusal(error);
       }
     },
   };

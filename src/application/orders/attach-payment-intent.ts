@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
+import { DomainError, isDatabaseBusy, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
 import { type Order, payability, restocksOn } from "../../domain/order.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
@@ -25,8 +25,8 @@ const UNDO_ATTEMPTS = 3;
  * metadata, an idempotency key from the order id) and its id stored, but only on an order still
  * PENDING: one cancelled meanwhile (by staff, or the sweeper) must not be payable, so its new
  * intent is cancelled again. If anything fails, the order is undone and the caller gets a 500; but
- * if the database went away, the order is left to housekeeping, as a crash there leaves it, and the
- * caller gets the 503 that says to try again.
+ * if the database went away, or another session held the order's row too long, the order is left to
+ * housekeeping, as a crash there leaves it, and the caller gets the 503 that says to try again.
  */
 export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<PlacedOrder> {
   let intentId: string | null = null;
@@ -37,10 +37,12 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
     if (!attached) throw new Error("the order ended before its payment intent was stored");
     return { orderId: order.id, orderNumber: order.orderNumber, clientSecret: intent.clientSecret, amount: order.total };
   } catch (error) {
-    // The database went away before the intent was stored (or while it was): the order is left as a
-    // process killed there leaves it, for housekeeping to give it the intent under the same key (or
-    // it has it already), and the caller is told to try again, which its Idempotency-Key makes safe.
-    if (isDatabaseUnavailable(error)) {
+    // The database went away before the intent was stored (or while it was), or the order's row was
+    // locked elsewhere too long: the order is left as a process killed there leaves it, for
+    // housekeeping to give it the intent under the same key (or it has it already), and the caller
+    // is told to try again, which its Idempotency-Key makes safe. (Undone here, the undoing would
+    // wait on the same lock.)
+    if (isDatabaseUnavailable(error) || isDatabaseBusy(error)) {
       deps.logger.warn("order.payment_intent_unstored", { orderId: order.id, intentId, error: messageOf(error.cause) });
       throw error;
     }
