@@ -76,13 +76,8 @@ export const DATABASE_RETRY_AFTER_SECONDS = 2;
  * nothing the request did is known to have landed but what it committed before, and the same request
  * may well get through a moment later. `cause` is what the driver said, for the log.
  */
-export function databaseUnavailable(cause: unknown): DomainError {
-  const error = new DomainError("database.unavailable", "The shop cannot reach its database just now; please try again shortly", {
-    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
-  });
-  error.cause = cause;
-  return error;
-}
+export const databaseUnavailable = (cause: unknown): DomainError =>
+  databaseRefusal("database.unavailable", "The shop cannot reach its database just now; please try again shortly", cause);
 
 /** Whether the error is databaseUnavailable's: a statement whose connection was lost may have landed or not. */
 export const isDatabaseUnavailable = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.unavailable";
@@ -93,10 +88,12 @@ export const isDatabaseUnavailable = (error: unknown): error is DomainError => e
  * statement was cancelled and its transaction undone, so nothing of it landed, and the same request
  * gets through once the lock is let go. `cause` is what the driver said, for the log.
  */
-export function databaseBusy(cause: unknown): DomainError {
-  const error = new DomainError("database.busy", "What this needs is busy just now; please try again shortly", {
-    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
-  });
+export const databaseBusy = (cause: unknown): DomainError =>
+  databaseRefusal("database.busy", "What this needs is busy just now; please try again shortly", cause);
+
+/** A refusal for want of the database: a 503 whose Retry-After is DATABASE_RETRY_AFTER_SECONDS, with what the driver said as its cause. */
+function databaseRefusal(code: "database.unavailable" | "database.busy", message: string, cause: unknown): DomainError {
+  const error = new DomainError(code, message, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
   error.cause = cause;
   return error;
 }
