@@ -110,3 +110,8 @@ export function accountGone(): DomainError {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** What went wrong, for a log line's fields: its message, and its cause's when it has one (a refusal for want of the database keeps the driver's words there). */
+export function failureOf(error: unknown): { error: string; reason?: string } {
+  return error instanceof Error && error.cause !== undefined ? { error: error.message, reason: messageOf(error.cause) } : { error: messageOf(error) };
+}

@@ -136,7 +136,7 @@ describe("migration 0022 itself (PostgreSQL)", () => {
     expect(await productKeys(older.db)).toEqual([]);
   }, 30_000);
 
-  test("its lock timeout is its own: a migration after it in the same run waits on locks as the shop's sessions do (5 s)", async () => {
+  test("its lock timeout is its own: a migration after it in the same run waits on locks as the shop's sessions do (2 s)", async () => {
     const migrations = await migrationProvider.getMigrations();
     const after = {
       async up(db: Kysely<any>) {
@@ -146,7 +146,7 @@ describe("migration 0022 itself (PostgreSQL)", () => {
     const { error } = await new Migrator({ db: older.db, provider: { getMigrations: async () => ({ ...migrations, "9999_after": after }) } }).migrateToLatest();
     expect(error).toBeUndefined();
     const seen = await sql<{ value: string }>`select value from lock_timeout_seen`.execute(older.db);
-    expect(seen.rows).toEqual([{ value: "5s" }]);
+    expect(seen.rows).toEqual([{ value: "2s" }]);
   });
 
   test("undone, it gives the lines their keys back, first throwing away a cart line whose product was deleted by hand", async () => {

@@ -4,7 +4,7 @@ import { openDatabase } from "../../src/adapters/db/database.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 // database.ts: the shop's sessions start no parallel workers (the machine's server allows two),
-// compile no statement (JIT) and wait 5 s at most for a lock (the server's default is forever), and
+// compile no statement (JIT) and wait 2 s at most for a lock (the server's default is forever), and
 // an operator's PGOPTIONS still has the last word.
 let database: TestDatabase;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ test("the shop's sessions on PostgreSQL compile no statement (JIT is on by defau
   expect(await sessionSetting("jit", "-c jit=on")).toBe("on");
 });
 
-test("the shop's sessions on PostgreSQL wait 5 s at most for a lock another session holds (the server waits forever), unless PGOPTIONS says otherwise (PostgreSQL)", async () => {
-  expect(await sessionSetting("lock_timeout")).toBe("5s");
+test("the shop's sessions on PostgreSQL wait 2 s at most for a lock another session holds (the server waits forever), unless PGOPTIONS says otherwise (PostgreSQL)", async () => {
+  expect(await sessionSetting("lock_timeout")).toBe("2s");
   expect(await sessionSetting("lock_timeout", "-c lock_timeout=30s")).toBe("30s");
 });

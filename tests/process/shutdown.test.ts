@@ -100,7 +100,7 @@ test("a request still running when the drain time is up is cut, and the process 
 
 test("a clean-up that hangs (a request cut while it waits on a row lock, with no limit on the wait, keeps its database connection) does not keep the process: it exits 1 five seconds after the drain", async () => {
   const database = await createTestDatabase();
-  // The shop waits 5 s at most for a lock; an operator may lift the limit (PGOPTIONS), and then a
+  // The shop waits 2 s at most for a lock; an operator may lift the limit (PGOPTIONS), and then a
   // wait on a lock held elsewhere is a clean-up that never ends.
   const server = children.spawn([process.execPath, "src/main.ts"], {
     PORT: "0",

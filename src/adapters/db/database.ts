@@ -47,10 +47,13 @@ async function embedded(directory: string | null) {
  * instance answered 503, browsing too, until the transaction ended (found by trying it). The shop's
  * own waits are milliseconds (a checkout of a popular product queues on its row for the checkouts
  * ahead of it); a statement that waits longer is cancelled (databaseBusy, 503 with Retry-After), and
- * its transaction undone. Migrations wait longer: Kysely's migrator sets lock_timeout to an hour
- * for its transaction, so an instance starting while another migrates waits for it.
+ * its transaction undone. Well under the pool's 5 s patience (connectionTimeoutMillis below): with
+ * the pool taken by such waits, a request waiting for a connection gets one when the first of them
+ * gives up (at 5 s, the two ran out together, and browsing was a 503 now and then: found by an
+ * attack). Migrations wait longer: Kysely's migrator sets lock_timeout to an hour for its
+ * transaction, so an instance starting while another migrates waits for it.
  */
-export const LOCK_TIMEOUT = "5s";
+export const LOCK_TIMEOUT = "2s";
 
 /**
  * Settings of every session the shop opens on PostgreSQL: a lock waited on LOCK_TIMEOUT at most, no

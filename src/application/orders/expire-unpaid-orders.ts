@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { messageOf } from "../../domain/errors.ts";
+import { isDatabaseBusy, messageOf } from "../../domain/errors.ts";
 import { payability, restocksOn } from "../../domain/order.ts";
 import { stopPayment } from "../payments/stop-payment.ts";
 import type { Deps } from "../ports/index.ts";
@@ -43,10 +43,22 @@ async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, pay
   });
   if (!stopped || stopped.outcome === "processing") return "passed";
   if (stopped.outcome === "paid") return "paid";
-  const done = await deps.uow.transaction(async (tx) => {
+  const done = await expireStopped(deps, candidate, stopped.intentId, cutOff, paymentTtlMinutes).catch((error: unknown) => {
+    // A row it needs (a product's, to restock) held elsewhere too long: passed over, as an order the
+    // processor cannot answer for is, so one held row holds back neither the rest nor housekeeping's later steps.
+    if (!isDatabaseBusy(error)) throw error;
+    deps.logger.warn("order.expire_passed_over", { orderNumber: candidate.orderNumber, error: messageOf(error.cause) });
+    return false;
+  });
+  return done ? "expired" : "passed";
+}
+
+/** The order cancelled and restocked, under its lock, if it is still this run's to expire. */
+function expireStopped(deps: SweepDeps, candidate: UnpaidOrder, intentId: string | null, cutOff: Date, paymentTtlMinutes: number): Promise<boolean> {
+  return deps.uow.transaction(async (tx) => {
     const order = await tx.orders.lock(candidate.id, { skipLocked: true });
     // Gone, paid, ended or given a new payment intent since it was read: not this run's to expire.
-    if (!order || payability(order) !== null || order.createdAt >= cutOff || order.stripePaymentIntentId !== stopped.intentId) return false;
+    if (!order || payability(order) !== null || order.createdAt >= cutOff || order.stripePaymentIntentId !== intentId) return false;
     await applyToOrder(tx, deps, order, {
       changes: { status: "CANCELLED" },
       restock: restocksOn(order.status, "CANCELLED"),
@@ -65,5 +77,4 @@ async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, pay
     });
     return true;
   });
-  return done ? "expired" : "passed";
 }

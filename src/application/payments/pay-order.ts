@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
+import { DomainError, isDatabaseBusy, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import {
   type AttemptMark,
@@ -80,7 +80,21 @@ export async function payOrder(
   // The method the processor confirmed the intent with, as it says: an attempt taken over may have been confirmed with another card.
   const by = { userId, origin, changes: { paymentMethodId: intent.paymentMethodId ?? request.paymentMethodId, attempt } };
   // The order was there when the attempt began, and orders are never deleted.
-  const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen, ownAttempt: { attempts: attempt, startedAt } }))!;
+  const settled = (await applyPaymentOutcome(deps, order.id, intent, by, { seen, ownAttempt: { attempts: attempt, startedAt } }).catch((error: unknown) => {
+    // The processor has answered, and the order has not taken it (the database away, or the order's
+    // row held elsewhere too long): the attempt stays open, for housekeeping to settle after the
+    // grace time from the processor's own state of the intent. Named here, as the 503's log line
+    // names neither the order nor the intent.
+    if (isDatabaseUnavailable(error) || isDatabaseBusy(error))
+      deps.logger.warn("payment.outcome_unapplied", {
+        orderId: order.id,
+        intentId: intent.id,
+        intentStatus: intent.status,
+        attempt,
+        error: messageOf(error.cause),
+      });
+    throw error;
+  }))!;
 
   if (outcome.decline)
     throw new DomainError("payment.declined", "Your card was declined.", { code: outcome.decline.code, declineCode: outcome.decline.declineCode });

@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
+import { failureOf, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnsettledPayment } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
@@ -54,7 +54,7 @@ async function settle(deps: SettleDeps, unsettled: UnsettledPayment): Promise<bo
     // order's alone: it is passed over, and told of, so the other orders and the run's later steps
     // (expiry, stranded checkouts, refunds due) are not held up by it.
     if (isDatabaseUnavailable(error)) throw error;
-    deps.logger.error("payment.settle_failed", { orderNumber: unsettled.orderNumber, error: messageOf(error) });
+    deps.logger.error("payment.settle_failed", { orderNumber: unsettled.orderNumber, ...failureOf(error) });
     return false;
   }
 }

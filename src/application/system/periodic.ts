@@ -1,5 +1,5 @@
 import type { Logger } from "../ports/system.ts";
-import { messageOf } from "../../domain/errors.ts";
+import { failureOf } from "../../domain/errors.ts";
 
 /**
  * Runs `work` every `intervalMs` while started: one run at a time, a failure logged (as `event`)
@@ -21,7 +21,7 @@ export function periodic(work: () => Promise<unknown>, options: { intervalMs: nu
     inFlight = (async () => {
       do {
         runAgain = false;
-        await work().catch((error) => options.logger.error(options.event, { error: messageOf(error) }));
+        await work().catch((error) => options.logger.error(options.event, failureOf(error)));
       } while (runAgain && active);
     })().finally(() => {
       inFlight = null;
