@@ -180,6 +180,24 @@ test("housekeeping passes over an unpaid order whose product is held, expires th
   expect((await deps.repos.products.findById(held.sauce.id))!.inventory).toBe(10);
 });
 
+test("an export cut by a lock held past the limit is logged as cut, with the database's reason: the download ends incomplete", async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  const exporting = createTestApp({ ...deps, logger: logged }, { logger: logged });
+  const admin = await signedInAs(exporting, "ADMIN");
+  // The whole table, as a migration or a hand-made ALTER takes it: the export's first read of its rows waits on it.
+  await holding("lock table orders in access exclusive mode", []);
+
+  const res = await exporting.app.handle(new Request("http://localhost:3000/api/admin/orders/export", { headers: { cookie: admin.cookie } }));
+  expect(res.status).toBe(200);
+  await expect(res.text()).rejects.toThrow("canceling statement due to lock timeout");
+  await eventually(() =>
+    expect(lines.filter((line) => line.event === "export.cut")).toEqual([
+      expect.objectContaining({ level: "error", export: "orders", error: "canceling statement due to lock timeout" }),
+    ]),
+  );
+});
+
 test("an instance starting while another migrates waits for it past the lock limit, then migrates", async () => {
   const empty = await createTestDatabase({ migrate: false });
   const starting = openDatabase({ kind: "postgres", url: empty.url, options: `-c lock_timeout=${WAIT}` });

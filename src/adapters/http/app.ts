@@ -104,10 +104,10 @@ export function createApp(
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))
-    .use(adminUsersRoutes(useCases, auth))
+    .use(adminUsersRoutes(useCases, auth, logger))
     .use(adminAuditRoutes(useCases, auth))
     .use(adminReportRoutes(useCases, auth))
-    .use(adminOrdersRoutes(useCases, auth));
+    .use(adminOrdersRoutes(useCases, auth, logger));
   return app;
 }
 

@@ -1,5 +1,8 @@
+import type { Logger } from "../../application/ports/system.ts";
+import { failureOf } from "../../domain/errors.ts";
 import { csvFileName } from "../presenters/csv.ts";
 import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
+import { requestInfo } from "./plumbing/request-context.ts";
 
 const csvHeaders = (what: string, at: Date) => ({
   "content-type": "text/csv; charset=utf-8",
@@ -13,15 +16,24 @@ const csvHeaders = (what: string, at: Date) => ({
  * requests waiting on this thread get their turn, and while others keep arriving the export runs at
  * background priority (givingWay): an export never holds them up for longer than one chunk's work,
  * nor takes more than a third of the time from them. A failure mid-stream cuts the download (the client
- * sees it incomplete) rather than sending a half file as if whole.
+ * sees it incomplete) rather than sending a half file as if whole, and is told to `onCut`: the
+ * answer's status (200) was sent with its first chunk, so the request's own log line cannot say so.
  */
-export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<string>, traffic: Traffic = processTraffic): Response {
+export function csvResponse(
+  what: string,
+  at: Date,
+  chunks: AsyncGenerator<string>,
+  { traffic = processTraffic, onCut }: { traffic?: Traffic; onCut?: (error: unknown) => void } = {},
+): Response {
   const encoder = new TextEncoder();
   const pieces = givingWay(chunks, traffic);
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       await new Promise((resolve) => setImmediate(resolve));
-      const next = await pieces.next();
+      const next = await pieces.next().catch((error: unknown) => {
+        onCut?.(error);
+        throw error;
+      });
       if (next.done) controller.close();
       else controller.enqueue(encoder.encode(next.value));
     },
@@ -31,6 +43,10 @@ export function csvResponse(what: string, at: Date, chunks: AsyncGenerator<strin
   });
   return new Response(body, { headers: csvHeaders(what, at) });
 }
+
+/** An export's onCut: the cut logged (`export.cut`, an error) with the request's id, what was exported and why (the database's words). */
+export const logCut = (logger: Logger, request: Request, what: string) => (error: unknown) =>
+  logger.error("export.cut", { requestId: requestInfo(request)?.id, export: what, ...failureOf(error) });
 
 /**
  * A HEAD of an export: the headers its GET would carry, and nothing run. A HEAD is asked for what

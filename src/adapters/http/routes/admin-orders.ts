@@ -1,12 +1,13 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
+import type { Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { adminOrderDetailSchema, adminOrderSchema, presentAdminOrder, presentOrderDetail } from "../../presenters/admin-order.ts";
 import { csvDocument } from "../../presenters/csv.ts";
 import { ORDER_CSV_HEADER, orderCsvRow } from "../../presenters/order-csv.ts";
 import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../../presenters/order-filter.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { csvHead, csvResponse } from "../csv.ts";
+import { csvHead, csvResponse, logCut } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { envelope, envelopeError, idOf, pageQuery, pagedEnvelope, queryText } from "../schemas.ts";
 
@@ -30,7 +31,7 @@ const FILTERS =
   "Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time, customerId. A bad value is 400 naming its field.";
 
 /** The back office's orders (decisions §12): the queue, one order's detail, and the CSV export. */
-export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings) {
+export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, logger: Logger) {
   return new Elysia({ name: "routes.admin-orders", prefix: "/admin/orders", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
@@ -57,7 +58,9 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings) {
       async ({ principal, query, origin, request }) => {
         if (request.method === "HEAD") return csvHead("orders", new Date());
         const exported = await useCases.exportOrders(principal.actor, orderQueueFilter(query), origin);
-        return csvResponse("orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow));
+        return csvResponse("orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow), {
+          onCut: logCut(logger, request, "orders"),
+        });
       },
       {
         envelope: true,

@@ -2,12 +2,13 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { accountOf } from "../../../domain/account.ts";
 import { USER_ROLES } from "../../../domain/user.ts";
+import type { Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { ACCOUNT_CSV_HEADER, accountCsvRow, accountSchema, accountSummarySchema, presentAccount, presentAccountSummary } from "../../presenters/account.ts";
 import { csvDocument } from "../../presenters/csv.ts";
 import { orderSchema, presentOrder } from "../../presenters/order.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { csvHead, csvResponse } from "../csv.ts";
+import { csvHead, csvResponse, logCut } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { JSON_BODY, envelope, envelopeError, idOf, pageQuery, pagedEnvelope } from "../schemas.ts";
 
@@ -30,7 +31,7 @@ const csvAnswer = z.string().describe("The accounts as CSV, streamed");
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
 /** Decisions §12's accounts: the list, one account, a role change, the CSV export. */
-export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings) {
+export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger: Logger) {
   return new Elysia({ name: "routes.admin-users", prefix: "/admin/users", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, auth))
@@ -58,7 +59,9 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings) {
       async ({ query, principal, origin, request }) => {
         if (request.method === "HEAD") return csvHead("users", new Date());
         const started = await useCases.exportUsers(principal.actor, query, origin);
-        return csvResponse("users", started.startedAt, csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow));
+        return csvResponse("users", started.startedAt, csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow), {
+          onCut: logCut(logger, request, "users"),
+        });
       },
       {
         envelope: true,
