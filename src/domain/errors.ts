@@ -85,8 +85,9 @@ export const isDatabaseUnavailable = (error: unknown): error is DomainError => e
 /**
  * What the request needs (an order's row, a product's) has been locked by another session for longer
  * than the shop waits for a lock (a transaction left open in psql, a long job of an operator's): the
- * statement was cancelled and its transaction undone, so nothing of it landed, and the same request
- * gets through once the lock is let go. `cause` is what the driver said, for the log.
+ * statement was cancelled and its transaction undone, and the same request gets through once the
+ * lock is let go. What the processor did before it is not undone: the callers finish that as after
+ * a crash (housekeeping). `cause` is what the driver said, for the log.
  */
 export const databaseBusy = (cause: unknown): DomainError =>
   databaseRefusal("database.busy", "What this needs is busy just now; please try again shortly", cause);

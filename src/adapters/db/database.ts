@@ -59,13 +59,14 @@ export const LOCK_TIMEOUT = "2s";
  * Settings of every session the shop opens on PostgreSQL: a lock waited on LOCK_TIMEOUT at most, no
  * parallel workers and no JIT. No parallel workers: the shop's statements are short, and its longest
  * (the back office's unfiltered count, the sales report) read a few hundred thousand rows, where
- * starting workers costs more than they save and takes cores from the other sessions. Measured on two cores with 200,000 orders, two staff counting the whole queue at
- * once: 112 ms a count with the server's default of two workers, 12.8 ms without (each worker is a
- * new process, which pays again for every page of shared memory it touches). No JIT compilation
- * either: PostgreSQL compiles a statement whose estimated cost passes jit_above_cost, and a plan
- * kept for a prepared statement can estimate millions of rows where it reads a few thousand. The
- * sales report's best sellers over a year of kept days (6,600 rows read, 5 ms) took 280 to 440 ms,
- * nearly all of it compiling. The operator's own (PGOPTIONS) come after, so they win; an `options`
+ * starting workers costs more than they save and takes cores from the other sessions. Measured on
+ * two cores with 200,000 orders, two staff counting the whole queue at once: 112 ms a count with
+ * the server's default of two workers, 12.8 ms without (each worker is a new process, which pays
+ * again for every page of shared memory it touches). No JIT compilation either: PostgreSQL
+ * compiles a statement whose estimated cost passes jit_above_cost, and a plan kept for a prepared
+ * statement can estimate millions of rows where it reads a few thousand. The sales report's best
+ * sellers over a year of kept days (6,600 rows read, 5 ms) took 280 to 440 ms, nearly all of it
+ * compiling. The operator's own (PGOPTIONS) come after, so they win; an `options`
  * parameter in DATABASE_URL replaces these.
  */
 const sessionOptions = (operators: string | undefined) =>
