@@ -4,6 +4,7 @@ import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
+import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
 import { settleAbandonedPayments } from "../../src/application/payments/settle-abandoned-payments.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
@@ -101,6 +102,38 @@ test("a shopper pressing Checkout fifteen times while the product is held takes 
   expect(answers.map((answer) => [answer.status, answer.body])).toEqual(Array(15).fill([503, busy]));
   expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(10);
 }, 30_000);
+
+test("a checkout whose new order is held before its payment intent is stored: 503, the order left whole for housekeeping, which gives it the intent once let go", async () => {
+  const { sauce, shopper } = await shopperWithCart();
+  let lock: Awaited<ReturnType<typeof holding>> | undefined;
+  // The order is committed and its intent made; then someone takes the order's row before the shop stores the intent on it.
+  const payments = {
+    ...deps.payments,
+    async createIntent(...args: Parameters<typeof deps.payments.createIntent>) {
+      const intent = await deps.payments.createIntent(...args);
+      lock = await holding("select 1 from orders where id = $1 for update", [args[0].metadata.orderId]);
+      return intent;
+    },
+  };
+  const lines: Array<Record<string, unknown>> = [];
+  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  const checkingOut = createTestApp({ ...deps, payments, logger: logged }, { logger: logged });
+
+  const refused = await checkingOut.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  expect([refused.status, refused.body]).toEqual([503, busy]);
+  const [order] = (await t.call("GET", "/api/orders", { headers: shopper.headers })).body;
+  expect([order.status, order.paymentStatus]).toEqual(["PENDING", "PENDING"]);
+  expect(lines.filter((line) => line.event === "order.payment_intent_unstored")).toEqual([
+    expect.objectContaining({ orderId: order.id, error: "canceling statement due to lock timeout" }),
+  ]);
+  // Not undone: its stock stays taken, its lines out of the cart, as a crash there leaves them.
+  expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(8);
+
+  await lock!.release();
+  expect(await finishStrandedCheckouts(deps, 0)).toEqual({ intentsStored: [order.orderNumber], undone: [] });
+  const paid = await t.call("POST", "/api/payment", { body: { orderId: order.id, paymentMethodId: "pm_card_visa" }, headers: shopper.headers });
+  expect([paid.status, paid.body.order.paymentStatus]).toEqual([200, "PAID"]);
+});
 
 test("a payment of an order another session holds locked is a 503 before the processor is asked: the order stays payable, and is paid once let go", async () => {
   const { shopper } = await shopperWithCart();
