@@ -168,6 +168,30 @@ test("the line holds no more than can be checked in about 1.2 s at the latest ch
   }
 });
 
+test("one slow check among the latest does not shorten the line: it is sized at their slow end (the 90th percentile), not at the slowest", async () => {
+  let held: PromiseWithResolvers<boolean> | null = null;
+  let pause = 0;
+  const spy = spyOn(Bun.password, "verify").mockImplementation(async () => {
+    if (pause) await Bun.sleep(pause);
+    return held ? held.promise : true;
+  });
+  try {
+    const hasher = createBcryptHasher(1);
+    for (let i = 0; i < 10; i++) await hasher.verify("pw", "$2b$12$x");
+    // A pause of the collector, say: one check of 400 ms (at that pace, one lane has room for 3).
+    pause = 400;
+    await hasher.verify("pw", "$2b$12$x");
+    pause = 0;
+    held = Promise.withResolvers<boolean>();
+    const lined = Array.from({ length: 9 }, () => hasher.verify("pw", "$2b$12$x"));
+    expect(await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+    held.resolve(true);
+    expect(await Promise.all(lined)).toEqual(Array(9).fill(true));
+  } finally {
+    spy.mockRestore();
+  }
+});
+
 test("a full line gives way to clients that check now and then: a newcomer takes the place of the waiting check whose client asked for the most in the last minute (503 for it); equals do not", async () => {
   let held: PromiseWithResolvers<boolean> | null = null;
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));

@@ -8,7 +8,7 @@ export const BCRYPT_COST = 12;
 export const WAITING_PER_LANE = 8;
 
 /**
- * The longest a check is let wait for a lane, at the pace of the slowest of the latest checks
+ * The longest a check is let wait for a lane, at the pace of the slow end of the latest checks
  * (decisions §15: a real sign-in during a flood answers within 2 s). With its own check (~300 ms at
  * cost 12 here) and the rest of the request, it answers well inside that, or is told at once to
  * come back. At their mean pace, a machine whose checks slowed under the flood (two cores: the
@@ -28,14 +28,18 @@ const busy = () => new DomainError("auth.busy", "Too many sign-ins at once; plea
 const alreadyWaiting = () =>
   new DomainError("auth.check_waiting", "Another password check from your address is still waiting; please try again in a moment", { retryAfterSeconds: 1 });
 
-/** The latest checks' durations in ms: the slowest of them, or one of them at random; the first guess until one is kept. */
+/**
+ * The latest checks' durations in ms: the slow end of them (the 90th percentile: one outlier, a
+ * pause of the collector, say, does not shrink the line for the next 32 checks), or one of them at
+ * random; the first guess until one is kept.
+ */
 function latestDurations() {
   const kept: number[] = [];
   return {
     add(ms: number) {
       if (kept.push(ms) > TIMED_CHECKS) kept.shift();
     },
-    slowest: () => (kept.length ? Math.max(...kept) : FIRST_GUESS_MS),
+    slow: () => (kept.length ? kept.toSorted((a, b) => a - b)[Math.floor(0.9 * (kept.length - 1))]! : FIRST_GUESS_MS),
     any: () => kept[Math.floor(Math.random() * kept.length)] ?? FIRST_GUESS_MS,
   };
 }
@@ -65,7 +69,7 @@ function recentChecks(now: () => number = () => performance.now()) {
  * bcrypt (cost 12) through Bun.password, which hashes on worker threads so the event loop stays free.
  * At most `concurrency` hashes run at once: a burst of sign-ins queues here instead of taking every
  * core from the requests that need no hashing. Only as many wait as the lanes can check within
- * MAX_WAIT_MS at the pace of the slowest of the latest checks (4 a lane at 300 ms; never over `maxWaiting`), so a
+ * MAX_WAIT_MS at the pace of the slow end of the latest checks (4 a lane at 300 ms; never over `maxWaiting`), so a
  * flood is told at once to come back (503 with Retry-After) instead of queueing without end.
  * The line is fair (decisions §15): a client (as the caller names it) has at most one check in it,
  * and is told to come back for another (429 with Retry-After). And a few clients cannot keep it
@@ -111,8 +115,7 @@ export function createBcryptHasher(
     const recent = checks.asked(client);
     if (running < concurrency) return { place: "run" };
     if (client !== undefined && waiting.some((check) => check.client === client)) throw alreadyWaiting();
-    if (waiting.length < Math.min(maxWaiting, Math.floor((concurrency * MAX_WAIT_MS) / hashing.slowest())))
-      return { place: "wait", recent, replacing: undefined };
+    if (waiting.length < Math.min(maxWaiting, Math.floor((concurrency * MAX_WAIT_MS) / hashing.slow()))) return { place: "wait", recent, replacing: undefined };
     const replacing = placeFor(recent);
     if (!replacing) throw busy();
     return { place: "wait", recent, replacing };
