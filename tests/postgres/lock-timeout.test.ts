@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:te
 import { Client } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
 import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
@@ -204,13 +205,40 @@ test("housekeeping passes over an unpaid order whose product is held, expires th
   // A payment time of 0 minutes: both orders are past it.
   expect(await expireUnpaidOrders({ ...deps, logger: logged }, 0)).toEqual({ expired: [free.number], paidMeanwhile: [] });
   expect(lines).toEqual([
-    expect.objectContaining({ event: "order.expire_passed_over", orderNumber: held.number, error: "canceling statement due to lock timeout" }),
+    expect.objectContaining({ event: "order.expire_passed_over", orderNumber: held.number, reason: "canceling statement due to lock timeout" }),
   ]);
   expect([(await deps.repos.orders.findById(held.id))!.status, (await deps.repos.products.findById(held.sauce.id))!.inventory]).toEqual(["PENDING", 8]);
 
   await lock.release();
   expect(await expireUnpaidOrders(deps, 0)).toEqual({ expired: [held.number], paidMeanwhile: [] });
   expect((await deps.repos.products.findById(held.sauce.id))!.inventory).toBe(10);
+});
+
+test("housekeeping passes over a stranded checkout it cannot undo while its product is held, and undoes it once let go", async () => {
+  const { sauce, shopper } = await shopperWithCart();
+  // The checkout's process lost the database as it stored the intent: the order is left without one.
+  const lost = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(databaseUnavailable(new Error("Connection terminated"))) } };
+  const stranded = await createTestApp(lost).call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  expect(stranded.status).toBe(503);
+  const [order] = (await t.call("GET", "/api/orders", { headers: shopper.headers })).body;
+  // The processor now refuses to make its intent, so housekeeping undoes the order: its stock back, which the held row stops.
+  const refusing = {
+    ...deps,
+    payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "Payment processing failed")) },
+  };
+  const lines: Array<Record<string, unknown>> = [];
+  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  const lock = await holding("select 1 from products where id = $1 for update", [sauce.id]);
+
+  expect(await finishStrandedCheckouts({ ...refusing, logger: logged }, 0)).toEqual({ intentsStored: [], undone: [] });
+  expect(lines.filter((line) => line.event === "order.undo_passed_over")).toEqual([
+    expect.objectContaining({ orderNumber: order.orderNumber, reason: "canceling statement due to lock timeout" }),
+  ]);
+  expect((await deps.repos.orders.findById(order.id))!.status).toBe("PENDING");
+
+  await lock.release();
+  expect(await finishStrandedCheckouts(refusing, 0)).toEqual({ intentsStored: [], undone: [order.orderNumber] });
+  expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(10);
 });
 
 test("an export cut by a lock held past the limit is logged as cut, with the database's reason: the download ends incomplete", async () => {
@@ -241,7 +269,9 @@ test("an instance starting while another migrates waits for it past the lock lim
     await migrating.query("select pg_advisory_lock(3853314791062309107)");
     const applied = migrateToLatest(starting.db);
     await eventually(async () => {
-      const { rows } = await migrating.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted");
+      const { rows } = await migrating.query(
+        "select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())",
+      );
       expect(rows[0].n).toBe(1);
     });
     // Held twice as long as the starting instance waits for any other lock.

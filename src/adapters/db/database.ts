@@ -50,8 +50,10 @@ async function embedded(directory: string | null) {
  * its transaction undone. Well under the pool's 5 s patience (connectionTimeoutMillis below): with
  * the pool taken by such waits, a request waiting for a connection gets one when the first of them
  * gives up (at 5 s, the two ran out together, and browsing was a 503 now and then: found by an
- * attack). Migrations wait longer: Kysely's migrator sets lock_timeout to an hour for its
- * transaction, so an instance starting while another migrates waits for it.
+ * attack). Migrations have the same limit on each of their statements, so a migration that would
+ * queue behind a long transaction (and every request behind it) gives up instead, changing nothing,
+ * to be run again; but an instance starting while another migrates waits for it, as Kysely's
+ * migrator waits up to an hour for its own lock.
  */
 export const LOCK_TIMEOUT = "2s";
 

@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { isDatabaseBusy, messageOf } from "../../domain/errors.ts";
+import { failureOf, isDatabaseBusy, messageOf } from "../../domain/errors.ts";
 import { payability, restocksOn } from "../../domain/order.ts";
 import { stopPayment } from "../payments/stop-payment.ts";
 import type { Deps } from "../ports/index.ts";
@@ -47,7 +47,7 @@ async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, pay
     // A row it needs (a product's, to restock) held elsewhere too long: passed over, as an order the
     // processor cannot answer for is, so one held row holds back neither the rest nor housekeeping's later steps.
     if (!isDatabaseBusy(error)) throw error;
-    deps.logger.warn("order.expire_passed_over", { orderNumber: candidate.orderNumber, error: messageOf(error.cause) });
+    deps.logger.warn("order.expire_passed_over", { orderNumber: candidate.orderNumber, ...failureOf(error) });
     return false;
   });
   return done ? "expired" : "passed";
