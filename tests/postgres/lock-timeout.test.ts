@@ -28,7 +28,7 @@ let shop: Db;
 let deps: ReturnType<typeof createPgDeps>;
 let t: ReturnType<typeof createTestApp<ReturnType<typeof createPgDeps>>>;
 /** The shop as it opens its database, with its own lock limit. */
-let asShipped: { db: Db; t: typeof t };
+let asShipped: { db: Db; t: typeof t; pool: () => { inUse: number; waiting: number; max: number } };
 const holders: Client[] = [];
 
 beforeAll(async () => {
@@ -36,8 +36,8 @@ beforeAll(async () => {
   shop = openDatabase({ kind: "postgres", url: database.url, options: `-c lock_timeout=${WAIT}` }).db;
   deps = createPgDeps(shop);
   t = createTestApp(deps);
-  const db = openDatabase({ kind: "postgres", url: database.url }).db;
-  asShipped = { db, t: createTestApp(createPgDeps(db)) };
+  const { db, connections } = openDatabase({ kind: "postgres", url: database.url });
+  asShipped = { db, t: createTestApp(createPgDeps(db)), pool: connections };
 });
 beforeEach(() => database.truncate());
 afterEach(async () => {
@@ -95,8 +95,12 @@ test("a shopper pressing Checkout fifteen times while the product is held takes 
   await holding("select 1 from products where id = $1 for update", [sauce.id]);
 
   const presses = Array.from({ length: 15 }, () => shipped.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers }));
-  // Asked while the presses hold or wait for the pool's ten connections: without the lock's limit,
-  // the connections stayed taken and this waited 5 s for one, then was a 503 too.
+  // Asked once the presses hold every one of the pool's ten connections and more wait for one:
+  // without the lock's limit, the connections stayed taken and this waited 5 s for one, then was a 503 too.
+  await eventually(() => {
+    const pool = asShipped.pool();
+    expect([pool.inUse, pool.waiting > 0]).toEqual([pool.max, true]);
+  }, 5_000);
   const catalog = await shipped.call("GET", "/api/products");
   expect(catalog.status).toBe(200);
   const answers = await Promise.all(presses);
