@@ -143,6 +143,18 @@ test("the line is fair: a client whose check is waiting is refused another (auth
   }
 });
 
+/**
+ * With the lane held (`hold` makes every check wait on the promise it returns), `count` checks get
+ * in, one checking and the rest waiting, and the next is refused at once; let go, all of them pass.
+ */
+async function expectAdmits(hasher: ReturnType<typeof createBcryptHasher>, count: number, hold: () => PromiseWithResolvers<boolean>) {
+  const held = hold();
+  const lined = Array.from({ length: count }, () => hasher.verify("pw", "$2b$12$x"));
+  expect(await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+  held.resolve(true);
+  expect(await Promise.all(lined)).toEqual(Array(count).fill(true));
+}
+
 test("the line holds no more than can be checked in about 1.2 s at the latest checks' pace, so an admitted sign-in answers within 2 s", async () => {
   let held: PromiseWithResolvers<boolean> | null = Promise.withResolvers<boolean>();
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
@@ -158,11 +170,7 @@ test("the line holds no more than can be checked in about 1.2 s at the latest ch
     held = null;
     const fast = createBcryptHasher(1);
     for (let i = 0; i < 3; i++) await fast.verify("pw", "$2b$12$x");
-    held = Promise.withResolvers<boolean>();
-    const lined = Array.from({ length: 9 }, () => fast.verify("pw", "$2b$12$x"));
-    expect(await fast.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
-    held.resolve(true);
-    expect(await Promise.all(lined)).toEqual(Array(9).fill(true));
+    await expectAdmits(fast, 9, () => (held = Promise.withResolvers<boolean>()));
   } finally {
     spy.mockRestore();
   }
@@ -182,11 +190,7 @@ test("one slow check among the latest does not shorten the line: it is sized at 
     pause = 400;
     await hasher.verify("pw", "$2b$12$x");
     pause = 0;
-    held = Promise.withResolvers<boolean>();
-    const lined = Array.from({ length: 9 }, () => hasher.verify("pw", "$2b$12$x"));
-    expect(await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
-    held.resolve(true);
-    expect(await Promise.all(lined)).toEqual(Array(9).fill(true));
+    await expectAdmits(hasher, 9, () => (held = Promise.withResolvers<boolean>()));
   } finally {
     spy.mockRestore();
   }
