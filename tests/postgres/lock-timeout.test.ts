@@ -7,6 +7,8 @@ import { createJsonLogger } from "../../src/adapters/log.ts";
 import { expireUnpaidOrders } from "../../src/application/orders/expire-unpaid-orders.ts";
 import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
 import { settleAbandonedPayments } from "../../src/application/payments/settle-abandoned-payments.ts";
+import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
+import { createFixedClock } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
@@ -190,8 +192,47 @@ test("a payment whose order is held between the processor's answer and the order
   expect([order.paymentStatus, order.paymentStartedAt === null]).toEqual(["PENDING", false]);
 
   await lock!.release();
+  // Housekeeping passes over an order another session holds; one whose items are held it tries, and
+  // waits on: a wait, not a fault, so a warning (an error would page someone), and the next run settles it.
+  const items = await holding("select 1 from order_items where order_id = $1 for update", [orderId]);
+  lines.length = 0;
+  expect(await settleAbandonedPayments({ ...deps, logger: logged }, 0)).toEqual([]);
+  expect(lines.map((line) => [line.level, line.event, line.reason])).toEqual([["warn", "payment.settle_failed", "canceling statement due to lock timeout"]]);
+  await items.release();
   expect(await settleAbandonedPayments(deps, 0)).toEqual([order.orderNumber]);
   expect((await deps.repos.orders.findById(orderId))!.paymentStatus).toBe("PAID");
+});
+
+test("a housekeeping run whose purge meets held rows passes that purge over and fails nothing: a refund due is made, the other purge runs, and the next run purges", async () => {
+  const admin = await signedInAs(t, "ADMIN");
+  const { shopper } = await shopperWithCart();
+  const placed = await t.call("POST", "/api/cart/checkout", {
+    body: { shippingAddress: texas },
+    headers: { ...shopper.headers, "Idempotency-Key": crypto.randomUUID() },
+  });
+  const orderId: string = placed.body.orderId;
+  expect((await t.call("POST", "/api/payment", { body: { orderId, paymentMethodId: "pm_card_visa" }, headers: shopper.headers })).body.success).toBe(true);
+  // The processor refuses the refund of a staff cancel: the move stands, and the refund is due.
+  const refusing = createTestApp({ ...deps, payments: { ...deps.payments, refund: () => Promise.reject(new Error("processor down")) } });
+  const moved = await refusing.call("PUT", `/api/orders/${orderId}/status`, { body: { status: "CANCELLED" }, headers: admin.headers });
+  expect([moved.status, moved.body.paymentStatus]).toEqual([200, "PAID"]);
+  // An ended session to purge, and every session's row held by another transaction.
+  expect((await t.call("POST", "/api/auth/signout", { headers: shopper.headers })).status).toBe(200);
+  const lock = await holding("select 1 from sessions for update", []);
+
+  const lines: Array<Record<string, unknown>> = [];
+  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  // A day later: the refund is due again, and the checkout's Idempotency-Key is past its 24 hours.
+  const later = { ...deps, logger: logged, clock: createFixedClock(new Date(Date.now() + 25 * 3_600_000)) };
+  const housekeeping = createHousekeeping(later, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
+  expect(await housekeeping.runOnce()).toMatchObject({ refundsMade: 1, refundsDue: 0, sessionsPurged: 0, idempotencyKeysPurged: 1 });
+  expect(lines.filter((line) => line.level !== "info").map((line) => [line.level, line.event, line.what, line.reason])).toEqual([
+    ["warn", "housekeeping.purge_passed_over", "sessions", "canceling statement due to lock timeout"],
+  ]);
+  expect(await deps.repos.orders.findById(orderId)).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+
+  await lock.release();
+  expect(await housekeeping.runOnce()).toMatchObject({ refundsMade: 0, sessionsPurged: 1 });
 });
 
 test("housekeeping passes over an unpaid order whose product is held, expires the others, and expires it once let go", async () => {
