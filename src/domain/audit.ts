@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   "order.create",
   "order.status_update",
   "order.expire",
+  "order.intent_recovered",
   "order.cancel",
   "order.export",
   "payment.succeeded",

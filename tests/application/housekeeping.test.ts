@@ -362,6 +362,10 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     expect(made).toMatchObject({ amount: (await stored()).total, metadata: { orderId, orderNumber: (await stored()).orderNumber } });
     expect((await pay()).success).toBe(true);
     expect((await housekeeping().runOnce()).intentsStored).toBe(0);
+    // The order's history says where its intent came from, once.
+    expect(await deps.repos.audit.list({ action: "order.intent_recovered" })).toEqual([
+      expect.objectContaining({ userId: null, entityType: "order", entityId: orderId, changes: { intentId: made!.id, recoveredBy: "housekeeping" } }),
+    ]);
   });
 
   test("one whose intent was never asked for gets it made now, for its total, under the order's own key", async () => {

@@ -85,7 +85,7 @@ describe("two housekeepers at once (PostgreSQL, FOR UPDATE SKIP LOCKED)", () => 
     };
   }
 
-  test("a checkout a crash left without its intent is given it once: one intent made, stored once", async () => {
+  test("a checkout a crash left without its intent is given it once: one intent made, stored once, one audit entry", async () => {
     const { order, stored } = await aStrandedCheckout();
     const together = barrier(2);
     const housekeeper: Deps = { ...deps, payments: { ...deps.payments, createIntent: (input) => together(() => deps.payments.createIntent(input)) } };
@@ -95,6 +95,9 @@ describe("two housekeepers at once (PostgreSQL, FOR UPDATE SKIP LOCKED)", () => 
     expect(made).toHaveLength(1);
     const intent = made[0]!.intent as { id: string; status: string };
     expect([(await stored()).stripePaymentIntentId, intent.status]).toEqual([intent.id, "requires_payment_method"]);
+    expect((await deps.repos.audit.list({ entityId: order.id, action: "order.intent_recovered" })).map((entry) => entry.changes)).toEqual([
+      { intentId: intent.id, recoveredBy: "housekeeping" },
+    ]);
   });
 
   test("one whose intent the processor refuses is undone once: cancelled, its stock and its lines back once", async () => {

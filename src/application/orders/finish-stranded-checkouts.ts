@@ -19,7 +19,7 @@ type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  * left a PENDING order without one (its stock taken, its lines gone from the cart), which no payment
  * may touch (it would get a second intent). Once it is older than the grace time it gets its intent
  * from the processor under the order's own key (`order-<id>`: the very intent checkout asked for,
- * made then or now), stored as checkout stores it. When the processor will not make one, the order
+ * made then or now), stored as checkout stores it, with an audit entry (`order.intent_recovered`). When the processor will not make one, the order
  * is undone as checkout undoes it: cancelled, its stock back, its lines back in the cart within the
  * cart's limits (linesToPutBack: the oldest lines off sale giving way, as for an add), its
  * Idempotency-Key freed, all of it audited. An order the processor cannot answer for waits for the
@@ -65,7 +65,17 @@ async function finish(deps: FinishDeps, order: OrderWithoutIntent): Promise<"sto
   const stored = await deps.uow.transaction(async (tx) => {
     const current = await tx.orders.lock(order.id, { skipLocked: true });
     if (!current || current.stripePaymentIntentId === intent.id) return "passed";
-    return (await tx.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now())) ? "stored" : "ended";
+    if (!(await tx.orders.attachPaymentIntent(order.id, intent.id, deps.clock.now()))) return "ended";
+    // Staff reading the order's history see where its intent came from, and when.
+    await recordAudit(tx, deps, {
+      userId: null,
+      action: "order.intent_recovered",
+      entityType: "order",
+      entityId: order.id,
+      changes: { intentId: intent.id, recoveredBy: "housekeeping" },
+      origin: NO_ORIGIN,
+    });
+    return "stored";
   });
   // Ended meanwhile (staff, the sweeper, another provider's payment): as at checkout, its intent must never be paid.
   if (stored === "ended")
