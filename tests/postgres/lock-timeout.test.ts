@@ -131,7 +131,7 @@ test("a checkout whose new order is held before its payment intent is stored: 50
   const [order] = (await t.call("GET", "/api/orders", { headers: shopper.headers })).body;
   expect([order.status, order.paymentStatus]).toEqual(["PENDING", "PENDING"]);
   expect(lines.filter((line) => line.event === "order.payment_intent_unstored")).toEqual([
-    expect.objectContaining({ orderId: order.id, error: "canceling statement due to lock timeout" }),
+    expect.objectContaining({ orderId: order.id, error: busy.error, reason: "canceling statement due to lock timeout" }),
   ]);
   // Not undone: its stock stays taken, its lines out of the cart, as a crash there leaves them.
   expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(8);
@@ -186,7 +186,8 @@ test("a payment whose order is held between the processor's answer and the order
       intentId: order.stripePaymentIntentId,
       intentStatus: "succeeded",
       attempt: 1,
-      error: "canceling statement due to lock timeout",
+      error: busy.error,
+      reason: "canceling statement due to lock timeout",
     }),
   ]);
   expect([order.paymentStatus, order.paymentStartedAt === null]).toEqual(["PENDING", false]);

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { messageOf } from "../../domain/errors.ts";
+import { failureOf } from "../../domain/errors.ts";
 import type { HeldKey } from "../../application/ports/idempotency.ts";
 import type { Logger } from "../../application/ports/system.ts";
 import type { UseCases } from "../../application/use-cases.ts";
@@ -72,7 +72,7 @@ export function idempotencyPlugin(useCases: UseCases, logger: Logger) {
           status >= 500 || requestInfo(request)?.tryAgain
             ? useCases.releaseIdempotencyKey(mine.userId, mine.key, mine.claimedAt)
             : useCases.keepIdempotentResponse(mine.userId, mine.key, mine.claimedAt, { status, body: responseValue });
-        await settle.catch((error: unknown) => logger.error("idempotency.keep_failed", { key: mine.key, error: messageOf(error) }));
+        await settle.catch((error: unknown) => logger.error("idempotency.keep_failed", { key: mine.key, ...failureOf(error) }));
       },
     },
   });

@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, isDatabaseBusy, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
+import { DomainError, failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
 import { type Order, payability, restocksOn } from "../../domain/order.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
@@ -43,14 +43,12 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
     // is told to try again, which its Idempotency-Key makes safe. (Undone here, the undoing would
     // wait on the same lock.)
     if (isDatabaseUnavailable(error) || isDatabaseBusy(error)) {
-      deps.logger.warn("order.payment_intent_unstored", { orderId: order.id, intentId, error: messageOf(error.cause) });
+      deps.logger.warn("order.payment_intent_unstored", { orderId: order.id, intentId, ...failureOf(error) });
       throw error;
     }
-    deps.logger.error("order.payment_intent_failed", { orderId: order.id, error: messageOf(error) });
+    deps.logger.error("order.payment_intent_failed", { orderId: order.id, ...failureOf(error) });
     if (intentId)
-      await deps.payments
-        .cancelIntent(intentId)
-        .catch((e: unknown) => deps.logger.error("order.intent_cancel_failed", { orderId: order.id, error: messageOf(e) }));
+      await deps.payments.cancelIntent(intentId).catch((e: unknown) => deps.logger.error("order.intent_cancel_failed", { orderId: order.id, ...failureOf(e) }));
     await undoOrder(deps, order, lines, origin);
     throw new DomainError("order.creation_failed", "Order creation failed");
   }
@@ -84,7 +82,7 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
       return;
     } catch (error) {
       // Given up, the order is still cancelled, and its stock released, by the sweeper when its payment time runs out; the lines stay lost.
-      deps.logger.error("order.undo_failed", { orderId: order.id, attempt, error: messageOf(error) });
+      deps.logger.error("order.undo_failed", { orderId: order.id, attempt, ...failureOf(error) });
     }
   }
 }

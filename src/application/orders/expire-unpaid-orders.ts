@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { failureOf, isDatabaseBusy, messageOf } from "../../domain/errors.ts";
+import { failureOf, isDatabaseBusy } from "../../domain/errors.ts";
 import { payability, restocksOn } from "../../domain/order.ts";
 import { stopPayment } from "../payments/stop-payment.ts";
 import type { Deps } from "../ports/index.ts";
@@ -38,7 +38,7 @@ export async function expireUnpaidOrders(deps: SweepDeps, paymentTtlMinutes: num
 
 async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, paymentTtlMinutes: number): Promise<"expired" | "paid" | "passed"> {
   const stopped = await stopPayment(deps, candidate, NO_ORIGIN, "the order's payment time ran out").catch((error: unknown) => {
-    deps.logger.warn("order.expire_intent_failed", { orderNumber: candidate.orderNumber, error: messageOf(error) });
+    deps.logger.warn("order.expire_intent_failed", { orderNumber: candidate.orderNumber, ...failureOf(error) });
     return null;
   });
   if (!stopped || stopped.outcome === "processing") return "passed";

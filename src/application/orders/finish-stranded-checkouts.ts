@@ -1,6 +1,6 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
 import { linesToPutBack } from "../../domain/cart.ts";
-import { DomainError, failureOf, isDatabaseBusy, messageOf } from "../../domain/errors.ts";
+import { DomainError, failureOf, isDatabaseBusy } from "../../domain/errors.ts";
 import { itemQuantities, restocksOn } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
@@ -59,7 +59,7 @@ async function finish(deps: FinishDeps, order: OrderWithoutIntent): Promise<"sto
       });
       return undone ? "undone" : "passed";
     }
-    deps.logger.warn("order.intent_recovery_failed", { orderNumber: order.orderNumber, error: messageOf(error) });
+    deps.logger.warn("order.intent_recovery_failed", { orderNumber: order.orderNumber, ...failureOf(error) });
     return "passed";
   }
   const stored = await deps.uow.transaction(async (tx) => {
@@ -81,7 +81,7 @@ async function finish(deps: FinishDeps, order: OrderWithoutIntent): Promise<"sto
   if (stored === "ended")
     await deps.payments
       .cancelIntent(intent.id)
-      .catch((error: unknown) => deps.logger.error("order.intent_cancel_failed", { orderNumber: order.orderNumber, error: messageOf(error) }));
+      .catch((error: unknown) => deps.logger.error("order.intent_cancel_failed", { orderNumber: order.orderNumber, ...failureOf(error) }));
   return stored === "stored" ? "stored" : "passed";
 }
 

@@ -1,7 +1,7 @@
 import { type Address, addressProblems, normalizeAddress } from "../../domain/address.ts";
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, accountGone, messageOf } from "../../domain/errors.ts";
+import { DomainError, accountGone, failureOf } from "../../domain/errors.ts";
 import { type Cents, lineTotal, toDollars } from "../../domain/money.ts";
 import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
@@ -122,7 +122,7 @@ async function taxFor(deps: Pick<Deps, "tax" | "logger">, lines: CartLine[], shi
     });
     return result.tax;
   } catch (error) {
-    deps.logger.error("order.tax_failed", { error: messageOf(error) });
+    deps.logger.error("order.tax_failed", failureOf(error));
     throw new DomainError("tax.unavailable", "Tax could not be calculated; no order was made");
   }
 }

@@ -1,4 +1,4 @@
-import { messageOf } from "../../domain/errors.ts";
+import { failureOf } from "../../domain/errors.ts";
 import { SHOP_PROCESSOR } from "../../domain/payment.ts";
 import { recordAudit } from "../audit.ts";
 import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
@@ -49,7 +49,7 @@ export async function applyPaymentWebhook(
     afterCommit: async () => {
       await deps.payments
         .cancelIntent(ownIntent)
-        .catch((error: unknown) => deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, error: messageOf(error) }));
+        .catch((error: unknown) => deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, ...failureOf(error) }));
     },
   };
 }

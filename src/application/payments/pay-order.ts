@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError, isDatabaseBusy, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
+import { DomainError, failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import {
   type AttemptMark,
@@ -67,11 +67,11 @@ export async function payOrder(
     // and housekeeping settles it from the processor's own state of the intent after the grace time.
     // Ended here, an order the processor had charged would stay unpaid.
     if (outcomeUnknown(error)) {
-      deps.logger.warn("payment.outcome_unknown", { orderId: order.id, attempt, error: messageOf(error) });
+      deps.logger.warn("payment.outcome_unknown", { orderId: order.id, attempt, ...failureOf(error) });
       throw error;
     }
     await endAttempt(deps, order.id, { attempts: attempt, startedAt }).catch((e: unknown) =>
-      deps.logger.error("payment.attempt_not_ended", { orderId: order.id, error: messageOf(e) }),
+      deps.logger.error("payment.attempt_not_ended", { orderId: order.id, ...failureOf(e) }),
     );
     throw error;
   }
@@ -91,7 +91,7 @@ export async function payOrder(
         intentId: intent.id,
         intentStatus: intent.status,
         attempt,
-        error: messageOf(error.cause),
+        ...failureOf(error),
       });
     throw error;
   }))!;

@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { messageOf } from "../../domain/errors.ts";
+import { failureOf, messageOf } from "../../domain/errors.ts";
 import { paymentAfter } from "../../domain/order.ts";
 import { REFUND_ATTEMPT_LEASE_MS, REFUND_RETRY_MS, type RefundRecord } from "../../domain/refund.ts";
 import { applyToOrder } from "../orders/apply-to-order.ts";
@@ -35,11 +35,11 @@ export async function askForRefund(deps: RefundDeps, refund: RefundRecord): Prom
     await settleRefund(deps, refund, made);
     return "made";
   } catch (error) {
-    deps.logger.warn("refund.due", { orderId: refund.orderId, idempotencyKey: refund.idempotencyKey, attempts: refund.attempts, error: messageOf(error) });
+    deps.logger.warn("refund.due", { orderId: refund.orderId, idempotencyKey: refund.idempotencyKey, attempts: refund.attempts, ...failureOf(error) });
     const retryAt = new Date(deps.clock.now().getTime() + REFUND_RETRY_MS);
     await deps.uow
       .transaction((tx) => tx.refunds.markFailed(refund.id, messageOf(error), retryAt))
-      .catch((e: unknown) => deps.logger.error("refund.not_recorded", { orderId: refund.orderId, error: messageOf(e) }));
+      .catch((e: unknown) => deps.logger.error("refund.not_recorded", { orderId: refund.orderId, ...failureOf(e) }));
     return "due";
   }
 }

@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { failureOf, isDatabaseBusy, isDatabaseUnavailable, messageOf } from "../../domain/errors.ts";
+import { failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnsettledPayment } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
@@ -43,7 +43,7 @@ async function settle(deps: SettleDeps, unsettled: UnsettledPayment): Promise<bo
     const intentId = unsettled.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, unsettled, unsettled.paymentAttempts)).id;
     intent = await deps.payments.retrieveIntent(intentId);
   } catch (error) {
-    deps.logger.warn("payment.settle_failed", { orderNumber: unsettled.orderNumber, error: messageOf(error) });
+    deps.logger.warn("payment.settle_failed", { orderNumber: unsettled.orderNumber, ...failureOf(error) });
     return false;
   }
   const by = { userId: null, origin: NO_ORIGIN, changes: { attempt: unsettled.paymentAttempts, settledBy: "housekeeping" } };
