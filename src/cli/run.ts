@@ -1,5 +1,6 @@
 import { commonPasswords } from "../adapters/crypto/common-passwords.ts";
 import { ConfigError, loadConfig } from "../config.ts";
+import { isDatabaseBusy, isDatabaseUnavailable, messageOf } from "../domain/errors.ts";
 import { CliError, issuesOf } from "./cli-error.ts";
 import { type Output, commands, usage } from "./commands.ts";
 
@@ -38,9 +39,16 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   }
 }
 
-/** One line: the message, and for invalid input each field and what is wrong with it. */
+/**
+ * One line: the message, and for invalid input each field and what is wrong with it; for a refusal
+ * for want of the database, what the database said, and where a held row is, what to look for.
+ */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const issues = issuesOf(error);
-  return issues.length ? `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}` : error.message;
+  if (issues.length) return `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
+  if (isDatabaseBusy(error))
+    return `${error.message} (${messageOf(error.cause)}: another session holds a row this needs; docs/operations.md, "A transaction left open on the shop's rows", shows how to find it)`;
+  if (isDatabaseUnavailable(error)) return `${error.message} (${messageOf(error.cause)})`;
+  return error.message;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "pg";
 import { aProduct } from "../support/builders.ts";
 import { runCliHere } from "../support/cli.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
@@ -88,6 +89,40 @@ describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
         expect({ args, code: result.code }).toEqual({ args, code: 2 });
         expect(result.stderr).toContain("inventory:adjust SKU DELTA --reason TEXT");
       }
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a product another session holds past the lock limit: exit 1, one line saying what the database said and where to look, and nothing changed",
+    async () => {
+      const { stock } = await aSauce("SF-CLI-004", 7);
+      const holder = new Client({ connectionString: database.url });
+      await holder.connect();
+      try {
+        await holder.query("begin");
+        await holder.query("select 1 from products where sku = 'SF-CLI-004' for update");
+        // The operator's own, shorter limit (PGOPTIONS, as docs/operations.md says), so the test waits 300 ms, not 2 s.
+        const held = await runCliHere(
+          { DATABASE_URL: database.url, PGOPTIONS: "-c lock_timeout=300ms" },
+          "inventory:adjust",
+          "SF-CLI-004",
+          "+1",
+          "--reason",
+          "Count",
+        );
+        expect([held.code, held.stdout, held.stderr.trim().split("\n")]).toEqual([
+          1,
+          "",
+          [
+            "Error: What this needs is busy just now; please try again shortly (canceling statement due to lock timeout: another session holds a row " +
+              `this needs; docs/operations.md, "A transaction left open on the shop's rows", shows how to find it)`,
+          ],
+        ]);
+      } finally {
+        await holder.end();
+      }
+      expect(await stock()).toBe(7);
     },
     TIMEOUT,
   );
