@@ -4,7 +4,7 @@ import { aProduct } from "../support/builders.ts";
 import { eventually } from "../support/eventually.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
-import { processes, waitForStart } from "../support/processes.ts";
+import { processes, startedAndFollowed, waitForStart } from "../support/processes.ts";
 import { type TestRedis, startRedisServer } from "../support/redis.ts";
 
 // Two shop processes on one PostgreSQL database and one Redis (a redis-server of this test's own),
@@ -13,6 +13,8 @@ const children = processes();
 let database: TestDatabase;
 let redis: TestRedis;
 let instances: [string, string];
+/** Each instance's log lines so far. */
+let logs: Array<Record<string, unknown>[]>;
 const LIMIT = 5;
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
@@ -28,10 +30,11 @@ beforeAll(async () => {
     SESSION_CACHE_SECONDS: "2",
   };
   const started = await Promise.all([
-    waitForStart(children.spawn([process.execPath, "src/main.ts"], env)),
-    waitForStart(children.spawn([process.execPath, "src/main.ts"], env)),
+    startedAndFollowed(children.spawn([process.execPath, "src/main.ts"], env)),
+    startedAndFollowed(children.spawn([process.execPath, "src/main.ts"], env)),
   ]);
   instances = started.map(({ port }) => `http://127.0.0.1:${port}/api`) as [string, string];
+  logs = started.map(({ log }) => log);
 }, 30_000);
 afterAll(async () => {
   await children.stopAll();
@@ -90,31 +93,52 @@ async function untilBothCountInRedis() {
   }, 10_000);
 }
 
+/** Times either instance has logged that it went over to counting in memory. */
+const degradations = () => logs.flat().filter((line) => line.event === "ratelimit.degraded").length;
+
+/**
+ * The scenario run while both instances count in Redis. Should either go over to memory meanwhile
+ * (Redis slower than its 150 ms wait on a machine busy with other work, as documented: each instance
+ * then counts on its own), the scenario proves nothing and runs again, up to three times; a failure
+ * with both in Redis throughout stands.
+ */
+async function whileBothCountInRedis(scenario: () => Promise<void>) {
+  for (let attempt = 1; ; attempt++) {
+    await untilBothCountInRedis();
+    const before = degradations();
+    try {
+      return await scenario();
+    } catch (error) {
+      if (degradations() === before || attempt === 3) throw error;
+    }
+  }
+}
+
 describe("two instances sharing PostgreSQL and Redis", () => {
   test(
     "the rate limit holds across both: N allowed in all, the next denied on whichever instance gets it",
-    async () => {
-      await untilBothCountInRedis();
-      const client = aClient();
-      const statuses = [];
-      for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/products")).status);
-      expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
-      expect((await client.call(0, "GET", "/products")).status).toBe(429);
-    },
+    () =>
+      whileBothCountInRedis(async () => {
+        const client = aClient();
+        const statuses = [];
+        for (let i = 0; i <= LIMIT; i++) statuses.push((await client.call((i % 2) as 0 | 1, "GET", "/products")).status);
+        expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+        expect((await client.call(0, "GET", "/products")).status).toBe(429);
+      }),
     SCENARIO_MS,
   );
 
   test(
     "the sign-in lockout holds across both: five wrong passwords on either, and the sixth try is refused",
-    async () => {
-      await untilBothCountInRedis();
-      const email = `lockout-${crypto.randomUUID().slice(0, 8)}@example.com`;
-      expect((await aClient().call(0, "POST", "/auth/register", { email, password: "sauce lover 99" })).status).toBe(201);
-      for (let i = 0; i < 5; i++)
-        expect((await aClient().call((i % 2) as 0 | 1, "POST", "/auth/callback/credentials", { email, password: "wrong guess" })).status).toBe(401);
-      const sixth = await aClient().call(1, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" });
-      expect([sixth.status, sixth.body.error]).toEqual([429, "Too many failed sign-in attempts. Please try again later."]);
-    },
+    () =>
+      whileBothCountInRedis(async () => {
+        const email = `lockout-${crypto.randomUUID().slice(0, 8)}@example.com`;
+        expect((await aClient().call(0, "POST", "/auth/register", { email, password: "sauce lover 99" })).status).toBe(201);
+        for (let i = 0; i < 5; i++)
+          expect((await aClient().call((i % 2) as 0 | 1, "POST", "/auth/callback/credentials", { email, password: "wrong guess" })).status).toBe(401);
+        const sixth = await aClient().call(1, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" });
+        expect([sixth.status, sixth.body.error]).toEqual([429, "Too many failed sign-in attempts. Please try again later."]);
+      }),
     SCENARIO_MS,
   );
 
