@@ -5,7 +5,7 @@ import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts
 import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { observeWebhookVerifiers } from "../../src/application/system/observe.ts";
 import { type UseCaseOptions, makeUseCases } from "../../src/application/use-cases.ts";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError, databaseBusy, databaseUnavailable } from "../../src/domain/errors.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
@@ -42,9 +42,9 @@ describe("checkouts are counted by outcome", () => {
     expect(Object.fromEntries(counts)).toEqual({ "checkout placed": 1, "checkout insufficient_inventory": 1, "checkout refused": 1 });
   });
 
-  test("tax that failed, a payment intent that failed, a cart that kept changing, and an error nobody expected", async () => {
+  test("tax that failed, a payment intent that failed, a cart that kept changing, and failures: an error nobody expected, the database lost or busy", async () => {
     const base = createMemoryDeps();
-    let failing: "tax" | "intent" | "cart" | "database" | null = null;
+    let failing: "tax" | "intent" | "cart" | "database" | "lost" | "busy" | null = null;
     let quantity = 1;
     const deps: MemoryDeps = {
       ...base,
@@ -61,7 +61,12 @@ describe("checkouts are counted by outcome", () => {
       },
       uow: {
         ...base.uow,
-        transaction: (work) => (failing === "database" ? Promise.reject(new Error("connection terminated")) : base.uow.transaction(work)),
+        transaction: (work) => {
+          if (failing === "database") return Promise.reject(new Error("connection terminated"));
+          if (failing === "lost") return Promise.reject(databaseUnavailable(new Error("Connection terminated unexpectedly")));
+          if (failing === "busy") return Promise.reject(databaseBusy(new Error("canceling statement due to lock timeout")));
+          return base.uow.transaction(work);
+        },
       },
     };
     const { useCases, checkout, counts, ada, habanero } = await shop(deps);
@@ -76,11 +81,16 @@ describe("checkouts are counted by outcome", () => {
     await useCases.addToCart(ada.id, { productId: habanero.id, quantity: 1 }, origin);
     failing = "database";
     await expect(useCases.placeOrder(ada.id, { cartItemIds: null, shippingAddress: texas }, origin)).rejects.toThrow("connection terminated");
+    // The database lost, or a row held elsewhere past the lock limit: a 503, which CheckoutsFailing must see.
+    for (const what of ["lost", "busy"] as const) {
+      failing = what;
+      expect((await domainErrorOf(useCases.placeOrder(ada.id, { cartItemIds: null, shippingAddress: texas }, origin))).code).toStartWith("database.");
+    }
     expect(Object.fromEntries(counts)).toEqual({
       "checkout tax_failed": 1,
       "checkout intent_failed": 1,
       "checkout cart_changed": 1,
-      "checkout error": 1,
+      "checkout error": 3,
     });
   });
 });
@@ -105,6 +115,13 @@ describe("payments are counted by outcome", () => {
     expect((await domainErrorOf(pay("pm_card_visa", "someone-else"))).code).toBe("forbidden");
     processorDown = true;
     expect((await domainErrorOf(pay("pm_card_visa"))).code).toBe("payment.processor_failed");
+    processorDown = false;
+    // The order's row held elsewhere past the lock limit: a 503, counted with the failures, not the shop's refusals.
+    const { orderId } = await checkout();
+    const held = () => Promise.reject(databaseBusy(new Error("canceling statement due to lock timeout")));
+    const busy = { ...deps, uow: { ...deps.uow, transaction: held, write: held } };
+    const { useCases: waiting } = await shop(busy);
+    expect((await domainErrorOf(waiting.payOrder(ada.id, { orderId, paymentMethodId: "pm_card_visa" }, origin))).code).toBe("database.busy");
     const payments = [...counts].filter(([event]) => event.startsWith("payment "));
     expect(Object.fromEntries(payments)).toEqual({
       "payment paid": 1,
@@ -112,6 +129,7 @@ describe("payments are counted by outcome", () => {
       "payment requires_action": 1,
       "payment refused": 1,
       "payment processor_failed": 1,
+      "payment error": 1,
     });
   });
 });

@@ -34,10 +34,16 @@ const CHECKOUT_REFUSALS: Partial<Record<ErrorCode, CheckoutOutcome>> = {
   "order.creation_failed": "intent_failed",
 };
 
-/** What a checkout that threw came to: a refusal the shop names, another refusal, or an error nobody expected. */
+/**
+ * A failure the request did not cause: an error nobody expected, or a refusal for want of the
+ * database (lost, or a row held past the lock limit), which is a 503, not the shop refusing.
+ */
+const unexpected = (code: ErrorCode | null) => code === null || code === "database.unavailable" || code === "database.busy";
+
+/** What a checkout that threw came to: a refusal the shop names, another refusal, or a failure (unexpected). */
 export function checkoutOutcome(error: unknown): CheckoutOutcome {
   const code = codeOf(error);
-  return code === null ? "error" : (CHECKOUT_REFUSALS[code] ?? "refused");
+  return unexpected(code) ? "error" : (CHECKOUT_REFUSALS[code!] ?? "refused");
 }
 
 /** What a payment that answered came to. */
@@ -61,7 +67,7 @@ export function paymentFailure(error: unknown): PaymentOutcome {
   const code = codeOf(error);
   if (code === "payment.declined") return "declined";
   if (code === "payment.processor_failed" || code === "payment.intent_refused") return "processor_failed";
-  return code === null ? "error" : "refused";
+  return unexpected(code) ? "error" : "refused";
 }
 
 const PASSWORD_QUEUE_REFUSALS: Partial<Record<ErrorCode, PasswordCheckRefusal>> = { "auth.busy": "busy", "auth.check_waiting": "client_waiting" };
