@@ -55,7 +55,7 @@ test("a connection terminated the instant it was ready fails the query as databa
     {
       debug: () => {},
       info: () => {},
-      warn: (event, fields) => lost.push(`${event} ${fields?.message}`),
+      warn: (event, fields) => lost.push(`${event} ${fields?.error}`),
       error: () => {},
     },
   );

@@ -135,6 +135,7 @@ describe("HTTP plumbing", () => {
       level: "warn",
       requestId: res.headers.get("x-request-id"),
       code: "database.unavailable",
+      error: "The shop cannot reach its database just now; please try again shortly",
       reason: "connect ECONNREFUSED 10.0.0.5:5432",
     });
     expect(lines.some((l) => l.event === "request.failed")).toBe(false);

@@ -103,7 +103,7 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
     });
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));
-    const lost = (error: Error) => logger.warn("database.connection_lost", { message: error.message });
+    const lost = (error: Error) => logger.warn("database.connection_lost", { error: error.message });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool, lost) }), log: onStatement });
     return {
       db,

@@ -1,5 +1,5 @@
 import { Elysia, ValidationError } from "elysia";
-import { DomainError, TRY_AGAIN, messageOf } from "../../../domain/errors.ts";
+import { DomainError, TRY_AGAIN, failureOf } from "../../../domain/errors.ts";
 import type { Logger } from "../../../application/ports/system.ts";
 import { type ErrorBody, HttpError, invalidRequest, statusOf } from "../errors.ts";
 import { MAX_ISSUES, type ValidationIssue, issue } from "./input-checks.ts";
@@ -67,7 +67,7 @@ export function errorMapper(logger: Logger, routes: RouteTable) {
     if ((status === 429 || status === 503) && typeof retryAfter === "number") set.headers["retry-after"] = String(retryAfter);
     if (status === 503 && error instanceof DomainError) {
       // A refusal the shop chose (busy, not configured, its database away), not a failure: no stack, at warn.
-      logger.warn("request.refused", { requestId: info?.id, path, code: error.code, ...(error.cause ? { reason: messageOf(error.cause) } : {}) });
+      logger.warn("request.refused", { requestId: info?.id, path, code: error.code, ...failureOf(error) });
     } else if (status >= 500) {
       logger.error("request.failed", {
         requestId: info?.id,

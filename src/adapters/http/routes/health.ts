@@ -41,7 +41,7 @@ export function healthRoutes(useCases: UseCases, logger: Logger) {
       async ({ status, set }) => {
         const health = await useCases.checkHealth();
         if (health.status === "ok") return { status: "ok" as const };
-        logger.error("health.database_unavailable", { reason: health.reason });
+        logger.error("health.database_unavailable", { error: "Database unavailable", reason: health.reason });
         set.headers["retry-after"] = String(NOT_READY_RETRY_SECONDS);
         return status(503, { status: "unavailable" as const, error: "Database unavailable" });
       },
@@ -60,9 +60,9 @@ export function healthRoutes(useCases: UseCases, logger: Logger) {
       async ({ status, set }) => {
         const { ready, reason, ...report } = await useCases.checkReadiness();
         if (ready && report.migrations) return { status: "ready" as const, ...report, database: "ok" as const, migrations: report.migrations };
-        logger.error("health.not_ready", { reason });
-        set.headers["retry-after"] = String(NOT_READY_RETRY_SECONDS);
         const error = report.database === "ok" ? ("Database migrations are behind" as const) : ("Database unavailable" as const);
+        logger.error("health.not_ready", { error, reason });
+        set.headers["retry-after"] = String(NOT_READY_RETRY_SECONDS);
         return status(503, { status: "unavailable" as const, error, ...report });
       },
       {
