@@ -790,6 +790,38 @@ describe("a customer cancelling an unpaid order (decisions §15)", () => {
     expect((await stored()).status).toBe("CANCELLED");
   });
 
+  test("an order given a new intent at each try, the last one paid meanwhile: 400 Order has already been paid, as when found paid at once, not 409 (found by a review)", async () => {
+    const { deps, ada, placed, stored } = await anUnpaidOrder();
+    let fresh = 0;
+    const racing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        cancelIntent: async (id: string) => {
+          const stopped = await deps.payments.cancelIntent(id);
+          if (fresh < 2) {
+            fresh += 1;
+            const next = await deps.payments.createIntent({
+              amount: stopped.amount,
+              currency: "usd",
+              metadata: { orderId: placed.orderId },
+              idempotencyKey: `fresh-${fresh}`,
+            });
+            // The second new intent is paid before the next try stops it.
+            if (fresh === 2) await deps.payments.confirmIntent(next.id, "pm_card_visa", "paid-meanwhile");
+            await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: next.id, updatedAt: deps.clock.now() });
+          }
+          return stopped;
+        },
+      },
+    };
+    expect(await domainErrorOf(cancelOrder(racing, ada.id, placed.orderId, origin))).toMatchObject({
+      code: "order.already_paid",
+      message: "Order has already been paid",
+    });
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
+  });
+
   test("cancelling makes room under MAX_UNPAID_ORDERS", async () => {
     const { deps, ada, habanero, placed, add: addLine } = await anUnpaidOrder();
     for (let i = 0; i < 2; i++) await order(deps, ada.id, { cartItemIds: [(await addLine(habanero.id, 1)).id] });

@@ -44,8 +44,8 @@ export async function stopPayment(
  * order afresh and refuses what may not be done, answering the order whose payment is to be stopped
  * (null: none); then `move` makes the move under the order's lock, null when the order got a payment
  * intent other than the one stopped. That goes round again, as does a payment found paid (settled
- * now: the next check sees it); one still processing, or an order given new intents round after
- * round, is 409 (payment.in_progress).
+ * now: the next check sees it); one still processing, or an order given a new intent at each of
+ * ROUNDS moves, is 409 (payment.in_progress).
  */
 export async function stopPaymentThenMove<T>(
   deps: StopDeps,
@@ -54,12 +54,15 @@ export async function stopPaymentThenMove<T>(
   check: () => Promise<Pick<Order, "id" | "stripePaymentIntentId"> | null>,
   move: (stopped: StoppedPayment | null) => Promise<T | null>,
 ): Promise<T> {
-  for (let round = 1; round <= ROUNDS; round++) {
+  // A round that found the payment paid tried no move, so it does not count against ROUNDS: the
+  // next check sees the order paid, and refuses or moves it as such. The tries are bounded all the
+  // same, as a payment that was not applied (another amount) leaves the order unpaid, found paid again.
+  for (let moves = 0, tries = 0; moves < ROUNDS && tries < 2 * ROUNDS; tries++) {
     const order = await check();
     const stopped = order ? await stopPayment(deps, order, origin, why) : null;
     if (stopped?.outcome === "processing") throw paymentInProgress();
-    // Settled as paid: the next round's check says so.
     if (stopped?.outcome === "paid") continue;
+    moves++;
     const moved = await move(stopped);
     if (moved) return moved;
   }
