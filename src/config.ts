@@ -5,6 +5,7 @@ import { PAYMENT_ATTEMPT_ABANDONED_MS } from "./domain/payment.ts";
 import { DEFAULT_LOW_STOCK_THRESHOLD, MAX_INVENTORY } from "./domain/product.ts";
 import { canonicalTimeZone } from "./domain/time-zone.ts";
 import { passwordProblem } from "./domain/user.ts";
+import { DEFAULT_RATE_LIMIT } from "./application/limits/rate-limit.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders/settings.ts";
 import type { CommonPasswords } from "./application/ports/identity.ts";
 
@@ -104,9 +105,9 @@ const envSchema = z.object({
     .string()
     .regex(/^[\x21-\x7e]{1,64}$/, "must be 1 to 64 printable characters without spaces")
     .default("storefront:"),
-  RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(100),
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
-  PASSWORD_RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(10),
+  RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_RATE_LIMIT.max),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_RATE_LIMIT.windowSeconds),
+  PASSWORD_RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_RATE_LIMIT.passwordMax),
   RATE_LIMIT_EXEMPT_USER_AGENT: z.string().min(1).max(200).default("StorefrontMobileApp"),
   ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
   ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),

@@ -29,7 +29,7 @@ import { type NewProduct, type ProductPatch, createProduct, deleteProduct, updat
 import { type DemoCatalog, seedDemoCatalog, seedDemoCatalogIfEmpty } from "./catalog/seed-demo-catalog.ts";
 import { type DemoOrdersRequest, seedDemoOrders } from "./catalog/seed-demo-orders.ts";
 import { claimIdempotencyKey, keepIdempotentResponse, releaseIdempotencyKey } from "./idempotency/idempotency-keys.ts";
-import { PASSWORD_ROUTES, type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
+import { DEFAULT_RATE_LIMIT, PASSWORD_ROUTES, type RateLimitPolicy, takeRequest } from "./limits/rate-limit.ts";
 import { findNearbyLocations } from "./locations/find-nearby-locations.ts";
 import { receiveWebhookEvent } from "./events/receive-webhook-event.ts";
 import type { WebhookEvent } from "./events/webhook-event.ts";
@@ -70,7 +70,7 @@ export interface UseCaseOptions {
 export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const access = createAccessResolver(deps, (options.sessionCacheSeconds ?? ACCESS_CACHE_MS / 1000) * 1000);
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
-  const rateLimit = options.rateLimit ?? { max: 100, passwordMax: 10, windowSeconds: 900 };
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const reports = { timeZone: options.shopTimeZone ?? "UTC" };
   const useCases = {
     listProducts: (query: ProductQuery) => listProducts(deps, query),

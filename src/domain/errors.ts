@@ -20,7 +20,6 @@ export type ErrorCode =
   | "cart.too_many_lines"
   | "inventory.insufficient"
   | "order.invalid_transition"
-  | "payment.invalid_transition"
   | "payment.invalid_method"
   | "payment.processor_failed"
   | "payment.intent_refused"
@@ -102,8 +101,8 @@ function databaseRefusal(code: "database.unavailable" | "database.busy", message
 /** Whether the error is databaseBusy's: a statement that waited too long for a lock, and landed nothing. */
 export const isDatabaseBusy = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.busy";
 
-/** The caller's session names an account that no longer exists: for the caller, that is no session at all. */
-export function accountGone(): DomainError {
+/** The spec's 401: no session, or one that names an account that no longer exists (for the caller, the same). */
+export function unauthenticated(): DomainError {
   return new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
 }
 

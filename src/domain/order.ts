@@ -60,7 +60,6 @@ export function paymentAfter(status: PaymentStatus, fact: PaymentFact): PaymentS
 }
 
 export const isOrderStatus = (value: string): value is OrderStatus => (ORDER_STATUSES as readonly string[]).includes(value);
-export const isPaymentStatus = (value: string): value is PaymentStatus => (PAYMENT_STATUSES as readonly string[]).includes(value);
 
 /** The order's next status, or a DomainError naming the moves that are allowed. */
 export function transition(from: OrderStatus, to: OrderStatus): OrderStatus {

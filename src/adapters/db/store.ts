@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { DatabaseProbe } from "../../application/ports/system.ts";
-import { accountGone, databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
+import { unauthenticated, databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { asDatabaseRefusal, isConnectionLost, isDeadlock, isLockTimeout, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
@@ -78,7 +78,7 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           }
           // The caller's account was deleted after its session was checked (the check is cached for
           // up to 30 s): whatever it wrote for that account is refused, and it is a caller without a session.
-          if (referencesMissingUser(error)) throw accountGone();
+          if (referencesMissingUser(error)) throw unauthenticated();
           throw error;
         }
       }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -296,6 +296,4 @@ export interface Database {
 }
 
 export type ProductRow = Selectable<ProductsTable>;
-export type NewProductRow = Insertable<ProductsTable>;
-export type ProductUpdate = Updateable<ProductsTable>;
 export type LocationRow = Selectable<LocationsTable>;

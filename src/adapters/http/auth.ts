@@ -1,6 +1,6 @@
 import { type Context, Elysia } from "elysia";
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError, unauthenticated } from "../../domain/errors.ts";
 import { type AccessRule, PRESET_RULES, allows } from "../../domain/permissions.ts";
 import { SESSION_LIFETIME_SECONDS } from "../../domain/session.ts";
 import type { Principal } from "../../application/auth/access.ts";
@@ -25,7 +25,6 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 // How the OpenAPI document states it (decisions §10): the cookie or the same token as Bearer; `{}` is "or none".
 const SESSION_REQUIRED: Record<string, string[]>[] = [{ session: [] }, { bearer: [] }];
 const SESSION_OPTIONAL: Record<string, string[]>[] = [{}, ...SESSION_REQUIRED];
-const unauthorized = () => new DomainError("auth.unauthenticated", "Unauthorized - authentication required");
 
 /** The session token a request carries, as Bearer or in the session cookie; Bearer wins. */
 function tokenOf(request: Request, cookieName: string): { token: string; bearer: boolean } | null {
@@ -100,7 +99,7 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
         detail: { security: SESSION_REQUIRED },
         async transform({ request }) {
           const principal = (await authenticate(request))?.principal;
-          if (!principal) throw unauthorized();
+          if (!principal) throw unauthenticated();
           const access = typeof rule === "string" ? PRESET_RULES[rule] : rule;
           if (!allows(access, principal.actor)) {
             throw new DomainError("forbidden", "Insufficient permissions", "permission" in access ? { required: access.permission } : undefined);

@@ -23,7 +23,6 @@ export const statusOf = {
   "cart.too_many_lines": 400,
   "inventory.insufficient": 400,
   "order.invalid_transition": 400,
-  "payment.invalid_transition": 400,
   "payment.invalid_method": 400,
   "payment.processor_failed": 500,
   "payment.intent_refused": 500,

@@ -1,5 +1,5 @@
 import type { AuditEntry } from "../../domain/audit.ts";
-import type { Order, OrderView } from "../../domain/order.ts";
+import { type Order, type OrderView, payability } from "../../domain/order.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { Product } from "../../domain/product.ts";
 import type { User } from "../../domain/user.ts";
@@ -127,14 +127,14 @@ export function createMemoryOrderRepository(
     },
     async unpaidOf(userId, limit) {
       return [...orders.values()]
-        .filter((o) => o.userId === userId && o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED"))
+        .filter((o) => o.userId === userId && payability(o) === null)
         .sort(byCreation)
         .slice(0, limit)
         .map(({ id, orderNumber }) => ({ id, orderNumber }));
     },
     async findUnpaidBefore(before, limit, after) {
       return [...orders.values()]
-        .filter((o) => o.status === "PENDING" && (o.paymentStatus === "PENDING" || o.paymentStatus === "FAILED") && o.createdAt < before)
+        .filter((o) => payability(o) === null && o.createdAt < before)
         .filter((o) => !after || byCreation(o, after) > 0)
         .sort(byCreation)
         .slice(0, limit)

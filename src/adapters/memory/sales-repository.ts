@@ -1,5 +1,5 @@
 import type { SalesRepository } from "../../application/ports/sales.ts";
-import type { Order } from "../../domain/order.ts";
+import { type Order, unitsOf } from "../../domain/order.ts";
 import type { Product } from "../../domain/product.ts";
 import type { RefundRecord } from "../../domain/refund.ts";
 import type { PeriodRefunds, PeriodSales, ProductSales } from "../../domain/report.ts";
@@ -20,8 +20,6 @@ function periodOf(bounds: readonly Date[], at: Date | null): number {
   return -1;
 }
 
-const units = (order: Order) => order.items.reduce((sum, item) => sum + item.quantity, 0);
-
 export function createMemorySalesRepository({ orders, products, users, refunds }: Tables): SalesRepository {
   return {
     async salesIn(bounds, top) {
@@ -35,7 +33,7 @@ export function createMemorySalesRepository({ orders, products, users, refunds }
           sold.set(paid, {
             ...s,
             orders: s.orders + 1,
-            units: s.units + units(o),
+            units: s.units + unitsOf(o),
             subtotal: s.subtotal + o.subtotal,
             discount: s.discount + o.discountAmount,
             shipping: s.shipping + o.shippingCost,

@@ -126,5 +126,3 @@ export function createAccessResolver(deps: Pick<Deps, "uow" | "clock" | "logger"
     stats: () => ({ sessions: sessions.size, users: users.size }),
   };
 }
-
-export type AccessResolver = ReturnType<typeof createAccessResolver>;

@@ -8,6 +8,9 @@ export interface RateLimitPolicy {
   windowSeconds: number;
 }
 
+/** Decisions §9 and §15: 100 requests an endpoint and 10 to the password routes, each per 15 minutes. */
+export const DEFAULT_RATE_LIMIT: RateLimitPolicy = { max: 100, passwordMax: 10, windowSeconds: 900 };
+
 /** What the routes that check passwords count under, together (no endpoint is named so). */
 export const PASSWORD_ROUTES = "(password routes)";
 
@@ -22,7 +25,9 @@ export interface RateLimitVerdict {
 /**
  * Decisions §9: counts one request of a client (its IP) to an endpoint (method and route pattern)
  * in a fixed window, and says whether it is within the limit; the routes that check passwords
- * count under PASSWORD_ROUTES as well, with a limit of their own (decisions §15).
+ * count under PASSWORD_ROUTES as well, with a limit of their own (decisions §15). `policy.max` is
+ * above 0: a limit of 0 means none, and its requests are never counted (the HTTP plumbing lets them
+ * through without asking).
  */
 export async function takeRequest(
   deps: Pick<Deps, "rateLimits" | "clock">,

@@ -20,9 +20,10 @@ type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  * may touch (it would get a second intent). Once it is older than the grace time it gets its intent
  * from the processor under the order's own key (`order-<id>`: the very intent checkout asked for,
  * made then or now), stored as checkout stores it, with an audit entry (`order.intent_recovered`).
- * When the processor will not make one, the order is undone as checkout undoes it: cancelled, its
- * stock back, its lines back in the cart within the cart's limits (linesToPutBack: the oldest lines
- * off sale giving way, as for an add), its Idempotency-Key freed, all of it audited. An order the processor cannot answer for waits for the
+ * When the processor will not make one, the order is undone: cancelled, its stock back, its lines
+ * back in the cart as the cart is now, within its limits (linesToPutBack: the oldest lines off sale
+ * giving way, as for an add; checkout's own undo, moments after the lines left the cart, puts them
+ * back as they were), its Idempotency-Key freed, all of it audited. An order the processor cannot answer for waits for the
  * next run. Each order is handled under its lock, skipped while another instance holds it and
  * checked again there, so two housekeepers handle it once. Returns the numbers of the orders given their intent, and of those undone.
  */

@@ -1,7 +1,7 @@
 import { type Address, addressProblems, normalizeAddress } from "../../domain/address.ts";
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, accountGone, failureOf } from "../../domain/errors.ts";
+import { DomainError, unauthenticated, failureOf } from "../../domain/errors.ts";
 import { type Cents, lineTotal, toDollars } from "../../domain/money.ts";
 import { MAX_ORDER_TOTAL, type Order, newOrder } from "../../domain/order.ts";
 import { orderNumber } from "../../domain/order-number.ts";
@@ -133,7 +133,7 @@ async function taxFor(deps: Pick<Deps, "tax" | "logger">, lines: CartLine[], shi
  * same orders and all get through.
  */
 async function refuseOverUnpaidLimit(tx: Repositories, userId: string, limit: number): Promise<void> {
-  if (!(await tx.users.holdForCheckout(userId))) throw accountGone();
+  if (!(await tx.users.holdForCheckout(userId))) throw unauthenticated();
   // As many as the limit: enough to know it is reached, and to name them, however many a customer holds.
   const unpaid = await tx.orders.unpaidOf(userId, limit);
   if (unpaid.length >= limit) {

@@ -3,7 +3,7 @@ import type { RefundRecord } from "../../domain/refund.ts";
 export type NewRefund = Omit<RefundRecord, "attempts" | "nextAttemptAt" | "lastError" | "confirmedAt" | "processorRefundId">;
 
 export interface RefundReader {
-  /** Refunds the processor has not confirmed yet, oldest first: what the back office shows as due. */
+  /** Every refund the processor has not confirmed yet, oldest first (the back office shows an order's, by listOfOrder). */
   listDue(): Promise<RefundRecord[]>;
   /** An order's refunds, oldest first. */
   listOfOrder(orderId: string): Promise<RefundRecord[]>;

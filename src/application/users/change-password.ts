@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError, accountGone } from "../../domain/errors.ts";
+import { DomainError, unauthenticated } from "../../domain/errors.ts";
 import { recordAudit } from "../audit.ts";
 import { assertNewPassword } from "../auth/new-password.ts";
 import { admitPasswordCheck } from "../auth/password-attempts.ts";
@@ -22,7 +22,7 @@ export async function changePassword(
   // one (bcrypt's time, and a try counted against the account's limit).
   assertNewPassword(deps, input.newPassword, "newPassword");
   const user = await deps.uow.read((db) => db.users.findById(userId));
-  if (!user) throw accountGone();
+  if (!user) throw unauthenticated();
   const attempt = await admitPasswordCheck(deps, user.email);
   if (!user.passwordHash || !(await attempt.run(() => deps.hasher.verify(input.currentPassword, user.passwordHash!, client)))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
