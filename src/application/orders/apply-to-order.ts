@@ -1,5 +1,5 @@
 import type { AuditAction, RequestOrigin } from "../../domain/audit.ts";
-import { type Order, itemQuantities, paymentTimes } from "../../domain/order.ts";
+import { type Order, itemQuantities, paymentTimes, restocksOn, transition } from "../../domain/order.ts";
 import { auditEntry, recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import type { OrderAt, OrderChanges } from "../ports/orders.ts";
@@ -10,6 +10,15 @@ export interface OrderChange {
   /** The order's goods go back to stock. */
   restock: boolean;
   audit: { action: AuditAction; userId: string | null; changes: Record<string, unknown>; origin: RequestOrigin };
+}
+
+/**
+ * An order cancelled with its goods back, as the status table allows from where it is: the change
+ * of each way an unpaid order ends (a customer's cancel, expiry, a checkout undone), with the
+ * caller's audit entry.
+ */
+export function cancellation(order: Pick<Order, "status">, audit: OrderChange["audit"]): OrderChange {
+  return { changes: { status: transition(order.status, "CANCELLED") }, restock: restocksOn(order.status, "CANCELLED"), audit };
 }
 
 /**

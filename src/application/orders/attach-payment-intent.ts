@@ -2,10 +2,10 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
 import { DomainError, failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
-import { type Order, payability, restocksOn } from "../../domain/order.ts";
+import { type Order, payability } from "../../domain/order.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyToOrder, cancellation } from "./apply-to-order.ts";
 
 /** What checkout answers: the order, and the client secret of its payment intent for the front end to pay with. */
 export interface PlacedOrder {
@@ -64,16 +64,17 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
       await deps.uow.transaction(async (tx) => {
         const current = await tx.orders.lock(order.id);
         if (current && payability(current) === null) {
-          await applyToOrder(tx, deps, current, {
-            changes: { status: "CANCELLED" },
-            restock: restocksOn(current.status, "CANCELLED"),
-            audit: {
+          await applyToOrder(
+            tx,
+            deps,
+            current,
+            cancellation(current, {
               action: "order.status_update",
               userId: order.userId,
               origin,
               changes: { from: current.status, to: "CANCELLED", reason: "the payment intent could not be created" },
-            },
-          });
+            }),
+          );
         }
         await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));
         // As if it had not been placed: a retry with the checkout's Idempotency-Key runs again.

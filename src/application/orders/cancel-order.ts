@@ -1,9 +1,9 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type OrderStatus, type OrderView, type PaymentStatus, refuseUnlessCancellable, restocksOn } from "../../domain/order.ts";
+import { type OrderStatus, type OrderView, type PaymentStatus, refuseUnlessCancellable } from "../../domain/order.ts";
 import { type StoppedPayment, stopPaymentThenMove } from "../payments/stop-payment.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyToOrder, cancellation } from "./apply-to-order.ts";
 
 type CancelDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
@@ -43,15 +43,16 @@ async function cancel(
 ): Promise<OrderView | null> {
   const order = ownCancellable(await tx.orders.lock(orderId), userId);
   if (order.stripePaymentIntentId !== (stopped?.intentId ?? null)) return null;
-  await applyToOrder(tx, deps, order, {
-    changes: { status: "CANCELLED" },
-    restock: restocksOn(order.status, "CANCELLED"),
-    audit: {
+  await applyToOrder(
+    tx,
+    deps,
+    order,
+    cancellation(order, {
       action: "order.cancel",
       userId,
       origin,
       changes: { orderNumber: order.orderNumber, from: order.status, to: "CANCELLED", paymentStatus: order.paymentStatus },
-    },
-  });
+    }),
+  );
   return tx.orders.findById(orderId);
 }

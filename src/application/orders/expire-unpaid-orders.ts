@@ -1,10 +1,10 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
 import { failureOf, isDatabaseBusy } from "../../domain/errors.ts";
-import { payability, restocksOn } from "../../domain/order.ts";
+import { payability } from "../../domain/order.ts";
 import { stopPayment } from "../payments/stop-payment.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnpaidOrder } from "../ports/orders.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyToOrder, cancellation } from "./apply-to-order.ts";
 
 /** How many orders one query brings; a run pages on until none is left. */
 const BATCH = 100;
@@ -59,10 +59,11 @@ function expireStopped(deps: SweepDeps, candidate: UnpaidOrder, intentId: string
     const order = await tx.orders.lock(candidate.id, { skipLocked: true });
     // Gone, paid, ended or given a new payment intent since it was read: not this run's to expire.
     if (!order || payability(order) !== null || order.createdAt >= cutOff || order.stripePaymentIntentId !== intentId) return false;
-    await applyToOrder(tx, deps, order, {
-      changes: { status: "CANCELLED" },
-      restock: restocksOn(order.status, "CANCELLED"),
-      audit: {
+    await applyToOrder(
+      tx,
+      deps,
+      order,
+      cancellation(order, {
         action: "order.expire",
         userId: null,
         origin: NO_ORIGIN,
@@ -73,8 +74,8 @@ function expireStopped(deps: SweepDeps, candidate: UnpaidOrder, intentId: string
           paymentStatus: order.paymentStatus,
           unpaidForMinutes: paymentTtlMinutes,
         },
-      },
-    });
+      }),
+    );
     return true;
   });
 }

@@ -1,13 +1,13 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
 import { linesToPutBack } from "../../domain/cart.ts";
 import { DomainError, failureOf, isDatabaseBusy } from "../../domain/errors.ts";
-import { itemQuantities, restocksOn } from "../../domain/order.ts";
+import { itemQuantities } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderWithoutIntent } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
-import { applyToOrder } from "./apply-to-order.ts";
+import { applyToOrder, cancellation } from "./apply-to-order.ts";
 
 /** How many orders one query brings; a run pages on until none is left. */
 const BATCH = 100;
@@ -104,10 +104,11 @@ function undo(deps: FinishDeps, orderId: string, refusal: DomainError): Promise<
     const now = deps.clock.now();
     await tx.carts.restoreLines(putBack.map((goods) => ({ ...goods, id: deps.ids.next(), userId: order.userId, createdAt: now, updatedAt: now })));
     await tx.idempotency.forgetOrder(order.id);
-    await applyToOrder(tx, deps, order, {
-      changes: { status: "CANCELLED" },
-      restock: restocksOn(order.status, "CANCELLED"),
-      audit: {
+    await applyToOrder(
+      tx,
+      deps,
+      order,
+      cancellation(order, {
         action: "order.status_update",
         userId: null,
         origin: NO_ORIGIN,
@@ -119,8 +120,8 @@ function undo(deps: FinishDeps, orderId: string, refusal: DomainError): Promise<
           linesPutBack: putBack,
           linesLeftOut: leftOut,
         },
-      },
-    });
+      }),
+    );
     return true;
   });
 }
