@@ -9,6 +9,7 @@ import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts
 import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
+import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
 import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
@@ -211,6 +212,34 @@ describe("placing an order", () => {
     expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({
       to: "CANCELLED",
       reason: "the payment intent could not be created",
+    });
+  });
+
+  test("an order undone after the shopper filled the cart meanwhile: its line is left out, the cart kept within its limit, and the cancel's entry says so (found by a review)", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 2);
+    const others = Array.from({ length: MAX_CART_LINES }, (_, i) => aProduct({ name: `Sauce ${i}`, inventory: 5 }));
+    for (const product of others) await deps.repos.products.create(product);
+    const broken = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async () => {
+          // Another tab fills the cart while the processor is asked.
+          for (const product of others) await add(product.id, 1);
+          throw new Error("card network down");
+        },
+      },
+    };
+    expect((await domainErrorOf(order(broken, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.creation_failed");
+    const lines = await deps.repos.carts.lines(ada.id);
+    expect([lines.length, lines.some((l) => l.productId === habanero.id)]).toEqual([MAX_CART_LINES, false]);
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({
+      to: "CANCELLED",
+      reason: "the payment intent could not be created",
+      linesPutBack: [],
+      linesLeftOut: [{ productId: habanero.id, quantity: 2, reason: "cart_full" }],
     });
   });
 

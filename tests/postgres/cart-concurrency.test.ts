@@ -146,7 +146,7 @@ describe("an add racing a checkout is audited as the line it made (PostgreSQL)",
     ]);
   });
 
-  test("a failed checkout's lines put back while an add was deciding: the add's entry names the line it added to, and its quantity", async () => {
+  test("a failed checkout's lines put back while an add was deciding: the put-back waits for the add, then adds to the line it made; the add's entry names that line and its own quantity", async () => {
     const { user, product } = await customerAndProduct(50);
     const ordered = await addToCart(deps, user.id, { productId: product.id, quantity: 2 }, origin);
     // The add held between its cart summary (no line of the product: the checkout took it) and its upsert.
@@ -187,16 +187,18 @@ describe("an add racing a checkout is audited as the line it made (PostgreSQL)",
     const add = addToCart(createPgDeps(database.db.withPlugin(holdAfterSummary)), user.id, { productId: product.id, quantity: 1 }, origin);
     await atSummary;
     failIntent();
-    const failed = await checkout;
+    // The put-back takes the cart's lock, as an add does: it waits for the add, which holds it.
+    await lockWaiters(1);
     goOn();
-    const added = await add;
+    const [failed, added] = await Promise.all([checkout, add]);
     expect(failed).toMatchObject({ code: "order.creation_failed" });
+    expect(added).toMatchObject({ quantity: 1 });
+    expect(added.id).not.toBe(ordered.id);
     const [line] = await deps.repos.carts.lines(user.id);
-    expect(line).toMatchObject({ id: ordered.id, quantity: 3 });
-    expect(added).toMatchObject({ id: ordered.id, quantity: 3 });
+    expect(line).toMatchObject({ id: added.id, quantity: 3 });
     expect((await cartAdds(user.id)).map((e) => [e.entityId, e.changes.quantity])).toEqual([
       [ordered.id, 2],
-      [ordered.id, 3],
+      [added.id, 1],
     ]);
   });
 });

@@ -2,10 +2,10 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
 import { DomainError, failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
-import { type Order, payability } from "../../domain/order.ts";
+import type { Order } from "../../domain/order.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
-import { applyToOrder, cancellation } from "./apply-to-order.ts";
+import { undoPlacedOrder } from "./undo-placed-order.ts";
 
 /** What checkout answers: the order, and the client secret of its payment intent for the front end to pay with. */
 export interface PlacedOrder {
@@ -55,30 +55,16 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
 }
 
 /**
- * The order as if it had not been placed: its lines back in the cart, and, unless staff or the
- * sweeper ended it meanwhile (and released its stock then), cancelled with its stock back.
+ * The order as if it had not been placed (undoPlacedOrder): its lines back in the cart, where they
+ * were, and, unless staff or the sweeper ended it meanwhile (and released its stock then), cancelled
+ * with its stock back.
  */
 async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<void> {
   for (let attempt = 1; attempt <= UNDO_ATTEMPTS; attempt++) {
     try {
       await deps.uow.transaction(async (tx) => {
         const current = await tx.orders.lock(order.id);
-        if (current && payability(current) === null) {
-          await applyToOrder(
-            tx,
-            deps,
-            current,
-            cancellation(current, {
-              action: "order.status_update",
-              userId: order.userId,
-              origin,
-              changes: { from: current.status, to: "CANCELLED", reason: "the payment intent could not be created" },
-            }),
-          );
-        }
-        await tx.carts.restoreLines(lines.map(({ product: _, ...line }) => line));
-        // As if it had not been placed: a retry with the checkout's Idempotency-Key runs again.
-        await tx.idempotency.forgetOrder(order.id);
+        if (current) await undoPlacedOrder(tx, deps, current, { reason: "the payment intent could not be created", userId: order.userId, origin, lines });
       });
       return;
     } catch (error) {

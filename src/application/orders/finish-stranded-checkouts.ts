@@ -1,13 +1,11 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { linesToPutBack } from "../../domain/cart.ts";
 import { DomainError, failureOf, isDatabaseBusy } from "../../domain/errors.ts";
-import { itemQuantities } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderWithoutIntent } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
-import { applyToOrder, cancellation } from "./apply-to-order.ts";
+import { undoPlacedOrder } from "./undo-placed-order.ts";
 
 /** How many orders one query brings; a run pages on until none is left. */
 const BATCH = 100;
@@ -20,10 +18,9 @@ type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  * may touch (it would get a second intent). Once it is older than the grace time it gets its intent
  * from the processor under the order's own key (`order-<id>`: the very intent checkout asked for,
  * made then or now), stored as checkout stores it, with an audit entry (`order.intent_recovered`).
- * When the processor will not make one, the order is undone: cancelled, its stock back, its lines
- * back in the cart as the cart is now, within its limits (linesToPutBack: the oldest lines off sale
- * giving way, as for an add; checkout's own undo, moments after the lines left the cart, puts them
- * back as they were), its Idempotency-Key freed, all of it audited. An order the processor cannot answer for waits for the
+ * When the processor will not make one, the order is undone as checkout undoes it (undoPlacedOrder):
+ * cancelled, its stock back, its lines back in the cart within the cart's limits, its
+ * Idempotency-Key freed, all of it audited. An order the processor cannot answer for waits for the
  * next run. Each order is handled under its lock, skipped while another instance holds it and
  * checked again there, so two housekeepers handle it once. Returns the numbers of the orders given their intent, and of those undone.
  */
@@ -91,37 +88,12 @@ function undo(deps: FinishDeps, orderId: string, refusal: DomainError): Promise<
   return deps.uow.transaction(async (tx) => {
     const order = await tx.orders.lock(orderId, { skipLocked: true });
     if (order?.status !== "PENDING" || order.paymentStatus !== "PENDING" || order.stripePaymentIntentId !== null) return false;
-    await tx.carts.lockForChange(order.userId, null);
-    const cart = (await tx.carts.lines(order.userId)).map((line) => ({ ...line, onSale: line.product.isActive }));
-    const { putBack, leftOut, givingWay } = linesToPutBack(cart, itemQuantities(order));
-    // Lines the shopper could not see (their products off sale) make room for the order's, as for an add.
-    for (const itemId of givingWay) {
-      const line = cart.find((l) => l.id === itemId)!;
-      if (!(await tx.carts.remove(itemId))) continue;
-      const changes = { productId: line.productId, quantity: line.quantity, reason: "off_sale_made_room" };
-      await recordAudit(tx, deps, { userId: null, action: "cart.remove", entityType: "cart_item", entityId: itemId, changes, origin: NO_ORIGIN });
-    }
-    const now = deps.clock.now();
-    await tx.carts.restoreLines(putBack.map((goods) => ({ ...goods, id: deps.ids.next(), userId: order.userId, createdAt: now, updatedAt: now })));
-    await tx.idempotency.forgetOrder(order.id);
-    await applyToOrder(
-      tx,
-      deps,
-      order,
-      cancellation(order, {
-        action: "order.status_update",
-        userId: null,
-        origin: NO_ORIGIN,
-        changes: {
-          from: order.status,
-          to: "CANCELLED",
-          reason: "the processor would not make its payment intent",
-          refusal: refusal.details ?? null,
-          linesPutBack: putBack,
-          linesLeftOut: leftOut,
-        },
-      }),
-    );
+    await undoPlacedOrder(tx, deps, order, {
+      reason: "the processor would not make its payment intent",
+      refusal: refusal.details ?? null,
+      userId: null,
+      origin: NO_ORIGIN,
+    });
     return true;
   });
 }
