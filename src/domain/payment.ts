@@ -31,8 +31,7 @@ export function beginPaymentAttempt(
     throw new DomainError(why, "Order cannot be paid in its current status", { status: order.status, paymentStatus: order.paymentStatus });
   const abandoned = order.paymentStartedAt !== null && now.getTime() - order.paymentStartedAt.getTime() >= abandonedAfterMs;
   if (order.paymentStartedAt !== null && !abandoned) throw paymentInProgress();
-  // No intent yet and never a failed payment: checkout has not stored its intent yet.
-  if (order.stripePaymentIntentId === null && order.paymentStatus === "PENDING") throw paymentInProgress();
+  if (awaitsFirstIntent(order)) throw paymentInProgress();
   return { attempt: abandoned ? Math.max(order.paymentAttempts, 1) : order.paymentAttempts + 1 };
 }
 
@@ -58,6 +57,14 @@ export type PaymentAuditAction = "payment.succeeded" | "payment.failed" | "payme
 
 /** The processor the shop takes payments through with its own intents (Stripe, or the fake that plays it). */
 export const SHOP_PROCESSOR = "stripe";
+
+/**
+ * No payment intent, and never a failed payment: the order's checkout has not stored its first
+ * intent yet (it is still running, or its process died there and housekeeping will), so no
+ * payment may touch it.
+ */
+export const awaitsFirstIntent = (order: Pick<Order, "stripePaymentIntentId" | "paymentStatus">): boolean =>
+  order.stripePaymentIntentId === null && order.paymentStatus === "PENDING";
 
 type PaymentState = Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "total" | "paidVia" | "paidReference">;
 type StateChanges = Partial<Pick<Order, "status" | "paymentStatus" | "stripePaymentIntentId" | "paidVia" | "paidReference">>;
@@ -143,7 +150,7 @@ const flag = (why: string, more: Partial<PaymentDecision> = {}): PaymentDecision
  * Who was paid and for which payment; an order not yet paid is its own intent's to pay (orders
  * paid before providers were told apart were all paid through the shop's processor).
  */
-function paidWith(order: PaymentState): { via: string; reference: string | null } {
+export function paidWith(order: PaymentState): { via: string; reference: string | null } {
   return { via: order.paidVia ?? SHOP_PROCESSOR, reference: order.paidReference ?? order.stripePaymentIntentId };
 }
 /** A payment that can no longer be paid has been: it is PAID, or was and is REFUNDED (by the payment table). */

@@ -1,5 +1,6 @@
 import type { AuditEntry } from "../../domain/audit.ts";
 import { type Order, type OrderView, payability } from "../../domain/order.ts";
+import { awaitsFirstIntent } from "../../domain/payment.ts";
 import { offsetOf } from "../../domain/paging.ts";
 import type { Product } from "../../domain/product.ts";
 import type { User } from "../../domain/user.ts";
@@ -142,7 +143,7 @@ export function createMemoryOrderRepository(
     },
     async findWithoutIntentBy(at, limit, after) {
       return [...orders.values()]
-        .filter((o) => o.status === "PENDING" && o.paymentStatus === "PENDING" && o.stripePaymentIntentId === null && o.createdAt <= at)
+        .filter((o) => o.status === "PENDING" && awaitsFirstIntent(o) && o.createdAt <= at)
         .filter((o) => !after || byCreation(o, after) > 0)
         .sort(byCreation)
         .slice(0, limit)

@@ -1,4 +1,5 @@
 import { DomainError } from "../../domain/errors.ts";
+import { awaitsFirstIntent } from "../../domain/payment.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { PlacedOrder } from "./attach-payment-intent.ts";
@@ -17,7 +18,7 @@ export async function answerPlacedOrder(deps: Pick<Deps, "uow" | "payments">, us
   const order = await deps.uow.read((db) => db.orders.findById(orderId));
   // The key is the user's, and it recorded the order in the transaction that made it.
   if (order?.userId !== userId) throw new Error(`order ${orderId} recorded under a key of user ${userId} is not theirs`);
-  if (order.stripePaymentIntentId === null && order.paymentStatus === "PENDING") {
+  if (awaitsFirstIntent(order)) {
     if (order.status === "PENDING") throw new DomainError("order.in_progress", "Your order is still being placed; try again shortly", { orderId });
     throw new DomainError("order.checkout_ended", "This checkout's order ended before it could be paid; please check out again", {
       orderId,

@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type Order, type OrderStatus, type OrderView, isFinalStatus, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
-import { SHOP_PROCESSOR } from "../../domain/payment.ts";
+import { type OrderStatus, type OrderView, isFinalStatus, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
+import { SHOP_PROCESSOR, paidWith } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type RefundRecord, orderRefundKey } from "../../domain/refund.ts";
 import { type RefundOutcome, askForRefund, markRefundDue } from "../payments/refunds.ts";
@@ -83,12 +83,13 @@ async function move(
   if (paidEnding) requirePermission(actor, "financials:refunds");
   // Money taken through another provider (Square, PayPal) the shop cannot return: the order ends, its
   // payment stays PAID, and the audit entry flags the refund due through that provider.
-  const paidVia = paidEnding ? (order.paidVia ?? SHOP_PROCESSOR) : null;
+  const paid = paidEnding ? paidWith(order) : null;
+  const paidVia = paid?.via ?? null;
   const refund =
     paidVia === SHOP_PROCESSOR
       ? await markRefundDue(tx, deps, {
           orderId: order.id,
-          intentId: paidIntent(order),
+          intentId: paidIntent(order.id, paid!.reference),
           idempotencyKey: orderRefundKey(order.id),
           reason: "order_ended",
           amount: order.total,
@@ -114,9 +115,8 @@ async function move(
   return { order: (await tx.orders.findById(id))!, refund };
 }
 
-/** The shop's processor's payment a paid order was paid with. */
-function paidIntent(order: Order): string {
-  const intentId = order.paidReference ?? order.stripePaymentIntentId;
-  if (!intentId) throw new Error(`paid order ${order.id} has no payment intent`);
-  return intentId;
+/** The shop's processor's payment a paid order was paid with (paidWith's reference), which it must have. */
+function paidIntent(orderId: string, reference: string | null): string {
+  if (!reference) throw new Error(`paid order ${orderId} has no payment intent`);
+  return reference;
 }
