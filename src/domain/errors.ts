@@ -101,6 +101,12 @@ function databaseRefusal(code: "database.unavailable" | "database.busy", message
 /** Whether the error is databaseBusy's: a statement that waited too long for a lock, and landed nothing. */
 export const isDatabaseBusy = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.busy";
 
+/**
+ * The spec's text of every 429, whatever refused: the rate limit, a locked-out e-mail, a client's
+ * password check already waiting. What refused, when it is not the rate limit, is in the details' `reason`.
+ */
+export const TOO_MANY_REQUESTS = "Rate limit exceeded. Please try again later.";
+
 /** The spec's 401: no session, or one that names an account that no longer exists (for the caller, the same). */
 export function unauthenticated(): DomainError {
   return new DomainError("auth.unauthenticated", "Unauthorized - authentication required");

@@ -129,8 +129,8 @@ test("the line is fair: a client whose check is waiting is refused another (auth
     ]) {
       expect(await refused.catch((error: unknown) => error)).toMatchObject({
         code: "auth.check_waiting",
-        message: "Another password check from your address is still waiting; please try again in a moment",
-        details: { retryAfterSeconds: 1 },
+        message: "Rate limit exceeded. Please try again later.",
+        details: { reason: "Another password check from your address is still waiting", retryAfterSeconds: 1 },
       });
     }
     // A check in a lane is not waiting: its client may still put one in line, as may any other client.

@@ -19,8 +19,9 @@ const deadline = Date.now() + plan.seconds * 1000;
 const KINDS: Record<string, string> = {
   "Invalid email or password": "401 wrong e-mail or password",
   "Rate limit exceeded. Please try again later.": "429 rate limit",
-  "Too many failed sign-in attempts. Please try again later.": "429 e-mail locked",
-  "Another password check from your address is still waiting; please try again in a moment": "429 check already waiting",
+  // Every 429 has the rate limit's text; the others say what refused in details.reason.
+  "Too many failed sign-in attempts for this e-mail": "429 e-mail locked",
+  "Another password check from your address is still waiting": "429 check already waiting",
   "Too many sign-ins at once; please try again in a moment": "503 busy",
 };
 const OWN_SIGN_IN = "200 signed in to its own account";
@@ -37,8 +38,9 @@ async function attack(ip: string) {
         headers: { "content-type": "application/json", "x-forwarded-for": ip },
         body: JSON.stringify({ email, password: plan.own?.password ?? "a wrong guess" }),
       });
-      const { error } = (await res.json()) as { error?: string };
-      const kind = res.status === 200 && plan.own ? OWN_SIGN_IN : (KINDS[error ?? ""] ?? `${res.status} ${error}`);
+      const { error, details } = (await res.json()) as { error?: string; details?: { reason?: string } };
+      const why = details?.reason ?? error;
+      const kind = res.status === 200 && plan.own ? OWN_SIGN_IN : (KINDS[why ?? ""] ?? `${res.status} ${why}`);
       count(kind);
       // The full allowed rate: told its window is spent, an address waits exactly until it ends.
       if (kind === "429 rate limit") await Bun.sleep(Math.max(0, Math.min(Number(res.headers.get("x-ratelimit-reset")) * 1000, deadline) - Date.now()));

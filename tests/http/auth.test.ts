@@ -317,7 +317,12 @@ describe("sessions", () => {
     for (let i = 0; i < 5; i++) expect((await change(`guess ${i}`)).status).toBe(400);
     const refused = await change(me.password);
     expect(refused.status).toBe(429);
-    expect(refused.body).toMatchObject({ success: false, data: null, error: "Too many failed sign-in attempts. Please try again later." });
+    expect(refused.body).toMatchObject({
+      success: false,
+      data: null,
+      error: "Rate limit exceeded. Please try again later.",
+      details: { reason: "Too many failed sign-in attempts for this e-mail" },
+    });
     expect(refused.headers.get("retry-after")).toBe("900");
   });
 

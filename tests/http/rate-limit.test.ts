@@ -346,7 +346,10 @@ test("the line for a password check is fair (decisions §15): while a client's c
     const second = await signIn("2001:db8:5:6::2", shopper.password);
     expect([second.status, second.body, second.headers.get("retry-after")]).toEqual([
       429,
-      { error: "Another password check from your address is still waiting; please try again in a moment", details: { retryAfterSeconds: 1 } },
+      {
+        error: "Rate limit exceeded. Please try again later.",
+        details: { reason: "Another password check from your address is still waiting", retryAfterSeconds: 1 },
+      },
       "1",
     ]);
     const other = signIn("203.0.113.31", shopper.password);

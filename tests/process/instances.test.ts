@@ -142,7 +142,11 @@ describe("two instances sharing PostgreSQL and Redis", () => {
         for (let i = 0; i < 5; i++)
           expect((await aClient().call((i % 2) as 0 | 1, "POST", "/auth/callback/credentials", { email, password: "wrong guess" })).status).toBe(401);
         const sixth = await aClient().call(1, "POST", "/auth/callback/credentials", { email, password: "sauce lover 99" });
-        expect([sixth.status, sixth.body.error]).toEqual([429, "Too many failed sign-in attempts. Please try again later."]);
+        expect([sixth.status, sixth.body.error, sixth.body.details.reason]).toEqual([
+          429,
+          "Rate limit exceeded. Please try again later.",
+          "Too many failed sign-in attempts for this e-mail",
+        ]);
       }),
     SCENARIO_MS,
   );

@@ -294,7 +294,7 @@ test("API errors stand beside the field they name; a 429 says when to try again"
   await fill("E-mail", "nobody@example.com");
   await fill("Password", "one more guess");
   await page.keyboard.press("Enter");
-  await shows("Too many failed sign-in attempts. Please try again later. You can try again in 15 minutes.");
+  await shows("Too many failed sign-in attempts for this e-mail. You can try again in 15 minutes.");
 
   await signIn(admin.email, admin.password);
   await page.goto(`${origin}/admin/orders?from=2026-12-01&to=2026-11-01`);

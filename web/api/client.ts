@@ -50,6 +50,8 @@ export function problemOf(response: Response, body: unknown): Problem {
   const header = Number.parseInt(response.headers.get("retry-after") ?? "", 10);
   const retryAfterSeconds = Number.isFinite(header) && header >= 0 ? header : null;
   let message = typeof envelope.error === "string" && envelope.error ? envelope.error : `The shop answered ${response.status}`;
+  // Every 429 has the spec's one text; what refused, when not the rate limit, is the details' reason.
+  if (response.status === 429 && typeof details.reason === "string" && details.reason) message = `${details.reason}.`;
   if (response.status === 429 && retryAfterSeconds !== null) message = `${message} You can try again ${retryAfterText(retryAfterSeconds)}.`;
   return { status: response.status, message, fields, details, retryAfterSeconds };
 }

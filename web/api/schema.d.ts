@@ -1773,7 +1773,7 @@ export interface components {
                 "application/json": components["schemas"]["EnvelopeError"];
             };
         };
-        /** @description See Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or the e-mail is locked after 5 failed sign-ins in 15 minutes; or a password check from this client is already waiting (one at a time per client) */
+        /** @description `Rate limit exceeded. Please try again later.`; see Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or, saying so in `details.reason`, the e-mail is locked after 5 failed sign-ins in 15 minutes, or a password check from this client is already waiting (one at a time per client) */
         EnvelopeTooManyPasswordChecks: {
             headers: {
                 /** @description Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting) */
@@ -1892,7 +1892,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description See Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or the e-mail is locked after 5 failed sign-ins in 15 minutes; or a password check from this client is already waiting (one at a time per client) */
+        /** @description `Rate limit exceeded. Please try again later.`; see Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or, saying so in `details.reason`, the e-mail is locked after 5 failed sign-ins in 15 minutes, or a password check from this client is already waiting (one at a time per client) */
         TooManyPasswordChecks: {
             headers: {
                 /** @description Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting) */

@@ -1,4 +1,4 @@
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError, TOO_MANY_REQUESTS } from "../../domain/errors.ts";
 import type { PasswordHasher } from "../../application/ports/identity.ts";
 
 /** bcrypt's cost unless BCRYPT_COST says otherwise (production takes no less). */
@@ -26,7 +26,7 @@ const CLIENTS_KEPT = 10_000;
 
 const busy = () => new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment", { retryAfterSeconds: 1 });
 const alreadyWaiting = () =>
-  new DomainError("auth.check_waiting", "Another password check from your address is still waiting; please try again in a moment", { retryAfterSeconds: 1 });
+  new DomainError("auth.check_waiting", TOO_MANY_REQUESTS, { reason: "Another password check from your address is still waiting", retryAfterSeconds: 1 });
 
 /**
  * The latest checks' durations in ms: the slow end of them (the 90th percentile: one outlier, a

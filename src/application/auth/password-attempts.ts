@@ -1,4 +1,4 @@
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError, TOO_MANY_REQUESTS } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 
 export const MAX_FAILED_SIGN_INS = 5;
@@ -30,7 +30,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
   if (attempts.count > MAX_FAILED_SIGN_INS) {
     await deps.loginAttempts.decrement(key);
     const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
-    throw new DomainError("auth.too_many_attempts", "Too many failed sign-in attempts. Please try again later.", { retryAfterSeconds });
+    throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, { reason: "Too many failed sign-in attempts for this e-mail", retryAfterSeconds });
   }
   return {
     succeeded: () => deps.loginAttempts.reset(key),

@@ -27,7 +27,7 @@ const ERROR_RESPONSES = {
   TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
   TooManyPasswordChecks: [
     429,
-    "See Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or the e-mail is locked after 5 failed sign-ins in 15 minutes; or a password check from this client is already waiting (one at a time per client)",
+    "`Rate limit exceeded. Please try again later.`; see Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or, saying so in `details.reason`, the e-mail is locked after 5 failed sign-ins in 15 minutes, or a password check from this client is already waiting (one at a time per client)",
   ],
   InternalError: [500, "Something failed on the shop's side; the answer never says what (it is logged with the request id)"],
   ServiceUnavailable: [

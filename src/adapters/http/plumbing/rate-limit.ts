@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { TOO_MANY_REQUESTS } from "../../../domain/errors.ts";
 import type { RateLimitVerdict } from "../../../application/limits/rate-limit.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { HttpError } from "../errors.ts";
@@ -106,7 +107,7 @@ export function rateLimit(useCases: UseCases, routes: RouteTable, settings: Rate
     set.headers["x-ratelimit-reset"] = String(Math.ceil(verdict.resetAt.getTime() / 1000));
     if (!verdict.allowed) {
       set.headers["retry-after"] = String(windowSeconds);
-      throw new HttpError(429, "Rate limit exceeded. Please try again later.");
+      throw new HttpError(429, TOO_MANY_REQUESTS);
     }
   });
 }
