@@ -109,6 +109,20 @@ describe("rate limit (decisions §9)", () => {
     }
   });
 
+  test("nor is another method at those routes: 405 each time, never 429 (found by a spec audit)", async () => {
+    const t = await limited(1);
+    for (let i = 0; i < 3; i++) {
+      for (const [method, path] of [
+        ["POST", "/api/health"],
+        ["DELETE", "/api/health/ready"],
+        ["GET", "/api/webhooks/stripe"],
+      ] as const) {
+        const answer = await t.call(method, path, from("203.0.113.5"));
+        expect([method, path, answer.status, answer.headers.get("x-ratelimit-limit")]).toEqual([method, path, 405, null]);
+      }
+    }
+  });
+
   test("only those routes: a path that merely starts like them is limited, and so is an OPTIONS to no route", async () => {
     const t = await limited(2);
     const statuses = [];

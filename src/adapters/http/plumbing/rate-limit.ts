@@ -7,8 +7,7 @@ import { pathOf, requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
 /** Decisions §9: not limited (by the route a request reaches, so no other path borrows it): health (liveness and readiness) and webhooks. */
-const unlimited = (pattern: string | undefined) =>
-  pattern === "/api/health" || pattern === "/api/health/ready" || pattern?.startsWith("/api/webhooks/") === true;
+const unlimited = (pattern: string) => pattern === "/api/health" || pattern === "/api/health/ready" || pattern.startsWith("/api/webhooks/");
 
 /**
  * Never exempt, marker or not: every route that checks a password or makes an account. A session is
@@ -91,7 +90,8 @@ export function rateLimit(useCases: UseCases, routes: RouteTable, settings: Rate
     // HEAD runs the GET route: one count for both.
     const method = request.method === "HEAD" ? "GET" : request.method;
     const pattern = routes.patternAt(method, path);
-    if (unlimited(pattern)) return;
+    // Another method at an unlimited route (405) is not counted either: health and webhooks are never limited.
+    if ((pattern ? [pattern] : routes.patternsAt(path)).some(unlimited)) return;
     const endpoint = `${method} ${pattern ?? "(no route)"}`;
     const checksPasswords = passwordMax > 0 && PASSWORD_ENDPOINTS.has(endpoint);
     if (max === 0 && !checksPasswords) return;

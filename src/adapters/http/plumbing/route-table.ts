@@ -28,6 +28,8 @@ export interface RouteTable {
   facts(method: string, pattern: string): RouteFacts | undefined;
   /** The pattern of the route a request would reach (a static segment before a parameter, as the router picks); undefined for none. */
   patternAt(method: string, path: string): string | undefined;
+  /** The patterns of the routes at a concrete path, whatever their method. */
+  patternsAt(path: string): string[];
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
@@ -80,5 +82,6 @@ export function routeTable(routes: () => readonly Route[]): RouteTable {
       const wanted = method === "HEAD" ? "GET" : method;
       return at(path).find((r) => r.method === wanted)?.path;
     },
+    patternsAt: (path) => [...new Set(at(path).map((r) => r.path))],
   };
 }
