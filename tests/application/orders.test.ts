@@ -10,7 +10,7 @@ import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
-import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
+import { DomainError, databaseBusy, databaseUnavailable } from "../../src/domain/errors.ts";
 import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
 import type { Repositories } from "../../src/application/ports/index.ts";
@@ -243,6 +243,61 @@ describe("placing an order", () => {
     });
   });
 
+  test("an order housekeeping undid while checkout's call to the processor was slow is not undone again: its lines go back once (found by a review)", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 2);
+    const refusing = {
+      ...deps,
+      payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "The processor refused the intent")) },
+    };
+    const slow = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async () => {
+          // Past the grace time, housekeeping finds the order without its intent, and the processor refuses it one.
+          deps.clock.advance(DEFAULT_ORDER_SETTINGS.graceMs);
+          expect((await finishStrandedCheckouts(refusing, DEFAULT_ORDER_SETTINGS.graceMs)).undone).toHaveLength(1);
+          throw new Error("card network down");
+        },
+      },
+    };
+    expect((await domainErrorOf(order(slow, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.creation_failed");
+    expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.productId, l.quantity])).toEqual([[habanero.id, 2]]);
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+    expect(await deps.repos.audit.list({ action: "order.status_update" })).toHaveLength(1);
+  });
+
+  test("an undo that finds the cart or the order held past the lock limit leaves the order to housekeeping, as a crash would: 503 to try again, not 500 after three waits (found by a review)", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 2);
+    let transactions = 0;
+    const held: MemoryDeps = {
+      ...deps,
+      payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("card network down")) },
+      uow: {
+        ...deps.uow,
+        // The checkout's own transaction goes through; the undo's waits on a lock past the limit.
+        transaction: (work) =>
+          ++transactions === 1 ? deps.uow.transaction(work) : Promise.reject(databaseBusy(new Error("canceling statement due to lock timeout"))),
+      },
+    };
+    expect((await domainErrorOf(order(held, ada.id, { cartItemIds: [line.id] }))).code).toBe("database.busy");
+    expect(transactions).toBe(2);
+    const [left] = [...deps.state.orders.values()];
+    expect(left).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: null });
+
+    // Housekeeping, after the grace time, undoes it with its lines back, as checkout would have.
+    deps.clock.advance(DEFAULT_ORDER_SETTINGS.graceMs);
+    const refusing = {
+      ...deps,
+      payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "The processor refused the intent")) },
+    };
+    expect((await finishStrandedCheckouts(refusing, DEFAULT_ORDER_SETTINGS.graceMs)).undone).toEqual([left!.orderNumber]);
+    expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.productId, l.quantity])).toEqual([[habanero.id, 2]]);
+    expect(await stockOf(deps, habanero.id)).toBe(10);
+  });
+
   test("the database going away after the order's commit, before its intent is stored: the order is left as a crash there leaves it (for housekeeping, its intent not cancelled), and the caller gets database.unavailable (a 503), not a 500", async () => {
     const { deps, ada, habanero, add } = await shop();
     const line = await add(habanero.id, 2);
@@ -406,10 +461,10 @@ describe("placing an order while things change", () => {
     expect([asked, deps.state.orders.size, await stockOf(deps, gold.id)]).toEqual([0, 0, 500]);
   });
 
-  test("staff cancelling the order while its payment intent is being made: the stock comes back once, the lines back, the caller gets 500", async () => {
+  test("staff cancelling the order while its payment intent is being made: the stock comes back once, the order stays as staff left it (its lines not put back), the caller gets 500", async () => {
     const { deps, ada, habanero, add } = await shop();
-    const line = await add(habanero.id, 2);
     for (const intentOutcome of ["fails", "succeeds"] as const) {
+      const line = await add(habanero.id, 2);
       let made: string | undefined;
       const slow = {
         ...deps,
@@ -426,7 +481,8 @@ describe("placing an order while things change", () => {
       };
       expect((await domainErrorOf(order(slow, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.creation_failed");
       expect(await stockOf(deps, habanero.id)).toBe(10);
-      expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.id, l.quantity])).toEqual([[line.id, 2]]);
+      // Staff's cancel settled it (an undo by housekeeping would have put the lines back already).
+      expect(await deps.repos.carts.lines(ada.id)).toEqual([]);
       const ended = [...deps.state.orders.values()].at(-1)!;
       expect(ended).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: null });
       if (made) expect(deps.processor.intents.get(made)?.status).toBe("canceled");

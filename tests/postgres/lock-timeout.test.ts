@@ -142,6 +142,37 @@ test("a checkout whose new order is held before its payment intent is stored: 50
   expect([paid.status, paid.body.order.paymentStatus]).toEqual([200, "PAID"]);
 });
 
+test("a checkout whose intent could not be made, its cart held while it is undone: 503 once the wait is up, the order left whole for housekeeping, which undoes it once let go (found by a review)", async () => {
+  const { sauce, shopper } = await shopperWithCart();
+  let lock: Awaited<ReturnType<typeof holding>> | undefined;
+  // Another session takes the shopper's cart (as an add does) while the processor is asked, and it refuses.
+  const payments = {
+    ...deps.payments,
+    async createIntent() {
+      lock = await holding("select pg_advisory_xact_lock($1, hashtext($2))", [0x0ca27, shopper.id]);
+      throw new Error("card network down");
+    },
+  };
+  const lines: Array<Record<string, unknown>> = [];
+  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  const checkingOut = createTestApp({ ...deps, payments, logger: logged }, { logger: logged });
+
+  const refused = await checkingOut.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  expect([refused.status, refused.body]).toEqual([503, busy]);
+  const [order] = (await t.call("GET", "/api/orders", { headers: shopper.headers })).body;
+  expect([order.status, order.paymentStatus, order.stripePaymentIntentId]).toEqual(["PENDING", "PENDING", null]);
+  expect(lines.filter((line) => line.event === "order.undo_passed_over")).toEqual([
+    expect.objectContaining({ orderId: order.id, error: busy.error, reason: "canceling statement due to lock timeout" }),
+  ]);
+  expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(8);
+
+  await lock!.release();
+  const refusing = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "refused")) } };
+  expect(await finishStrandedCheckouts(refusing, 0)).toEqual({ intentsStored: [], undone: [order.orderNumber] });
+  expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(10);
+  expect((await t.call("GET", "/api/cart", { headers: shopper.headers })).body.totalQuantity).toBe(2);
+});
+
 test("a payment of an order another session holds locked is a 503 before the processor is asked: the order stays payable, and is paid once let go", async () => {
   const { shopper } = await shopperWithCart();
   const placed = await t.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });

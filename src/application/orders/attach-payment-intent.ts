@@ -55,9 +55,11 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
 }
 
 /**
- * The order as if it had not been placed (undoPlacedOrder): its lines back in the cart, where they
- * were, and, unless staff or the sweeper ended it meanwhile (and released its stock then), cancelled
- * with its stock back.
+ * The order as if it had not been placed (undoPlacedOrder: cancelled, its stock back, its lines
+ * back in the cart where they were), unless it ended meanwhile. A database that went away, or the
+ * order or the cart held elsewhere past the lock limit, leaves it to housekeeping, as a crash here
+ * would, and the caller is told to try again (503); any other failure is tried again. Given up,
+ * housekeeping has it too: after the grace time it gets its intent, or is undone as here.
  */
 async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], origin: RequestOrigin): Promise<void> {
   for (let attempt = 1; attempt <= UNDO_ATTEMPTS; attempt++) {
@@ -68,7 +70,10 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
       });
       return;
     } catch (error) {
-      // Given up, the order is still cancelled, and its stock released, by the sweeper when its payment time runs out; the lines stay lost.
+      if (isDatabaseUnavailable(error) || isDatabaseBusy(error)) {
+        deps.logger.warn("order.undo_passed_over", { orderId: order.id, ...failureOf(error) });
+        throw error;
+      }
       deps.logger.error("order.undo_failed", { orderId: order.id, attempt, ...failureOf(error) });
     }
   }

@@ -1,6 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
 import { DomainError, failureOf, isDatabaseBusy } from "../../domain/errors.ts";
-import { awaitsFirstIntent } from "../../domain/payment.ts";
 import { recordAudit } from "../audit.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
@@ -88,13 +87,12 @@ async function finish(deps: FinishDeps, order: OrderWithoutIntent): Promise<"sto
 function undo(deps: FinishDeps, orderId: string, refusal: DomainError): Promise<boolean> {
   return deps.uow.transaction(async (tx) => {
     const order = await tx.orders.lock(orderId, { skipLocked: true });
-    if (order?.status !== "PENDING" || !awaitsFirstIntent(order)) return false;
-    await undoPlacedOrder(tx, deps, order, {
+    if (!order) return false;
+    return undoPlacedOrder(tx, deps, order, {
       reason: "the processor would not make its payment intent",
       refusal: refusal.details ?? null,
       userId: null,
       origin: NO_ORIGIN,
     });
-    return true;
   });
 }

@@ -1,6 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { type CartItem, linesToPutBack } from "../../domain/cart.ts";
-import { type Order, itemQuantities, payability } from "../../domain/order.ts";
+import { type Order, itemQuantities } from "../../domain/order.ts";
+import { awaitsFirstIntent } from "../../domain/payment.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder, cancellation } from "./apply-to-order.ts";
@@ -18,15 +19,18 @@ export interface Undoing {
 
 /**
  * An order that could not go ahead (its payment intent could not be made), undone in the caller's
- * transaction, the order locked by it, as if it had not been placed (decisions §15): its goods
- * back in the cart as the cart is now, under the cart's lock and within its limits, as an add
- * would put them (linesToPutBack: a product the cart holds gains the quantity, up to
- * MAX_LINE_QUANTITY; another gets a line of its own while there is room, the oldest lines off sale
- * giving way, each audited; what does not fit is left out, and said); its Idempotency-Key freed, so
- * a retry runs again; and, unless it ended meanwhile (its stock went back then), cancelled with
- * its stock back, audited with what went back to the cart and what did not.
+ * transaction, the order locked by it, as if it had not been placed (decisions §15): cancelled with
+ * its stock back; its goods back in the cart as the cart is now, under the cart's lock and within
+ * its limits, as an add would put them (linesToPutBack: a product the cart holds gains the
+ * quantity, up to MAX_LINE_QUANTITY; another gets a line of its own while there is room, the oldest
+ * lines off sale giving way, each audited; what does not fit is left out); its Idempotency-Key
+ * freed, so a retry runs again; the cancel's audit entry says what went back and what did not.
+ * Only an order still waiting for its first intent is undone: one that ended meanwhile (staff, the
+ * sweeper, or housekeeping undoing it while checkout's call was slow) or got its intent after all
+ * was settled by whoever moved it, its lines put back by that undo already. False then, nothing done.
  */
-export async function undoPlacedOrder(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, order: Order, why: Undoing): Promise<void> {
+export async function undoPlacedOrder(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, order: Order, why: Undoing): Promise<boolean> {
+  if (order.status !== "PENDING" || !awaitsFirstIntent(order)) return false;
   await tx.carts.lockForChange(order.userId, null);
   const cart = (await tx.carts.lines(order.userId)).map((line) => ({ ...line, onSale: line.product.isActive }));
   const { putBack, leftOut, givingWay } = linesToPutBack(cart, itemQuantities(order));
@@ -46,7 +50,6 @@ export async function undoPlacedOrder(tx: Repositories, deps: Pick<Deps, "ids" |
     }),
   );
   await tx.idempotency.forgetOrder(order.id);
-  if (payability(order) !== null) return;
   await applyToOrder(
     tx,
     deps,
@@ -65,4 +68,5 @@ export async function undoPlacedOrder(tx: Repositories, deps: Pick<Deps, "ids" |
       },
     }),
   );
+  return true;
 }
