@@ -215,7 +215,11 @@ describe("password sign-in", () => {
       hasher: {
         ...deps.hasher,
         verify: () =>
-          Promise.reject(new DomainError("auth.check_waiting", "Another password check from your address is still waiting; please try again in a moment")),
+          Promise.reject(
+            new DomainError("auth.check_waiting", "Rate limit exceeded. Please try again later.", {
+              reason: "Another password check from your address is still waiting",
+            }),
+          ),
       },
     };
     for (let i = 0; i < 10; i++)

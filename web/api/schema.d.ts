@@ -1790,7 +1790,7 @@ export interface components {
                 "application/json": components["schemas"]["EnvelopeError"];
             };
         };
-        /** @description Rate limit or sign-in limit reached; see Retry-After */
+        /** @description `Rate limit exceeded. Please try again later.`: the rate limit, or a sign-in limit, reached (`details.reason` says which sign-in limit); see Retry-After */
         EnvelopeTooManyRequests: {
             headers: {
                 /** @description Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting) */
@@ -1909,7 +1909,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Rate limit or sign-in limit reached; see Retry-After */
+        /** @description `Rate limit exceeded. Please try again later.`: the rate limit, or a sign-in limit, reached (`details.reason` says which sign-in limit); see Retry-After */
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait: the window's length (rate limit), what is left of the sign-in lockout, or 1 (this client's password check still waiting) */

@@ -31,7 +31,7 @@ export function addToCart(
     }
 
     // The entry names the line as the upsert leaves it (a checkout not yet committed may be taking
-    // the line seen above, or a failed one putting it back): the statement fills in its id and quantity.
+    // the line seen above): the statement fills in its id and quantity.
     const { entityId: _, ...audit } = auditEntry(deps, {
       userId,
       action: "cart.add",

@@ -24,7 +24,10 @@ const ERROR_RESPONSES = {
   PayloadTooLarge: [413, "Body over 1 MB"],
   UnsupportedMediaType: [415, "A body in a media type the route does not read"],
   IdempotencyKeyReused: [422, "This Idempotency-Key was used with a different request"],
-  TooManyRequests: [429, "Rate limit or sign-in limit reached; see Retry-After"],
+  TooManyRequests: [
+    429,
+    "`Rate limit exceeded. Please try again later.`: the rate limit, or a sign-in limit, reached (`details.reason` says which sign-in limit); see Retry-After",
+  ],
   TooManyPasswordChecks: [
     429,
     "`Rate limit exceeded. Please try again later.`; see Retry-After. This client reached the endpoint's rate limit, or the password routes' own, tighter one (PASSWORD_RATE_LIMIT_MAX per window for sign-in, registration and password change together); or, saying so in `details.reason`, the e-mail is locked after 5 failed sign-ins in 15 minutes, or a password check from this client is already waiting (one at a time per client)",
