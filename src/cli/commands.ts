@@ -42,7 +42,8 @@ export interface Command {
   run(args: string[], config: Config, output: Output): Promise<void>;
 }
 
-const misuse = (message: string) => new CliError(`${message}\n\n${usage()}`, 2);
+/** A command called wrongly: exit 2, its one line followed by the command's own usage (runCli adds it). */
+const misuse = (message: string) => new CliError(message, 2);
 
 type OptionsSpec = Record<string, { type: "string" | "boolean" }>;
 

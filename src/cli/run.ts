@@ -7,8 +7,9 @@ import { type Output, commands, usage } from "./commands.ts";
 /**
  * One run of the admin CLI: the command named by `argv[0]` with the rest as its arguments, its
  * settings read from `env`, what it says written to `output`. Resolves to the exit code: 0 done,
- * 1 refused or failed (one line on stderr), 2 called wrongly (the usage on stderr). The bin
- * (main.ts) hands it the process's own; tests call it with theirs.
+ * 1 refused or failed, 2 called wrongly; either with one line on stderr (decisions §1), a command
+ * called wrongly naming how it is called. No command at all prints the usage. The bin (main.ts)
+ * hands it the process's own; tests call it with theirs.
  */
 export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, output: Output): Promise<number> {
   const [name, ...args] = argv;
@@ -19,15 +20,20 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   // Its own commands only: "toString" or "__proto__" is no command.
   const command = name && Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    output.err(name ? `Unknown command: ${name}\n\n${usage()}` : usage());
+    output.err(name ? `Unknown command: ${name} (every command: npm run cli -- --help)` : usage());
     return 2;
   }
+  const misused = (message: string) => `${message} (usage: npm run cli -- ${command.usage})`;
   try {
     await command.run(args, loadConfig(env, commonPasswords), output);
     return 0;
   } catch (error) {
     if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
-      output.err(`${error.message}\n\n${usage()}`);
+      output.err(misused(error.message));
+      return 2;
+    }
+    if (error instanceof CliError && error.exitCode === 2) {
+      output.err(misused(error.message));
       return 2;
     }
     if (error instanceof CliError || error instanceof ConfigError) {

@@ -74,7 +74,7 @@ describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
   );
 
   test(
-    "a DELTA that is no whole number, no --reason or two of them, is a misuse: exit 2 with the usage",
+    "a DELTA that is no whole number, no --reason or two of them, is a misuse: exit 2 with one line naming how it is called",
     async () => {
       for (const args of [
         ["SF-CLI-001", "five", "--reason", "Count"],
@@ -86,8 +86,8 @@ describe("inventory:adjust SKU DELTA --reason TEXT (decisions §12)", () => {
         ["SF-CLI-001", "1", "--reason", "Count", "--reason=Recount"],
       ]) {
         const result = await cli("inventory:adjust", ...args);
-        expect({ args, code: result.code }).toEqual({ args, code: 2 });
-        expect(result.stderr).toContain("inventory:adjust SKU DELTA --reason TEXT");
+        expect({ args, code: result.code, lines: result.stderr.trim().split("\n").length }).toEqual({ args, code: 2, lines: 1 });
+        expect(result.stderr).toContain("(usage: npm run cli -- inventory:adjust SKU DELTA --reason TEXT)");
       }
     },
     TIMEOUT,
