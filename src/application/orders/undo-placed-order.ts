@@ -26,8 +26,8 @@ export interface Undoing {
  * lines off sale giving way, each audited; what does not fit is left out); its Idempotency-Key
  * freed, so a retry runs again; the cancel's audit entry says what went back and what did not.
  * Only an order still waiting for its first intent is undone: one that ended meanwhile (staff, the
- * sweeper, or housekeeping undoing it while checkout's call was slow) or got its intent after all
- * was settled by whoever moved it, its lines put back by that undo already. False then, nothing done.
+ * sweeper, or housekeeping undoing it while checkout's call was slow, its lines put back then) or
+ * got its intent after all was settled by whoever moved it. False then, nothing done.
  */
 export async function undoPlacedOrder(tx: Repositories, deps: Pick<Deps, "ids" | "clock">, order: Order, why: Undoing): Promise<boolean> {
   if (order.status !== "PENDING" || !awaitsFirstIntent(order)) return false;
