@@ -21,9 +21,22 @@ import { webhookVerifiers } from "./adapters/events/index.ts";
 import { type Runtime, buildRuntime } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
+/**
+ * PORT=0 picks a free port: chosen here, before the configuration is read with it, so that what is
+ * made of the port (the default PUBLIC_URL, with the origin checks, OAuth and webhook addresses and
+ * the challenge page's link made of it) names the port the shop listens on, not 0.
+ */
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response(null) });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
+
 function readConfig() {
   try {
-    return loadConfig(process.env, commonPasswords);
+    const config = loadConfig(process.env, commonPasswords);
+    return config.port === 0 ? loadConfig({ ...process.env, PORT: String(freePort()) }, commonPasswords) : config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);

@@ -60,6 +60,18 @@ test("an embedded database migrated by the CLI before the first start still gets
   expect(products.meta.total).toBeGreaterThanOrEqual(12);
 }, 30_000);
 
+test("PORT=0 without PUBLIC_URL: the shop's address names the port it took, so its own pages' requests pass the origin check (found by a spec audit)", async () => {
+  const origin = `http://localhost:${holder.port}`;
+  const registered = await fetch(`http://127.0.0.1:${holder.port}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin },
+    body: JSON.stringify({ email: `port-zero-${crypto.randomUUID().slice(0, 8)}@example.com`, password: "a sauce for every day" }),
+  });
+  expect(registered.status).toBe(201);
+  const document = (await (await fetch(`http://127.0.0.1:${holder.port}/api/openapi.json`)).json()) as { servers: Array<{ url: string }> };
+  expect(document.servers.map((server) => server.url)).toEqual([origin]);
+}, 30_000);
+
 describe("start-up refusals", () => {
   test("an embedded DATA_DIR held by a live server: a second server and the CLI exit 1 naming it and the holder, touching nothing", async () => {
     const before = snapshot(holder.dir);
