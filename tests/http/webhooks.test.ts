@@ -80,6 +80,16 @@ describe("Stripe", () => {
     expect(await auditsOf("stripe")).toHaveLength(1);
   });
 
+  test("the audit entry of a delivery holds the address and user agent it came from, as every payment change's does (found by a spec audit)", async () => {
+    const { orderId, order, total } = await anOrder();
+    const delivery = await signed(succeeded((await order()).stripePaymentIntentId!, orderId, total));
+    const headers = { ...delivery.headers, "x-forwarded-for": "54.187.174.169", "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" };
+    expect((await deliver("stripe", { ...delivery, headers })).status).toBe(200);
+    expect(await auditsOf("stripe")).toEqual([
+      expect.objectContaining({ entityId: orderId, userId: null, ipAddress: "54.187.174.169", userAgent: "Stripe/1.0 (+https://stripe.com/docs/webhooks)" }),
+    ]);
+  });
+
   test("an event is about its intent: one naming another order in its metadata moves the order holding the intent, never copies the intent onto the other", async () => {
     const named = await anOrder();
     const holder = await anOrder();

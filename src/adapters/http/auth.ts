@@ -26,6 +26,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SESSION_REQUIRED: Record<string, string[]>[] = [{ session: [] }, { bearer: [] }];
 const SESSION_OPTIONAL: Record<string, string[]>[] = [{}, ...SESSION_REQUIRED];
 
+/** Where a request came from, for the audit entries it writes: the client's address (as the proxy settings read it) and user agent. */
+export const originOf = (request: Request): RequestOrigin => ({ ipAddress: requestInfo(request)?.ip ?? null, userAgent: request.headers.get("user-agent") });
+
 /** The session token a request carries, as Bearer or in the session cookie; Bearer wins. */
 function tokenOf(request: Request, cookieName: string): { token: string; bearer: boolean } | null {
   const bearer = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
@@ -83,7 +86,7 @@ export function authPlugin(useCases: UseCases, settings: AuthSettings) {
 
   return new Elysia({ name: "auth" })
     .derive({ as: "global" }, ({ request, set }) => ({
-      origin: { ipAddress: requestInfo(request)?.ip ?? null, userAgent: request.headers.get("user-agent") } satisfies RequestOrigin,
+      origin: originOf(request),
       /** Sets the session cookie for a session just started. */
       async startSession(session: StartedSession): Promise<void> {
         setCookie(set, await tokens.issue(session), SESSION_LIFETIME_SECONDS);

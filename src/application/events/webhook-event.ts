@@ -1,4 +1,4 @@
-import { NO_ORIGIN } from "../../domain/audit.ts";
+import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import type { ProcessorEvent } from "../../domain/payment.ts";
 import type { AuditFields } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
@@ -23,6 +23,8 @@ export interface WebhookEvent {
   type: string;
   /** Null: a type the shop does not act on (acknowledged, nothing recorded). */
   meaning: WebhookMeaning | null;
+  /** Who delivered it (the provider's address and user agent), for its audit entry; none for an event the shop delivers itself. */
+  origin?: RequestOrigin;
 }
 
 /**
@@ -43,9 +45,14 @@ export interface Applied {
 }
 
 /**
- * The fields of an event's audit entry `webhook.<provider>` but the entity's: made by no one (the
- * provider), saying which event it was and, after that, what it did.
+ * The fields of an event's audit entry `webhook.<provider>` but the entity's: made by no user (the
+ * provider), from the address that delivered it, saying which event it was and, after that, what it did.
  */
 export function webhookAudit(event: WebhookEvent, changes: Record<string, unknown> = {}): Required<Omit<AuditFields, "entityType" | "entityId">> {
-  return { action: `webhook.${event.provider}`, userId: null, origin: NO_ORIGIN, changes: { eventId: event.eventId, type: event.type, ...changes } };
+  return {
+    action: `webhook.${event.provider}`,
+    userId: null,
+    origin: event.origin ?? NO_ORIGIN,
+    changes: { eventId: event.eventId, type: event.type, ...changes },
+  };
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { DomainError } from "../../../domain/errors.ts";
 import type { WebhookVerifier } from "../../../application/events/webhook-event.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
+import { originOf } from "../auth.ts";
 import { readBody } from "../plumbing/body.ts";
 import { errorBody } from "../schemas.ts";
 
@@ -53,7 +54,8 @@ export function webhookRoutes(useCases: UseCases, verifiers: WebhookSettings) {
       `/${provider}`,
       async ({ request }) => {
         if (!verify) throw new DomainError("webhook.not_configured", `${about.name} webhooks are not configured`);
-        await useCases.receiveWebhookEvent(await verify(await readBody(request), request.headers));
+        const event = await verify(await readBody(request), request.headers);
+        await useCases.receiveWebhookEvent({ ...event, origin: originOf(request) });
         return { received: true as const };
       },
       {
