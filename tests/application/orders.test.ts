@@ -47,6 +47,12 @@ const order = (
   settings: CheckoutSettings = DEFAULT_ORDER_SETTINGS,
 ) => placeOrder(deps, settings, userId, { shippingAddress: texas, ...request }, origin);
 
+/** The shop with a processor that refuses to make any payment intent (as housekeeping then undoes a stranded checkout). */
+const refusingIntents = (deps: MemoryDeps): MemoryDeps => ({
+  ...deps,
+  payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "The processor refused the intent")) },
+});
+
 type RefundInput = Parameters<PaymentGateway["refund"]>[0];
 
 /** The processor, refusing to refund when asked inside a transaction (where the call would hold a connection, and the order's lock, while it waits). */
@@ -246,10 +252,7 @@ describe("placing an order", () => {
   test("an order housekeeping undid while checkout's call to the processor was slow is not undone again: its lines go back once (found by a review)", async () => {
     const { deps, ada, habanero, add } = await shop();
     const line = await add(habanero.id, 2);
-    const refusing = {
-      ...deps,
-      payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "The processor refused the intent")) },
-    };
+    const refusing = refusingIntents(deps);
     const slow = {
       ...deps,
       payments: {
@@ -289,10 +292,7 @@ describe("placing an order", () => {
 
     // Housekeeping, after the grace time, undoes it with its lines back, as checkout would have.
     deps.clock.advance(DEFAULT_ORDER_SETTINGS.graceMs);
-    const refusing = {
-      ...deps,
-      payments: { ...deps.payments, createIntent: () => Promise.reject(new DomainError("payment.intent_refused", "The processor refused the intent")) },
-    };
+    const refusing = refusingIntents(deps);
     expect((await finishStrandedCheckouts(refusing, DEFAULT_ORDER_SETTINGS.graceMs)).undone).toEqual([left!.orderNumber]);
     expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.productId, l.quantity])).toEqual([[habanero.id, 2]]);
     expect(await stockOf(deps, habanero.id)).toBe(10);

@@ -69,6 +69,15 @@ async function shopperWithCart(app = t) {
   return { sauce, shopper };
 }
 
+/** The shopper's checkout through a shop whose processor is `payments`, with the shop's log lines. */
+async function checkoutThrough(payments: typeof deps.payments, shopper: { headers: Record<string, string> }) {
+  const lines: Array<Record<string, unknown>> = [];
+  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
+  const checkingOut = createTestApp({ ...deps, payments, logger: logged }, { logger: logged });
+  const refused = await checkingOut.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  return { refused, lines };
+}
+
 // A 5xx names no details (the cause is for the log); Retry-After says when to ask again.
 const busy = { error: "What this needs is busy just now; please try again shortly" };
 
@@ -122,11 +131,7 @@ test("a checkout whose new order is held before its payment intent is stored: 50
       return intent;
     },
   };
-  const lines: Array<Record<string, unknown>> = [];
-  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
-  const checkingOut = createTestApp({ ...deps, payments, logger: logged }, { logger: logged });
-
-  const refused = await checkingOut.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  const { refused, lines } = await checkoutThrough(payments, shopper);
   expect([refused.status, refused.body]).toEqual([503, busy]);
   const [order] = (await t.call("GET", "/api/orders", { headers: shopper.headers })).body;
   expect([order.status, order.paymentStatus]).toEqual(["PENDING", "PENDING"]);
@@ -153,11 +158,7 @@ test("a checkout whose intent could not be made, its cart held while it is undon
       throw new Error("card network down");
     },
   };
-  const lines: Array<Record<string, unknown>> = [];
-  const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
-  const checkingOut = createTestApp({ ...deps, payments, logger: logged }, { logger: logged });
-
-  const refused = await checkingOut.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: shopper.headers });
+  const { refused, lines } = await checkoutThrough(payments, shopper);
   expect([refused.status, refused.body]).toEqual([503, busy]);
   const [order] = (await t.call("GET", "/api/orders", { headers: shopper.headers })).body;
   expect([order.status, order.paymentStatus, order.stripePaymentIntentId]).toEqual(["PENDING", "PENDING", null]);
