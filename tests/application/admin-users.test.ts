@@ -146,6 +146,26 @@ describe("role changes (decisions §12): who may give or take away ADMIN and DEV
     expect((await domainErrorOf(setUserRole(deps, actorOf(first), { id: first.id }, "STAFF"))).code).toBe("user.last_admin");
   });
 
+  test("the caller is judged by its role now, not its session's: an ADMIN demoted meanwhile gives no role, itself included; a deleted caller has no session", async () => {
+    const { deps, users, roleOf, changes } = await shop("ADMIN", "ADMIN", "CUSTOMER");
+    const [first, second, customer] = users as [User, User, User];
+    const asItWas = actorOf(second);
+    await setUserRole(deps, actorOf(first), { id: second.id }, "CUSTOMER");
+    for (const [target, to] of [
+      [second, "ADMIN"],
+      [customer, "ADMIN"],
+      [customer, "WHOLESALE"],
+      [first, "CUSTOMER"],
+    ] as const) {
+      expect((await domainErrorOf(setUserRole(deps, asItWas, { id: target.id }, to))).code).toBe("forbidden");
+    }
+    expect([await roleOf(first), await roleOf(second), await roleOf(customer)]).toEqual(["ADMIN", "CUSTOMER", "CUSTOMER"]);
+    expect(await changes()).toHaveLength(1);
+
+    deps.state.users.delete(first.id);
+    expect((await domainErrorOf(setUserRole(deps, actorOf(first), { id: customer.id }, "STAFF"))).code).toBe("auth.unauthenticated");
+  });
+
   test("the same role again changes nothing and records nothing; an unknown account is user.not_found", async () => {
     const { deps, users, changes } = await shop("ADMIN", "CUSTOMER");
     const [admin, customer] = users as [User, User];

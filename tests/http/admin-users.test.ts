@@ -183,6 +183,30 @@ describe("PUT /api/admin/users/:id/role (users:write)", () => {
     expect((await other.call("GET", "/api/admin/users", { headers: staff.headers })).status).toBe(403);
     expect((await other.call("GET", "/api/auth/session", { headers: staff.headers })).body.user.role).toBe("CUSTOMER");
   });
+
+  test("an ADMIN demoted on one instance cannot, within its session's 30 s on another, make itself or anyone else ADMIN again (found by an attack)", async () => {
+    const admin = await signedInAs(t, "ADMIN");
+    const second = await signedInAs(t, "ADMIN");
+    const customer = await signedInAs(t, "CUSTOMER");
+    const other = createTestApp(t.deps);
+    expect((await other.call("GET", "/api/admin/users", { headers: second.headers })).status).toBe(200);
+    expect((await t.call("PUT", `/api/admin/users/${second.id}/role`, { body: { role: "CUSTOMER" }, headers: admin.headers })).status).toBe(200);
+
+    // The other instance still holds the session's role, and lets it read for up to 30 s, as documented…
+    expect((await other.call("GET", "/api/admin/users", { headers: second.headers })).status).toBe(200);
+    // …but no role is given or taken away on it.
+    for (const [target, role] of [
+      [second.id, "ADMIN"],
+      [customer.id, "ADMIN"],
+      [admin.id, "CUSTOMER"],
+    ] as const) {
+      const refused = await other.call("PUT", `/api/admin/users/${target}/role`, { body: { role }, headers: second.headers });
+      expect([refused.status, refused.body.error]).toEqual([403, "Insufficient permissions"]);
+    }
+    const roles = await Promise.all([second, customer, admin].map(async (u) => (await t.deps.repos.users.findById(u.id))?.role));
+    expect(roles).toEqual(["CUSTOMER", "CUSTOMER", "ADMIN"]);
+    expect(await t.deps.repos.audit.list({ action: "user.role_change" })).toHaveLength(1);
+  });
 });
 
 describe("GET /api/admin/users/export (users:export)", () => {

@@ -19,7 +19,7 @@ afterAll(() => database.drop());
 
 const adminActor = (user: User): Actor => ({ userId: user.id, role: "ADMIN", permissions: new Set(DEFAULT_ROLE_PERMISSIONS.ADMIN) });
 
-test("two admins demoting each other at once leave one ADMIN: one change lands, the other is the last ADMIN's 409 (PostgreSQL)", async () => {
+test("two admins demoting each other at once leave one ADMIN: one change lands, the other is refused, its caller no ADMIN any more (PostgreSQL)", async () => {
   const deps = createPgDeps(database.db);
   for (let round = 0; round < 10; round++) {
     await sql`update users set role = 'CUSTOMER' where role = 'ADMIN'`.execute(database.db);
@@ -30,7 +30,7 @@ test("two admins demoting each other at once leave one ADMIN: one change lands, 
       setUserRole(deps, adminActor(b), { id: a.id }, "STAFF"),
     ]);
     const refused = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason.code);
-    expect({ round, refused }).toEqual({ round, refused: ["user.last_admin"] });
+    expect({ round, refused }).toEqual({ round, refused: ["forbidden"] });
     const admins = await database.db.selectFrom("users").select("id").where("role", "=", "ADMIN").execute();
     expect(admins.length).toBe(1);
     const changes = await deps.repos.audit.list({ action: "user.role_change" });

@@ -6,6 +6,7 @@ import { type User, type UserRole, emailProblem, nameProblem, newUser, normalize
 import { recordAudit } from "../audit.ts";
 import { newPasswordIssues } from "../auth/new-password.ts";
 import { requirePermission } from "../permissions/require.ts";
+import { actorNow } from "../permissions/role-permissions.ts";
 import type { Deps } from "../ports/index.ts";
 
 type AdminDeps = Pick<Deps, "uow" | "hasher" | "commonPasswords" | "ids" | "clock">;
@@ -57,10 +58,12 @@ export type UserRef = { id: string } | { email: string };
 /**
  * Changes an account's role (PUT /api/admin/users/:id/role, `user:set-role`, BOOTSTRAP_ADMIN_*),
  * by decisions §12's rules: only an ADMIN, a DEVELOPER or the system may give or take away ADMIN
- * or DEVELOPER (mayChangeRole), and the last ADMIN stays one. For that, a change away from ADMIN
- * locks every ADMIN (in id order) before counting them, so two admins demoting each other at once
- * are taken one after the other, and the second finds itself the last. The same role again changes
- * nothing and records nothing. Callers forget the account in their access cache (use-cases.ts).
+ * or DEVELOPER (mayChangeRole), and the last ADMIN stays one. The caller is judged by its role in
+ * the database, its row locked, not by its session's cached one (actorNow). A change away from
+ * ADMIN locks every ADMIN (in id order) before counting them, so two admins demoting each other at
+ * once are taken one after the other, and the second finds itself no ADMIN any more. The same role
+ * again changes nothing and records nothing. Callers forget the account in their access cache
+ * (use-cases.ts).
  */
 export async function setUserRole(deps: AdminDeps, actor: Actor, ref: UserRef, role: UserRole, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
   requirePermission(actor, "users:write");
@@ -69,9 +72,12 @@ export async function setUserRole(deps: AdminDeps, actor: Actor, ref: UserRef, r
     if (!seen) throw new DomainError("user.not_found", "id" in ref ? "User not found" : `No user with email ${normalizeEmail(ref.email)}`);
     const leavingAdmin = (from: UserRole) => from === "ADMIN" && role !== "ADMIN";
     const admins = leavingAdmin(seen.role) ? await tx.users.lockAllWithRole("ADMIN") : null;
+    // The caller's role now, not its session's (cached): an ADMIN whose ADMIN was taken away is no ADMIN here.
+    const by = await actorNow(tx, actor);
+    requirePermission(by, "users:write");
     const user = await tx.users.lock(seen.id);
     if (!user) throw new DomainError("user.not_found", "User not found");
-    if (!mayChangeRole(actor, user.role, role)) {
+    if (!mayChangeRole(by, user.role, role)) {
       throw new DomainError("forbidden", "Only an ADMIN or DEVELOPER may give or take away the ADMIN or DEVELOPER role", { from: user.role, to: role });
     }
     if (user.role === role) return user;
