@@ -3,8 +3,14 @@ import type { PageRequest } from "./paging.ts";
 
 export const MIN_HEAT_LEVEL = 0;
 export const MAX_HEAT_LEVEL = 5;
-/** The most a product may hold in stock: set on a product, or reached by an adjustment. */
+/**
+ * The most stock staff may set on a product, or add up to. Units an ended order gives back go back
+ * on the shelf all the same (they exist), so a product may hold more; an adjustment then still takes
+ * units, and setting it outright names what it holds (EXPECTED_INVENTORY_MAX).
+ */
 export const MAX_INVENTORY = 1_000_000;
+/** The most a product can hold at all (PostgreSQL's integer): what a set-outright's `expectedInventory` may name. */
+export const EXPECTED_INVENTORY_MAX = 2_147_483_647;
 /** The most one inventory adjustment may add or take. */
 export const MAX_INVENTORY_DELTA = MAX_INVENTORY;
 export const MAX_ADJUSTMENT_REASON_LENGTH = 200;
@@ -90,6 +96,15 @@ export function inventoryAdjustmentIssues({ delta, reason }: InventoryAdjustment
     issues.push({ path: "reason", message: `must be 1 to ${MAX_ADJUSTMENT_REASON_LENGTH} characters` });
   }
   return issues;
+}
+
+/**
+ * Whether an adjustment of `delta` units may be made to stock of `inventory`: never below zero, and
+ * never added past MAX_INVENTORY; units taken from stock above it (given back by ended orders) are.
+ */
+export function adjustmentFits(inventory: number, delta: number): boolean {
+  const after = inventory + delta;
+  return after >= 0 && (delta < 0 || after <= MAX_INVENTORY);
 }
 
 type Comparator = (a: Product, b: Product) => number;

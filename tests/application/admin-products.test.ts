@@ -108,12 +108,21 @@ describe("inventory adjustment (products:write)", () => {
     expect(entry?.changes.reason).toBe("x".repeat(200));
   });
 
-  test("past the most a product may hold (1,000,000) is invalid input naming delta and what the product holds", async () => {
+  test("adding past the most staff may stock (1,000,000) is invalid input naming delta and what the product holds", async () => {
     const product = aProduct({ inventory: 999_999 });
     const deps = await shopWith(product);
     const error = await domainErrorOf(adjustInventory(deps, staff, { id: product.id }, { delta: 2, reason: "Typo" }, NO_ORIGIN));
     expect(error.code).toBe("invalid_input");
-    expect(error.details?.issues).toEqual([{ path: "delta", message: "would take the inventory past 1000000 (it holds 999999)" }]);
+    expect(error.details?.issues).toEqual([{ path: "delta", message: "would add to the inventory past 1000000 (it holds 999999)" }]);
+  });
+
+  test("stock above 1,000,000 (an ended order gave its units back to a full shelf) can still be taken from (found by an attack)", async () => {
+    const product = aProduct({ inventory: 1_000_005 });
+    const deps = await shopWith(product);
+    const taken = await adjustInventory(deps, staff, { id: product.id }, { delta: -3, reason: "Count" }, NO_ORIGIN);
+    expect([taken.before, taken.product.inventory]).toEqual([1_000_005, 1_000_002]);
+    const error = await domainErrorOf(adjustInventory(deps, staff, { id: product.id }, { delta: 1, reason: "More" }, NO_ORIGIN));
+    expect(error.details?.issues).toEqual([{ path: "delta", message: "would add to the inventory past 1000000 (it holds 1000002)" }]);
   });
 
   test("needs products:write; a customer changes nothing", async () => {

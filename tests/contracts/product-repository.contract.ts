@@ -307,6 +307,16 @@ export function productRepositoryContract(target: () => ContractTarget) {
       expect(await repo().adjustInventory("no-such-product", 1, at)).toBeNull();
     });
 
+    test("adjustInventory of stock above MAX_INVENTORY (units given back by ended orders) takes units, down to zero, and adds none", async () => {
+      const product = aProduct({ inventory: MAX_INVENTORY + 5 });
+      await repo().create(product);
+      const at = new Date("2026-11-23T09:00:00Z");
+      expect(await repo().adjustInventory(product.id, 1, at)).toBeNull();
+      expect(await repo().adjustInventory(product.id, -3, at)).toMatchObject({ inventory: MAX_INVENTORY + 2 });
+      expect(await repo().adjustInventory(product.id, -(MAX_INVENTORY + 3), at)).toBeNull();
+      expect(await repo().adjustInventory(product.id, -(MAX_INVENTORY + 2), at)).toMatchObject({ inventory: 0 });
+    });
+
     test("update with an expected inventory writes only while the product holds exactly that; null otherwise, and nothing changes", async () => {
       const product = aProduct({ inventory: 5 });
       await repo().create(product);

@@ -127,6 +127,16 @@ describe("PUT /api/products/:id with inventory needs expectedInventory (decision
     expect(t.deps.state.products.get(product.id)?.inventory).toBe(5);
   });
 
+  test("stock past 1,000,000 (an ended order gave units back to a full shelf) can be named and set back, or taken from (found by an attack)", async () => {
+    const product = aProduct({ inventory: 1_000_005 });
+    await t.deps.repos.products.create(product);
+    const taken = await t.call("POST", `/api/admin/products/${product.id}/inventory`, { body: { delta: -3, reason: "Count" }, headers: staff.headers });
+    expect([taken.status, taken.body.data?.inventory]).toEqual([200, 1_000_002]);
+    const set = await put(product.id, { inventory: 68, expectedInventory: 1_000_002 });
+    expect([set.status, set.body.data?.inventory]).toEqual([200, 68]);
+    expect((await put(product.id, { inventory: 1_000_001, expectedInventory: 68 })).status).toBe(400);
+  });
+
   test("the OpenAPI document says so, and lists the 409", async () => {
     const put = (await t.call("GET", "/api/openapi.json")).body.paths["/api/products/{id}"].put;
     expect(put.description).toContain("`expectedInventory`");

@@ -1476,7 +1476,7 @@ export interface components {
             /** @description US dollars, at most 2 decimals */
             compareAtPrice?: number | null;
             description?: string;
-            /** @description the inventory as last read; required with inventory, refused without it */
+            /** @description the inventory as last read (past 1,000,000 when ended orders gave units back); required with inventory, refused without it */
             expectedInventory?: number;
             /** Format: uri */
             featuredImage?: string;

@@ -1,6 +1,6 @@
 import { DomainError } from "../../domain/errors.ts";
 import { offsetOf } from "../../domain/paging.ts";
-import { MAX_INVENTORY, type Product, matchesAdminProductQuery, matchesProductQuery, productComparators } from "../../domain/product.ts";
+import { type Product, adjustmentFits, matchesAdminProductQuery, matchesProductQuery, productComparators } from "../../domain/product.ts";
 import type { ProductRepository } from "../../application/ports/catalog.ts";
 
 export function createMemoryProductRepository(products: Map<string, Product>): ProductRepository {
@@ -53,9 +53,8 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
     },
     async adjustInventory(id, delta, at) {
       const current = products.get(id);
-      const inventory = (current?.inventory ?? 0) + delta;
-      if (!current || inventory < 0 || inventory > MAX_INVENTORY) return null;
-      const next = { ...current, inventory, updatedAt: at };
+      if (!current || !adjustmentFits(current.inventory, delta)) return null;
+      const next = { ...current, inventory: current.inventory + delta, updatedAt: at };
       products.set(id, next);
       return structuredClone(next);
     },

@@ -62,6 +62,6 @@ async function refusal(tx: Repositories, id: string | undefined, delta: number):
     });
   }
   return new DomainError("invalid_input", "Invalid request", {
-    issues: [{ path: "delta", message: `would take the inventory past ${MAX_INVENTORY} (it holds ${current.inventory})` }],
+    issues: [{ path: "delta", message: `would add to the inventory past ${MAX_INVENTORY} (it holds ${current.inventory})` }],
   });
 }

@@ -43,7 +43,7 @@ export interface ProductRepository extends ProductReader {
   /**
    * Adds `delta` (negative: takes) to the product's stock in one conditional statement, on sale or
    * not, and answers the product as it left it. Null, changing nothing, when there is no such
-   * product or the stock would fall below zero or pass MAX_INVENTORY.
+   * product or the stock would fall below zero, or be added to past MAX_INVENTORY (adjustmentFits).
    */
   adjustInventory(id: string, delta: number, at: Date): Promise<Product | null>;
   /**

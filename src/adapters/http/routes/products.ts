@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { SLUG_PATTERN, isCuid2 } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
-import { MAX_HEAT_LEVEL, MAX_INVENTORY, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
+import { EXPECTED_INVENTORY_MAX, MAX_HEAT_LEVEL, MAX_INVENTORY, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import {
@@ -113,7 +113,11 @@ const productPatch = z
   .strictObject({
     ...productFields,
     inventory: productFields.inventory.describe("only with expectedInventory"),
-    expectedInventory: productFields.inventory.describe("the inventory as last read; required with inventory, refused without it"),
+    expectedInventory: z
+      .int()
+      .min(0)
+      .max(EXPECTED_INVENTORY_MAX)
+      .describe("the inventory as last read (past 1,000,000 when ended orders gave units back); required with inventory, refused without it"),
   })
   .partial()
   .meta({ id: "ProductChanges" });
