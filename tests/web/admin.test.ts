@@ -313,6 +313,9 @@ test("API errors stand beside the field they name; a 429 says when to try again"
   await page.waitForFunction(() => document.querySelector("main [aria-invalid='true']"));
   expect((await errorBeside("Reason")).invalid).toBe("true");
   expect((await errorBeside("Reason")).says).not.toBe("");
+  // Said beside the field only, not again as a vague "Invalid request" above the form; the field takes the focus, which reads it out (found by a review).
+  expect(await page.evaluate(() => document.querySelector("main form [role=alert]")?.textContent ?? null)).toBeNull();
+  expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe("reason");
   expect(blocked).toEqual([]);
 }, 20_000);
 
@@ -348,7 +351,28 @@ test("products: low stock listed, stock added and a product taken off sale; user
   await click("button", "Change role of ada@example.com");
   await shows("ada@example.com is Wholesale now.");
   expect((await shop.call("GET", "/api/admin/users?q=ada", { headers: admin.headers })).body.data[0].role).toBe("WHOLESALE");
+
+  // Refused (the last ADMIN), the select reads the role the account keeps, not the one picked (found by a review).
+  await (await find("field", "Role of admin@example.com")).select("STAFF");
+  await click("button", "Change role of admin@example.com");
+  await shows("The last ADMIN cannot be demoted");
+  expect(await page.$eval("tbody tr:has(select[name=role] option[value=ADMIN]:checked) th", (cell) => cell.firstChild?.textContent)).toBe("admin@example.com");
   expect(blocked).toEqual([]);
+}, 20_000);
+
+test("a customer's name of 80 letters and no space wraps in the accounts table: at 1280 px every column shows, nothing scrolls sideways (found by a review)", async () => {
+  const long = "W".repeat(80);
+  expect(
+    (await shop.call("POST", "/api/auth/register", { body: { email: "long.name@example.com", password: "hot sauce for breakfast", name: long } })).status,
+  ).toBe(201);
+  await page.setViewport({ width: 1280, height: 900 });
+  await page.goto(`${origin}/admin/users?q=long.name`);
+  await shows(long);
+  const overflow = await page.evaluate(() => {
+    const wrap = document.querySelector(".table-wrap")!;
+    return { page: document.documentElement.scrollWidth - document.documentElement.clientWidth, table: wrap.scrollWidth - wrap.clientWidth };
+  });
+  expect(overflow).toEqual({ page: 0, table: 0 });
 }, 20_000);
 
 test("a product named in a right-to-left script: the stock notice keeps its counts in order, the name isolated; the audit log isolates each value it shows (found by an audit and a review)", async () => {

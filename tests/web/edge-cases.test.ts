@@ -176,6 +176,8 @@ test("cancelling an order asks first, with the focus on keeping it; only the sec
   await button(page, "Cancel order").click();
   await button(page, "Yes, cancel the order").click();
   await page.waitForFunction(() => document.querySelector(".facts [data-status]")?.textContent === "Cancelled");
+  // The buttons went with the order's cancelling: the keyboard goes on from the page's heading, not from the top (found by a review).
+  expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
 }, 20_000);
 
 test("an order page the order outlived: cancelled in another tab, Cancel is refused and the page reads the order again: the reason, the order as it is, and no Pay or Cancel left (found by an attack)", async () => {
@@ -225,6 +227,89 @@ test("a product name of 200 letters and no space breaks within its card: the cat
   await page.goto(`${shop.origin}/products/extra-long`);
   await page.waitForFunction(() => document.querySelector("main h1"));
   expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+  // In the cart too, where the quantity's label names it (found by a review).
+  await signedInWithCart(page, "extra-long");
+  await page.goto(`${shop.origin}/cart`);
+  await page.waitForFunction(() => document.querySelector("main .cart-line"));
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+}, 20_000);
+
+test("a cart changed in another tab: a refused change reads the cart again, and says the line is gone; nothing stale is left (found by a review)", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  await page.goto(`${shop.origin}/cart`);
+  const input = await page.waitForSelector("main .cart-line input[type=number]");
+  expect(
+    await page.evaluate(async () => {
+      const [line] = (await (await fetch("/api/cart")).json()).items;
+      return (await fetch(`/api/cart/${line.id}`, { method: "DELETE" })).status;
+    }),
+  ).toBe(200);
+  await input!.click({ count: 3 });
+  await input!.type("2");
+  await button(page, "Update quantity: Ghost Pepper Inferno").click();
+  await waitForText(page, "that line is no longer in your cart");
+  await waitForText(page, "Your cart is empty");
+  expect(await page.$("main .cart-line")).toBeNull();
+}, 20_000);
+
+test("a cart changed in another tab since checkout showed it is shown again, not placed unseen; placed then, the order holds what was shown (found by a review)", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  await page.goto(`${shop.origin}/checkout`);
+  await page.waitForFunction(() => document.querySelectorAll("main .summary-lines li").length === 1);
+  await page.evaluate(async () => {
+    const product = (await (await fetch("/api/products/caribbean-habanero-hot-sauce")).json()).data;
+    await fetch("/api/cart", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: product.id, quantity: 1 }) });
+  });
+  await page.type("input[name=address1]", "100 Congress Ave");
+  await page.type("input[name=city]", "Austin");
+  await page.select("select[name=state]", "TX");
+  await page.type("input[name=postalCode]", "78701");
+  await button(page, "Place order").click();
+  await waitForText(page, "Your cart changed since this page showed it");
+  await page.waitForFunction(() => document.querySelectorAll("main .summary-lines li").length === 2);
+  expect(
+    await page.evaluate(() =>
+      fetch("/api/orders")
+        .then((answer) => answer.json())
+        .then((orders) => orders.length),
+    ),
+  ).toBe(0);
+  await button(page, "Place order").click();
+  await page.waitForFunction(() => /^\/orders\/[a-z0-9]+\/pay$/.test(location.pathname));
+  const lines = await page.evaluate(() =>
+    fetch("/api/orders")
+      .then((answer) => answer.json())
+      .then((orders) => orders[0].items.length),
+  );
+  expect(lines).toBe(2);
+}, 20_000);
+
+test("a refused checkout names its fields beside them only, and the first takes the focus; a busy button keeps it (found by a review)", async () => {
+  const { page } = await newPage();
+  await signedInWithCart(page);
+  await page.goto(`${shop.origin}/checkout`);
+  await button(page, "Place order").click();
+  await page.waitForFunction(() => document.querySelector("main [aria-invalid='true']"));
+  expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe("address1");
+  expect(await page.$("main form [role=alert]")).toBeNull();
+
+  await page.goto(`${shop.origin}/`);
+  const add = await page.waitForSelector("main button[aria-label='Add to cart: Ghost Pepper Inferno']");
+  await add!.focus();
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.querySelector("a[href='/cart'][data-cart-count='2']"));
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Add to cart: Ghost Pepper Inferno");
+}, 20_000);
+
+test("a catalog page past the last says so and leads back to the first, instead of an empty grid and 'Page 5 of 2' (found by a review)", async () => {
+  const { page } = await newPage();
+  await page.goto(`${shop.origin}/?page=5`);
+  await waitForText(page, "There is no page 5");
+  expect(await page.$("main a[href='/']")).not.toBeNull();
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the subject
+  expect(await page.evaluate(() => document.querySelector("main")!.innerText.includes("Page 5 of"))).toBe(false);
 }, 20_000);
 
 test("on a phone, a long e-mail beside the cart leaves 'Cart (1 item)' and 'Sign out' each on one line, and nothing scrolls sideways", async () => {

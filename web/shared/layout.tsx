@@ -57,6 +57,30 @@ export function Shell({ brand, home, nav, aside, children }: ShellProps) {
     watching.observe(region, { childList: true, subtree: true });
     return () => watching.disconnect();
   }, [path]);
+  // What had the focus redrawn away (an action's button, replaced by what the action left: an
+  // order's moves, a cancel's question): the focus goes to the page's heading, so the keyboard
+  // goes on from there, not from the top of the document (found by a review).
+  useEffect(() => {
+    const region = main.current;
+    if (!region) return;
+    let focused: Element | null = null;
+    const remember = (event: FocusEvent) => {
+      focused = event.target as Element;
+    };
+    const watching = new MutationObserver(() => {
+      if (!focused || focused.isConnected || (document.activeElement !== document.body && document.activeElement !== null)) return;
+      focused = null;
+      const heading = region.querySelector("h1");
+      heading?.setAttribute("tabindex", "-1");
+      heading?.focus();
+    });
+    region.addEventListener("focusin", remember);
+    watching.observe(region, { childList: true, subtree: true });
+    return () => {
+      region.removeEventListener("focusin", remember);
+      watching.disconnect();
+    };
+  }, []);
   return (
     <>
       <a class="skip-link" href="#main">

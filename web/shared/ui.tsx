@@ -1,5 +1,5 @@
 import type { ButtonHTMLAttributes, ComponentChildren } from "preact";
-import { useEffect, useId } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import type { Problem } from "../api/client.ts";
 import { formatDollars } from "./format.ts";
 
@@ -12,7 +12,7 @@ export interface ControlAttributes {
 }
 
 interface FieldProps {
-  label: string;
+  label: ComponentChildren;
   name: string;
   /** The API's message for this field, shown under it and read out with it. */
   error?: string | undefined;
@@ -20,12 +20,21 @@ interface FieldProps {
   children: (attributes: ControlAttributes) => ComponentChildren;
 }
 
-/** A labelled control with its hint and its error beside it (the error is announced with the control). */
+/**
+ * A labelled control with its hint and its error beside it (the error is announced with the control).
+ * When errors come, the first field of its form that has one takes the focus, which reads out its
+ * label and its error: a form says a field's error nowhere else.
+ */
 export function Field({ label, name, error, hint, children }: FieldProps) {
   const id = useId();
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const control = error ? box.current?.querySelector<HTMLElement>("[aria-invalid='true']") : null;
+    if (control && control.closest("form")?.querySelector("[aria-invalid='true']") === control) control.focus();
+  }, [error]);
   return (
-    <div class={error ? "field field--invalid" : "field"}>
+    <div ref={box} class={error ? "field field--invalid" : "field"}>
       <label for={id}>{label}</label>
       {hint && (
         <p class="field__hint" id={`${id}-hint`}>
@@ -98,10 +107,23 @@ export function SelectField({ label, name, value, onValue, options, error, requi
 
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "primary" | "secondary" | "danger" | "link"; busy?: boolean };
 
-/** A button; while `busy` it is disabled and says so to assistive technology. */
-export function Button({ variant = "primary", busy = false, disabled, children, type = "button", ...rest }: ButtonProps) {
+/**
+ * A button; while `busy` it does nothing when pressed and says so to assistive technology. It keeps
+ * the keyboard's focus meanwhile: a button made `disabled` loses it to the page's body, and whoever
+ * pressed it would start again from the top (found by a review). A press while busy, the Enter of
+ * a form's field included (a browser submits a form by pressing its button), is dropped.
+ */
+export function Button({ variant = "primary", busy = false, disabled, children, type = "button", onClick, ...rest }: ButtonProps) {
   return (
-    <button {...rest} type={type} class={`button button--${variant}`} disabled={busy || disabled} aria-busy={busy || undefined}>
+    <button
+      {...rest}
+      type={type}
+      class={`button button--${variant}`}
+      disabled={disabled}
+      aria-disabled={busy || undefined}
+      aria-busy={busy || undefined}
+      onClick={busy ? (event) => event.preventDefault() : onClick}
+    >
       {children}
     </button>
   );

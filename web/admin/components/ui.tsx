@@ -140,6 +140,9 @@ export function CheckGroup({
 /** A problem that belongs to no field the form shows, read out when it appears; messages about the fields it shows stand beside them. */
 export function ProblemNote({ problem, fields = [] }: { problem: Problem | null; fields?: readonly string[] }) {
   if (!problem) return null;
+  const named = Object.keys(problem.fields);
+  // Every field it names stands on the form, its message beside it (and the first takes the focus): nothing more to say here.
+  if (named.length > 0 && named.every((path) => fields.includes(path))) return null;
   const others = Object.entries(problem.fields).filter(([path]) => !fields.includes(path));
   return (
     <div class="alert" role="alert">

@@ -90,7 +90,7 @@ export function UsersPage() {
                       <th scope="row" data-label="Account">
                         <bdi>{account.email}</bdi>
                         <br />
-                        <span class="muted">{account.name ?? "no name"}</span>
+                        <span class="muted">{account.name ? <bdi>{account.name}</bdi> : "no name"}</span>
                       </th>
                       <td data-label="Role">{mayChange ? <RoleChange account={account} onChanged={changed} /> : label(account.role)}</td>
                       <td class="number" data-label="Orders">
@@ -129,12 +129,17 @@ function RoleChange({ account, onChanged }: { account: Account; onChanged: (news
 
   async function change(event: Event) {
     event.preventDefault();
-    const role = String(new FormData(event.currentTarget as HTMLFormElement).get("role")) as Role;
+    const form = event.currentTarget as HTMLFormElement;
+    const role = String(new FormData(form).get("role")) as Role;
     if (role === account.role) return;
     setBusy(true);
     const outcome = await run(api.PUT("/api/admin/users/{id}/role", { params: { path: { id: account.id } }, body: { role } }));
     setBusy(false);
-    if (!outcome.ok) return setProblem(outcome.problem);
+    if (!outcome.ok) {
+      // Refused, the account keeps its role, and the select says so again (found by a review).
+      (form.elements.namedItem("role") as HTMLSelectElement).value = account.role;
+      return setProblem(outcome.problem);
+    }
     setProblem(null);
     // One's own role changed: what the pages may draw changes with it.
     if (account.id === session.me.id) return void (await session.refresh());

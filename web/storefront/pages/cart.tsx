@@ -8,8 +8,12 @@ import { useSession, useSignedIn } from "../session.tsx";
 type Cart = components["schemas"]["Cart"];
 type CartItem = components["schemas"]["CartItem"];
 
-/** One line: its quantity, changed on the spot (the API checks stock again), and a way to remove it. */
-function CartLine({ item, onChanged }: { item: CartItem; onChanged: () => Promise<void> }) {
+/**
+ * One line: its quantity, changed on the spot (the API checks stock again), and a way to remove it.
+ * Refused, the cart is read again too: it may have changed elsewhere (in another tab), and the page
+ * shows it as it is; a line gone meanwhile hands its refusal to the page (`onGone`).
+ */
+function CartLine({ item, onChanged, onGone }: { item: CartItem; onChanged: () => Promise<Cart | null>; onGone: (problem: Problem) => void }) {
   const [quantity, setQuantity] = useState(String(item.quantity));
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -22,7 +26,12 @@ function CartLine({ item, onChanged }: { item: CartItem; onChanged: () => Promis
       await call();
       await onChanged();
     } catch (error) {
-      setProblem(problemFrom(error));
+      const refused = problemFrom(error);
+      setProblem(refused);
+      // Not reached, there is nothing newer to read.
+      if (refused.status === 0) return;
+      const now = await onChanged();
+      if (now && !now.items.some((line) => line.id === item.id)) onGone(refused);
     } finally {
       setBusy(false);
     }
@@ -54,7 +63,15 @@ function CartLine({ item, onChanged }: { item: CartItem; onChanged: () => Promis
           void update();
         }}
       >
-        <Field label={`Quantity of ${item.product.name}`} name="quantity" error={problem?.fields.quantity ?? problem?.message}>
+        <Field
+          label={
+            <>
+              Quantity of <bdi>{item.product.name}</bdi>
+            </>
+          }
+          name="quantity"
+          error={problem?.fields.quantity ?? problem?.message}
+        >
           {(attributes) => (
             <input
               {...attributes}
@@ -91,14 +108,19 @@ export function CartPage() {
   const { refreshCart } = useSession();
   const [cart, setCart] = useState<Cart | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
-  const load = useCallback(async () => {
+  const [gone, setGone] = useState<Problem | null>(null);
+  const load = useCallback(async (): Promise<Cart | null> => {
+    let now: Cart | null = null;
     try {
-      setCart(await unwrap(api.GET("/api/cart")));
+      now = await unwrap(api.GET("/api/cart"));
+      setCart(now);
       setProblem(null);
+      setGone(null);
     } catch (error) {
       setProblem(problemFrom(error));
     }
     await refreshCart();
+    return now;
   }, [refreshCart]);
   useEffect(() => {
     if (user) void load();
@@ -108,6 +130,7 @@ export function CartPage() {
     <>
       <h1>Your cart</h1>
       <Alert problem={problem} />
+      {gone && <Alert>{gone.message}: that line is no longer in your cart (removed in another tab?). This is your cart as it is now.</Alert>}
       {!cart && !problem && <Loading what="Loading your cart…" />}
       {cart && cart.items.length === 0 && (
         <p>
@@ -118,7 +141,7 @@ export function CartPage() {
         <div class="two-columns">
           <ul class="cart-lines">
             {cart.items.map((item) => (
-              <CartLine key={item.id} item={item} onChanged={load} />
+              <CartLine key={item.id} item={item} onChanged={load} onGone={setGone} />
             ))}
           </ul>
           <aside class="panel" aria-label="Cart summary">

@@ -112,7 +112,13 @@ export function Catalog() {
               </li>
             ))}
           </ul>
-          {pages > 1 && (
+          {result.key === key && query.page > pages && (
+            <p>
+              There is no page {query.page}: {pages === 1 ? "the sauces fit on one page" : `the sauces fit on ${pages} pages`}.{" "}
+              <a href={addressOf({ ...query, page: 1 })}>Go to the first page</a>
+            </p>
+          )}
+          {pages > 1 && query.page <= pages && (
             <nav class="pagination" aria-label="Pages">
               {query.page > 1 && <a href={addressOf({ ...query, page: query.page - 1 })}>Previous page</a>}
               <span>

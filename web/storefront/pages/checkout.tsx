@@ -83,10 +83,25 @@ function AddressFields({ address, onChange, errors }: { address: Address; onChan
   );
 }
 
+/** Whether the cart holds the same lines, quantities and prices as when the shopper was shown it. */
+function sameCart(shown: Cart, now: Cart): boolean {
+  const lines = new Map(now.items.map((item) => [item.id, item]));
+  return (
+    shown.items.length === now.items.length &&
+    shown.items.every((item) => {
+      const line = lines.get(item.id);
+      return line !== undefined && line.quantity === item.quantity && line.product.price === item.product.price;
+    })
+  );
+}
+
 /**
- * Checkout: the shipping address, then the order is placed (POST /api/cart/checkout, every line of
- * the cart) and the shopper goes on to pay it, where the API's subtotal, shipping, tax and total
- * are shown. One Idempotency-Key per attempt: a double submit gets the same order back.
+ * Checkout: the shipping address, then the order is placed and the shopper goes on to pay it, where
+ * the API's subtotal, shipping, tax and total are shown. What is placed is what the page showed:
+ * the cart is read again first, and one changed meanwhile (in another tab) is shown again instead
+ * of placed; the order names the lines shown (POST /api/orders with their ids), so a line added
+ * after that read is not ordered unseen. One Idempotency-Key per attempt: a double submit gets the
+ * same order back.
  */
 export function Checkout() {
   usePageTitle("Checkout", "Storefront");
@@ -97,6 +112,7 @@ export function Checkout() {
   const [address, setAddress] = useState<Address>(EMPTY);
   const [notes, setNotes] = useState("");
   const [problem, setProblem] = useState<Problem | null>(null);
+  const [changed, setChanged] = useState(false);
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(() => newIdempotencyKey());
 
@@ -109,8 +125,10 @@ export function Checkout() {
 
   async function submit(event: Event) {
     event.preventDefault();
+    if (!cart) return;
     setBusy(true);
     setProblem(null);
+    setChanged(false);
     const shippingAddress = {
       address1: address.address1.trim(),
       ...(address.address2.trim() ? { address2: address.address2.trim() } : {}),
@@ -120,10 +138,17 @@ export function Checkout() {
       country: address.country,
     };
     try {
+      const now = await unwrap(api.GET("/api/cart"));
+      if (!sameCart(cart, now)) {
+        setCart(now);
+        setChanged(true);
+        setBusy(false);
+        return;
+      }
       const placed = await unwrap(
-        api.POST("/api/cart/checkout", {
+        api.POST("/api/orders", {
           params: { header: { "Idempotency-Key": key } },
-          body: { shippingAddress, ...(notes.trim() ? { notes: notes.trim() } : {}) },
+          body: { cartItemIds: now.items.map((item) => item.id), shippingAddress, ...(notes.trim() ? { notes: notes.trim() } : {}) },
         }),
       );
       await refreshCart();
@@ -147,12 +172,16 @@ export function Checkout() {
         </p>
       </>
     );
-  const unplaced = problem && !Object.keys(problem.fields).some((field) => field.startsWith("shippingAddress.")) ? problem : null;
+  // A refusal that names only fields of this form is said beside them; any other above the form.
+  const named = Object.keys(problem?.fields ?? {});
+  const beside = named.length > 0 && named.every((field) => field.startsWith("shippingAddress.") || field === "notes");
+  const unplaced = beside ? null : problem;
   return (
     <>
       <h1>Checkout</h1>
       <div class="two-columns">
         <form class="form form--wide" onSubmit={submit} noValidate aria-label="Shipping address and order">
+          {changed && <Alert>Your cart changed since this page showed it (in another tab?): check your order, then place it.</Alert>}
           <Alert problem={unplaced}>
             {problem?.status === 409 && (
               <>
