@@ -186,6 +186,27 @@ test("a checkout sent with a traceparent: its trace reaches the collector, the r
   expect(requestLines.find((line) => line.path === "/api/cart" && line.method === "GET")?.traceId).toBe(unsampled);
 }, 30_000);
 
+test("a collector away, or one that never answers: requests are answered, and a SIGTERM still stops the shop cleanly (exit 0), the lost spans logged (found by an audit)", async () => {
+  const away = Bun.serve({ port: 0, fetch: () => new Response(null) });
+  const closedPort = away.port;
+  away.stop(true);
+  const silent = Bun.serve({ port: 0, fetch: () => new Promise<Response>(() => {}) });
+  try {
+    for (const endpoint of [`http://127.0.0.1:${closedPort}`, `http://127.0.0.1:${silent.port}`]) {
+      const shop = await startShop({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      for (let i = 0; i < 3; i++) expect((await fetch(`${shop.base}/products?limit=1`)).status).toBe(200);
+      shop.server.kill("SIGTERM");
+      expect({ endpoint, exit: await shop.server.exited }).toEqual({ endpoint, exit: 0 });
+      await shop.log.done;
+      const events = shop.log.lines.map((line) => line.event);
+      expect(events).toContain("server.stopped");
+      expect(shop.log.lines.some((line) => line.event === "tracing.problem" && String(line.message).startsWith("the last spans were not sent"))).toBe(true);
+    }
+  } finally {
+    silent.stop(true);
+  }
+}, 30_000);
+
 test("with no OTLP endpoint, tracing is off: the start says so, and a request's traceparent is neither continued nor logged", async () => {
   const shop = await startShop({});
   expect(shop.adapters.tracing).toBe("off (OTEL_EXPORTER_OTLP_ENDPOINT unset)");
