@@ -9,7 +9,7 @@ import type { Config } from "./config.ts";
 import { WAITING_PER_LANE, createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { type ConnectionStats, type Db, openDatabase } from "./adapters/db/database.ts";
-import { createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
+import { PROBE_WAIT_MS, createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
 import { createIdentityProviders } from "./adapters/identity/index.ts";
 import { noMetrics } from "./adapters/metrics/none.ts";
 import type { PrometheusMetrics } from "./adapters/metrics/prometheus.ts";
@@ -140,7 +140,7 @@ function chooseMetrics(config: Config, sources: { connections(): ConnectionStats
   return createPrometheusMetrics({
     connections: sources.connections,
     rateLimitStore: () => sources.counters.state(),
-    outbox: () => outboxBacklog(sources),
+    outbox: () => within(outboxBacklog(sources), PROBE_WAIT_MS),
   });
 }
 

@@ -3,6 +3,7 @@ import type { Repositories, UnitOfWork } from "../../application/ports/index.ts"
 import type { DatabaseProbe } from "../../application/ports/system.ts";
 import { unauthenticated, databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
+import { within } from "../within.ts";
 import { asDatabaseRefusal, isConnectionLost, isDeadlock, isLockTimeout, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
@@ -103,11 +104,18 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
   };
 }
 
+/**
+ * How long health, readiness and a metrics scrape wait for the database. One that stops answering
+ * without refusing (frozen, or cut off by the network) would otherwise hold each probe until the
+ * HTTP idle timeout cut it, with no answer: the doc's 503 never came (found by an audit).
+ */
+export const PROBE_WAIT_MS = 2_000;
+
 export function createPgProbe(db: Db): DatabaseProbe {
   return {
     async ping() {
-      await sql`select 1`.execute(db);
+      await within(sql`select 1`.execute(db), PROBE_WAIT_MS);
     },
-    pendingMigrations: () => pendingMigrations(db),
+    pendingMigrations: () => within(pendingMigrations(db), PROBE_WAIT_MS),
   };
 }
