@@ -10,6 +10,12 @@ import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./application/orders
 import type { CommonPasswords } from "./application/ports/identity.ts";
 
 const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+/**
+ * A whole number as people write one, in digits: what Number() also takes (`1e3`, `4340.0`, `0x10`)
+ * is refused as not a whole number (PORT=1e3 started the shop on port 1000: found by an audit).
+ */
+const whole = <T extends z.ZodType>(number: T) =>
+  z.preprocess((value) => (typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value), number);
 /** A URL with one of these schemes; the message names them (and never echoes the value: a URL may hold a password). */
 const urlOf = (...schemes: string[]) =>
   z.url({
@@ -22,9 +28,9 @@ const urlOf = (...schemes: string[]) =>
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: whole(z.number().int().min(0).max(65535)).default(3000),
   // Decisions §14: Prometheus's /metrics on a port of its own, never the API's; unset, no metrics.
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: whole(z.number().int().min(0).max(65535)).optional(),
   PUBLIC_URL: urlOf("http", "https").optional(),
   DATABASE_URL: z
     .string()
@@ -35,7 +41,7 @@ const envSchema = z.object({
     })
     .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_POOL_MAX: whole(z.number().int().min(1).max(200)).default(10),
   // libpq's session settings (`-c name=value …`), applied after the shop's own (database.ts).
   PGOPTIONS: z.string().optional(),
   TRUST_PROXY: flag.default(false),
@@ -76,15 +82,16 @@ const envSchema = z.object({
     .regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)")
     .optional(),
   // Three tries of this must end within the grace time's least (PAYMENT_ATTEMPT_ABANDONED_MS, 120 s).
-  STRIPE_TIMEOUT_SECONDS: z.coerce
-    .number({ error: "must be a whole number of seconds" })
-    .int("must be a whole number of seconds")
-    .min(1, "must be at least 1 second")
-    .max(35, "must be at most 35 seconds (three tries must end within the payments' grace time of 2 minutes)")
-    .default(20),
+  STRIPE_TIMEOUT_SECONDS: whole(
+    z
+      .number({ error: "must be a whole number of seconds" })
+      .int("must be a whole number of seconds")
+      .min(1, "must be at least 1 second")
+      .max(35, "must be at most 35 seconds (three tries must end within the payments' grace time of 2 minutes)"),
+  ).default(20),
   MIGRATE_ON_START: flag.default(true),
-  SESSION_CACHE_SECONDS: z.coerce.number().int().min(0).max(30).default(30),
-  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
+  SESSION_CACHE_SECONDS: whole(z.number().int().min(0).max(30)).default(30),
+  SHUTDOWN_DRAIN_SECONDS: whole(z.number().int().min(1).max(300)).default(10),
   EASYPOST_WEBHOOK_SECRET: z.string().min(1).optional(),
   RESEND_WEBHOOK_SECRET: z
     .string()
@@ -98,39 +105,38 @@ const envSchema = z.object({
   PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
   // bcrypt's cost (a hash records its own, so one made at another cost still verifies). Production
   // takes no less than 12; a development shop or a test may go as low as 4 to save time.
-  BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+  BCRYPT_COST: whole(z.number().int().min(4).max(15)).default(12),
   REDIS_URL: urlOf("redis", "rediss", "valkey", "valkeys").optional(),
   // Decisions §14: several shops may share one Redis, each under its own prefix.
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[\x21-\x7e]{1,64}$/, "must be 1 to 64 printable characters without spaces")
     .default("storefront:"),
-  RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_RATE_LIMIT.max),
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_RATE_LIMIT.windowSeconds),
-  PASSWORD_RATE_LIMIT_MAX: z.coerce.number().int().min(0).max(1_000_000_000).default(DEFAULT_RATE_LIMIT.passwordMax),
+  RATE_LIMIT_MAX: whole(z.number().int().min(0).max(1_000_000_000)).default(DEFAULT_RATE_LIMIT.max),
+  RATE_LIMIT_WINDOW_SECONDS: whole(z.number().int().min(1).max(86_400)).default(DEFAULT_RATE_LIMIT.windowSeconds),
+  PASSWORD_RATE_LIMIT_MAX: whole(z.number().int().min(0).max(1_000_000_000)).default(DEFAULT_RATE_LIMIT.passwordMax),
   RATE_LIMIT_EXEMPT_USER_AGENT: z.string().min(1).max(200).default("StorefrontMobileApp"),
   ORDER_NUMBER_PREFIX: z.string().regex(ORDER_PREFIX_PATTERN, "must be 1 to 10 capital letters or digits").default(DEFAULT_ORDER_SETTINGS.numberPrefix),
-  ORDER_PAYMENT_TTL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
-  MAX_UNPAID_ORDERS: z.coerce
-    .number()
-    .int()
-    .min(1, "must be at least 1 (every checkout makes an unpaid order, so 0 would refuse them all)")
-    .max(1000)
-    .default(DEFAULT_ORDER_SETTINGS.maxUnpaidOrders),
-  HOUSEKEEPING_INTERVAL_SECONDS: z.coerce
-    .number({ error: "must be a whole number of seconds" })
-    .int("must be a whole number of seconds")
-    .min(1, "must be at least 1 second")
-    .max(3_600, "must be at most 3600 seconds (an hour)")
-    .default(60),
-  HOUSEKEEPING_GRACE_SECONDS: z.coerce
-    .number({ error: "must be a whole number of seconds" })
-    .int("must be a whole number of seconds")
-    .min(1, "must be at least 1 second")
-    .max(3_600, "must be at most 3600 seconds (an hour)")
-    .default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
+  ORDER_PAYMENT_TTL_MINUTES: whole(z.number().int().min(1).max(10_080)).default(DEFAULT_ORDER_SETTINGS.paymentTtlMinutes),
+  MAX_UNPAID_ORDERS: whole(z.number().int().min(1, "must be at least 1 (every checkout makes an unpaid order, so 0 would refuse them all)").max(1000)).default(
+    DEFAULT_ORDER_SETTINGS.maxUnpaidOrders,
+  ),
+  HOUSEKEEPING_INTERVAL_SECONDS: whole(
+    z
+      .number({ error: "must be a whole number of seconds" })
+      .int("must be a whole number of seconds")
+      .min(1, "must be at least 1 second")
+      .max(3_600, "must be at most 3600 seconds (an hour)"),
+  ).default(60),
+  HOUSEKEEPING_GRACE_SECONDS: whole(
+    z
+      .number({ error: "must be a whole number of seconds" })
+      .int("must be a whole number of seconds")
+      .min(1, "must be at least 1 second")
+      .max(3_600, "must be at most 3600 seconds (an hour)"),
+  ).default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
   // The back office's low stock (decisions §12): at or under this many units.
-  LOW_STOCK_THRESHOLD: z.coerce.number().int().min(0).max(MAX_INVENTORY).default(DEFAULT_LOW_STOCK_THRESHOLD),
+  LOW_STOCK_THRESHOLD: whole(z.number().int().min(0).max(MAX_INVENTORY)).default(DEFAULT_LOW_STOCK_THRESHOLD),
   // The sales report's days, weeks and months (decisions §12); a zone this runtime does not know would fail every report.
   SHOP_TIMEZONE: z
     .string()

@@ -199,6 +199,12 @@ describe("configuration", () => {
     expect(problem({ PORT: "abc" })).toBe('Invalid configuration: PORT: must be a whole number, not "abc"');
     expect(problem({ PORT: "70000" })).toBe("Invalid configuration: PORT: must be at most 65535, not 70000");
     expect(problem({ RATE_LIMIT_MAX: "lots" })).toBe('Invalid configuration: RATE_LIMIT_MAX: must be a whole number, not "lots"');
+    // What Number() would take is no whole number as written: PORT=1e3 started on port 1000 (found by an audit).
+    for (const written of ["1e3", "4340.0", "0x10", "1_000"]) {
+      expect(problem({ PORT: written })).toBe(`Invalid configuration: PORT: must be a whole number, not "${written}"`);
+    }
+    expect(problem({ SHUTDOWN_DRAIN_SECONDS: "1e1" })).toBe('Invalid configuration: SHUTDOWN_DRAIN_SECONDS: must be a whole number, not "1e1"');
+    expect(loadConfig({ PORT: " 8080 " }).port).toBe(8080);
     expect(problem({ NODE_ENV: "staging" })).toBe('Invalid configuration: NODE_ENV: must be one of development, production, test, not "staging"');
     // A URL may carry a password: its scheme is named, the URL itself never repeated.
     const redis = problem({ REDIS_URL: "http://user:hunter2@cache:6379" });
