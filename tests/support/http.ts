@@ -60,6 +60,8 @@ export interface TestAppOptions {
   sessionCacheSeconds?: number;
   /** STRIPE_PUBLISHABLE_KEY, for a shop whose payments are not the fake processor's. */
   stripePublishableKey?: string | null;
+  /** Where the requests' server spans go, as with OTEL_EXPORTER_OTLP_ENDPOINT (none unless given). */
+  tracer?: AppOptions["tracer"];
 }
 
 /** The whole HTTP app, over in-memory fakes unless other deps are given. */
@@ -93,6 +95,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
       ...options.webhooks,
     },
     observeRequest: options.observeRequest,
+    tracer: options.tracer,
     session: {
       secret: TEST_SECRET,
       cookieName: SESSION_COOKIE,

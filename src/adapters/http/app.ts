@@ -83,7 +83,7 @@ export function createApp(
   const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api" })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
-    .use(serverSpans(tracer ?? null))
+    .use(serverSpans(tracer ?? null, routes))
     .use(cors(corsOrigins, routes.methodsAt))
     .use(rateLimit(useCases, routes, { exemptUserAgent, hasLiveSession: hasLiveSession(useCases, auth) }))
     .use(fetchMetadata())

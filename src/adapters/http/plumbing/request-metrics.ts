@@ -19,10 +19,22 @@ const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /**
+ * The route pattern of a request: the one it reached or, refused before routing (a 429), the one it
+ * would have reached; undefined when none serves it. Metrics label by it and spans are named by it,
+ * so the two name one request alike.
+ */
+export function patternOf(request: Request, route: string, routes: RouteTable): string | undefined {
+  const path = pathOf(request);
+  const reached = route === WEB_PAGES_ROUTE && isApiPath(path) ? "" : route;
+  return reached || routes.patternAt(request.method, path) || undefined;
+}
+
+/**
  * Decisions §14: every request counted and timed by method, route pattern and status. The pattern
  * (`/api/products/:id`), never the path, so ids cannot make a series each. A request refused before
- * routing (a 429) is labelled with the pattern it would have reached. A CORS preflight, answered
- * before anything else, is not counted (nor logged).
+ * routing (a 429) is labelled with the pattern it would have reached. An OPTIONS request to a path
+ * the API serves (a CORS preflight, or any other), answered before anything else, is not counted
+ * (nor logged).
  */
 export function requestMetrics(observe: RequestObserver, routes: RouteTable) {
   return new Elysia({ name: "plumbing.request-metrics" }).onAfterResponse({ as: "global" }, ({ request, set, route, responseValue }) => {
@@ -31,13 +43,6 @@ export function requestMetrics(observe: RequestObserver, routes: RouteTable) {
     const method = METHODS.has(request.method) ? request.method : "OTHER";
     // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
     const status = responseValue instanceof Response ? responseValue.status : set.status;
-    const path = pathOf(request);
-    const reached = route === WEB_PAGES_ROUTE && isApiPath(path) ? "" : route;
-    observe(
-      method,
-      reached || routes.patternAt(method, path) || UNMATCHED,
-      typeof status === "number" ? status : 200,
-      (performance.now() - info.startedAt) / 1000,
-    );
+    observe(method, patternOf(request, route, routes) ?? UNMATCHED, typeof status === "number" ? status : 200, (performance.now() - info.startedAt) / 1000);
   });
 }

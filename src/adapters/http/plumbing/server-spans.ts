@@ -21,6 +21,8 @@ import {
 } from "@opentelemetry/semantic-conventions";
 import { Elysia } from "elysia";
 import { pathOf, requestInfo } from "./request-context.ts";
+import { patternOf } from "./request-metrics.ts";
+import type { RouteTable } from "./route-table.ts";
 
 const spans = new WeakMap<Request, Span>();
 
@@ -49,7 +51,7 @@ export function traceIdOf(request: Request): string | undefined {
  * tracing process test is what notices if an upgrade changes it) runs the whole handler, every
  * hook included, inside it. Without a tracer: nothing at all.
  */
-export function serverSpans(tracer: Tracer | null) {
+export function serverSpans(tracer: Tracer | null, routes: RouteTable) {
   const plugin = new Elysia({ name: "plumbing.server-spans" });
   if (!tracer) return plugin;
   return plugin
@@ -66,9 +68,11 @@ export function serverSpans(tracer: Tracer | null) {
       if (!span) return;
       // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
       const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-      if (route) {
-        span.updateName(`${methodOf(request)} ${route}`);
-        span.setAttribute(ATTR_HTTP_ROUTE, route);
+      // Refused before routing (a 429), the pattern it would have reached, as the metrics label it (found by an audit).
+      const pattern = patternOf(request, route, routes);
+      if (pattern) {
+        span.updateName(`${methodOf(request)} ${pattern}`);
+        span.setAttribute(ATTR_HTTP_ROUTE, pattern);
       }
       const ip = requestInfo(request)?.ip;
       if (ip) span.setAttribute(ATTR_CLIENT_ADDRESS, ip);
