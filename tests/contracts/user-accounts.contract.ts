@@ -137,12 +137,17 @@ export function userAccountsContract(target: () => ContractTarget) {
       for await (const _ of repo().exportAccounts({ q: "nobody at all" })) throw new Error("an empty export yields no batch");
     });
 
-    test("lockAllWithRole, inside a transaction, gives the ids of every account of the role in id order", async () => {
+    test("lockInIdOrder, inside a transaction, gives the accounts named and every one of the role, each once, in id order", async () => {
       const admins = [await stored({ role: "ADMIN" }), await stored({ role: "ADMIN" }), await stored({ role: "ADMIN" })];
-      await stored({ role: "DEVELOPER" });
+      const developer = await stored({ role: "DEVELOPER" });
+      const customer = await stored({ role: "CUSTOMER" });
+      const ids = (accounts: User[]) => accounts.map((a) => a.id);
       await target().uow.transaction(async (tx) => {
-        expect(await tx.users.lockAllWithRole("ADMIN")).toEqual(admins.map((a) => a.id).sort());
-        expect(await tx.users.lockAllWithRole("FUNDRAISER")).toEqual([]);
+        expect(ids(await tx.users.lockInIdOrder([], "ADMIN"))).toEqual(ids(admins).sort());
+        expect(ids(await tx.users.lockInIdOrder([developer.id, admins[0]!.id], "ADMIN"))).toEqual([...ids(admins), developer.id].sort());
+        expect(await tx.users.lockInIdOrder([customer.id, "no-such-account"])).toEqual([customer]);
+        expect(await tx.users.lockInIdOrder([], "FUNDRAISER")).toEqual([]);
+        expect(await tx.users.lockInIdOrder([])).toEqual([]);
       });
     });
   });

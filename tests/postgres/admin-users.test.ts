@@ -4,7 +4,7 @@ import { setUserRole } from "../../src/application/users/admin-users.ts";
 import { createPgUserRepository } from "../../src/adapters/db/user-repository.ts";
 import type { AccountSummary } from "../../src/domain/account.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissions.ts";
-import type { User } from "../../src/domain/user.ts";
+import type { User, UserRole } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aUser } from "../support/builders.ts";
 import { createTestApp } from "../support/http.ts";
@@ -37,6 +37,25 @@ test("two admins demoting each other at once leave one ADMIN: one change lands, 
     expect(changes.filter((c) => c.entityId === a.id || c.entityId === b.id)).toHaveLength(1);
   }
 });
+
+test("role changes that cross (each of four accounts changing the three others at once) never deadlock: each locks its caller and its target in one id-ordered statement (PostgreSQL; found by a review)", async () => {
+  const deps = createPgDeps(database.db);
+  const crossings: Array<[UserRole, UserRole]> = [
+    ["DEVELOPER", "ADMIN"],
+    ["ADMIN", "ADMIN"],
+    ["DEVELOPER", "STAFF"],
+  ];
+  for (const [round, [role, to]] of crossings.entries()) {
+    const accounts = [aUser({ role }), aUser({ role }), aUser({ role }), aUser({ role })] as User[];
+    for (const user of accounts) await deps.repos.users.create(user);
+    const actorOf = (user: User): Actor => ({ userId: user.id, role: user.role, permissions: new Set(DEFAULT_ROLE_PERMISSIONS[user.role]) });
+    const changes = accounts.flatMap((by) => accounts.filter((other) => other !== by).map((other) => setUserRole(deps, actorOf(by), { id: other.id }, to)));
+    const outcomes = await Promise.allSettled(changes);
+    // A caller demoted by another first is refused (403); nothing else may go wrong, a deadlock least of all.
+    const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [(o.reason as { code?: string }).code] : []));
+    expect({ round, failures: failures.filter((code) => code !== "forbidden") }).toEqual({ round, failures: [] });
+  }
+}, 20_000);
 
 test("an export's keyset batches take each account once, though creation times share a millisecond and differ in microseconds (PostgreSQL)", async () => {
   const users = createPgUserRepository(database.db);

@@ -35,9 +35,19 @@ export function createPgUserRepository(db: Db): UserRepository {
       const row = await db.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
       return row ? toUser(row) : null;
     },
-    async lockAllWithRole(role) {
-      const rows = await db.selectFrom("users").select("id").where("role", "=", role).orderBy("id").forUpdate().execute();
-      return rows.map((row) => row.id);
+    async lockInIdOrder(ids, alsoWithRole) {
+      if (ids.length === 0 && alsoWithRole === undefined) return [];
+      const rows = await db
+        .selectFrom("users")
+        .selectAll()
+        .where((eb) => {
+          const named = ids.length > 0 ? [eb("id", "in", [...ids])] : [];
+          return eb.or(alsoWithRole === undefined ? named : [...named, eb("role", "=", alsoWithRole)]);
+        })
+        .orderBy("id")
+        .forNoKeyUpdate()
+        .execute();
+      return rows.map(toUser);
     },
     // Not FOR UPDATE: that would also hold back the key-share locks of rows that refer to the account
     // (a cart line added, an audit entry), and an add to cart holding its line would deadlock a checkout.

@@ -39,11 +39,11 @@ export function createMemoryUserRepository({ users, identities, fundraisers, ord
     async lock(id) {
       return copy(users.get(id));
     },
-    async lockAllWithRole(role) {
+    async lockInIdOrder(ids, alsoWithRole) {
       return [...users.values()]
-        .filter((u) => u.role === role)
-        .map((u) => u.id)
-        .sort();
+        .filter((u) => ids.includes(u.id) || u.role === alsoWithRole)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((u) => structuredClone(u));
     },
     async holdForCheckout(id) {
       return users.has(id);

@@ -1,6 +1,6 @@
 import { unauthenticated } from "../../domain/errors.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, type Permission, type RolePermissions } from "../../domain/permissions.ts";
-import { USER_ROLES, type UserRole } from "../../domain/user.ts";
+import { USER_ROLES, type User, type UserRole } from "../../domain/user.ts";
 import type { RolePermission } from "../ports/identity.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 
@@ -26,17 +26,16 @@ export function rolePermissionsOf(rows: readonly RolePermission[]): LoadedRolePe
 }
 
 /**
- * Who acts, as the database has it now, the account's row locked until the transaction ends. A
- * session's role is cached for up to 30 s on each instance (decisions §5), which is fine for what
- * the role lets its holder read or do, but not for giving or taking away roles: an ADMIN demoted on
- * another instance could otherwise make itself ADMIN again, for good. The system actor is itself;
- * an account deleted meanwhile is a caller without a session. The role's permissions are the
- * cached ones while it is the same role (a change of the table itself applies within the 30 s).
+ * Who acts, as the database has it now: `account` is the caller's row, locked by the caller's
+ * transaction (null: deleted meanwhile, a caller without a session). A session's role is cached for
+ * up to 30 s on each instance (decisions §5), which is fine for what the role lets its holder read
+ * or do, but not for giving or taking away roles: an ADMIN demoted on another instance could
+ * otherwise make itself ADMIN again, for good. The system actor is itself. The role's permissions
+ * are the cached ones while it is the same role (a change of the table itself applies within the 30 s).
  */
-export async function actorNow(tx: Pick<Repositories, "users" | "permissions">, actor: Actor): Promise<Actor> {
+export async function actorNow(tx: Pick<Repositories, "permissions">, actor: Actor, account: User | null): Promise<Actor> {
   if (actor.userId === null) return actor;
-  const account = await tx.users.lock(actor.userId);
-  if (!account) throw unauthenticated();
+  if (!account || account.id !== actor.userId) throw unauthenticated();
   if (account.role === actor.role) return actor;
   const { permissions } = rolePermissionsOf(await tx.permissions.all());
   return { userId: account.id, role: account.role, permissions: permissions.get(account.role) ?? new Set() };

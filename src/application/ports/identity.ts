@@ -27,8 +27,13 @@ export interface UserReader {
 export interface UserRepository extends UserReader {
   /** Locks the account until the transaction ends (password and takeover changes wait for each other), and returns it. */
   lock(id: string): Promise<User | null>;
-  /** Locks every account holding the role until the transaction ends, in id order (so two such locks never deadlock), and returns their ids. */
-  lockAllWithRole(role: UserRole): Promise<string[]>;
+  /**
+   * Locks these accounts, and every account holding `alsoWithRole` when given, until the transaction
+   * ends: in one statement, in id order, so two such locks never deadlock (a role change locks its
+   * caller and its target; two crossing changes took them in opposite orders). The lock lets rows
+   * that refer to an account (an audit entry) be written meanwhile. Returns the accounts found, in id order.
+   */
+  lockInIdOrder(ids: readonly string[], alsoWithRole?: UserRole): Promise<User[]>;
   /**
    * Holds the account until the transaction ends against another holder (one customer's checkouts
    * go one at a time), without holding back writes that merely refer to it (a cart line, an audit

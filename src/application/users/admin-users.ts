@@ -71,20 +71,26 @@ export async function setUserRole(deps: AdminDeps, actor: Actor, ref: UserRef, r
     const seen = "id" in ref ? await tx.users.findById(ref.id) : await tx.users.findByEmail(ref.email);
     if (!seen) throw new DomainError("user.not_found", "id" in ref ? "User not found" : `No user with email ${normalizeEmail(ref.email)}`);
     const leavingAdmin = (from: UserRole) => from === "ADMIN" && role !== "ADMIN";
-    const admins = leavingAdmin(seen.role) ? await tx.users.lockAllWithRole("ADMIN") : null;
-    // The caller's role now, not its session's (cached): an ADMIN whose ADMIN was taken away is no ADMIN here.
-    const by = await actorNow(tx, actor);
-    requirePermission(by, "users:write");
-    const user = await tx.users.lock(seen.id);
+    // The caller and the account, and every ADMIN when one may go: locked in one id-ordered statement.
+    const callerAndTarget = actor.userId === null ? [seen.id] : [actor.userId, seen.id];
+    let locked = await tx.users.lockInIdOrder(callerAndTarget, leavingAdmin(seen.role) ? "ADMIN" : undefined);
+    const user = locked.find((account) => account.id === seen.id);
     if (!user) throw new DomainError("user.not_found", "User not found");
+    // The caller's role now, not its session's (cached): an ADMIN whose ADMIN was taken away is no ADMIN here.
+    const by = await actorNow(tx, actor, locked.find((account) => account.id === actor.userId) ?? null);
+    requirePermission(by, "users:write");
     if (!mayChangeRole(by, user.role, role)) {
       throw new DomainError("forbidden", "Only an ADMIN or DEVELOPER may give or take away the ADMIN or DEVELOPER role", { from: user.role, to: role });
     }
     if (user.role === role) return user;
-    // No admins locked yet when the account became an ADMIN after it was first read: they are locked
-    // now, after it (a deadlock with another demotion is broken by PostgreSQL, and the transaction rerun).
-    if (leavingAdmin(user.role) && demotesLastAdmin(user, role, admins ?? (await tx.users.lockAllWithRole("ADMIN")))) {
-      throw new DomainError("user.last_admin", "The last ADMIN cannot be demoted; make another account ADMIN first");
+    if (leavingAdmin(user.role)) {
+      // It became an ADMIN after it was first read: the ADMINs are locked now, after it (a deadlock
+      // with another demotion is broken by PostgreSQL, and the transaction run again).
+      if (!leavingAdmin(seen.role)) locked = await tx.users.lockInIdOrder([], "ADMIN");
+      const admins = locked.filter((account) => account.role === "ADMIN").map((account) => account.id);
+      if (demotesLastAdmin(user, role, admins)) {
+        throw new DomainError("user.last_admin", "The last ADMIN cannot be demoted; make another account ADMIN first");
+      }
     }
     const updated = await tx.users.update(user.id, { role, updatedAt: deps.clock.now() });
     await recordAudit(tx, deps, {
