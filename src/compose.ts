@@ -134,13 +134,16 @@ function describeRateLimit({ max, passwordMax, windowSeconds }: Config["rateLimi
  * the outbox when scraped. prom-client is loaded only then: a shop without metrics does not carry
  * it (some 3 to 5 MB of the server's memory).
  */
-function chooseMetrics(config: Config, sources: { connections(): ConnectionStats; counters: RateLimitStore; uow: Deps["uow"] }): PrometheusMetrics | null {
+function chooseMetrics(
+  config: Config,
+  sources: { connections(): ConnectionStats; counters: RateLimitStore; uow: Deps["uow"]; probeWaitMs: number | null },
+): PrometheusMetrics | null {
   if (config.metricsPort === null) return null;
   const { createPrometheusMetrics } = require("./adapters/metrics/prometheus.ts") as typeof import("./adapters/metrics/prometheus.ts");
   return createPrometheusMetrics({
     connections: sources.connections,
     rateLimitStore: () => sources.counters.state(),
-    outbox: () => within(outboxBacklog(sources), PROBE_WAIT_MS),
+    outbox: () => (sources.probeWaitMs === null ? outboxBacklog(sources) : within(outboxBacklog(sources), sources.probeWaitMs)),
   });
 }
 
@@ -169,13 +172,15 @@ export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | 
   const processorPorts = tracing ? traceProcessor(processor, tracing.tracer, fake ? "fake-processor" : "stripe") : { payments: processor, tax: processor };
   const counters = chooseCounters(config, logger);
   const uow = createPgUnitOfWork(db);
-  const metrics = chooseMetrics(config, { connections, counters: counters.counters, uow });
+  // PostgreSQL may stop answering (frozen, cut off): the probes give up on it; the embedded database is the process's own.
+  const probeWaitMs = config.database.kind === "postgres" ? PROBE_WAIT_MS : null;
+  const metrics = chooseMetrics(config, { connections, counters: counters.counters, uow, probeWaitMs });
   const deps: Deps = {
     uow,
     clock: systemClock,
     ids: cuid2Ids,
     random: cryptoRandom,
-    database: createPgProbe(db),
+    database: createPgProbe(db, probeWaitMs),
     hasher: createBcryptHasher(hashingThreads, undefined, config.bcryptCost),
     commonPasswords,
     mailer,

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { createPgProbe } from "../../src/adapters/db/store.ts";
+import { PROBE_WAIT_MS, createPgProbe } from "../../src/adapters/db/store.ts";
 import { openDatabase } from "../../src/adapters/db/database.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { createMemoryRateLimitStore } from "../../src/adapters/ratelimit/memory-store.ts";
@@ -10,7 +10,7 @@ const { db: unreachable } = openDatabase({ kind: "postgres", url: "postgres://ro
 afterAll(() => unreachable.destroy());
 
 test("health is 503 with Retry-After when the database does not answer, without leaking the cause", async () => {
-  const t = createTestApp(createMemoryDeps({ database: createPgProbe(unreachable) }));
+  const t = createTestApp(createMemoryDeps({ database: createPgProbe(unreachable, PROBE_WAIT_MS) }));
   const res = await t.call("GET", "/api/health");
   expect(res.status).toBe(503);
   expect(res.headers.get("retry-after")).toBe("5");
@@ -40,7 +40,7 @@ describe("readiness", () => {
   });
 
   test("a database that does not answer is 503 with Retry-After, without leaking the cause", async () => {
-    const t = createTestApp(createMemoryDeps({ database: createPgProbe(unreachable) }));
+    const t = createTestApp(createMemoryDeps({ database: createPgProbe(unreachable, PROBE_WAIT_MS) }));
     const res = await t.call("GET", "/api/health/ready");
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");

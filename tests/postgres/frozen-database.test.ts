@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
-import { openDatabase } from "../../src/adapters/db/database.ts";
-import { PROBE_WAIT_MS, createPgProbe, createPgUnitOfWork } from "../../src/adapters/db/store.ts";
-import { createMemoryRateLimitStore } from "../../src/adapters/ratelimit/memory-store.ts";
+import { commonPasswords } from "../../src/adapters/crypto/common-passwords.ts";
+import { PROBE_WAIT_MS } from "../../src/adapters/db/store.ts";
+import { silentLogger } from "../../src/adapters/log.ts";
 import { checkHealth, checkReadiness } from "../../src/application/system/check-health.ts";
+import { buildRuntime } from "../../src/compose.ts";
+import { loadConfig } from "../../src/config.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 // A database that stops answering without refusing (its server frozen, or cut off by the network):
 // played by a proxy in front of the machine's PostgreSQL that, frozen, passes nothing on. Health and
-// readiness must still answer, within their wait, that the database is unavailable (found by an
+// readiness must still answer, within their wait, that the database is unavailable, and a metrics
+// scrape leave out what it cannot read (found by an
 // audit: each probe waited until the HTTP idle timeout cut it, with no answer at all), and say it
 // is back once it answers again.
 
@@ -66,29 +69,35 @@ afterAll(async () => {
   await database?.drop();
 });
 
-test("a database that stops answering: health and readiness say unavailable within their wait, instead of waiting for ever (PostgreSQL)", async () => {
+test("a database that stops answering: health and readiness say unavailable, and a scrape leaves the outbox out, each within its wait, instead of waiting for ever (PostgreSQL)", async () => {
   const url = new URL(database.url);
   url.hostname = "127.0.0.1";
   url.port = String(proxy.port);
-  const opened = openDatabase({ kind: "postgres", url: url.toString() });
-  const deps = { database: createPgProbe(opened.db), uow: createPgUnitOfWork(opened.db), rateLimits: createMemoryRateLimitStore() };
+  // The shop's own wiring (compose.ts), on PostgreSQL through the proxy, with metrics kept.
+  const config = loadConfig({ DATABASE_URL: url.toString(), METRICS_PORT: "0", NODE_ENV: "test" }, commonPasswords);
+  const runtime = buildRuntime(config, silentLogger);
+  const deps = runtime.deps;
+  const scrape = async () => (await runtime.metrics!.scrape()).text;
   try {
     expect(await checkHealth(deps)).toEqual({ status: "ok" });
     expect((await checkReadiness(deps)).ready).toBe(true);
+    expect(await scrape()).toContain('storefront_mail_outbox_messages{status="pending"} 0');
 
     frozen = true;
     const started = performance.now();
-    const [health, readiness] = await Promise.all([checkHealth(deps), checkReadiness(deps)]);
+    const [health, readiness, scraped] = await Promise.all([checkHealth(deps), checkReadiness(deps), scrape()]);
     const waited = performance.now() - started;
     expect(health).toEqual({ status: "unavailable", reason: `no answer within ${PROBE_WAIT_MS} ms` });
     expect(readiness).toMatchObject({ ready: false, database: "unavailable" });
-    // Its own wait, not the pool's 5 s for a connection nor the HTTP idle timeout's 30 s.
+    expect(scraped).toContain("storefront_http_requests_total");
+    expect(scraped).not.toContain("storefront_mail_outbox_messages{");
+    // Their own wait, not the pool's 5 s for a connection nor the 30 s after which the connection is cut.
     expect(waited).toBeLessThan(4_500);
     // Answering again, it is ready again.
     thaw();
     expect((await checkReadiness(deps)).ready).toBe(true);
   } finally {
     thaw();
-    await opened.close();
+    await runtime.close();
   }
 }, 20_000);

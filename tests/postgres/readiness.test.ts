@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Migrator } from "kysely/migration";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
 import { migrationProvider } from "../../src/adapters/db/migrations/index.ts";
-import { createPgProbe } from "../../src/adapters/db/store.ts";
+import { PROBE_WAIT_MS, createPgProbe } from "../../src/adapters/db/store.ts";
 import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
@@ -17,7 +17,7 @@ test("a database behind this code's migrations is not ready (503, naming them), 
   const names = Object.keys(await migrationProvider.getMigrations()).sort();
   const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateTo(names.at(-3)!);
   expect(error).toBeUndefined();
-  const t = createTestApp({ ...createPgDeps(database.db), database: createPgProbe(database.db) });
+  const t = createTestApp({ ...createPgDeps(database.db), database: createPgProbe(database.db, PROBE_WAIT_MS) });
 
   const behind = await t.call("GET", "/api/health/ready");
   expect(behind.status).toBe(503);
