@@ -253,6 +253,43 @@ test("a cart changed in another tab: a refused change reads the cart again, and 
   expect(await page.$("main .cart-line")).toBeNull();
 }, 20_000);
 
+test("a cart line's refusal that comes late leaves the focus where the shopper has moved on to, another line's quantity (found by a review)", async () => {
+  const { page } = await newPage(() => {
+    // The page's quantity changes wait until the test lets them go, as on a slow network.
+    const original = window.fetch;
+    const held: Array<() => void> = [];
+    (window as unknown as { release: () => void }).release = () => {
+      for (const go of held.splice(0)) go();
+    };
+    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
+      (input instanceof Request ? input.method : init?.method) === "PUT"
+        ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init))
+        : original(input, init);
+  });
+  await signedInWithCart(page);
+  await page.evaluate(async () => {
+    const product = (await (await fetch("/api/products/caribbean-habanero-hot-sauce")).json()).data;
+    await fetch("/api/cart", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: product.id, quantity: 1 }) });
+  });
+  await page.goto(`${shop.origin}/cart`);
+  await page.waitForFunction(() => document.querySelectorAll("main .cart-line input[type=number]").length === 2);
+  const [first, second] = await page.$$("main .cart-line input[type=number]");
+  await first!.click({ count: 3 });
+  await first!.type("2");
+  await page.keyboard.press("Enter");
+  // While the change is on its way, the shopper moves on to the other line, and the sauce sells out.
+  await second!.focus();
+  const sauce = (await shop.call("GET", "/api/products/caribbean-habanero-hot-sauce")).body.data;
+  await shop.deps.repos.products.adjustInventory(sauce.id, -sauce.inventory, new Date());
+  try {
+    await page.evaluate(() => (window as unknown as { release: () => void }).release());
+    await page.waitForFunction(() => document.querySelector("main .cart-line [aria-invalid='true']"));
+    expect(await page.evaluate((input) => document.activeElement === input, second!)).toBe(true);
+  } finally {
+    await shop.deps.repos.products.adjustInventory(sauce.id, sauce.inventory, new Date());
+  }
+}, 20_000);
+
 test("a cart changed in another tab since checkout showed it is shown again, not placed unseen; placed then, the order holds what was shown (found by a review)", async () => {
   const { page } = await newPage();
   await signedInWithCart(page);

@@ -72,7 +72,8 @@ export function Shell({ brand, home, nav, aside, children }: ShellProps) {
       focused = null;
       const heading = region.querySelector("h1");
       heading?.setAttribute("tabindex", "-1");
-      heading?.focus();
+      // Where the page is scrolled stays: a mouse that removed the last line of a long cart is not sent to the top.
+      heading?.focus({ preventScroll: true });
     });
     region.addEventListener("focusin", remember);
     watching.observe(region, { childList: true, subtree: true });

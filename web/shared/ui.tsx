@@ -22,8 +22,10 @@ interface FieldProps {
 
 /**
  * A labelled control with its hint and its error beside it (the error is announced with the control).
- * When errors come, the first field of its form that has one takes the focus, which reads out its
- * label and its error: a form says a field's error nowhere else.
+ * When errors come to the form the person is in (its button pressed), the first field of it that
+ * has one takes the focus, which reads out its label and its error: a form says a field's error
+ * nowhere else. A form left meanwhile (another cart line's quantity being typed) keeps no claim on
+ * the focus.
  */
 export function Field({ label, name, error, hint, children }: FieldProps) {
   const id = useId();
@@ -31,7 +33,9 @@ export function Field({ label, name, error, hint, children }: FieldProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const control = error ? box.current?.querySelector<HTMLElement>("[aria-invalid='true']") : null;
-    if (control && control.closest("form")?.querySelector("[aria-invalid='true']") === control) control.focus();
+    const form = control?.closest("form");
+    const here = document.activeElement === document.body || document.activeElement === null || form?.contains(document.activeElement);
+    if (control && here && form?.querySelector("[aria-invalid='true']") === control) control.focus();
   }, [error]);
   return (
     <div ref={box} class={error ? "field field--invalid" : "field"}>
