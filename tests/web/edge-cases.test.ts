@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
@@ -258,9 +258,12 @@ test("a cart line's refusal that comes late leaves the focus where the shopper h
     // The page's quantity changes wait until the test lets them go, as on a slow network.
     const original = window.fetch;
     const held: Array<() => void> = [];
-    (window as unknown as { release: () => void }).release = () => {
-      for (const go of held.splice(0)) go();
-    };
+    Object.assign(window, {
+      heldCount: () => held.length,
+      release: () => {
+        for (const go of held.splice(0)) go();
+      },
+    });
     (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
       (input instanceof Request ? input.method : init?.method) === "PUT"
         ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init))
@@ -272,19 +275,32 @@ test("a cart line's refusal that comes late leaves the focus where the shopper h
     await fetch("/api/cart", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: product.id, quantity: 1 }) });
   });
   await page.goto(`${shop.origin}/cart`);
-  await page.waitForFunction(() => document.querySelectorAll("main .cart-line input[type=number]").length === 2);
-  const [first, second] = await page.$$("main .cart-line input[type=number]");
-  await first!.click({ count: 3 });
-  await first!.type("2");
+  const quantityOf = async (name: string) =>
+    (
+      await page.waitForFunction(
+        (wanted) =>
+          (
+            [...document.querySelectorAll("main .cart-line label")].find((label) => label.textContent === `Quantity of ${wanted}`) as
+              | HTMLLabelElement
+              | undefined
+          )?.control,
+        {},
+        name,
+      )
+    ).asElement() as ElementHandle<HTMLInputElement>;
+  const [first, second] = [await quantityOf("Caribbean Habanero Hot Sauce"), await quantityOf("Ghost Pepper Inferno")];
+  await first.click({ count: 3 });
+  await first.type("2");
   await page.keyboard.press("Enter");
+  await page.waitForFunction(() => (window as unknown as { heldCount: () => number }).heldCount() === 1);
   // While the change is on its way, the shopper moves on to the other line, and the sauce sells out.
-  await second!.focus();
+  await second.focus();
   const sauce = (await shop.call("GET", "/api/products/caribbean-habanero-hot-sauce")).body.data;
   await shop.deps.repos.products.adjustInventory(sauce.id, -sauce.inventory, new Date());
   try {
     await page.evaluate(() => (window as unknown as { release: () => void }).release());
     await page.waitForFunction(() => document.querySelector("main .cart-line [aria-invalid='true']"));
-    expect(await page.evaluate((input) => document.activeElement === input, second!)).toBe(true);
+    expect(await page.evaluate((input) => document.activeElement === input, second)).toBe(true);
   } finally {
     await shop.deps.repos.products.adjustInventory(sauce.id, sauce.inventory, new Date());
   }
