@@ -16,6 +16,11 @@ const flag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" |
  */
 const whole = <T extends z.ZodType>(number: T) =>
   z.preprocess((value) => (typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value), number);
+/** A whole number of seconds from 1 to `max`, each refusal saying so in seconds (`tooMany`: why not more). */
+const seconds = (max: number, tooMany: string) =>
+  whole(
+    z.number({ error: "must be a whole number of seconds" }).int("must be a whole number of seconds").min(1, "must be at least 1 second").max(max, tooMany),
+  );
 /** A URL with one of these schemes; the message names them (and never echoes the value: a URL may hold a password). */
 const urlOf = (...schemes: string[]) =>
   z.url({
@@ -82,13 +87,7 @@ const envSchema = z.object({
     .regex(/^pk_(test|live)_\w+$/, "must be a Stripe publishable key (pk_test_… or pk_live_…)")
     .optional(),
   // Three tries of this must end within the grace time's least (PAYMENT_ATTEMPT_ABANDONED_MS, 120 s).
-  STRIPE_TIMEOUT_SECONDS: whole(
-    z
-      .number({ error: "must be a whole number of seconds" })
-      .int("must be a whole number of seconds")
-      .min(1, "must be at least 1 second")
-      .max(35, "must be at most 35 seconds (three tries must end within the payments' grace time of 2 minutes)"),
-  ).default(20),
+  STRIPE_TIMEOUT_SECONDS: seconds(35, "must be at most 35 seconds (three tries must end within the payments' grace time of 2 minutes)").default(20),
   MIGRATE_ON_START: flag.default(true),
   SESSION_CACHE_SECONDS: whole(z.number().int().min(0).max(30)).default(30),
   SHUTDOWN_DRAIN_SECONDS: whole(z.number().int().min(1).max(300)).default(10),
@@ -121,20 +120,8 @@ const envSchema = z.object({
   MAX_UNPAID_ORDERS: whole(z.number().int().min(1, "must be at least 1 (every checkout makes an unpaid order, so 0 would refuse them all)").max(1000)).default(
     DEFAULT_ORDER_SETTINGS.maxUnpaidOrders,
   ),
-  HOUSEKEEPING_INTERVAL_SECONDS: whole(
-    z
-      .number({ error: "must be a whole number of seconds" })
-      .int("must be a whole number of seconds")
-      .min(1, "must be at least 1 second")
-      .max(3_600, "must be at most 3600 seconds (an hour)"),
-  ).default(60),
-  HOUSEKEEPING_GRACE_SECONDS: whole(
-    z
-      .number({ error: "must be a whole number of seconds" })
-      .int("must be a whole number of seconds")
-      .min(1, "must be at least 1 second")
-      .max(3_600, "must be at most 3600 seconds (an hour)"),
-  ).default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
+  HOUSEKEEPING_INTERVAL_SECONDS: seconds(3_600, "must be at most 3600 seconds (an hour)").default(60),
+  HOUSEKEEPING_GRACE_SECONDS: seconds(3_600, "must be at most 3600 seconds (an hour)").default(DEFAULT_ORDER_SETTINGS.graceMs / 1000),
   // The back office's low stock (decisions §12): at or under this many units.
   LOW_STOCK_THRESHOLD: whole(z.number().int().min(0).max(MAX_INVENTORY)).default(DEFAULT_LOW_STOCK_THRESHOLD),
   // The sales report's days, weeks and months (decisions §12); a zone this runtime does not know would fail every report.

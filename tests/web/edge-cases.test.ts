@@ -53,6 +53,13 @@ async function signedInWithCart(page: Page, slug = "ghost-pepper-inferno", name 
   );
 }
 
+/** One of the sauce (`slug`) added to the cart through the API with the page's session, as from another tab. */
+const addedToCart = (page: Page, slug: string) =>
+  page.evaluate(async (sauce) => {
+    const product = (await (await fetch(`/api/products/${sauce}`)).json()).data;
+    await fetch("/api/cart", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: product.id, quantity: 1 }) });
+  }, slug);
+
 /** An unpaid order placed through the API with the page's session, to `address1`; its id. */
 const placeOrder = (page: Page, address1 = "100 Congress Ave") =>
   page.evaluate(async (line) => {
@@ -270,10 +277,7 @@ test("a cart line's refusal that comes late leaves the focus where the shopper h
         : original(input, init);
   });
   await signedInWithCart(page);
-  await page.evaluate(async () => {
-    const product = (await (await fetch("/api/products/caribbean-habanero-hot-sauce")).json()).data;
-    await fetch("/api/cart", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: product.id, quantity: 1 }) });
-  });
+  await addedToCart(page, "caribbean-habanero-hot-sauce");
   await page.goto(`${shop.origin}/cart`);
   const quantityOf = async (name: string) =>
     (
@@ -311,10 +315,7 @@ test("a cart changed in another tab since checkout showed it is shown again, not
   await signedInWithCart(page);
   await page.goto(`${shop.origin}/checkout`);
   await page.waitForFunction(() => document.querySelectorAll("main .summary-lines li").length === 1);
-  await page.evaluate(async () => {
-    const product = (await (await fetch("/api/products/caribbean-habanero-hot-sauce")).json()).data;
-    await fetch("/api/cart", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ productId: product.id, quantity: 1 }) });
-  });
+  await addedToCart(page, "caribbean-habanero-hot-sauce");
   await page.type("input[name=address1]", "100 Congress Ave");
   await page.type("input[name=city]", "Austin");
   await page.select("select[name=state]", "TX");
