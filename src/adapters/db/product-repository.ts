@@ -241,12 +241,12 @@ export function createPgProductRepository(db: Db): ProductRepository {
     async adjustInventory(id, delta, at) {
       // One statement: a concurrent change of the row is waited for, and the bounds judged on what it
       // left (adjustmentFits: never below zero, never added past MAX_INVENTORY).
-      const within = delta < 0 ? sql<boolean>`inventory + ${delta}::int >= 0` : sql<boolean>`inventory::bigint + ${delta}::bigint <= ${MAX_INVENTORY}`;
+      const fits = delta < 0 ? sql<boolean>`inventory + ${delta}::int >= 0` : sql<boolean>`inventory::bigint + ${delta}::bigint <= ${MAX_INVENTORY}`;
       const row = await db
         .updateTable("products")
         .set({ inventory: sql<number>`inventory + ${delta}::int`, updated_at: at })
         .where("id", "=", id)
-        .where(within)
+        .where(fits)
         .returning(PRODUCT_ROW)
         .executeTakeFirst();
       return row ? toProduct(row) : null;

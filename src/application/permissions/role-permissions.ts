@@ -18,7 +18,7 @@ export async function loadRolePermissions(deps: Pick<Deps, "uow">): Promise<Load
 }
 
 /** The table's rows as a map; none means the spec's defaults. */
-export function rolePermissionsOf(rows: readonly RolePermission[]): LoadedRolePermissions {
+function rolePermissionsOf(rows: readonly RolePermission[]): LoadedRolePermissions {
   if (rows.length === 0) return { permissions: defaultRolePermissions, fromDefaults: true };
   const map = new Map<UserRole, Set<Permission>>(USER_ROLES.map((role) => [role, new Set()]));
   for (const { role, permission } of rows) map.get(role)?.add(permission);

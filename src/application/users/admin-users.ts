@@ -58,12 +58,12 @@ export type UserRef = { id: string } | { email: string };
 /**
  * Changes an account's role (PUT /api/admin/users/:id/role, `user:set-role`, BOOTSTRAP_ADMIN_*),
  * by decisions §12's rules: only an ADMIN, a DEVELOPER or the system may give or take away ADMIN
- * or DEVELOPER (mayChangeRole), and the last ADMIN stays one. The caller is judged by its role in
- * the database, its row locked, not by its session's cached one (actorNow). A change away from
- * ADMIN locks every ADMIN (in id order) before counting them, so two admins demoting each other at
- * once are taken one after the other, and the second finds itself no ADMIN any more. The same role
- * again changes nothing and records nothing. Callers forget the account in their access cache
- * (use-cases.ts).
+ * or DEVELOPER (mayChangeRole), and the last ADMIN stays one. The caller, the account and, for a
+ * change away from ADMIN, every ADMIN are locked in one statement in id order, so changes that cross
+ * never deadlock and two admins demoting each other at once are taken one after the other: the
+ * second finds itself no ADMIN any more. The caller is judged by its role as locked, not by its
+ * session's cached one (actorNow). The same role again changes nothing and records nothing.
+ * Callers forget the account in their access cache (use-cases.ts).
  */
 export async function setUserRole(deps: AdminDeps, actor: Actor, ref: UserRef, role: UserRole, origin: RequestOrigin = NO_ORIGIN): Promise<User> {
   requirePermission(actor, "users:write");
