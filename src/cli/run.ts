@@ -23,7 +23,8 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     output.err(name ? `Unknown command: ${name} (every command: npm run cli -- --help)` : usage());
     return 2;
   }
-  const misused = (message: string) => `${message} (usage: npm run cli -- ${command.usage})`;
+  // One line (decisions §1), whatever the parser wrote: Node's own words for `--orders -5` take three.
+  const misused = (message: string) => `${message.replace(/\s*\n\s*/g, " ")} (usage: npm run cli -- ${command.usage})`;
   try {
     await command.run(args, loadConfig(env, commonPasswords), output);
     return 0;

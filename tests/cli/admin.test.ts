@@ -210,6 +210,10 @@ describe("user:create", () => {
       const twice = await cli("user:create", "--email", "grace@example.com", "--password", "correct horse", "--email", "hopper@example.com");
       expectUsage(twice, "(usage: npm run cli -- user:create --email E --password P");
       expect(twice.stderr).toStartWith("user:create takes --email once (usage: ");
+      // A value that starts with a dash: Node's parser says so in three lines; the CLI in one (found by an attack).
+      const dashed = await cli("user:create", "--email", "grace@example.com", "--password", "-correct horse");
+      expectUsage(dashed, "(usage: npm run cli -- user:create --email E --password P");
+      expect(dashed.stderr).toContain("Option '--password' argument is ambiguous.");
       const roleTwice = await cli("user:create", "--email", "grace@example.com", "--password", "correct horse", "--role", "CUSTOMER", "--role=ADMIN");
       expect(roleTwice.stderr).toStartWith("user:create takes --role once (usage: ");
       expect([await findUser("grace@example.com"), await findUser("hopper@example.com")]).toEqual([undefined, undefined]);
