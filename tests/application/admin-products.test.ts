@@ -72,6 +72,30 @@ describe("inventory adjustment (products:write)", () => {
     expect(await deps.repos.audit.list({ action: "product.inventory_adjust" })).toHaveLength(1);
   });
 
+  test("a take judged on the stock just before a delivery landed is tried again on what the delivery left; one still refused is Insufficient inventory, never 'past 1,000,000' (found by an attack)", async () => {
+    const product = aProduct({ name: "Scarce", inventory: 0 });
+    const deps = await shopWith(product);
+    // The take's update finds 0 units; a delivery of 2 lands before the stock is read again.
+    let deliveries = 1;
+    const uow = uowWith(deps, (tx) => ({
+      products: {
+        ...tx.products,
+        adjustInventory: async (id: string, delta: number, at: Date) => {
+          const judged = await tx.products.adjustInventory(id, delta, at);
+          if (!judged && deliveries-- > 0) await tx.products.adjustInventory(id, 2, at);
+          return judged;
+        },
+      },
+    }));
+    const taken = await adjustInventory({ ...deps, uow }, staff, { id: product.id }, { delta: -1, reason: "Broken bottle" }, NO_ORIGIN);
+    expect([taken.before, taken.product.inventory]).toEqual([2, 1]);
+
+    // A take that does not fit even after the delivery: too few units, named as such.
+    deliveries = 1;
+    const error = await domainErrorOf(adjustInventory({ ...deps, uow }, staff, { id: product.id }, { delta: -5, reason: "Stock count" }, NO_ORIGIN));
+    expect([error.code, error.details]).toEqual(["inventory.insufficient", { productId: product.id, productName: "Scarce", requested: 5, available: 3 }]);
+  });
+
   test("the CLI names the product by SKU, as the system actor; an unknown product is product.not_found", async () => {
     const product = aProduct({ sku: "SF-BBQ-001", inventory: 10 });
     const deps = await shopWith(product);

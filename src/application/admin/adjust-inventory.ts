@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type InventoryAdjustment, MAX_INVENTORY, type Product, inventoryAdjustmentIssues } from "../../domain/product.ts";
+import { type InventoryAdjustment, MAX_INVENTORY, type Product, adjustmentFits, inventoryAdjustmentIssues } from "../../domain/product.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
@@ -34,8 +34,8 @@ export async function adjustInventory(
   const { delta, reason } = adjustment;
   return deps.uow.transaction(async (tx) => {
     const id = "id" in ref ? ref.id : (await tx.products.findBySku(ref.sku))?.id;
-    const product = id === undefined ? null : await tx.products.adjustInventory(id, delta, deps.clock.now());
-    if (!product) throw await refusal(tx, id, delta);
+    if (id === undefined) throw productNotFound();
+    const product = await adjusted(tx, id, delta, deps.clock.now());
     const before = product.inventory - delta;
     await recordAudit(tx, deps, {
       userId: actor.userId,
@@ -49,11 +49,29 @@ export async function adjustInventory(
   });
 }
 
-/** Why the update changed nothing, read once it has: no such product, too few units, or too many. */
-async function refusal(tx: Repositories, id: string | undefined, delta: number): Promise<DomainError> {
-  const current = id === undefined ? null : await tx.products.findById(id);
-  if (!current) return new DomainError("product.not_found", "Product not found");
-  if (current.inventory + delta < 0) {
+const productNotFound = () => new DomainError("product.not_found", "Product not found");
+
+/** Times an adjustment is tried when the stock, read again after a refusal, shows it fits now. */
+const ADJUST_TRIES = 3;
+
+/**
+ * The product as the adjustment left it. Refused, the stock is read again to say why; when it fits
+ * by then (a delivery landed just after a take was judged on the stock before it), the adjustment
+ * is tried again: the refusal named "past 1,000,000" for a take (found by an attack).
+ */
+async function adjusted(tx: Repositories, id: string, delta: number, at: Date): Promise<Product> {
+  for (let attempt = 1; ; attempt++) {
+    const product = await tx.products.adjustInventory(id, delta, at);
+    if (product) return product;
+    const current = await tx.products.findById(id);
+    if (!current) throw productNotFound();
+    if (!adjustmentFits(current.inventory, delta) || attempt >= ADJUST_TRIES) throw refusal(current, delta);
+  }
+}
+
+/** Why an adjustment of the product's stock is refused: a take only ever for too few units, an addition only for passing the cap (adjustmentFits). */
+function refusal(current: Product, delta: number): DomainError {
+  if (delta < 0) {
     return new DomainError("inventory.insufficient", "Insufficient inventory", {
       productId: current.id,
       productName: current.name,
