@@ -132,7 +132,10 @@ export const commands: Record<string, Command> = {
         const seeded = await useCases.seedDemoOrders({ orders, seed });
         await settleAfterImport(runtime.db);
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        output.out(`Added ${seeded.orders} demo orders over the last 365 days in ${seconds} s (seed ${seeded.seed}: the same seed gives the same orders)`);
+        const found = seeded.found > 0 ? `; ${seeded.found} of them were there already, from a run of this seed stopped midway` : "";
+        output.out(
+          `Added ${seeded.orders} demo orders over the last 365 days in ${seconds} s (seed ${seeded.seed}: the same seed gives the same orders${found})`,
+        );
       });
     },
   },

@@ -8,6 +8,7 @@ import { SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
 import { priceOrder } from "../../src/domain/pricing.ts";
 import { aProduct } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
+import { uowWith } from "../support/faults.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const DAY = 86_400_000;
@@ -73,7 +74,7 @@ describe("seedDemoOrders", () => {
 
   test("writes N orders over what is on sale, leaves stock alone, and a report over them adds up", async () => {
     const deps = await aShop();
-    expect(await seedDemoOrders(deps, { numberPrefix: "SF" }, { orders: 4_321 })).toEqual({ orders: 4_321, seed: 1234 });
+    expect(await seedDemoOrders(deps, { numberPrefix: "SF" }, { orders: 4_321 })).toEqual({ orders: 4_321, seed: 1234, found: 0 });
     expect(deps.state.orders.size).toBe(4_321);
     expect([...deps.state.products.values()].map((p) => p.inventory)).toEqual(products.map((p) => p.inventory));
     const report = await getSalesReport(deps, { timeZone: "America/Chicago" }, SYSTEM_ACTOR, { from: "2025-11-22", to: "2026-11-22", interval: "week" });
@@ -93,6 +94,26 @@ describe("seedDemoOrders", () => {
       message: "The demo orders of seed 9 are there already: give another --seed",
     });
     expect(deps.state.orders.size).toBe(50);
+  });
+
+  test("a run stopped midway (killed after its first batch): the same seed again adds the rest, then is all there (found by an attack)", async () => {
+    const deps = await aShop();
+    let imports = 0;
+    const dying = uowWith(deps, (tx) => ({
+      sales: {
+        ...tx.sales,
+        importHistory: (batch: Parameters<typeof tx.sales.importHistory>[0]) =>
+          ++imports === 2 ? Promise.reject(new Error("killed")) : tx.sales.importHistory(batch),
+      },
+    }));
+    expect(await seedDemoOrders({ ...deps, uow: dying }, { numberPrefix: "SF" }, { orders: 4_321, seed: 9 }).catch((e: Error) => e.message)).toBe("killed");
+    expect(deps.state.orders.size).toBe(2_000);
+    expect(await seedDemoOrders(deps, { numberPrefix: "SF" }, { orders: 4_321, seed: 9 })).toEqual({ orders: 2_321, seed: 9, found: 2_000 });
+    expect(deps.state.orders.size).toBe(4_321);
+    expect((await domainErrorOf(seedDemoOrders(deps, { numberPrefix: "SF" }, { orders: 4_321, seed: 9 }))).message).toBe(
+      "The demo orders of seed 9 are there already: give another --seed",
+    );
+    expect(deps.state.orders.size).toBe(4_321);
   });
 
   test("refused: a count out of range, a seed out of range, nothing on sale", async () => {

@@ -14,8 +14,11 @@ export interface DemoOrdersRequest {
 }
 
 export interface DemoOrdersResult {
+  /** Orders added by this run. */
   orders: number;
   seed: number;
+  /** Orders of the seed found there already, left by a run stopped midway (0 for a new seed). */
+  found: number;
 }
 
 const invalid = (path: string, message: string) => new DomainError("invalid_input", "Invalid request", { issues: [{ path, message }] });
@@ -30,8 +33,10 @@ export function checkDemoOrdersRequest(request: DemoOrdersRequest): void {
 
 /**
  * Adds a year of demo order history (`db:seed --orders N`) over the products on sale, a batch of
- * orders a transaction. Orders whose number is taken are made up for by more; a batch that lands
- * not one order means this seed's history is there already.
+ * orders a transaction. Orders whose number is taken are made up for by more. A batch that lands
+ * not one order is this seed's, there already: a run of the seed stopped midway (killed) left the
+ * batches it had committed, and the same seed again adds the rest (found by an attack: it refused,
+ * saying the whole seed was there). A seed all there is refused.
  */
 export async function seedDemoOrders(
   deps: Pick<Deps, "uow" | "clock" | "random">,
@@ -43,11 +48,13 @@ export async function seedDemoOrders(
   const { items: products } = await deps.uow.read((db) => db.products.list({ sort: "newest", page: 1, limit: MAX_PAGE_SIZE }));
   if (products.length === 0) throw new DomainError("invalid_input", "There is nothing on sale to order: add products (db:seed adds the demo catalog)");
   const history = demoOrders({ orders: request.orders, seed, now: deps.clock.now(), numberPrefix: settings.numberPrefix, products });
+  let added = 0;
   for (let written = 0; written < request.orders; ) {
-    const batch = history.next(Math.min(BATCH, request.orders - written));
-    const landed = await deps.uow.transaction((tx) => tx.sales.importHistory(batch));
-    if (landed === 0) throw new DomainError("invalid_input", `The demo orders of seed ${seed} are there already: give another --seed`, { seed });
-    written += landed;
+    const size = Math.min(BATCH, request.orders - written);
+    const landed = await deps.uow.transaction((tx) => tx.sales.importHistory(history.next(size)));
+    written += landed === 0 ? size : landed;
+    added += landed;
   }
-  return { orders: request.orders, seed };
+  if (added === 0) throw new DomainError("invalid_input", `The demo orders of seed ${seed} are there already: give another --seed`, { seed });
+  return { orders: added, seed, found: request.orders - added };
 }
