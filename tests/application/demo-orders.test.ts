@@ -108,8 +108,12 @@ describe("seedDemoOrders", () => {
     }));
     expect(await seedDemoOrders({ ...deps, uow: dying }, { numberPrefix: "SF" }, { orders: 4_321, seed: 9 }).catch((e: Error) => e.message)).toBe("killed");
     expect(deps.state.orders.size).toBe(2_000);
+    // Run again two hours later: times are counted back from a later now (some of the first batch's
+    // orders now fall on another day, with another number), but the seed's orders keep their ids.
+    deps.clock.advance(2 * 3_600_000);
     expect(await seedDemoOrders(deps, { numberPrefix: "SF" }, { orders: 4_321, seed: 9 })).toEqual({ orders: 2_321, seed: 9, found: 2_000 });
     expect(deps.state.orders.size).toBe(4_321);
+    deps.clock.advance(2 * 3_600_000);
     expect((await domainErrorOf(seedDemoOrders(deps, { numberPrefix: "SF" }, { orders: 4_321, seed: 9 }))).message).toBe(
       "The demo orders of seed 9 are there already: give another --seed",
     );

@@ -34,9 +34,10 @@ export function checkDemoOrdersRequest(request: DemoOrdersRequest): void {
 /**
  * Adds a year of demo order history (`db:seed --orders N`) over the products on sale, a batch of
  * orders a transaction. Orders whose number is taken are made up for by more. A batch that lands
- * not one order is this seed's, there already: a run of the seed stopped midway (killed) left the
- * batches it had committed, and the same seed again adds the rest (found by an attack: it refused,
- * saying the whole seed was there). A seed all there is refused.
+ * not one order is this seed's, there already (its ids are the seed's, whatever the moment): a run
+ * of the seed stopped midway (killed) left the batches it had committed, and the same seed again
+ * adds the rest (found by an attack: it refused, saying the whole seed was there). A seed all there
+ * is refused.
  */
 export async function seedDemoOrders(
   deps: Pick<Deps, "uow" | "clock" | "random">,
