@@ -179,6 +179,33 @@ describe("the unpaid-order limit under concurrency (PostgreSQL, decisions §15)"
   });
 });
 
+test("a sign-in or password change checking the account holds back none of its other writes: an add to cart meanwhile goes through (PostgreSQL)", async () => {
+  const [sauce, another] = [aProduct(), aProduct()];
+  for (const p of [sauce, another]) await deps.repos.products.create(p);
+  const { user } = await shopperWith(sauce);
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = () => {};
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  // As sign-in and a password change do: the account locked while its password hash is compared.
+  const signInLike = deps.uow.transaction(async (tx) => {
+    expect((await tx.users.lock(user.id))?.id).toBe(user.id);
+    held();
+    await released;
+  });
+  await holding;
+  try {
+    const added = await Promise.race([
+      addToCart(deps, user.id, { productId: another.id, quantity: 1 }, NO_ORIGIN),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("the add to cart waited on the locked account")), 5_000)),
+    ]);
+    expect(added).toMatchObject({ productId: another.id });
+  } finally {
+    release();
+    await signInLike;
+  }
+});
+
 describe("cancelling an unpaid order (PostgreSQL, decisions §15)", () => {
   test("ten cancels of one order at once: one cancels it, nine are refused, and its stock comes back once", async () => {
     const sauce = aProduct({ inventory: 10 });

@@ -31,8 +31,10 @@ export function createPgUserRepository(db: Db): UserRepository {
       const row = await db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
       return row ? toUser(row) : null;
     },
+    // FOR NO KEY UPDATE, as every lock of an account's row here: FOR UPDATE would also hold back the
+    // rows that refer to it (a cart line added, an audit entry) while a password is checked.
     async lock(id) {
-      const row = await db.selectFrom("users").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
+      const row = await db.selectFrom("users").selectAll().where("id", "=", id).forNoKeyUpdate().executeTakeFirst();
       return row ? toUser(row) : null;
     },
     async lockInIdOrder(ids, alsoWithRole) {
