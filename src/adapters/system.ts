@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { customAlphabet } from "nanoid";
 import type { Clock, Ids, Random } from "../application/ports/system.ts";
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), sleep: (ms) => Bun.sleep(ms) };
 
 const firstCharacter = customAlphabet("abcdefghijklmnopqrstuvwxyz", 1);
 const rest = customAlphabet("0123456789abcdefghijklmnopqrstuvwxyz", 23);

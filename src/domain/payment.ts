@@ -15,6 +15,14 @@ export type IntentStatus = (typeof INTENT_STATUSES)[number];
 export const PAYMENT_ATTEMPT_ABANDONED_MS = 2 * 60_000;
 
 /**
+ * The pauses of a payment that finds another attempt of its order under way (decisions §4: payments
+ * of one order are serialized), each followed by a fresh look at the order: some 2 s in all, as
+ * long as the shop waits for a row's lock. Short at first, as the fake processor answers within
+ * milliseconds and Stripe within a second or two.
+ */
+export const PAYMENT_TURN_PAUSES_MS: readonly number[] = [10, 20, 40, 80, 160, 250, 250, 250, 250, 250, 250, 250];
+
+/**
  * Starts an attempt at paying an order (decisions §4): refused when it is already paid or not
  * payable (in that order), or while another attempt waits on the processor, or while checkout is
  * still making its first payment intent. An attempt abandoned by a process that died (older than

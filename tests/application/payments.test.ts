@@ -42,6 +42,13 @@ function heldProcessor(deps: MemoryDeps) {
   return { deps: { ...deps, payments } as MemoryDeps, release };
 }
 
+/** The shop's deps pausing as the shop does (in real time, where the fixed clock's pauses take none), counting the pauses. */
+function waitingTurn(deps: MemoryDeps) {
+  let pauses = 0;
+  const clock = { ...deps.clock, sleep: (ms: number) => (pauses++, Bun.sleep(ms)) };
+  return { deps: { ...deps, clock } as MemoryDeps, pauses: () => pauses };
+}
+
 describe("paying an order (decisions §4)", () => {
   test("a card that pays: CONFIRMED and PAID, success, the intent and order in the answer, audited with the caller's origin", async () => {
     const { deps, ada, placed, stored, pay, intentId } = await anOrder();
@@ -167,7 +174,37 @@ describe("paying an order (decisions §4)", () => {
     expect((await domainErrorOf(pay("pm_card_visa"))).code).toBe("order.already_paid");
   });
 
-  test("no connection waits on the processor: a second payment while the first is with it is 409, not a queue", async () => {
+  test("payments of one order are serialized: a second one while the first is with the processor waits its turn, then finds the order paid (400)", async () => {
+    const { deps, stored, pay, intentId } = await anOrder();
+    const slow = heldProcessor(deps);
+    const first = pay("pm_card_visa", undefined, slow.deps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
+    const second = waitingTurn(deps);
+    const answer = pay("pm_card_mastercard", undefined, second.deps);
+    await eventually(() => expect(second.pauses()).toBeGreaterThanOrEqual(2));
+    slow.release();
+    expect((await first).success).toBe(true);
+    expect(await domainErrorOf(answer)).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
+    expect(deps.processor.intents.get(intentId)).toMatchObject({ status: "succeeded", paymentMethodId: "pm_card_visa" });
+    expect(await stored()).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
+    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
+  });
+
+  test("a second payment that waited its turn behind a declined card makes its own attempt, and pays", async () => {
+    const { deps, stored, pay } = await anOrder();
+    const slow = heldProcessor(deps);
+    const first = pay("pm_card_chargeDeclined", undefined, slow.deps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
+    const second = waitingTurn(deps);
+    const answer = pay("pm_card_visa", undefined, second.deps);
+    await eventually(() => expect(second.pauses()).toBeGreaterThanOrEqual(2));
+    slow.release();
+    expect((await domainErrorOf(first)).code).toBe("payment.declined");
+    expect(await answer).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(await stored()).toMatchObject({ paymentAttempts: 2, paymentStartedAt: null });
+  });
+
+  test("no connection waits on the processor, and no queue forever: a second payment whose turn has not come within its wait is 409", async () => {
     const { deps, stored, pay } = await anOrder();
     const slow = heldProcessor(deps);
     const first = pay("pm_card_visa", undefined, slow.deps);

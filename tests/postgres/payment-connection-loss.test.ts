@@ -4,6 +4,7 @@ import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { payOrder } from "../../src/application/payments/pay-order.ts";
+import { systemClock } from "../../src/adapters/system.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
@@ -60,13 +61,21 @@ async function anOrder() {
   return { deps, user, placed };
 }
 
+/** The shop's clock without the pauses of a payment waiting its turn (pay-order.ts): their 2 s are not these tests' subject. */
+const unpaused = { ...systemClock, sleep: async () => {} };
+
 const MARK_STEP = ['"payment_attempts"', "xmin = "];
 const OUTCOME_STEP = ['"payment_status"', "xmin = "];
 
 test("the attempt's mark lost after it landed: not taken for this request's own (it could be another's), so 409 until housekeeping settles it; nothing confirmed", async () => {
   const { deps, user, placed } = await anOrder();
   const faulty = createPgDeps(database.db.withPlugin(losing(MARK_STEP, "after")));
-  const answer = payOrder({ ...faulty, payments: deps.payments }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin);
+  const answer = payOrder(
+    { ...faulty, payments: deps.payments, clock: unpaused },
+    user.id,
+    { orderId: placed.orderId, paymentMethodId: "pm_card_visa" },
+    origin,
+  );
   expect(await answer.catch((error) => error)).toMatchObject({ code: "payment.in_progress" });
   const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
   expect(order).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 1, paymentStartedAt: expect.any(Date) });
@@ -118,7 +127,9 @@ test("a declined outcome that landed before its answer was lost leaves alone the
   );
   const first = payOrder({ ...faulty, payments: deps.payments }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_chargeDeclined" }, origin);
   expect(await first.catch((error) => error)).toMatchObject({ code: "payment.declined" });
-  const third = await payOrder(deps, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin).catch((error) => error);
+  const third = await payOrder({ ...deps, clock: unpaused }, user.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin).catch(
+    (error) => error,
+  );
   release();
   expect(third).toMatchObject({ code: "payment.in_progress" });
   expect(await second).toMatchObject({ success: true, order: { paymentStatus: "PAID" } });

@@ -13,11 +13,12 @@ import { type MemoryState, createMemoryRepositories, createMemoryUnitOfWork, emp
 
 export type FixedClock = Clock & { set(at: Date): void; advance(ms: number): void };
 
-/** A settable clock for tests. */
+/** A settable clock for tests. Its time stands still: a pause only lets the other work waiting run first. */
 export function createFixedClock(start = new Date("2026-11-22T12:00:00Z")): FixedClock {
   let current = start;
   return {
     now: () => new Date(current),
+    sleep: () => new Promise((resolve) => setTimeout(resolve, 0)),
     set: (at) => {
       current = at;
     },

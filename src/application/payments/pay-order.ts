@@ -5,6 +5,7 @@ import {
   type AttemptMark,
   type IntentStatus,
   PAYMENT_ATTEMPT_ABANDONED_MS,
+  PAYMENT_TURN_PAUSES_MS,
   beginPaymentAttempt,
   confirmationOutcome,
   isMarkedBy,
@@ -32,9 +33,12 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 /**
  * Pays an order (decisions §4), in three steps, so no database connection waits on the processor:
  * 1. the order read: the caller's own (404 unknown, 403 another's), payable, and no other attempt
- *    waiting on the processor (409; one older than the grace time was abandoned, and is taken
- *    over); the attempt is counted and marked as started, in one statement that lands only if
- *    nothing wrote the order since it was read (else all of it again under the order's lock);
+ *    waiting on the processor (one older than the grace time was abandoned, and is taken over);
+ *    the attempt is counted and marked as started, in one statement that lands only if nothing
+ *    wrote the order since it was read (else all of it again under the order's lock). Payments of
+ *    one order are serialized: one that finds another attempt under way waits its turn, holding
+ *    no connection (inTurn), and then goes on as that one left the order: 400 paid already, or
+ *    its own attempt after a decline; 409 if the other is still with the processor after some 2 s;
  * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
  *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
  *    again;
@@ -56,7 +60,7 @@ export async function payOrder(
   origin: RequestOrigin,
   graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
 ): Promise<PaymentResult> {
-  const { order, attempt, startedAt, seen } = await startAttempt(deps, userId, request.orderId, graceMs);
+  const { order, attempt, startedAt, seen } = await inTurn(deps, () => startAttempt(deps, userId, request.orderId, graceMs));
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -110,6 +114,23 @@ export async function payOrder(
     },
     order: { id: settled.id, orderNumber: settled.orderNumber, paymentStatus: settled.paymentStatus, status: settled.status },
   };
+}
+
+/**
+ * `start` tried again after each of PAYMENT_TURN_PAUSES_MS while it finds another attempt under way
+ * (or checkout still making the order's first intent): no connection is held meanwhile, so a slow
+ * processor keeps none from the other requests. Each try reads the order afresh.
+ */
+async function inTurn<T>(deps: PayDeps, start: () => Promise<T>): Promise<T> {
+  for (const pause of PAYMENT_TURN_PAUSES_MS) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === "payment.in_progress")) throw error;
+    }
+    await deps.clock.sleep(pause);
+  }
+  return start();
 }
 
 /**

@@ -1,5 +1,7 @@
 export interface Clock {
   now(): Date;
+  /** Resolves after a pause of `ms`, holding nothing (a payment waiting its turn: pay-order.ts). */
+  sleep(ms: number): Promise<void>;
 }
 
 export interface Ids {
