@@ -47,8 +47,13 @@ export function newUser(fields: NewUser): User {
 /** E-mail addresses are compared trimmed and lowercased, everywhere. */
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
-/** The shape every account's e-mail must have (the HTTP edge checks the same with zod's stricter rule). */
+/**
+ * The shape every account's e-mail must have (the HTTP edge checks the same with zod's stricter rule):
+ * printable ASCII as given, before it is lowercased, as lowercasing makes ASCII of some other letters
+ * (the Kelvin sign U+212A becomes `k`), so a look-alike would name another's account (found by an attack).
+ */
 export function emailProblem(email: string): string | null {
+  if (!/^[\x21-\x7e]+$/.test(email.trim())) return "Invalid email address";
   const normalized = normalizeEmail(email);
   // RFC 5321: at most 64 characters before the @, 254 in all.
   const local = normalized.slice(0, normalized.lastIndexOf("@"));
@@ -69,6 +74,18 @@ export function nameProblem(name: string): string | null {
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/.test(trimmed)) return "must not contain control characters";
   if ([...trimmed].length > NAME_MAX_CHARACTERS) return `must be at most ${NAME_MAX_CHARACTERS} characters`;
   return null;
+}
+
+/**
+ * A name an identity provider gives (Apple's is posted by the browser, so anyone may write it): kept,
+ * trimmed and in NFC, only if it would pass as a name typed at registration (nameProblem, and no
+ * lone surrogate); otherwise the account gets none, which its owner may set. Never a reason to
+ * refuse the sign-in.
+ */
+export function providerName(name: string | null | undefined): string | null {
+  if (!name?.isWellFormed()) return null;
+  const trimmed = name.normalize("NFC").trim();
+  return trimmed !== "" && nameProblem(trimmed) === null ? trimmed : null;
 }
 
 export function normalizeEmail(email: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { emailProblem, nameProblem, newUser, normalizeEmail, passwordProblem } from "../../src/domain/user.ts";
+import { emailProblem, nameProblem, newUser, normalizeEmail, passwordProblem, providerName } from "../../src/domain/user.ts";
 
 const common = new Set(["password1", "iloveyou"]);
 const isCommon = (lowercased: string) => common.has(lowercased);
@@ -45,6 +45,11 @@ describe("e-mail addresses", () => {
     ["a b@c.de", "Invalid email address"],
     [`${"a".repeat(64)}@example.com`, null],
     [`${"a".repeat(65)}@example.com`, "Invalid email address"],
+    // Lowercased, these would be another's ASCII address (found by an attack): refused as given.
+    ["\u212Aate@example.com", "Invalid email address"],
+    ["ａｄａ@example.com", "Invalid email address"],
+    ["josé@example.com", "Invalid email address"],
+    ["ad\u200ba@example.com", "Invalid email address"],
   ])("emailProblem(%p) → %p", (email, problem) => expect(emailProblem(email)).toBe(problem));
 
   test.each([
@@ -58,4 +63,16 @@ describe("e-mail addresses", () => {
     ["a".repeat(100), null],
     ["a".repeat(101), "must be at most 100 characters"],
   ])("nameProblem(%p) → %p", (name, problem) => expect(nameProblem(name)).toBe(problem));
+
+  test.each([
+    [" Ann Lee ", "Ann Lee"],
+    ["Rene\u0301e", "Ren\u00e9e"],
+    ["", null],
+    [null, null],
+    ["Evil\u009b31m", null],
+    ["Two\nlines", null],
+    ["Nul\u0000", null],
+    ["Sur\ud800rogate", null],
+    ["a".repeat(101), null],
+  ])("a provider's name %p is kept as %p", (name, kept) => expect(providerName(name)).toBe(kept));
 });

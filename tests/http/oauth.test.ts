@@ -121,6 +121,39 @@ describe("OAuth sign-in", () => {
     expect(sessionCookieOf(res.headers)).toBeNull();
   });
 
+  test("Apple's posted name is kept only as a name the shop would take: anything else leaves the account nameless, and signs in all the same (found by an attack)", async () => {
+    const hostile = ["Evil\u009b31m\nInjected line", "A".repeat(3000), "Nul\u0000Name", "Sur\ud800rogate"];
+    for (const [i, firstName] of hostile.entries()) {
+      const { state, cookie } = await begin("apple");
+      stub?.restore();
+      stub = stubProviders({ [APPLE_TOKEN]: () => tokenResponse({ sub: `apple-${i}`, email: `apple${i}@example.com`, email_verified: "true" }) });
+      // As the browser posts it: the name as JSON text, its characters escaped.
+      const user = JSON.stringify({ name: { firstName, lastName: "X" } }).replace(
+        /[^\x20-\x7e]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      );
+      const res = await t.call("POST", "/api/auth/callback/apple", {
+        body: new URLSearchParams({ code: "c", state, user }).toString(),
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+      });
+      expect(res.status).toBe(302);
+      const me = await t.call("GET", "/api/users/me", { headers: { cookie: sessionCookieOf(res.headers) ?? "" } });
+      expect(me.body.data).toMatchObject({ email: `apple${i}@example.com`, name: null });
+    }
+  });
+
+  test("a provider's e-mail that only lowercases to another's address (the Kelvin sign) takes no account: 400, and the owner's password still works (found by an attack)", async () => {
+    const password = "kate's own password 1";
+    await t.call("POST", "/api/auth/register", { body: { email: "kate@victim.example", password } });
+    const { state, cookie } = await begin("google");
+    stub = stubProviders({ [GOOGLE_TOKEN]: () => tokenResponse({ sub: "g-kelvin", email: "\u212Aate@victim.example", email_verified: true }) });
+    const res = await t.call("GET", `/api/auth/callback/google?code=c&state=${state}`, { headers: { cookie } });
+    expect([res.status, res.body.error]).toEqual([400, "The email address of your account with this provider cannot be used here"]);
+    expect(sessionCookieOf(res.headers)).toBeNull();
+    expect((await t.call("POST", "/api/auth/callback/credentials", { body: { email: "kate@victim.example", password } })).status).toBe(200);
+    expect(t.deps.state.users.size).toBe(1);
+  });
+
   test("an unverified provider e-mail opens no account", async () => {
     const { state, cookie } = await begin("github");
     githubAnswers("new@example.com", false);

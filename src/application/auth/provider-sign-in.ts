@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type User, newUser, normalizeEmail } from "../../domain/user.ts";
+import { type User, emailProblem, newUser, normalizeEmail, providerName } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import type { ExternalProfile, IdentityProvider, ProviderId } from "../ports/identity.ts";
@@ -52,6 +52,10 @@ async function accountFor(
   if (!profile.email || !profile.emailVerified) {
     throw new DomainError("auth.provider_failed", "Your account with this provider has no verified email address", { provider: profile.provider });
   }
+  // Held to the rules of every account's e-mail, as given: a look-alike lowercased to another's address would take that account.
+  if (emailProblem(profile.email)) {
+    throw new DomainError("auth.provider_failed", "The email address of your account with this provider cannot be used here", { provider: profile.provider });
+  }
   const email = normalizeEmail(profile.email);
   const existing = await tx.users.findByEmail(email);
   const user = existing
@@ -59,7 +63,7 @@ async function accountFor(
     : newUser({
         id: deps.ids.next(),
         email,
-        name: profile.name,
+        name: providerName(profile.name),
         passwordHash: null,
         role: "CUSTOMER",
         image: profile.image,
