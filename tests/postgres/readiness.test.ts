@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import { Migrator } from "kysely/migration";
-import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+import { migrateToLatest, pendingMigrations } from "../../src/adapters/db/migrate.ts";
 import { migrationProvider } from "../../src/adapters/db/migrations/index.ts";
 import { PROBE_WAIT_MS, createPgProbe } from "../../src/adapters/db/store.ts";
+import type { Database } from "../../src/adapters/db/tables.ts";
 import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -37,4 +39,24 @@ test("a database behind this code's migrations is not ready (503, naming them), 
   const ready = await t.call("GET", "/api/health/ready");
   expect(ready.status).toBe(200);
   expect(ready.body).toMatchObject({ status: "ready", migrations: { current: true, pending: [] } });
+}, 30_000);
+
+test("readiness reads which migrations ran in one statement, not the catalog, on a database never migrated too (found by an attack: a flood of probes slowed every request)", async () => {
+  const fresh = await createTestDatabase({ migrate: false });
+  const ran: CompiledQuery[] = [];
+  const spy = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: poolOn(fresh, 1) }),
+    log: (event) => void (event.level === "query" && ran.push(event.query)),
+  });
+  try {
+    const names = Object.keys(await migrationProvider.getMigrations()).sort();
+    expect(await pendingMigrations(spy)).toEqual(names);
+    await migrateToLatest(fresh.db);
+    ran.length = 0;
+    expect(await pendingMigrations(spy)).toEqual([]);
+    expect(ran.map((query) => query.sql)).toEqual(["select name from kysely_migration"]);
+  } finally {
+    await spy.destroy();
+    await fresh.drop();
+  }
 }, 30_000);
