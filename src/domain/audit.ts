@@ -40,6 +40,12 @@ export interface RequestOrigin {
 
 export const NO_ORIGIN: RequestOrigin = { ipAddress: null, userAgent: null };
 
+/**
+ * How much of a caller's User-Agent an audit entry keeps: a browser's is some 150 characters. The
+ * header may be some 15 KB, which every entry of a flood kept for good (found by an attack).
+ */
+export const USER_AGENT_KEPT_CHARACTERS = 512;
+
 export interface AuditEntry extends RequestOrigin {
   id: string;
   userId: string | null;

@@ -259,4 +259,11 @@ describe("audit of cart changes", () => {
     // Through app.handle there is no socket, so an untrusted header leaves the address unknown.
     expect(entries).toEqual([expect.objectContaining({ userId: someone.id, ipAddress: null })]);
   });
+
+  test("keeps the first 512 characters of a caller's User-Agent, however long the header (found by an attack: 15 KB an entry, kept for good)", async () => {
+    const agent = `StorefrontWeb/2 ${"x".repeat(15_000)}`;
+    await add(habanero.id, 1, { ...me.headers, "user-agent": agent } as typeof me.headers);
+    const [entry] = await t.deps.repos.audit.list({ action: "cart.add" });
+    expect(entry?.userAgent).toBe(agent.slice(0, 512));
+  });
 });

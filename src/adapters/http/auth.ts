@@ -1,5 +1,5 @@
 import { type Context, Elysia } from "elysia";
-import type { RequestOrigin } from "../../domain/audit.ts";
+import { type RequestOrigin, USER_AGENT_KEPT_CHARACTERS } from "../../domain/audit.ts";
 import { DomainError, unauthenticated } from "../../domain/errors.ts";
 import { type AccessRule, PRESET_RULES, allows } from "../../domain/permissions.ts";
 import { SESSION_LIFETIME_SECONDS } from "../../domain/session.ts";
@@ -27,7 +27,10 @@ const SESSION_REQUIRED: Record<string, string[]>[] = [{ session: [] }, { bearer:
 const SESSION_OPTIONAL: Record<string, string[]>[] = [{}, ...SESSION_REQUIRED];
 
 /** Where a request came from, for the audit entries it writes: the client's address (as the proxy settings read it) and user agent. */
-export const originOf = (request: Request): RequestOrigin => ({ ipAddress: requestInfo(request)?.ip ?? null, userAgent: request.headers.get("user-agent") });
+export const originOf = (request: Request): RequestOrigin => ({
+  ipAddress: requestInfo(request)?.ip ?? null,
+  userAgent: request.headers.get("user-agent")?.slice(0, USER_AGENT_KEPT_CHARACTERS) ?? null,
+});
 
 /** The session token a request carries, as Bearer or in the session cookie; Bearer wins. */
 function tokenOf(request: Request, cookieName: string): { token: string; bearer: boolean } | null {
