@@ -157,6 +157,7 @@ describe("GET /api/admin/orders/:id (orders:read)", () => {
       ["order.create", "2026-10-01T10:00:00.000Z"],
       ["payment.succeeded", "2026-10-01T10:05:00.000Z"],
     ]);
+    expect(res.body.data.historyTotal).toBe(2);
     // The moves the status table allows from CONFIRMED, each with what it asks: ending this paid order refunds it.
     expect(res.body.data.moves).toEqual([
       { status: "PROCESSING", permissions: ["orders:write"], refunds: false, needsTrackingNumber: false },
@@ -165,6 +166,29 @@ describe("GET /api/admin/orders/:id (orders:read)", () => {
     ]);
     expect((await get("/api/admin/orders/z12345678901234567890123")).body).toEqual({ success: false, data: null, error: "Order not found" });
     expect((await get("/api/admin/orders/not-an-id")).status).toBe(400);
+  });
+
+  test("an order with thousands of entries (a customer trying card after card) shows its latest 100, oldest first, and how many in all (found by an attack: 92 MB)", async () => {
+    const ada = await aCustomer();
+    const order = await anOrder(ada, { at: "2026-10-01T10:00:00Z" });
+    const start = Date.parse("2026-10-01T10:00:00Z");
+    for (let i = 0; i < 2_000; i++) {
+      await t.deps.repos.audit.record({
+        id: cuid2Ids.next(),
+        userId: ada.id,
+        action: i === 0 ? "order.create" : "payment.failed",
+        entityType: "order",
+        entityId: order.id,
+        changes: { attempt: i },
+        ipAddress: null,
+        userAgent: null,
+        createdAt: new Date(start + i * 1_000),
+      });
+    }
+    const res = await get(`/api/admin/orders/${order.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.historyTotal).toBe(2_000);
+    expect(res.body.data.history.map((e: { changes: { attempt: number } }) => e.changes.attempt)).toEqual(Array.from({ length: 100 }, (_, i) => 1_900 + i));
   });
 });
 

@@ -488,3 +488,34 @@ test("a refund the processor does not make yet: the move stands, and the page sa
   });
   expect(blocked).toEqual([]);
 }, 20_000);
+
+test("an order with more history than its page shows says how much more, and its link opens the audit log on that order (found by an attack)", async () => {
+  const order = await aPaidOrder("Ghost Pepper Inferno");
+  const at = Date.now();
+  for (let i = 0; i < 120; i++) {
+    await shop.deps.repos.audit.record({
+      id: `declined-${order.orderId}-${i}`,
+      userId: shopper.id,
+      action: "payment.failed",
+      entityType: "order",
+      entityId: order.orderId,
+      changes: { attempt: i },
+      ipAddress: null,
+      userAgent: null,
+      createdAt: new Date(at + i),
+    });
+  }
+  const { historyTotal } = (await shop.call("GET", `/api/admin/orders/${order.orderId}`, { headers: admin.headers })).body.data;
+  expect(historyTotal).toBeGreaterThan(120);
+  const [name, value] = admin.cookie.split("=") as [string, string];
+  await page.setCookie({ name, value, url: origin });
+  await page.goto(`${origin}/admin/orders/${order.orderId}`);
+  await shows(`The latest 100 of ${historyTotal} entries: every one in the audit log.`);
+  expect(await page.$$eval("ol.history > li", (items) => items.length)).toBe(100);
+  await click("link", "every one in the audit log");
+  const entity = await find("field", "Entity id");
+  expect(await entity.evaluate((field) => (field as HTMLInputElement).value)).toBe(order.orderId);
+  await shows(`order ${order.orderId}`);
+  await page.deleteCookie({ name, url: origin });
+  expect(blocked).toEqual([]);
+}, 20_000);

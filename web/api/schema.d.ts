@@ -67,7 +67,7 @@ export interface paths {
         };
         /**
          * One order with its customer, its payment facts (provider, intent, attempts, paid reference, refunds due or made) and its history (orders:read)
-         * @description history: the audit entries about the order (order, payment and webhook actions), oldest first.
+         * @description history: the latest 100 audit entries about the order (order, payment and webhook actions), oldest first; historyTotal: how many it has in all (GET /api/admin/audit?entityId= has every one).
          */
         get: operations["getApiAdminOrdersById"];
         put?: never;
@@ -1004,8 +1004,10 @@ export interface components {
             customerNotes: string | null;
             /** @description US dollars, at most 2 decimals */
             discountAmount: number;
-            /** @description the audit entries about the order, oldest first */
+            /** @description the latest 100 audit entries about the order, oldest first */
             history: components["schemas"]["OrderHistoryEntry"][];
+            /** @description how many entries the order has in all; the audit log (GET /api/admin/audit, entityId) has every one */
+            historyTotal: number;
             id: string;
             /** @description distinct lines, as the cart counts them */
             itemCount: number;

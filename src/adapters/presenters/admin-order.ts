@@ -4,7 +4,7 @@ import { toDollars } from "../../domain/money.ts";
 import { ORDER_STATUSES, movesOf } from "../../domain/order.ts";
 import { PERMISSIONS } from "../../domain/permissions.ts";
 import type { RefundRecord } from "../../domain/refund.ts";
-import type { OrderDetail } from "../../application/admin/order-detail.ts";
+import { ORDER_HISTORY_SHOWN, type OrderDetail } from "../../application/admin/order-detail.ts";
 import type { QueuedOrder } from "../../application/ports/orders.ts";
 import { orderSchema, presentOrder } from "./order.ts";
 import { money, timestamp } from "./shapes.ts";
@@ -68,7 +68,8 @@ const moveSchema = z
 export const adminOrderDetailSchema = adminOrderSchema
   .extend({
     payment: paymentSchema,
-    history: z.array(historyEntrySchema).describe("the audit entries about the order, oldest first"),
+    history: z.array(historyEntrySchema).describe(`the latest ${ORDER_HISTORY_SHOWN} audit entries about the order, oldest first`),
+    historyTotal: z.int().describe("how many entries the order has in all; the audit log (GET /api/admin/audit, entityId) has every one"),
     moves: z
       .array(moveSchema)
       .describe("the moves the status table allows from the order's status (PUT /api/orders/{id}/status), whoever asks; none once it has ended"),
@@ -101,7 +102,7 @@ const presentEntry = (e: AuditEntry): z.infer<typeof historyEntrySchema> => ({
   createdAt: e.createdAt.toISOString(),
 });
 
-export function presentOrderDetail({ order, refunds, history }: OrderDetail): z.infer<typeof adminOrderDetailSchema> {
+export function presentOrderDetail({ order, refunds, history, historyTotal }: OrderDetail): z.infer<typeof adminOrderDetailSchema> {
   return {
     ...presentAdminOrder(order),
     payment: {
@@ -113,6 +114,7 @@ export function presentOrderDetail({ order, refunds, history }: OrderDetail): z.
       refunds: refunds.map(presentRefund),
     },
     history: history.map(presentEntry),
+    historyTotal,
     moves: movesOf(order),
   };
 }

@@ -11,11 +11,18 @@ export interface OrderDetail {
   order: QueuedOrder;
   /** Due or made, oldest first. */
   refunds: RefundRecord[];
-  /** The audit entries about it (order, payment and webhook actions), oldest first. */
+  /** The latest ORDER_HISTORY_SHOWN audit entries about it (order, payment and webhook actions), oldest first. */
   history: AuditEntry[];
+  /** How many entries it has in all: the audit log (GET /api/admin/audit) pages through every one. */
+  historyTotal: number;
 }
 
-const HISTORY_ACTIONS = /^(order|payment|webhook)\./;
+/**
+ * How much of an order's history its page shows: the latest entries. Nothing else bounds it, as a
+ * customer may try card after card: 6,000 declines made one order's answer 92 MB, and eight staff
+ * looking at it at once took the server from 130 MB to 1.6 GB (found by an attack).
+ */
+export const ORDER_HISTORY_SHOWN = 100;
 
 /** One order for the back office (GET /api/admin/orders/:id). */
 export async function getOrderDetail(deps: Pick<Deps, "uow">, actor: Actor, id: string): Promise<OrderDetail> {
@@ -23,17 +30,19 @@ export async function getOrderDetail(deps: Pick<Deps, "uow">, actor: Actor, id: 
   return deps.uow.read(async (db) => {
     const order = await db.orders.findById(id);
     if (!order) throw new DomainError("order.not_found", "Order not found");
-    const [customer, refunds, entries] = await Promise.all([
+    // Every entry about one order is an order, payment or webhook action (an export's names no order).
+    const [customer, refunds, latest] = await Promise.all([
       db.users.findById(order.userId),
       db.refunds.listOfOrder(id),
-      db.audit.list({ entityType: "order", entityId: id }),
+      db.audit.listPage({ entityType: "order", entityId: id }, { page: 1, limit: ORDER_HISTORY_SHOWN }),
     ]);
     // An account with orders cannot be deleted (orders reference it), so it is there.
     if (!customer) throw new Error(`order ${id} has no customer ${order.userId}`);
     return {
       order: { ...order, customer: { id: customer.id, email: customer.email, name: customer.name } },
       refunds,
-      history: entries.filter((entry) => HISTORY_ACTIONS.test(entry.action)).reverse(),
+      history: latest.items.reverse(),
+      historyTotal: latest.total,
     };
   });
 }

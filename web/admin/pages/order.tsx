@@ -112,7 +112,7 @@ export function OrderPage({ id }: { id: string }) {
         </table>
       </TableWrap>
       <Payment payment={order.payment} />
-      <History history={order.history} />
+      <History id={order.id} history={order.history} total={order.historyTotal} />
     </section>
   );
 }
@@ -323,10 +323,24 @@ export function Changes({ changes }: { changes: Record<string, unknown> }) {
   );
 }
 
-function History({ history }: { history: Order["history"] }) {
+/** The order's latest entries; when it has more, how many, and where the audit log lists every one (for whoever may read it). */
+function History({ id, history, total }: { id: string; history: Order["history"]; total: number }) {
+  const session = useSession();
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
+      {total > history.length && (
+        <p>
+          The latest {history.length} of {total} entries
+          {session.can("settings:read") ? (
+            <>
+              {": "}
+              <a href={`/admin/audit?${new URLSearchParams({ entityType: "order", entityId: id })}`}>every one in the audit log</a>
+            </>
+          ) : null}
+          .
+        </p>
+      )}
       {history.length === 0 ? (
         <p>Nothing recorded yet.</p>
       ) : (

@@ -89,7 +89,8 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, lo
         detail: {
           summary:
             "One order with its customer, its payment facts (provider, intent, attempts, paid reference, refunds due or made) and its history (orders:read)",
-          description: "history: the audit entries about the order (order, payment and webhook actions), oldest first.",
+          description:
+            "history: the latest 100 audit entries about the order (order, payment and webhook actions), oldest first; historyTotal: how many it has in all (GET /api/admin/audit?entityId= has every one).",
         },
       },
     );
