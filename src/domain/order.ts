@@ -147,11 +147,18 @@ export const MAX_ORDER_TOTAL: Cents = 99_999_999;
 const TRACKING_NUMBER = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u;
 
 /**
- * The tracking number a move sets: SHIPPED needs one (trimmed, 1 to 100 printable characters) and
- * no other move takes one, so the number given when the order shipped is never overwritten. It is
- * taken in Unicode's compatibility form (NFKC): fullwidth `１Ｚ` is the carrier's `1Z`, as the
- * carrier's tracking webhook names it. An invisible character is refused, not dropped: pasted
- * with the number, it would keep the carrier's updates from finding the order.
+ * A tracking number as carriers write it in their systems (and their webhooks): in Unicode's
+ * compatibility form (NFKC: fullwidth `１Ｚ` is `1Z`), without spaces, in capitals. A label prints
+ * `1Z 999 AA1 01 2345 6784`, and a person may type `1z999…`: kept as typed, neither was ever found
+ * by the carrier's `1Z999AA10123456784` (found by an attack).
+ */
+export const trackingKey = (text: string): string => text.normalize("NFKC").replace(/\s+/gu, "").toUpperCase();
+
+/**
+ * The tracking number a move sets: SHIPPED needs one (1 to 100 printable characters) and no other
+ * move takes one, so the number given when the order shipped is never overwritten. It is kept as
+ * carriers write it (trackingKey). An invisible character is refused, not dropped: pasted with the
+ * number, it would keep the carrier's updates from finding the order.
  */
 export function trackingNumberFor(to: OrderStatus, given: string | null | undefined): string | null {
   const value = given?.normalize("NFKC").trim() || null;
@@ -163,7 +170,7 @@ export function trackingNumberFor(to: OrderStatus, given: string | null | undefi
   if (!TRACKING_NUMBER.test(value)) {
     throw new DomainError("invalid_input", "Invalid request", { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] });
   }
-  return value;
+  return trackingKey(value);
 }
 
 /** Goods that never left come back to stock: an order cancelled or refunded before it shipped. */

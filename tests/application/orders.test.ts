@@ -10,6 +10,7 @@ import { makeUseCases } from "../../src/application/use-cases.ts";
 import { getOrder, listOrders } from "../../src/application/orders/read-orders.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
+import { trackingNumberFor } from "../../src/domain/order.ts";
 import { DomainError, databaseBusy, databaseUnavailable } from "../../src/domain/errors.ts";
 import { finishStrandedCheckouts } from "../../src/application/orders/finish-stranded-checkouts.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/domain/permissions.ts";
@@ -724,7 +725,9 @@ describe("changing an order's status", () => {
         details: { issues: [{ path: "trackingNumber", message: "must be 1 to 100 printable characters" }] },
       });
     }
-    // Fullwidth is the carrier's own: １Ｚ９９９ is 1Z999, as its webhook will name it.
+    // Kept as the carrier writes it, as its webhook will name it: fullwidth １Ｚ９９９ is 1Z999; a
+    // label's spaces go, and small letters are capitals (found by an attack).
+    expect(trackingNumberFor("SHIPPED", " 1z 999 aa1 01 2345\u00a06784 ")).toBe("1Z999AA10123456784");
     expect(await move("SHIPPED", staff, " \uff11\uff3a\uff19\uff19\uff19 ")).toMatchObject({ trackingNumber: "1Z999" });
     expect(await domainErrorOf(move("DELIVERED", staff, "CHANGED"))).toMatchObject({ code: "order.tracking_not_allowed" });
     expect(await move("DELIVERED")).toMatchObject({ status: "DELIVERED", trackingNumber: "1Z999" });

@@ -189,6 +189,22 @@ describe("EasyPost", () => {
     );
   });
 
+  test("a tracking number typed as the label prints it, or in small letters, is found by the carrier's own (found by an attack)", async () => {
+    const staff = await signedInAs(t, "STAFF", "staff@example.com");
+    const shipped = [];
+    for (const typed of ["1Z 999 AA1 01 2345 6784", "1z999aa10123456785"]) {
+      const { orderId, order } = await anOrder();
+      await t.deps.repos.orders.update(orderId, { status: "PROCESSING", paymentStatus: "PAID", updatedAt: new Date() });
+      const move = await t.call("PUT", `/api/orders/${orderId}/status`, { body: { status: "SHIPPED", trackingNumber: typed }, headers: staff.headers });
+      expect(move.status).toBe(200);
+      shipped.push({ order, trackingNumber: move.body.trackingNumber });
+    }
+    expect(shipped.map((s) => s.trackingNumber)).toEqual(["1Z999AA10123456784", "1Z999AA10123456785"]);
+    for (const code of ["1Z999AA10123456784", "1z999aa10123456785"])
+      expect((await deliver("easypost", signedByEasyPost(tracker(code, "delivered"), EASYPOST_SECRET))).status).toBe(200);
+    for (const { order } of shipped) expect((await order()).status).toBe("DELIVERED");
+  });
+
   test("orders sent in one parcel share its tracking number: delivered moves each of them, with an audit entry each", async () => {
     const [first, second] = [await anOrder(), await anOrder()];
     for (const { orderId } of [first, second])

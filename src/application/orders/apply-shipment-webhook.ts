@@ -1,4 +1,4 @@
-import { type OrderStatus, transition } from "../../domain/order.ts";
+import { type OrderStatus, trackingKey, transition } from "../../domain/order.ts";
 import { recordAudit } from "../audit.ts";
 import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
@@ -18,7 +18,8 @@ export async function applyShipmentWebhook(
   meaning: Extract<WebhookMeaning, { kind: "shipment" }>,
 ): Promise<Applied> {
   const said = { trackingCode: meaning.trackingCode, carrierStatus: meaning.status };
-  const ids = await tx.orders.idsOfTrackingNumber(meaning.trackingCode);
+  // As the shop keeps its numbers, whatever the carrier's spacing or case.
+  const ids = await tx.orders.idsOfTrackingNumber(trackingKey(meaning.trackingCode));
   if (ids.length === 0) {
     await recordAudit(tx, deps, { ...webhookAudit(event, { ...said, found: false }), entityType: "webhook", entityId: null });
     return { outcome: "not_found" };

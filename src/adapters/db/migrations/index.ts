@@ -22,6 +22,7 @@ import * as m0020 from "./0020_order_units.ts";
 import * as m0021 from "./0021_sales_periods.ts";
 import * as m0022 from "./0022_product_rows_kept.ts";
 import * as m0023 from "./0023_fake_processor_events.ts";
+import * as m0024 from "./0024_tracking_numbers_as_carriers_write_them.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "0021_sales_periods": m0021,
   "0022_product_rows_kept": m0022,
   "0023_fake_processor_events": m0023,
+  "0024_tracking_numbers_as_carriers_write_them": m0024,
 };
 
 export const migrationProvider: MigrationProvider = {
