@@ -38,7 +38,7 @@ export function countsAsSpent(order: Pick<Order, "status" | "paymentStatus">): b
 
 /** The filter rules as the in-memory adapter applies them; PostgreSQL's are its SQL, held to the same results by the contract. */
 export function matchesAccountFilter(account: Pick<User, "email" | "name" | "role">, filter: AccountFilter): boolean {
-  const q = filter.q?.toLowerCase();
+  const q = filter.q?.normalize("NFC").toLowerCase();
   const inText = q === undefined || account.email.toLowerCase().includes(q) || (account.name?.toLowerCase().includes(q) ?? false);
   return inText && (filter.role === undefined || account.role === filter.role);
 }

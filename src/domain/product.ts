@@ -48,7 +48,7 @@ export interface ProductQuery extends PageRequest {
 
 /** The catalog's filter rules, as the in-memory repository applies them; PostgreSQL's are its own SQL, and the ProductRepository contract suite holds both to the same results. */
 export function matchesProductQuery(product: Product, query: ProductQuery): boolean {
-  const search = query.search?.toLowerCase();
+  const search = query.search?.normalize("NFC").toLowerCase();
   return (
     product.isActive &&
     (search === undefined || product.name.toLowerCase().includes(search) || product.description.toLowerCase().includes(search)) &&

@@ -29,12 +29,12 @@ export interface NewUser {
   at: Date;
 }
 
-/** A new account: e-mail normalized, an empty name treated as none. */
+/** A new account: e-mail normalized, the name in Unicode's composed form (NFC), an empty one treated as none. */
 export function newUser(fields: NewUser): User {
   return {
     id: fields.id,
     email: normalizeEmail(fields.email),
-    name: fields.name?.trim() || null,
+    name: fields.name?.normalize("NFC").trim() || null,
     passwordHash: fields.passwordHash,
     role: fields.role,
     image: fields.image ?? null,

@@ -2,9 +2,12 @@ import { databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, "\\$&");
 
-/** A LIKE pattern that matches the text anywhere, with the user's own % and _ taken literally. */
+/**
+ * A LIKE pattern that matches the text anywhere, with the user's own % and _ taken literally; in
+ * Unicode's composed form (NFC), as the shop keeps names and descriptions.
+ */
 export function containsPattern(text: string): string {
-  return `%${escapeLike(text)}%`;
+  return `%${escapeLike(text.normalize("NFC"))}%`;
 }
 
 export function startsWithPattern(text: string): string {

@@ -12,12 +12,15 @@ export { money, timestamp } from "../presenters/shapes.ts";
 
 /**
  * A name shown on one line (a product's, a person's), trimmed, up to `max` characters: a line break
- * in one splits the line a report or a list prints it on (found by an attack).
+ * in one splits the line a report or a list prints it on (found by an attack). Kept in Unicode's
+ * composed form (NFC), as searches are made: `Rene\u0301e` typed on one keyboard is the `Renée`
+ * another searches for (found by an attack).
  */
 export const oneLineName = (max: number) =>
   z
     .string()
     .trim()
+    .normalize("NFC")
     .max(max)
     .regex(/^[^\r\n\u2028\u2029]*$/, "must be one line");
 

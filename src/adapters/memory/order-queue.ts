@@ -12,6 +12,6 @@ export function inQueue(order: Order, customer: User | undefined, f: OrderQueueF
   if (f.to && order.createdAt >= f.to) return false;
   if (f.customerId && order.userId !== f.customerId) return false;
   if (f.q === undefined) return true;
-  const q = f.q.toLowerCase();
+  const q = f.q.normalize("NFC").toLowerCase();
   return contains(order.orderNumber, q) || contains(customer?.email, q) || contains(customer?.name, q);
 }

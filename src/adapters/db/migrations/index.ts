@@ -23,6 +23,7 @@ import * as m0021 from "./0021_sales_periods.ts";
 import * as m0022 from "./0022_product_rows_kept.ts";
 import * as m0023 from "./0023_fake_processor_events.ts";
 import * as m0024 from "./0024_tracking_numbers_as_carriers_write_them.ts";
+import * as m0025 from "./0025_names_in_composed_form.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   "0022_product_rows_kept": m0022,
   "0023_fake_processor_events": m0023,
   "0024_tracking_numbers_as_carriers_write_them": m0024,
+  "0025_names_in_composed_form": m0025,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -85,7 +85,7 @@ const productFields = {
     .regex(new RegExp(SLUG_PATTERN), "must be lowercase words joined by hyphens")
     // Products are found by id or slug: a slug shaped like an id could answer for another product.
     .refine((slug) => !isCuid2(slug), "must not have the shape of a product id"),
-  description: z.string().max(5000),
+  description: z.string().normalize("NFC").max(5000),
   price: dollarsInCents,
   compareAtPrice: dollarsInCents.nullable(),
   sku: z.string().trim().min(1).max(64),
