@@ -46,6 +46,14 @@ describe("product writes (products:write)", () => {
     expect(sameSlug.body.details).toEqual({ field: "slug" });
   });
 
+  test("a SKU with an invisible character or a line break is 400: it would pass for another's, and split its CSV row (found by an attack)", async () => {
+    for (const sku of ["HAB\u200b-1", "HAB\u00ad-1", "HAB\u202e-1", "HAB\n1", "HAB 1\tX", "HAB\u2028-1"]) {
+      const res = await t.call("POST", "/api/products", { body: { ...sauce, sku }, headers: staff.headers });
+      expect([res.status, res.body.details?.issues]).toEqual([400, [{ path: "sku", message: "must be printable characters on one line" }]]);
+    }
+    expect((await t.call("POST", "/api/products", { body: { ...sauce, sku: "HAB 1-X" }, headers: staff.headers })).status).toBe(201);
+  });
+
   test.each([
     [{ ...sauce, price: 12.999 }, "price"],
     // A fraction of a cent too small to see was once stored as a free product (found by an attack).

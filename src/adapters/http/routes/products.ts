@@ -88,7 +88,14 @@ const productFields = {
   description: z.string().normalize("NFC").max(5000),
   price: dollarsInCents,
   compareAtPrice: dollarsInCents.nullable(),
-  sku: z.string().trim().min(1).max(64),
+  // Printable, on one line: an invisible character (a zero-width space) or a line break made a SKU
+  // that looked like another's, that staff could not type to find it, and that split its CSV row (found by an attack).
+  sku: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, "must be printable characters on one line"),
   featuredImage: z.url({ protocol: /^https?$/ }).max(2048),
   images: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(20),
   heatLevel: z.int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL),
