@@ -124,12 +124,19 @@ export const productComparators: Record<ProductSort, Comparator> = {
   heat_desc: (a, b) => b.heatLevel - a.heatLevel || byId(a, b),
 };
 
-/** A URL slug from a product name: "Ghost Pepper Fury!" → "ghost-pepper-fury". */
+/**
+ * Latin letters that no accent taken off makes ASCII, as they are written without their marks
+ * ("Heiße Soße" was `hei-e-so-e`; found by an attack).
+ */
+const SPELLED_OUT: Readonly<Record<string, string>> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d", ð: "d", þ: "th", ı: "i", ħ: "h" };
+
+/** A URL slug from a product name: "Ghost Pepper Fury!" → "ghost-pepper-fury", "Ærø Chili" → "aero-chili". */
 export function slugify(name: string): string {
   return name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
+    .replace(/[ßæœøłđðþıħ]/g, (letter) => SPELLED_OUT[letter]!)
     .replace(/[^a-z0-9]+/g, "-")
     .slice(0, 200)
     .replace(/^-+|-+$/g, "");

@@ -10,6 +10,11 @@ describe("slugify", () => {
     ["Scoville 1,000,000+", "scoville-1-000-000"],
     ["ＦＵＬＬ Width", "full-width"],
     ["🌶️🔥", ""],
+    ["Heiße Soße", "heisse-sosse"],
+    ["Ærø Chili", "aero-chili"],
+    ["Łódź Ostry", "lodz-ostry"],
+    ["Acı Biber", "aci-biber"],
+    ["Þórr's Œuvre", "thorr-s-oeuvre"],
   ])("%p → %p", (name, slug) => {
     expect(slugify(name)).toBe(slug);
   });

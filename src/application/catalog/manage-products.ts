@@ -22,7 +22,7 @@ export async function createProduct(deps: CatalogDeps, actor: Actor, input: NewP
   const slug = input.slug ?? slugify(input.name);
   if (slug === "") {
     throw new DomainError("invalid_input", "Invalid request", {
-      issues: [{ path: "slug", message: "is required: the name has no letters or digits to derive it from" }],
+      issues: [{ path: "slug", message: "is required: the name has no Latin letters or digits to derive it from" }],
     });
   }
   const now = deps.clock.now();
