@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 const usd = (dollars: number) => dollars.toLocaleString("en-US", { style: "currency", currency: "USD" });
-const textOf = (page: Page, selector: string) => page.$eval(selector, (element) => element.textContent?.trim() ?? "");
+/** The text of what the selector finds, once the page shows it: the pay page draws its sums when the order has been read. */
+const textOf = async (page: Page, selector: string) => (await page.waitForSelector(selector))!.evaluate((element) => element.textContent?.trim() ?? "");
 
 async function newPage(): Promise<Page> {
   const opened = await pageOnlyFor(browser, shop.origin);
