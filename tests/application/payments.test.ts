@@ -204,6 +204,21 @@ describe("paying an order (decisions §4)", () => {
     expect(await stored()).toMatchObject({ paymentAttempts: 2, paymentStartedAt: null });
   });
 
+  test("a second payment that waited its turn behind a 3-D Secure challenge is 409: the challenge is the customer's to finish, and a second confirmation would start it again (found by a review)", async () => {
+    const { deps, stored, pay } = await anOrder();
+    const slow = heldProcessor(deps);
+    const first = pay("pm_card_threeDSecure2Required", undefined, slow.deps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
+    const second = waitingTurn(deps);
+    const answer = pay("pm_card_threeDSecure2Required", undefined, second.deps);
+    await eventually(() => expect(second.pauses()).toBeGreaterThanOrEqual(2));
+    slow.release();
+    expect(await first).toMatchObject({ success: false, paymentIntent: { status: "requires_action" } });
+    expect(await domainErrorOf(answer)).toMatchObject({ code: "payment.in_progress" });
+    expect(await stored()).toMatchObject({ paymentStatus: "PENDING", paymentAttempts: 1, paymentStartedAt: null });
+    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.requires_action" })).toHaveLength(1);
+  });
+
   test("no connection waits on the processor, and no queue forever: a second payment whose turn has not come within its wait is 409", async () => {
     const { deps, stored, pay } = await anOrder();
     const slow = heldProcessor(deps);
