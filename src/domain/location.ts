@@ -65,7 +65,7 @@ export function boundingBox(center: GeoPoint, radiusMiles: number) {
 }
 
 export function matchesLocationQuery(location: Location, query: LocationQuery): boolean {
-  const q = query.q?.toLowerCase();
+  const q = query.q?.normalize("NFC").toLowerCase();
   return (
     (query.state === undefined || location.state === query.state) &&
     (q === undefined || location.name.toLowerCase().includes(q) || location.city.toLowerCase().includes(q) || location.postalCode.startsWith(q))

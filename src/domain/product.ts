@@ -69,7 +69,7 @@ export interface AdminProductQuery extends PageRequest {
 
 /** The back office's filters, as the in-memory repository applies them (the contract suite holds PostgreSQL's SQL to the same). */
 export function matchesAdminProductQuery(product: Product, query: AdminProductQuery): boolean {
-  const q = query.q?.toLowerCase();
+  const q = query.q?.normalize("NFC").toLowerCase();
   return (
     (q === undefined || product.name.toLowerCase().includes(q) || product.sku.toLowerCase().includes(q)) &&
     (query.isActive === undefined || product.isActive === query.isActive) &&

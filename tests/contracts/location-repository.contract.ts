@@ -29,6 +29,9 @@ export function locationRepositoryContract(target: () => ContractTarget) {
       expect(await names({ q: "dallas" })).toEqual(["Big D Sauces"]);
       expect(await names({ q: "787" })).toEqual(["Downtown Pepper Co"]);
       expect(await names({ state: "TX", q: "heat" })).toEqual(["round rock heat"]);
+      // A composed city (as the shop keeps it) found by its decomposed spelling.
+      await repo().create(aLocation({ name: "Chile Shed", city: "Española", state: "NM", postalCode: "87532" }));
+      expect(await names({ q: "Española".normalize("NFD") })).toEqual(["Chile Shed"]);
       expect(await repo().findByNameAndPostalCode("Mile High Heat", "80202")).toEqual(shops.denver);
     });
 

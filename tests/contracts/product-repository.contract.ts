@@ -47,6 +47,14 @@ export function productRepositoryContract(target: () => ContractTarget) {
       expect(await names("_")).toEqual([]);
     });
 
+    test("search finds a composed name (NFC, as the shop keeps names) by its decomposed spelling too", async () => {
+      await repo().create(aProduct({ name: "Crème Brûlée Heat", description: "Smoky." }));
+      for (const search of ["crème", "brûlée".normalize("NFD")]) {
+        expect((await repo().list({ ...everything, search, sort: "name_asc" })).items.map((p) => p.name)).toEqual(["Crème Brûlée Heat"]);
+      }
+      expect((await repo().listForAdmin({ page: 1, limit: 20, q: "crème".normalize("NFD") })).items.map((p) => p.name)).toEqual(["Crème Brûlée Heat"]);
+    });
+
     test("filters by heat level and by an inclusive price range", async () => {
       await repo().create(aProduct({ name: "Mild", heatLevel: 0, price: 599 }));
       await repo().create(aProduct({ name: "Medium", heatLevel: 3, price: 1299 }));

@@ -11,7 +11,7 @@ export function containsPattern(text: string): string {
 }
 
 export function startsWithPattern(text: string): string {
-  return `${escapeLike(text)}%`;
+  return `${escapeLike(text.normalize("NFC"))}%`;
 }
 
 type Counted = { total: string | number | bigint };
