@@ -46,12 +46,16 @@ describe("product writes (products:write)", () => {
     expect(sameSlug.body.details).toEqual({ field: "slug" });
   });
 
-  test("a SKU with an invisible character or a line break is 400: it would pass for another's, and split its CSV row (found by an attack)", async () => {
+  test("a SKU with an invisible character or a line break is 400, and a look-alike is the SKU it looks like: it would pass for another's, and split its CSV row (found by an attack)", async () => {
     for (const sku of ["HAB\u200b-1", "HAB\u00ad-1", "HAB\u202e-1", "HAB\n1", "HAB 1\tX", "HAB\u2028-1"]) {
       const res = await t.call("POST", "/api/products", { body: { ...sauce, sku }, headers: staff.headers });
       expect([res.status, res.body.details?.issues]).toEqual([400, [{ path: "sku", message: "must be printable characters on one line" }]]);
     }
-    expect((await t.call("POST", "/api/products", { body: { ...sauce, sku: "HAB 1-X" }, headers: staff.headers })).status).toBe(201);
+    const spaced = await t.call("POST", "/api/products", { body: { ...sauce, sku: "HAB\u00a01-X" }, headers: staff.headers });
+    expect([spaced.status, spaced.body.data?.sku]).toEqual([201, "HAB 1-X"]);
+    // Fullwidth is the same SKU: a look-alike of one there already is refused as taken.
+    const fullwidth = await t.call("POST", "/api/products", { body: { ...sauce, name: "Other", sku: "ＨＡＢ 1-Ｘ" }, headers: staff.headers });
+    expect([fullwidth.status, fullwidth.body.error]).toEqual([409, "A product with this sku already exists"]);
   });
 
   test.each([

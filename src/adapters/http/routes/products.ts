@@ -88,11 +88,13 @@ const productFields = {
   description: z.string().normalize("NFC").max(5000),
   price: dollarsInCents,
   compareAtPrice: dollarsInCents.nullable(),
-  // Printable, on one line: an invisible character (a zero-width space) or a line break made a SKU
+  // In Unicode's compatibility form (NFKC: fullwidth `ＨＡＢ-1` is `HAB-1`, a no-break space a space)
+  // and printable, on one line: an invisible character (a zero-width space) or a line break made a SKU
   // that looked like another's, that staff could not type to find it, and that split its CSV row (found by an attack).
   sku: z
     .string()
     .trim()
+    .normalize("NFKC")
     .min(1)
     .max(64)
     .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, "must be printable characters on one line"),
