@@ -148,11 +148,16 @@ const TRACKING_NUMBER = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,100}$/u;
 
 /**
  * A tracking number as carriers write it in their systems (and their webhooks): in Unicode's
- * compatibility form (NFKC: fullwidth `１Ｚ` is `1Z`), without spaces, in capitals. A label prints
- * `1Z 999 AA1 01 2345 6784`, and a person may type `1z999…`: kept as typed, neither was ever found
- * by the carrier's `1Z999AA10123456784` (found by an attack).
+ * compatibility form (NFKC: fullwidth `１Ｚ` is `1Z`), without spaces, its letters a to z in
+ * capitals (only those: as migration 0024 writes them, whatever the database's locale). A label
+ * prints `1Z 999 AA1 01 2345 6784`, and a person may type `1z999…`: kept as typed, neither was ever
+ * found by the carrier's `1Z999AA10123456784` (found by an attack).
  */
-export const trackingKey = (text: string): string => text.normalize("NFKC").replace(/\s+/gu, "").toUpperCase();
+export const trackingKey = (text: string): string =>
+  text
+    .normalize("NFKC")
+    .replace(/\s+/gu, "")
+    .replace(/[a-z]/g, (letter) => letter.toUpperCase());
 
 /**
  * The tracking number a move sets: SHIPPED needs one (1 to 100 printable characters) and no other
