@@ -32,6 +32,8 @@ const invalid = (path: string, message: string) => new DomainError("invalid_inpu
 function dayOf(range: ReportRange, field: "from" | "to"): DayNumber {
   const day = parseDay(range[field]);
   if (day === null) throw invalid(field, "must be a date (YYYY-MM-DD)");
+  // As the other filters' dates: a week of year 0 began in year -1, which no period can be named (found by an attack).
+  if (range[field].startsWith("0000")) throw invalid(field, "must be within the years 1 to 9999");
   return day;
 }
 

@@ -63,6 +63,11 @@ describe("report periods in the shop's zone (decisions §12)", () => {
     expect(refusal(() => reportPeriods({ from: "2026-03-02", to: "2026-03-01", interval: "day" }, NY))).toEqual(issue("to", "must not be before from"));
     expect(refusal(() => reportPeriods({ from: "2026-02-30", to: "2026-03-01", interval: "day" }, NY))).toEqual(issue("from", "must be a date (YYYY-MM-DD)"));
     expect(refusal(() => reportPeriods({ from: "2026-03-01", to: "March 2", interval: "day" }, NY))).toEqual(issue("to", "must be a date (YYYY-MM-DD)"));
+    // A week of year 0 began in year -1, which no period could be named (found by an attack).
+    expect(refusal(() => reportPeriods({ from: "0000-01-01", to: "0000-01-03", interval: "week" }, NY))).toEqual(
+      issue("from", "must be within the years 1 to 9999"),
+    );
+    expect(reportPeriods({ from: "0001-01-01", to: "0001-01-03", interval: "week" }, "UTC").map((p) => p.period)).toEqual(["0001-01-01"]);
   });
 });
 

@@ -26,6 +26,7 @@ function probeApp() {
     .post("/echo", ({ body }) => body, { body: z.strictObject({ n: z.number().int(), tags: z.array(z.string()).optional() }) })
     .post("/form", ({ body }) => body, { body: z.object({ email: z.string(), password: z.string() }), parse: ["urlencoded", "formdata"] })
     .get("/moved", ({ redirect }) => redirect("/api/elsewhere", 302))
+    .get("/bad-answer", () => ({ period: "-000001-12" }), { response: { 200: z.object({ period: z.iso.date() }) } })
     .get("/boom", () => {
       throw new Error("connection string postgres://secret@db leaked?");
     })
@@ -71,6 +72,13 @@ describe("HTTP plumbing", () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe("Invalid request");
     expect(res.body.details.issues.map((i: any) => i.path).sort()).toEqual(["n", "tags.0"]);
+  });
+
+  test("an answer of the shop's own that breaks its schema is a 500, not a 400 blaming the request (found by an attack)", async () => {
+    const { app, lines } = probeApp();
+    const res = await call(app, "GET", "/api/bad-answer");
+    expect([res.status, res.body]).toEqual([500, { error: "Internal server error" }]);
+    expect(lines.some((line) => line.level === "error")).toBe(true);
   });
 
   test("a body over 1 MB is a 413, whether declared or streamed", async () => {

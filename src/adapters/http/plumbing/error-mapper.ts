@@ -40,6 +40,8 @@ function classify(code: string | number, error: unknown, allowed: string[]): { s
     return { status: statusOf[error.code], body: { error: error.message, details: error.details } };
   }
   if (error instanceof HttpError) return { status: error.status, body: { error: error.message, details: error.details } };
+  // An answer of the shop's own that breaks its schema is the shop's failure, not the request's (found by an attack).
+  if (error instanceof ValidationError && error.type === "response") return { status: 500, body: { error: "Internal server error" } };
   if (error instanceof ValidationError) return { status: 400, body: invalidRequest(validationIssues(error)) };
   if (code === "PARSE") return { status: 400, body: { error: "Malformed request body" } };
   if (code === "NOT_FOUND" && allowed.length > 0) {
