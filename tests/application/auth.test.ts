@@ -161,6 +161,25 @@ describe("password sign-in", () => {
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
+  test("five in any 15 minutes: failures either side of the first one's 15 minutes count together, and the lockout lasts until the oldest of five is 15 minutes old (found by an attack)", async () => {
+    const { deps } = await withAccount();
+    const guess = () => signInWithPassword(deps, { email: "ada@example.com", password: "nope nope" }, origin);
+    await expect(guess()).rejects.toMatchObject({ code: "auth.invalid_credentials" });
+    deps.clock.advance(893_000);
+    for (let i = 0; i < 4; i++) await expect(guess()).rejects.toMatchObject({ code: "auth.invalid_credentials" });
+    // The first failure's 15 minutes end: four failures are still within the last 15.
+    deps.clock.advance(10_000);
+    await expect(guess()).rejects.toMatchObject({ code: "auth.invalid_credentials" });
+    await expect(guess()).rejects.toMatchObject({ code: "auth.too_many_attempts", details: { retryAfterSeconds: 890 } });
+    deps.clock.advance(889_000);
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({
+      code: "auth.too_many_attempts",
+      details: { retryAfterSeconds: 1 },
+    });
+    deps.clock.advance(1_000);
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
+  });
+
   test("guesses sent all at once cannot get past the limit while the first ones are being checked", async () => {
     const { deps } = await withAccount();
     // Every check is held at the hasher until all the guesses have arrived.

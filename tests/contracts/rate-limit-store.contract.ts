@@ -60,5 +60,38 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
       const counts = await Promise.all(Array.from({ length: 100 }, () => store().increment(key, 60_000, new Date())));
       expect(counts.map((c) => c.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     });
+
+    describe("a sliding window (the sign-in lockout's)", () => {
+      // The hits' times are given, as the shop's clock gives them: each counts for the window after it.
+      const t0 = Date.now();
+      const at = (ms: number) => new Date(t0 + ms);
+
+      test("each hit counts for the window after it; resetAt is when the oldest that counts stops", async () => {
+        const key = aKey();
+        expect(await store().hitSliding(key, 60_000, at(0))).toEqual({ count: 1, resetAt: at(60_000) });
+        expect(await store().hitSliding(key, 60_000, at(50_000))).toEqual({ count: 2, resetAt: at(60_000) });
+        // The first stops counting at 60 s; the second still counts until 110 s.
+        expect(await store().hitSliding(key, 60_000, at(60_000))).toEqual({ count: 2, resetAt: at(110_000) });
+        expect(await store().hitSliding(key, 60_000, at(170_000))).toEqual({ count: 1, resetAt: at(230_000) });
+      });
+
+      test("takeBackSliding takes back the newest hit; reset forgets them all; keys count apart", async () => {
+        const [a, b] = [aKey(), aKey()];
+        await store().hitSliding(a, 60_000, at(0));
+        await store().hitSliding(a, 60_000, at(1_000));
+        await store().takeBackSliding(a);
+        expect(await store().hitSliding(a, 60_000, at(2_000))).toEqual({ count: 2, resetAt: at(60_000) });
+        expect((await store().hitSliding(b, 60_000, at(2_000))).count).toBe(1);
+        await store().reset(a);
+        expect(await store().hitSliding(a, 60_000, at(3_000))).toEqual({ count: 1, resetAt: at(63_000) });
+        await store().takeBackSliding(aKey());
+      });
+
+      test("50 hits at once, in the same millisecond, are counted 1 to 50, none lost and none twice", async () => {
+        const key = aKey();
+        const counts = await Promise.all(Array.from({ length: 50 }, () => store().hitSliding(key, 60_000, at(0))));
+        expect(counts.map((c) => c.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      });
+    });
   });
 }

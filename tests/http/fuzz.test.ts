@@ -60,6 +60,8 @@ function createShop() {
     increment: (key, windowMs, now) => attempts.increment(key, windowMs, now),
     reset: (key) => attempts.reset(key),
     decrement: (key) => attempts.decrement(key),
+    hitSliding: (key, windowMs, now) => attempts.hitSliding(key, windowMs, now),
+    takeBackSliding: (key) => attempts.takeBackSliding(key),
   };
   const deps = createMemoryDeps({
     loginAttempts,

@@ -110,6 +110,8 @@ export function createFailoverRateLimitStore({
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
     reset: (key) => use((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),
+    hitSliding: (key, windowMs, now) => use((store) => store.hitSliding(key, windowMs, now)),
+    takeBackSliding: (key) => use((store) => store.takeBackSliding(key)),
     degraded: () => degraded,
   };
 }

@@ -2,12 +2,24 @@ import type { RateLimitStore, WindowCount } from "../../application/ports/system
 
 const SWEEP_EVERY = 1000;
 
-/** Fixed-window counters in this process; expired windows are dropped when met and swept now and then. */
+/**
+ * Fixed-window counters and sliding windows' hits in this process; expired windows and hits are
+ * dropped when met and swept now and then.
+ */
 export function createMemoryRateLimitStore(): RateLimitStore {
   const windows = new Map<string, WindowCount>();
+  /** A sliding window's hits (ms), oldest first, and how long each counts. */
+  const slides = new Map<string, { hits: number[]; windowMs: number }>();
   let incrementsSinceSweep = 0;
   const sweep = (now: Date) => {
     for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
+    for (const [key, slide] of slides) if ((slide.hits.at(-1) ?? 0) + slide.windowMs <= now.getTime()) slides.delete(key);
+  };
+  const swept = (now: Date) => {
+    if (++incrementsSinceSweep >= SWEEP_EVERY) {
+      incrementsSinceSweep = 0;
+      sweep(now);
+    }
   };
   const current = (key: string, now: Date) => {
     const entry = windows.get(key);
@@ -18,10 +30,7 @@ export function createMemoryRateLimitStore(): RateLimitStore {
   return {
     state: () => "memory",
     async increment(key, windowMs, now) {
-      if (++incrementsSinceSweep >= SWEEP_EVERY) {
-        incrementsSinceSweep = 0;
-        sweep(now);
-      }
+      swept(now);
       const entry = current(key, now) ?? { count: 0, resetAt: new Date(now.getTime() + windowMs) };
       entry.count++;
       windows.set(key, entry);
@@ -29,10 +38,22 @@ export function createMemoryRateLimitStore(): RateLimitStore {
     },
     async reset(key) {
       windows.delete(key);
+      slides.delete(key);
     },
     async decrement(key) {
       const entry = windows.get(key);
       if (entry && entry.count > 0) entry.count--;
+    },
+    async hitSliding(key, windowMs, now) {
+      swept(now);
+      const at = now.getTime();
+      const hits = (slides.get(key)?.hits ?? []).filter((hit) => hit > at - windowMs);
+      hits.push(at);
+      slides.set(key, { hits, windowMs });
+      return { count: hits.length, resetAt: new Date(hits[0]! + windowMs) };
+    },
+    async takeBackSliding(key) {
+      slides.get(key)?.hits.pop();
     },
   };
 }

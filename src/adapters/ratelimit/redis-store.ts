@@ -15,14 +15,24 @@ local count = redis.call('GET', KEYS[1])
 if count and tonumber(count) > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
+// A sliding window's hits as a sorted set scored by their time: the hits that no longer count
+// dropped, this one added (its member unique), and the count with the oldest hit's time.
+const HIT_SLIDING = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {redis.call('ZCARD', KEYS[1]), oldest[2]}`;
+
 const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
 const SCRIPTS = {
   increment: { source: INCREMENT, sha: sha1(INCREMENT) },
   decrement: { source: DECREMENT, sha: sha1(DECREMENT) },
+  hitSliding: { source: HIT_SLIDING, sha: sha1(HIT_SLIDING) },
 };
 
 /**
- * Fixed-window counters in Redis, shared by every instance: each operation one round trip (a Lua
+ * Fixed-window counters and sliding windows' hits in Redis, shared by every instance: each operation one round trip (a Lua
  * script by its hash, sent whole once when Redis does not know it yet). Keys live under `prefix`.
  */
 export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { ping(): Promise<void> } {
@@ -49,6 +59,16 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     },
     async decrement(key) {
       await run("decrement", key);
+    },
+    async hitSliding(key, windowMs, now) {
+      const [count, oldest] = (await run("hitSliding", key, [String(now.getTime()), String(windowMs), `${now.getTime()}-${crypto.randomUUID()}`])) as [
+        number,
+        string,
+      ];
+      return { count: Number(count), resetAt: new Date(Number(oldest) + windowMs) };
+    },
+    async takeBackSliding(key) {
+      await client.send("ZPOPMAX", [prefix + key]);
     },
     async ping() {
       await client.send("PING", []);

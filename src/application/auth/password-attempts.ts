@@ -18,17 +18,19 @@ export interface AdmittedCheck {
 /**
  * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
  * all at once cannot slip past the limit while the first ones are still being checked. Past five in
- * 15 minutes the check is refused with 429. Only checks that gave a verdict count: a refused one
+ * any 15 minutes (a sliding window: a fixed one let ten through in seconds across its end, found by
+ * an attack) the check is refused with 429, until the oldest of the five is 15 minutes old. Only checks that gave a verdict count: a refused one
  * (locked out, refused by the hasher, the database away) takes its count back, so a flood of
  * sign-ins, however many, or an outage with clients retrying as told, leaves the count where the
  * real checks put it and cannot lock anyone out by itself.
  */
 export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<AdmittedCheck> {
-  const key = `sign-in:${email}`;
+  // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
+  const key = `sign-in-checks:${email}`;
   const now = deps.clock.now();
-  const attempts = await deps.loginAttempts.increment(key, FAILED_SIGN_IN_WINDOW_MS, now);
+  const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, now);
   if (attempts.count > MAX_FAILED_SIGN_INS) {
-    await deps.loginAttempts.decrement(key);
+    await deps.loginAttempts.takeBackSliding(key);
     const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
     throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, { reason: "Too many failed sign-in attempts for this e-mail", retryAfterSeconds });
   }
@@ -38,7 +40,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
       try {
         return await check();
       } catch (error) {
-        await deps.loginAttempts.decrement(key);
+        await deps.loginAttempts.takeBackSliding(key);
         throw error;
       }
     },

@@ -38,6 +38,14 @@ export interface RateLimitStore {
   reset(key: string): Promise<void>;
   /** Takes one count back (a hit that turned out not to happen): never below zero, never starting a window. */
   decrement(key: string): Promise<void>;
+  /**
+   * A hit at `now` in the key's sliding window: each hit counts for `windowMs` after it. How many
+   * there are now, this one included, and (`resetAt`) when the oldest of them stops counting. The
+   * sign-in lockout's "5 in 15 minutes", which a fixed window let through twice over across its end.
+   */
+  hitSliding(key: string, windowMs: number, now: Date): Promise<WindowCount>;
+  /** Takes back the newest hit of a sliding window (one that turned out not to happen). `reset` forgets them all. */
+  takeBackSliding(key: string): Promise<void>;
 }
 
 /** Randomness for what must be unpredictable but is not an id (order-number suffixes). */
