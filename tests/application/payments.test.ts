@@ -42,11 +42,22 @@ function heldProcessor(deps: MemoryDeps) {
   return { deps: { ...deps, payments } as MemoryDeps, release };
 }
 
-/** The shop's deps pausing as the shop does (in real time, where the fixed clock's pauses take none), counting the pauses. */
-function waitingTurn(deps: MemoryDeps) {
+/**
+ * Two payments of one order: the first held at the processor until the second has begun waiting
+ * its turn (pausing as the shop does, in real time, where the fixed clock's pauses take none), then
+ * let go. Both answers, as promises.
+ */
+async function oneAfterTheOther(order: Awaited<ReturnType<typeof anOrder>>, firstMethod: string, secondMethod: string) {
+  const { deps, stored, pay } = order;
+  const slow = heldProcessor(deps);
+  const first = pay(firstMethod, undefined, slow.deps);
+  await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
   let pauses = 0;
   const clock = { ...deps.clock, sleep: (ms: number) => (pauses++, Bun.sleep(ms)) };
-  return { deps: { ...deps, clock } as MemoryDeps, pauses: () => pauses };
+  const second = pay(secondMethod, undefined, { ...deps, clock } as MemoryDeps);
+  await eventually(() => expect(pauses).toBeGreaterThanOrEqual(2));
+  slow.release();
+  return { first, second };
 }
 
 describe("paying an order (decisions §4)", () => {
@@ -175,46 +186,30 @@ describe("paying an order (decisions §4)", () => {
   });
 
   test("payments of one order are serialized: a second one while the first is with the processor waits its turn, then finds the order paid (400)", async () => {
-    const { deps, stored, pay, intentId } = await anOrder();
-    const slow = heldProcessor(deps);
-    const first = pay("pm_card_visa", undefined, slow.deps);
-    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
-    const second = waitingTurn(deps);
-    const answer = pay("pm_card_mastercard", undefined, second.deps);
-    await eventually(() => expect(second.pauses()).toBeGreaterThanOrEqual(2));
-    slow.release();
+    const order = await anOrder();
+    const { deps, stored, intentId } = order;
+    const { first, second } = await oneAfterTheOther(order, "pm_card_visa", "pm_card_mastercard");
     expect((await first).success).toBe(true);
-    expect(await domainErrorOf(answer)).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
+    expect(await domainErrorOf(second)).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
     expect(deps.processor.intents.get(intentId)).toMatchObject({ status: "succeeded", paymentMethodId: "pm_card_visa" });
     expect(await stored()).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
     expect(await deps.repos.audit.list({ entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
   });
 
   test("a second payment that waited its turn behind a declined card makes its own attempt, and pays", async () => {
-    const { deps, stored, pay } = await anOrder();
-    const slow = heldProcessor(deps);
-    const first = pay("pm_card_chargeDeclined", undefined, slow.deps);
-    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
-    const second = waitingTurn(deps);
-    const answer = pay("pm_card_visa", undefined, second.deps);
-    await eventually(() => expect(second.pauses()).toBeGreaterThanOrEqual(2));
-    slow.release();
+    const order = await anOrder();
+    const { first, second } = await oneAfterTheOther(order, "pm_card_chargeDeclined", "pm_card_visa");
     expect((await domainErrorOf(first)).code).toBe("payment.declined");
-    expect(await answer).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
-    expect(await stored()).toMatchObject({ paymentAttempts: 2, paymentStartedAt: null });
+    expect(await second).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(await order.stored()).toMatchObject({ paymentAttempts: 2, paymentStartedAt: null });
   });
 
   test("a second payment that waited its turn behind a 3-D Secure challenge is 409: the challenge is the customer's to finish, and a second confirmation would start it again (found by a review)", async () => {
-    const { deps, stored, pay } = await anOrder();
-    const slow = heldProcessor(deps);
-    const first = pay("pm_card_threeDSecure2Required", undefined, slow.deps);
-    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
-    const second = waitingTurn(deps);
-    const answer = pay("pm_card_threeDSecure2Required", undefined, second.deps);
-    await eventually(() => expect(second.pauses()).toBeGreaterThanOrEqual(2));
-    slow.release();
+    const order = await anOrder();
+    const { deps, stored } = order;
+    const { first, second } = await oneAfterTheOther(order, "pm_card_threeDSecure2Required", "pm_card_threeDSecure2Required");
     expect(await first).toMatchObject({ success: false, paymentIntent: { status: "requires_action" } });
-    expect(await domainErrorOf(answer)).toMatchObject({ code: "payment.in_progress" });
+    expect(await domainErrorOf(second)).toMatchObject({ code: "payment.in_progress" });
     expect(await stored()).toMatchObject({ paymentStatus: "PENDING", paymentAttempts: 1, paymentStartedAt: null });
     expect(await deps.repos.audit.list({ entityType: "order", action: "payment.requires_action" })).toHaveLength(1);
   });
