@@ -196,11 +196,13 @@ describe("paying an order (decisions §4)", () => {
     expect(await deps.repos.audit.list({ entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
   });
 
-  test("a second payment that waited its turn behind a declined card makes its own attempt, and pays", async () => {
+  test("a second payment that waited its turn behind a declined card is 409, not a confirmation of its own: the customer sees the decline, and the next payment pays (found by a review)", async () => {
     const order = await anOrder();
     const { first, second } = await oneAfterTheOther(order, "pm_card_chargeDeclined", "pm_card_visa");
     expect((await domainErrorOf(first)).code).toBe("payment.declined");
-    expect(await second).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
+    expect(await domainErrorOf(second)).toMatchObject({ code: "payment.in_progress" });
+    expect(await order.stored()).toMatchObject({ paymentStatus: "FAILED", paymentAttempts: 1, paymentStartedAt: null });
+    expect(await order.pay("pm_card_visa")).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
     expect(await order.stored()).toMatchObject({ paymentAttempts: 2, paymentStartedAt: null });
   });
 

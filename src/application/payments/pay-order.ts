@@ -38,9 +38,9 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    the attempt is counted and marked as started, in one statement that lands only if nothing
  *    wrote the order since it was read (else all of it again under the order's lock). Payments of
  *    one order are serialized: one that finds another attempt under way waits its turn, holding
- *    no connection (inTurn), and then goes on as that one left the order: 400 paid already, its
- *    own attempt after a decline, else 409 (still with the processor after some 2 s, or waiting on
- *    3-D Secure, whose challenge a second confirmation would start again);
+ *    no connection (inTurn), and then answers as that one left the order: 400 paid already (or no
+ *    longer payable), else 409, never a confirmation of its own (so two calls that overlap never
+ *    both confirm: one after a 3-D Secure challenge would start the challenge again);
  * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
  *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
  *    again;
@@ -62,7 +62,7 @@ export async function payOrder(
   origin: RequestOrigin,
   graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
 ): Promise<PaymentResult> {
-  const { order, attempt, startedAt, seen } = await inTurn(deps, (waitedOn) => startAttempt(deps, userId, request.orderId, graceMs, waitedOn));
+  const { order, attempt, startedAt, seen } = await inTurn(deps, (waited) => startAttempt(deps, userId, request.orderId, graceMs, waited));
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -118,9 +118,9 @@ export async function payOrder(
   };
 }
 
-/** The order was not free to pay when read: another attempt under way, leaving the payment as `paymentStatus`; or (null) checkout still making its first intent. */
+/** The order was not free to pay when read: another attempt under way (`attempt`), or checkout still making its first intent. */
 class NotYourTurn extends Error {
-  constructor(readonly paymentStatus: PaymentStatus | null) {
+  constructor(readonly attempt: boolean) {
     super("another payment of the order is under way");
   }
 }
@@ -128,18 +128,17 @@ class NotYourTurn extends Error {
 /**
  * `start` tried again after each of PAYMENT_TURN_PAUSES_MS while it finds another attempt under way
  * (or checkout still making the order's first intent): no connection is held meanwhile, so a slow
- * processor keeps none from the other requests. Each try reads the order afresh, and is told the
- * payment status an attempt it waited on left the order in while under way (`waitedOn`): 409 once
- * the pauses are spent.
+ * processor keeps none from the other requests. Each try reads the order afresh, and is told
+ * whether another attempt was found under way before (`waited`): 409 once the pauses are spent.
  */
-async function inTurn<T>(deps: PayDeps, start: (waitedOn: PaymentStatus | null) => Promise<T>): Promise<T> {
-  let waitedOn: PaymentStatus | null = null;
+async function inTurn<T>(deps: PayDeps, start: (waited: boolean) => Promise<T>): Promise<T> {
+  let waited = false;
   for (const pause of [...PAYMENT_TURN_PAUSES_MS, null]) {
     try {
-      return await start(waitedOn);
+      return await start(waited);
     } catch (error) {
       if (!(error instanceof NotYourTurn)) throw error;
-      waitedOn ??= error.paymentStatus;
+      waited ||= error.attempt;
     }
     if (pause === null) break;
     await deps.clock.sleep(pause);
@@ -158,16 +157,16 @@ async function startAttempt(
   userId: string,
   orderId: string,
   graceMs: number,
-  waitedOn: PaymentStatus | null,
+  waited: boolean,
 ): Promise<{ order: Order; attempt: number; startedAt: Date; seen: OrderAt | undefined }> {
   const read = await deps.uow.read((db) => db.orders.read(orderId));
   if (read) {
-    const { order, attempt, changes } = attemptOn(deps, read.order, userId, graceMs, waitedOn);
+    const { order, attempt, changes } = attemptOn(deps, read.order, userId, graceMs, waited);
     const version = await markUnlessChanged(deps, read, changes);
     if (version) return { order, attempt, startedAt: changes.paymentStartedAt, seen: { order: { ...order, ...changes }, version } };
   }
   return deps.uow.transaction(async (tx) => {
-    const { order, attempt, changes } = attemptOn(deps, await tx.orders.lock(orderId), userId, graceMs, waitedOn);
+    const { order, attempt, changes } = attemptOn(deps, await tx.orders.lock(orderId), userId, graceMs, waited);
     await tx.orders.update(orderId, changes);
     return { order, attempt, startedAt: changes.paymentStartedAt, seen: undefined };
   });
@@ -193,11 +192,11 @@ async function markUnlessChanged(deps: PayDeps, read: OrderAt, changes: ReturnTy
 /**
  * The caller's own payable order, with no other attempt under way: the attempt it begins, and the
  * order's changes that mark it. NotYourTurn while another attempt is under way. After waiting on
- * one (`waitedOn`), only if that attempt decided the payment (FAILED from PENDING: declined): one
- * that ended undecided (waiting on 3-D Secure, processing, or refused by the processor) is still
- * the customer's to finish, and a second confirmation would start its challenge again.
+ * one (`waited`), none: whatever that attempt left (a decline, a 3-D Secure challenge the customer
+ * is answering, a payment still processing) is the customer's to see before another confirmation,
+ * so the payment that overlapped it is 409 (and the customer's next one makes its attempt).
  */
-function attemptOn(deps: PayDeps, order: Order | null, userId: string, graceMs: number, waitedOn: PaymentStatus | null) {
+function attemptOn(deps: PayDeps, order: Order | null, userId: string, graceMs: number, waited: boolean) {
   if (!order) throw new DomainError("order.not_found", "Order not found");
   if (order.userId !== userId) throw new DomainError("forbidden", "This order belongs to another user");
   const now = deps.clock.now();
@@ -205,10 +204,10 @@ function attemptOn(deps: PayDeps, order: Order | null, userId: string, graceMs: 
   try {
     ({ attempt } = beginPaymentAttempt(order, now, graceMs));
   } catch (error) {
-    if (error instanceof DomainError && error.code === "payment.in_progress") throw new NotYourTurn(order.paymentStartedAt ? order.paymentStatus : null);
+    if (error instanceof DomainError && error.code === "payment.in_progress") throw new NotYourTurn(order.paymentStartedAt !== null);
     throw error;
   }
-  if (waitedOn !== null && order.paymentStatus === waitedOn) throw paymentInProgress();
+  if (waited) throw paymentInProgress();
   return { order, attempt, changes: { paymentAttempts: attempt, paymentStartedAt: now, updatedAt: now } };
 }
 
