@@ -61,7 +61,7 @@ function createShop() {
     reset: (key) => attempts.reset(key),
     decrement: (key) => attempts.decrement(key),
     hitSliding: (key, windowMs, now) => attempts.hitSliding(key, windowMs, now),
-    takeBackSliding: (key) => attempts.takeBackSliding(key),
+    takeBackSliding: (key, hit) => attempts.takeBackSliding(key, hit),
   };
   const deps = createMemoryDeps({
     loginAttempts,

@@ -111,7 +111,7 @@ export function createFailoverRateLimitStore({
     reset: (key) => use((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),
     hitSliding: (key, windowMs, now) => use((store) => store.hitSliding(key, windowMs, now)),
-    takeBackSliding: (key) => use((store) => store.takeBackSliding(key)),
+    takeBackSliding: (key, hit) => use((store) => store.takeBackSliding(key, hit)),
     degraded: () => degraded,
   };
 }

@@ -8,12 +8,12 @@ const SWEEP_EVERY = 1000;
  */
 export function createMemoryRateLimitStore(): RateLimitStore {
   const windows = new Map<string, WindowCount>();
-  /** A sliding window's hits (ms), oldest first, and how long each counts. */
-  const slides = new Map<string, { hits: number[]; windowMs: number }>();
+  /** A sliding window's hits (their time in ms, and name), oldest first, and how long each counts. */
+  const slides = new Map<string, { hits: Array<{ at: number; name: string }>; windowMs: number }>();
   let incrementsSinceSweep = 0;
   const sweep = (now: Date) => {
     for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
-    for (const [key, slide] of slides) if ((slide.hits.at(-1) ?? 0) + slide.windowMs <= now.getTime()) slides.delete(key);
+    for (const [key, slide] of slides) if ((slide.hits.at(-1)?.at ?? 0) + slide.windowMs <= now.getTime()) slides.delete(key);
   };
   const swept = (now: Date) => {
     if (++incrementsSinceSweep >= SWEEP_EVERY) {
@@ -47,13 +47,15 @@ export function createMemoryRateLimitStore(): RateLimitStore {
     async hitSliding(key, windowMs, now) {
       swept(now);
       const at = now.getTime();
-      const hits = (slides.get(key)?.hits ?? []).filter((hit) => hit > at - windowMs);
-      hits.push(at);
+      const hits = (slides.get(key)?.hits ?? []).filter((hit) => hit.at > at - windowMs);
+      const name = crypto.randomUUID();
+      hits.push({ at, name });
       slides.set(key, { hits, windowMs });
-      return { count: hits.length, resetAt: new Date(hits[0]! + windowMs) };
+      return { count: hits.length, resetAt: new Date(hits[0]!.at + windowMs), hit: name };
     },
-    async takeBackSliding(key) {
-      slides.get(key)?.hits.pop();
+    async takeBackSliding(key, hit) {
+      const slide = slides.get(key);
+      if (slide) slide.hits = slide.hits.filter((kept) => kept.name !== hit);
     },
   };
 }

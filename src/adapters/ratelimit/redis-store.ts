@@ -61,14 +61,12 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
       await run("decrement", key);
     },
     async hitSliding(key, windowMs, now) {
-      const [count, oldest] = (await run("hitSliding", key, [String(now.getTime()), String(windowMs), `${now.getTime()}-${crypto.randomUUID()}`])) as [
-        number,
-        string,
-      ];
-      return { count: Number(count), resetAt: new Date(Number(oldest) + windowMs) };
+      const hit = `${now.getTime()}-${crypto.randomUUID()}`;
+      const [count, oldest] = (await run("hitSliding", key, [String(now.getTime()), String(windowMs), hit])) as [number, string];
+      return { count: Number(count), resetAt: new Date(Number(oldest) + windowMs), hit };
     },
-    async takeBackSliding(key) {
-      await client.send("ZPOPMAX", [prefix + key]);
+    async takeBackSliding(key, hit) {
+      await client.send("ZREM", [prefix + key, hit]);
     },
     async ping() {
       await client.send("PING", []);

@@ -30,7 +30,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
   const now = deps.clock.now();
   const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, now);
   if (attempts.count > MAX_FAILED_SIGN_INS) {
-    await deps.loginAttempts.takeBackSliding(key);
+    await deps.loginAttempts.takeBackSliding(key, attempts.hit);
     const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
     throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, { reason: "Too many failed sign-in attempts for this e-mail", retryAfterSeconds });
   }
@@ -40,7 +40,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
       try {
         return await check();
       } catch (error) {
-        await deps.loginAttempts.takeBackSliding(key);
+        await deps.loginAttempts.takeBackSliding(key, attempts.hit);
         throw error;
       }
     },

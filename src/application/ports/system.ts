@@ -40,12 +40,16 @@ export interface RateLimitStore {
   decrement(key: string): Promise<void>;
   /**
    * A hit at `now` in the key's sliding window: each hit counts for `windowMs` after it. How many
-   * there are now, this one included, and (`resetAt`) when the oldest of them stops counting. The
-   * sign-in lockout's "5 in 15 minutes", which a fixed window let through twice over across its end.
+   * there are now, this one included, (`resetAt`) when the oldest of them stops counting, and
+   * (`hit`) this one's name, to take it back by. The sign-in lockout's "5 in 15 minutes", which a
+   * fixed window let through twice over across its end.
    */
-  hitSliding(key: string, windowMs: number, now: Date): Promise<WindowCount>;
-  /** Takes back the newest hit of a sliding window (one that turned out not to happen). `reset` forgets them all. */
-  takeBackSliding(key: string): Promise<void>;
+  hitSliding(key: string, windowMs: number, now: Date): Promise<WindowCount & { hit: string }>;
+  /**
+   * Takes back a hit (one that turned out not to happen): that one, not another request's, which
+   * may have come since. Nothing if it is gone (forgotten by `reset`, or never in this store).
+   */
+  takeBackSliding(key: string, hit: string): Promise<void>;
 }
 
 /** Randomness for what must be unpredictable but is not an id (order-number suffixes). */
