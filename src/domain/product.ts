@@ -58,6 +58,12 @@ export function matchesProductQuery(product: Product, query: ProductQuery): bool
   );
 }
 
+/**
+ * A SKU as the shop keeps and looks it up: in Unicode's compatibility form (NFKC: fullwidth `ＨＡＢ-1`
+ * is `HAB-1`, a no-break space a space), then trimmed (NFKC may make a space of a mark).
+ */
+export const skuOf = (text: string): string => text.normalize("NFKC").trim();
+
 /** The back office's product list (decisions §12): every product, on sale or not, newest first. */
 export interface AdminProductQuery extends PageRequest {
   /** Part of the name or the SKU, in any case. */

@@ -105,6 +105,8 @@ describe("inventory adjustment (products:write)", () => {
     expect(entry).toMatchObject({ userId: null, entityId: product.id, changes: { delta: -4, before: 10, after: 6 } });
     expect((await domainErrorOf(adjustInventory(deps, SYSTEM_ACTOR, { sku: "SF-NOPE" }, restock, NO_ORIGIN))).code).toBe("product.not_found");
     expect((await domainErrorOf(adjustInventory(deps, staff, { id: "z12345678901234567890123" }, restock, NO_ORIGIN))).code).toBe("product.not_found");
+    // Typed fullwidth, as a Japanese keyboard gives it, it is the same SKU, as the shop keeps SKUs.
+    expect((await adjustInventory(deps, SYSTEM_ACTOR, { sku: " ＳＦ-ＢＢＱ-００１ " }, restock, NO_ORIGIN)).product.id).toBe(product.id);
   });
 
   test.each([

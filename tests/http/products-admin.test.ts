@@ -53,6 +53,9 @@ describe("product writes (products:write)", () => {
     }
     const spaced = await t.call("POST", "/api/products", { body: { ...sauce, sku: "HAB\u00a01-X" }, headers: staff.headers });
     expect([spaced.status, spaced.body.data?.sku]).toEqual([201, "HAB 1-X"]);
+    // A mark that NFKC makes a space and a mark of is trimmed after it.
+    const marked = await t.call("POST", "/api/products", { body: { ...sauce, name: "Marked", sku: "\u00b4MK-1" }, headers: staff.headers });
+    expect([marked.status, marked.body.data?.sku]).toEqual([201, "\u0301MK-1"]);
     // Fullwidth is the same SKU: a look-alike of one there already is refused as taken.
     const fullwidth = await t.call("POST", "/api/products", { body: { ...sauce, name: "Other", sku: "ＨＡＢ 1-Ｘ" }, headers: staff.headers });
     expect([fullwidth.status, fullwidth.body.error]).toEqual([409, "A product with this sku already exists"]);

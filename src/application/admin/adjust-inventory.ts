@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
-import { type InventoryAdjustment, MAX_INVENTORY, type Product, adjustmentFits, inventoryAdjustmentIssues } from "../../domain/product.ts";
+import { type InventoryAdjustment, MAX_INVENTORY, type Product, adjustmentFits, inventoryAdjustmentIssues, skuOf } from "../../domain/product.ts";
 import { recordAudit } from "../audit.ts";
 import { requirePermission } from "../permissions/require.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
@@ -33,7 +33,7 @@ export async function adjustInventory(
   if (issues.length) throw new DomainError("invalid_input", "Invalid request", { issues });
   const { delta, reason } = adjustment;
   return deps.uow.transaction(async (tx) => {
-    const id = "id" in ref ? ref.id : (await tx.products.findBySku(ref.sku))?.id;
+    const id = "id" in ref ? ref.id : (await tx.products.findBySku(skuOf(ref.sku)))?.id;
     if (id === undefined) throw productNotFound();
     const product = await adjusted(tx, id, delta, deps.clock.now());
     const before = product.inventory - delta;

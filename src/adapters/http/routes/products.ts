@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { SLUG_PATTERN, isCuid2 } from "../../../domain/ids.ts";
 import { toDollars } from "../../../domain/money.ts";
-import { EXPECTED_INVENTORY_MAX, MAX_HEAT_LEVEL, MAX_INVENTORY, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product } from "../../../domain/product.ts";
+import { EXPECTED_INVENTORY_MAX, MAX_HEAT_LEVEL, MAX_INVENTORY, MIN_HEAT_LEVEL, PRODUCT_SORTS, type Product, skuOf } from "../../../domain/product.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import {
@@ -93,8 +93,7 @@ const productFields = {
   // that looked like another's, that staff could not type to find it, and that split its CSV row (found by an attack).
   sku: z
     .string()
-    .trim()
-    .normalize("NFKC")
+    .overwrite(skuOf)
     .min(1)
     .max(64)
     .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, "must be printable characters on one line"),
