@@ -26,7 +26,14 @@ const address = JSON.stringify({ address1: "1 Main St", city: "Austin", state: "
 test("migration 0024 writes the tracking numbers already there as carriers do (NFKC, without spaces, a to z in capitals), older ones with fullwidth letters and tabs too, so their webhooks find those orders", async () => {
   await migratedTo("0024_tracking_numbers_as_carriers_write_them");
   await sql`insert into users (id, email, role) values ('u1', 'ada@example.com', 'CUSTOMER')`.execute(database.db);
-  const typed = { label: "1Z 999 AA1 01 2345 6784", small: "1z999aa10123456785", mixed: "ez 100 0000 01", older: "１z\u00a0999\tAA1", kept: "1Z999AA10123456786", none: null };
+  const typed = {
+    label: "1Z 999 AA1 01 2345 6784",
+    small: "1z999aa10123456785",
+    mixed: "ez 100 0000 01",
+    older: "１z\u00a0999\tAA1",
+    kept: "1Z999AA10123456786",
+    none: null,
+  };
   for (const [id, tracking] of Object.entries(typed)) {
     await sql`insert into orders (id, order_number, user_id, status, payment_status, subtotal_cents, shipping_cents, tax_cents, total_cents,
         shipping_method, shipping_address, billing_address, tracking_number)
