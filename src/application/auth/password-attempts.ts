@@ -19,10 +19,11 @@ export interface AdmittedCheck {
  * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
  * all at once cannot slip past the limit while the first ones are still being checked. Past five in
  * any 15 minutes (a sliding window: a fixed one let ten through in seconds across its end, found by
- * an attack) the check is refused with 429, until the oldest of the five is 15 minutes old. Only checks that gave a verdict count: a refused one
- * (locked out, refused by the hasher, the database away) takes its count back, so a flood of
- * sign-ins, however many, or an outage with clients retrying as told, leaves the count where the
- * real checks put it and cannot lock anyone out by itself.
+ * an attack) the check is refused with 429, until the oldest of the five is 15 minutes old. Only
+ * checks that gave a verdict count: a refused one (locked out, refused by the hasher, the database
+ * away) takes its own hit back, so a flood of sign-ins, however many, or an outage with clients
+ * retrying as told, leaves the count where the real checks put it and cannot lock anyone out by
+ * itself.
  */
 export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<AdmittedCheck> {
   // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
