@@ -19,7 +19,8 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
  * The migrations this code has that the database has not run yet, in the order they run: one read
  * of the table where Kysely's Migrator notes them (none there before the first). Readiness asks at
  * every probe: the Migrator's own answer first looks over every column of every table, some 10 ms
- * of PostgreSQL's time a probe, so that a flood of probes slowed every other request (found by an attack).
+ * of PostgreSQL's time a probe, so that a flood of probes slowed every other request (found by an
+ * attack).
  */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const names = Object.keys(await migrationProvider.getMigrations()).sort();

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
+import { ORDER_HISTORY_SHOWN } from "../../../application/admin/order-detail.ts";
 import type { Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { adminOrderDetailSchema, adminOrderSchema, presentAdminOrder, presentOrderDetail } from "../../presenters/admin-order.ts";
@@ -89,8 +90,7 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, lo
         detail: {
           summary:
             "One order with its customer, its payment facts (provider, intent, attempts, paid reference, refunds due or made) and its history (orders:read)",
-          description:
-            "history: the latest 100 audit entries about the order (order, payment and webhook actions), oldest first; historyTotal: how many it has in all (GET /api/admin/audit?entityId= has every one).",
+          description: `history: the latest ${ORDER_HISTORY_SHOWN} audit entries about the order (order, payment and webhook actions), oldest first; historyTotal: how many it has in all (GET /api/admin/audit?entityId= has every one).`,
         },
       },
     );
