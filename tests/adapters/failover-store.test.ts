@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createFailoverRateLimitStore } from "../../src/adapters/ratelimit/failover-store.ts";
@@ -22,6 +22,7 @@ afterAll(async () => {
 });
 
 function failover() {
+  let retries = 0;
   const lines: Array<{ event: string }> = [];
   const logger = createJsonLogger("info", (line) => void lines.push(JSON.parse(line)));
   const primary = createRedisRateLimitStore(client, "failover-test:");
@@ -32,10 +33,11 @@ function failover() {
     timeoutMs: 200,
     retryEveryMs: 50,
     reconnect: async () => {
+      retries++;
       if (!client.connected) await client.connect();
     },
   });
-  return { store, primary, events: () => lines.map((l) => l.event) };
+  return { store, primary, events: () => lines.map((l) => l.event), retries: () => retries };
 }
 
 test("Redis stopped: every count is still answered, from memory; the switch is logged once, and so is the way back", async () => {
@@ -101,4 +103,86 @@ test("a stall of this process past the wait is not a slow Redis: the answer that
   }
   expect([events(), store.degraded()]).toEqual([[], false]);
   expect((await primary.increment("stalled", 60_000, new Date())).count).toBe(3);
+});
+
+describe("the sign-in lockout's hits across a stall (found by an attack: a frozen Redis ran late hits that nothing took back, and locked accounts)", () => {
+  const key = () => `lock-${crypto.randomUUID()}`;
+  const inRedis = async (k: string) => Number(await client.send("ZCARD", [`failover-test:${k}`]));
+  const waitUntilBack = (store: ReturnType<typeof failover>["store"]) =>
+    eventually(async () => {
+      await store.increment("poke", 60_000, new Date());
+      expect(store.degraded()).toBe(false);
+    }, 10_000);
+
+  test("a hit that gave up on a frozen Redis is counted in memory, and leaves nothing in Redis once it thaws", async () => {
+    const { store } = failover();
+    const k = key();
+    redis.pause();
+    try {
+      expect((await store.hitSliding(k, 60_000, new Date(), "late")).count).toBe(1);
+      expect(store.degraded()).toBe(true);
+    } finally {
+      redis.resume();
+    }
+    // One connection, its commands run in order: the count asked now runs after the late hit and its take-back.
+    expect(await inRedis(k)).toBe(0);
+    await waitUntilBack(store);
+  });
+
+  test("a success's reset while Redis is frozen clears the failures counted there, once it thaws", async () => {
+    const { store } = failover();
+    const k = key();
+    for (let i = 0; i < 4; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
+    expect(await inRedis(k)).toBe(4);
+    redis.pause();
+    try {
+      await store.increment("stall", 60_000, new Date());
+      expect(store.degraded()).toBe(true);
+      await store.reset(k);
+    } finally {
+      redis.resume();
+    }
+    expect(await inRedis(k)).toBe(0);
+    await waitUntilBack(store);
+    expect((await store.hitSliding(k, 60_000, new Date(), "after")).count).toBe(1);
+  });
+
+  test("a hit counted in Redis and taken back while the store answers from memory is taken back in Redis too", async () => {
+    const { store } = failover();
+    const k = key();
+    await store.hitSliding(k, 60_000, new Date(), "no-verdict");
+    redis.pause();
+    try {
+      await store.increment("stall", 60_000, new Date());
+      expect(store.degraded()).toBe(true);
+      await store.takeBackSliding(k, "no-verdict");
+    } finally {
+      redis.resume();
+    }
+    expect(await inRedis(k)).toBe(0);
+    await waitUntilBack(store);
+  });
+});
+
+test("a Redis that answers but takes no writes (made a replica) is not back: the counts stay in memory until it takes them again (found by an attack)", async () => {
+  const { store, events, retries } = failover();
+  await client.send("REPLICAOF", ["127.0.0.1", "1"]);
+  try {
+    expect((await store.increment("read-only", 60_000, new Date())).count).toBe(1);
+    expect(store.degraded()).toBe(true);
+    // Three retries in the background, each asked for by a request: a PING would have found it "back" at the first.
+    const before = retries();
+    await eventually(async () => {
+      await store.increment("read-only", 60_000, new Date());
+      expect(retries() - before).toBeGreaterThanOrEqual(3);
+    }, 10_000);
+    expect(store.degraded()).toBe(true);
+    expect(events()).toEqual(["ratelimit.degraded"]);
+  } finally {
+    await client.send("REPLICAOF", ["NO", "ONE"]);
+  }
+  await eventually(async () => {
+    await store.increment("poke", 60_000, new Date());
+    expect(store.degraded()).toBe(false);
+  }, 10_000);
 });

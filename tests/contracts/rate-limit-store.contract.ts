@@ -66,36 +66,38 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
       const t0 = Date.now();
       const at = (ms: number) => new Date(t0 + ms);
 
-      const counted = ({ count, resetAt }: { count: number; resetAt: Date }) => ({ count, resetAt });
+      let hits = 0;
+      const aHit = () => `hit-${++hits}`;
 
       test("each hit counts for the window after it; resetAt is when the oldest that counts stops", async () => {
         const key = aKey();
-        expect(counted(await store().hitSliding(key, 60_000, at(0)))).toEqual({ count: 1, resetAt: at(60_000) });
-        expect(counted(await store().hitSliding(key, 60_000, at(50_000)))).toEqual({ count: 2, resetAt: at(60_000) });
+        expect(await store().hitSliding(key, 60_000, at(0), aHit())).toEqual({ count: 1, resetAt: at(60_000) });
+        expect(await store().hitSliding(key, 60_000, at(50_000), aHit())).toEqual({ count: 2, resetAt: at(60_000) });
         // The first stops counting at 60 s; the second still counts until 110 s.
-        expect(counted(await store().hitSliding(key, 60_000, at(60_000)))).toEqual({ count: 2, resetAt: at(110_000) });
-        expect(counted(await store().hitSliding(key, 60_000, at(170_000)))).toEqual({ count: 1, resetAt: at(230_000) });
+        expect(await store().hitSliding(key, 60_000, at(60_000), aHit())).toEqual({ count: 2, resetAt: at(110_000) });
+        expect(await store().hitSliding(key, 60_000, at(170_000), aHit())).toEqual({ count: 1, resetAt: at(230_000) });
       });
 
       test("takeBackSliding takes back the hit named, not one that came since; reset forgets them all; keys count apart", async () => {
         const [a, b] = [aKey(), aKey()];
-        await store().hitSliding(a, 60_000, at(0));
-        const taken = await store().hitSliding(a, 60_000, at(1_000));
-        await store().hitSliding(a, 60_000, at(1_500));
-        await store().takeBackSliding(a, taken.hit);
-        await store().takeBackSliding(a, taken.hit);
-        expect(counted(await store().hitSliding(a, 60_000, at(2_000)))).toEqual({ count: 3, resetAt: at(60_000) });
-        expect((await store().hitSliding(b, 60_000, at(2_000))).count).toBe(1);
+        await store().hitSliding(a, 60_000, at(0), aHit());
+        const taken = aHit();
+        await store().hitSliding(a, 60_000, at(1_000), taken);
+        await store().hitSliding(a, 60_000, at(1_500), aHit());
+        await store().takeBackSliding(a, taken);
+        await store().takeBackSliding(a, taken);
+        expect(await store().hitSliding(a, 60_000, at(2_000), aHit())).toEqual({ count: 3, resetAt: at(60_000) });
+        expect((await store().hitSliding(b, 60_000, at(2_000), aHit())).count).toBe(1);
         await store().reset(a);
-        expect(counted(await store().hitSliding(a, 60_000, at(3_000)))).toEqual({ count: 1, resetAt: at(63_000) });
+        expect(await store().hitSliding(a, 60_000, at(3_000), aHit())).toEqual({ count: 1, resetAt: at(63_000) });
         // A hit this store never had (taken back after a failover) takes nothing.
         await store().takeBackSliding(a, "never-here");
-        expect((await store().hitSliding(a, 60_000, at(4_000))).count).toBe(2);
+        expect((await store().hitSliding(a, 60_000, at(4_000), aHit())).count).toBe(2);
       });
 
       test("50 hits at once, in the same millisecond, are counted 1 to 50, none lost and none twice", async () => {
         const key = aKey();
-        const counts = await Promise.all(Array.from({ length: 50 }, () => store().hitSliding(key, 60_000, at(0))));
+        const counts = await Promise.all(Array.from({ length: 50 }, () => store().hitSliding(key, 60_000, at(0), aHit())));
         expect(counts.map((c) => c.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
       });
     });

@@ -60,7 +60,7 @@ function createShop() {
     increment: (key, windowMs, now) => attempts.increment(key, windowMs, now),
     reset: (key) => attempts.reset(key),
     decrement: (key) => attempts.decrement(key),
-    hitSliding: (key, windowMs, now) => attempts.hitSliding(key, windowMs, now),
+    hitSliding: (key, windowMs, now, hit) => attempts.hitSliding(key, windowMs, now, hit),
     takeBackSliding: (key, hit) => attempts.takeBackSliding(key, hit),
   };
   const deps = createMemoryDeps({

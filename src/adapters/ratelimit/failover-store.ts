@@ -31,6 +31,12 @@ export interface FailoverOptions {
  * Redis in the background too, at most as often: so an instance no request reaches still finds
  * Redis gone, and back, and the state asked next says so. Counts made in memory meanwhile stay
  * there: while degraded, each instance counts on its own.
+ *
+ * A sliding window's hit is named, and what undoes it (its take-back, a reset) goes to both stores,
+ * whichever answers now: a hit counted in Redis before an outage is taken back there, one in memory
+ * during it there. A command that gave up waiting on Redis was sent all the same, and a frozen Redis
+ * runs it when it thaws: so a hit that gave up is taken back in Redis at once, the take-back sent
+ * after it to run after it, and no hit lands there unheard to lock an account (found by an attack).
  */
 export function createFailoverRateLimitStore({
   primary,
@@ -102,16 +108,36 @@ export function createFailoverRateLimitStore({
     }
   }
 
+  /** `operation` on both stores: memory's awaited, Redis's for as long as a request waits on it (sent all the same, a frozen Redis runs it later). */
+  async function onBoth(operation: (store: RateLimitStore) => Promise<void>): Promise<void> {
+    await operation(fallback);
+    const sent = operation(primary);
+    if (degraded) return void sent.catch(() => undefined);
+    await within(sent, timeoutMs).catch(degrade);
+  }
+
   return {
     state: () => {
       checkInBackground();
       return degraded ? "fallback" : primary.state();
     },
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
-    reset: (key) => use((store) => store.reset(key)),
+    reset: (key) => onBoth((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),
-    hitSliding: (key, windowMs, now) => use((store) => store.hitSliding(key, windowMs, now)),
-    takeBackSliding: (key, hit) => use((store) => store.takeBackSliding(key, hit)),
+    async hitSliding(key, windowMs, now, hit) {
+      if (degraded) {
+        retryInBackground();
+        return fallback.hitSliding(key, windowMs, now, hit);
+      }
+      try {
+        return await within(primary.hitSliding(key, windowMs, now, hit), timeoutMs);
+      } catch (error) {
+        degrade(error);
+        void primary.takeBackSliding(key, hit).catch(() => undefined);
+        return fallback.hitSliding(key, windowMs, now, hit);
+      }
+    },
+    takeBackSliding: (key, hit) => onBoth((store) => store.takeBackSliding(key, hit)),
     degraded: () => degraded,
   };
 }

@@ -44,14 +44,13 @@ export function createMemoryRateLimitStore(): RateLimitStore {
       const entry = windows.get(key);
       if (entry && entry.count > 0) entry.count--;
     },
-    async hitSliding(key, windowMs, now) {
+    async hitSliding(key, windowMs, now, hit) {
       swept(now);
       const at = now.getTime();
-      const hits = (slides.get(key)?.hits ?? []).filter((hit) => hit.at > at - windowMs);
-      const name = crypto.randomUUID();
-      hits.push({ at, name });
+      const hits = (slides.get(key)?.hits ?? []).filter((kept) => kept.at > at - windowMs);
+      hits.push({ at, name: hit });
       slides.set(key, { hits, windowMs });
-      return { count: hits.length, resetAt: new Date(hits[0]!.at + windowMs), hit: name };
+      return { count: hits.length, resetAt: new Date(hits[0]!.at + windowMs) };
     },
     async takeBackSliding(key, hit) {
       const slide = slides.get(key);

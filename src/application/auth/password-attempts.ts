@@ -25,13 +25,14 @@ export interface AdmittedCheck {
  * retrying as told, leaves the count where the real checks put it and cannot lock anyone out by
  * itself.
  */
-export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock">, email: string): Promise<AdmittedCheck> {
+export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock" | "ids">, email: string): Promise<AdmittedCheck> {
   // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
   const key = `sign-in-checks:${email}`;
   const now = deps.clock.now();
-  const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, now);
+  const hit = deps.ids.next();
+  const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, now, hit);
   if (attempts.count > MAX_FAILED_SIGN_INS) {
-    await deps.loginAttempts.takeBackSliding(key, attempts.hit);
+    await deps.loginAttempts.takeBackSliding(key, hit);
     const retryAfterSeconds = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
     throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, { reason: "Too many failed sign-in attempts for this e-mail", retryAfterSeconds });
   }
@@ -41,7 +42,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
       try {
         return await check();
       } catch (error) {
-        await deps.loginAttempts.takeBackSliding(key, attempts.hit);
+        await deps.loginAttempts.takeBackSliding(key, hit);
         throw error;
       }
     },

@@ -39,12 +39,12 @@ export interface RateLimitStore {
   /** Takes one count back (a hit that turned out not to happen): never below zero, never starting a window. */
   decrement(key: string): Promise<void>;
   /**
-   * A hit at `now` in the key's sliding window: each hit counts for `windowMs` after it. How many
-   * there are now, this one included, (`resetAt`) when the oldest of them stops counting, and
-   * (`hit`) this one's name, to take it back by. The sign-in lockout's "5 in 15 minutes", which a
-   * fixed window let through twice over across its end.
+   * A hit at `now` in the key's sliding window, named `hit` (unique) to take it back by: each hit
+   * counts for `windowMs` after it. How many there are now, this one included, and (`resetAt`) when
+   * the oldest of them stops counting. The sign-in lockout's "5 in 15 minutes", which a fixed
+   * window let through twice over across its end.
    */
-  hitSliding(key: string, windowMs: number, now: Date): Promise<WindowCount & { hit: string }>;
+  hitSliding(key: string, windowMs: number, now: Date, hit: string): Promise<WindowCount>;
   /**
    * Takes back a hit (one that turned out not to happen): that one, not another request's, which
    * may have come since. Nothing if it is gone (forgotten by `reset`, or never in this store).
