@@ -96,6 +96,22 @@ test("a database that is not there (a restore dropped it), or a login the server
   }
 });
 
+test("a database closed to connections (ALLOW_CONNECTIONS false, as a restore does) is database.unavailable, never a 500 (found by an attack)", async () => {
+  const closed = await createTestDatabase();
+  const name = new URL(closed.url).pathname.slice(1);
+  const { db } = openDatabase({ kind: "postgres", url: closed.url });
+  const uow = createPgUnitOfWork(db);
+  await sql`alter database ${sql.id(name)} allow_connections false`.execute(database.db);
+  try {
+    const error = await uow.read((repos) => repos.products.findById("p1")).catch((e: unknown) => e);
+    expect([(error as DomainError).code, ((error as Error).cause as { code?: string }).code]).toEqual(["database.unavailable", "55000"]);
+  } finally {
+    await sql`alter database ${sql.id(name)} allow_connections true`.execute(database.db);
+    await db.destroy();
+    await closed.drop();
+  }
+});
+
 test("a database that does not answer is DomainError database.unavailable (a 503 with Retry-After), for reads and transactions alike", async () => {
   const { db } = openDatabase({ kind: "postgres", url: `postgres://root@127.0.0.1:${await freePort()}/nowhere` });
   const uow = createPgUnitOfWork(db);

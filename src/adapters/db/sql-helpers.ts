@@ -38,6 +38,8 @@ const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300", "3D000"]
 const UNAVAILABLE_CLASSES = ["08", "28"];
 /** What node-postgres says of a connection it lost, or could not make in time (it gives these no code). */
 const LOST_MESSAGES = [
+  // SQLSTATE 55000, given for much else: a database closed to connections (ALLOW_CONNECTIONS false, a step of a restore; found by an attack).
+  "is not currently accepting connections",
   "Connection terminated",
   "connection error and is not queryable",
   "Client was closed and is not queryable",

@@ -39,8 +39,8 @@ type PayDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
  *    wrote the order since it was read (else all of it again under the order's lock). Payments of
  *    one order are serialized: one that finds another attempt under way waits its turn, holding
  *    no connection (inTurn), and then answers as that one left the order: 400 paid already (or no
- *    longer payable), else 409, never a confirmation of its own (so two calls that overlap never
- *    both confirm: one after a 3-D Secure challenge would start the challenge again);
+ *    longer payable), else 409, never a confirmation of its own (so a payment that found another
+ *    under way never confirms too: one after a 3-D Secure challenge would start it again);
  * 2. the processor confirms the order's intent (a fresh one after a cancelled one), with keys of
  *    this attempt's, so a retry after a crash replays the processor's answer instead of charging
  *    again;
