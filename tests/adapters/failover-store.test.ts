@@ -129,7 +129,7 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     await waitUntilBack(store);
   });
 
-  test("a success's reset while Redis is frozen clears the failures counted there, once it thaws", async () => {
+  test("a success's reset while Redis is frozen clears the failures counted there, on the way back", async () => {
     const { store } = failover();
     const k = key();
     for (let i = 0; i < 4; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
@@ -138,13 +138,31 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     try {
       await store.increment("stall", 60_000, new Date());
       expect(store.degraded()).toBe(true);
-      await store.reset(k);
+      await store.resetSliding(k, new Date());
     } finally {
       redis.resume();
     }
-    expect(await inRedis(k)).toBe(0);
     await waitUntilBack(store);
+    expect(await inRedis(k)).toBe(0);
     expect((await store.hitSliding(k, 60_000, new Date(), "after")).count).toBe(1);
+  });
+
+  test("a success's reset while the connection to Redis is cut (Redis keeps its data, as after a failover) reaches Redis on the way back (found by a review)", async () => {
+    const { store } = failover();
+    const k = key();
+    for (let i = 0; i < 4; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
+    // Another client cuts the store's connection; Redis and its data stay.
+    const other = new RedisClient(redis.url);
+    try {
+      await other.send("CLIENT", ["KILL", "TYPE", "normal", "SKIPME", "yes"]);
+      await store.resetSliding(k, new Date());
+      expect(store.degraded()).toBe(true);
+      expect(Number(await other.send("ZCARD", [`failover-test:${k}`]))).toBe(4);
+      await waitUntilBack(store);
+      expect(await inRedis(k)).toBe(0);
+    } finally {
+      other.close();
+    }
   });
 
   test("a hit counted in Redis and taken back while the store answers from memory is taken back in Redis too", async () => {
@@ -159,8 +177,8 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     } finally {
       redis.resume();
     }
-    expect(await inRedis(k)).toBe(0);
     await waitUntilBack(store);
+    expect(await inRedis(k)).toBe(0);
   });
 });
 

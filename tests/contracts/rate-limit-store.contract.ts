@@ -84,15 +84,24 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
         const taken = aHit();
         await store().hitSliding(a, 60_000, at(1_000), taken);
         await store().hitSliding(a, 60_000, at(1_500), aHit());
-        await store().takeBackSliding(a, taken);
-        await store().takeBackSliding(a, taken);
+        expect(await store().takeBackSliding(a, taken)).toBe(true);
+        expect(await store().takeBackSliding(a, taken)).toBe(false);
         expect(await store().hitSliding(a, 60_000, at(2_000), aHit())).toEqual({ count: 3, resetAt: at(60_000) });
         expect((await store().hitSliding(b, 60_000, at(2_000), aHit())).count).toBe(1);
         await store().reset(a);
         expect(await store().hitSliding(a, 60_000, at(3_000), aHit())).toEqual({ count: 1, resetAt: at(63_000) });
         // A hit this store never had (taken back after a failover) takes nothing.
-        await store().takeBackSliding(a, "never-here");
+        expect(await store().takeBackSliding(a, "never-here")).toBe(false);
         expect((await store().hitSliding(a, 60_000, at(4_000), aHit())).count).toBe(2);
+      });
+
+      test("resetSliding forgets the hits made up to its time, and keeps those made since (a success's reset that arrives late)", async () => {
+        const key = aKey();
+        for (const ms of [0, 1_000, 2_000]) await store().hitSliding(key, 60_000, at(ms), aHit());
+        await store().hitSliding(key, 60_000, at(3_000), aHit());
+        await store().resetSliding(key, at(2_000));
+        expect(await store().hitSliding(key, 60_000, at(4_000), aHit())).toEqual({ count: 2, resetAt: at(63_000) });
+        await store().resetSliding(aKey(), at(4_000));
       });
 
       test("50 hits at once, in the same millisecond, are counted 1 to 50, none lost and none twice", async () => {

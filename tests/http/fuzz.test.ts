@@ -62,6 +62,7 @@ function createShop() {
     decrement: (key) => attempts.decrement(key),
     hitSliding: (key, windowMs, now, hit) => attempts.hitSliding(key, windowMs, now, hit),
     takeBackSliding: (key, hit) => attempts.takeBackSliding(key, hit),
+    resetSliding: (key, upTo) => attempts.resetSliding(key, upTo),
   };
   const deps = createMemoryDeps({
     loginAttempts,

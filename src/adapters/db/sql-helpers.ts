@@ -36,10 +36,19 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT
  */
 const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300", "3D000"]);
 const UNAVAILABLE_CLASSES = ["08", "28"];
+/**
+ * SQLSTATE 55000, which PostgreSQL gives for much else, from the check of the database a connection
+ * is made to (postinit.c): closed to connections (ALLOW_CONNECTIONS false, a step of a restore), or
+ * left invalid by an interrupted DROP DATABASE. By its routine, not its message, which the server
+ * may give in another language (found by an attack and a review).
+ */
+const closedToConnections = (error: object) => {
+  const { code, routine } = error as { code?: unknown; routine?: unknown };
+  return code === "55000" && (routine === "CheckMyDatabase" || routine === "InitPostgres");
+};
+
 /** What node-postgres says of a connection it lost, or could not make in time (it gives these no code). */
 const LOST_MESSAGES = [
-  // SQLSTATE 55000, given for much else: a database closed to connections (ALLOW_CONNECTIONS false, a step of a restore; found by an attack).
-  "is not currently accepting connections",
   "Connection terminated",
   "connection error and is not queryable",
   "Client was closed and is not queryable",
@@ -70,6 +79,7 @@ export function isConnectionLost(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
   if (typeof code === "string" && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || UNAVAILABLE_CLASSES.includes(code.slice(0, 2)))) return true;
+  if (closedToConnections(error)) return true;
   if (typeof message === "string" && LOST_MESSAGES.some((lost) => message.includes(lost))) return true;
   return Array.isArray(errors) && errors.some(isConnectionLost);
 }

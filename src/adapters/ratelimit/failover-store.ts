@@ -10,6 +10,8 @@ import { within } from "../within.ts";
 const REDIS_WAIT_MS = 150;
 /** The longest a check in the background (asked for by readiness or a scrape, or the retry while degraded) waits on Redis: no request waits on it. */
 const CHECK_WAIT_MS = 1_000;
+/** The most undos kept for Redis while it is away: a flood of sign-ins then lets no memory grow without end. */
+const UNDONE_LIMIT = 10_000;
 
 export interface FailoverOptions {
   primary: RateLimitStore & { ping(): Promise<void> };
@@ -32,11 +34,13 @@ export interface FailoverOptions {
  * Redis gone, and back, and the state asked next says so. Counts made in memory meanwhile stay
  * there: while degraded, each instance counts on its own.
  *
- * A sliding window's hit is named, and what undoes it (its take-back, a reset) goes to both stores,
- * whichever answers now: a hit counted in Redis before an outage is taken back there, one in memory
- * during it there. A command that gave up waiting on Redis was sent all the same, and a frozen Redis
- * runs it when it thaws: so a hit that gave up is taken back in Redis at once, the take-back sent
- * after it to run after it, and no hit lands there unheard to lock an account (found by an attack).
+ * What undoes a sliding window's hits (a take-back by the hit's name, a success's reset up to its
+ * time) reaches the store that counted them: memory at once; Redis at once while it answers, and
+ * while it does not, once it is back: the way back replays what it missed first (at most
+ * UNDONE_LIMIT of them), so a Redis that stalled, restarted with its data or came back through a
+ * replica keeps no count the shop took back. A hit that gave up waiting on Redis was sent all the
+ * same, and a frozen Redis runs it when it thaws: so it is taken back there at once, behind it, and
+ * on the way back too (found by an attack and a review).
  */
 export function createFailoverRateLimitStore({
   primary,
@@ -49,6 +53,38 @@ export function createFailoverRateLimitStore({
   let degraded = false;
   let retrying = false;
   let lastRetry = 0;
+  /** What Redis missed while away: resets (the latest time for each key) and take-backs (`key\nhit`). */
+  const missedResets = new Map<string, number>();
+  const missedTakeBacks = new Set<string>();
+  let undoneDropped = false;
+
+  function missed(kind: "reset" | "takeBack", key: string, detail: string | number) {
+    if (kind === "reset" && missedResets.has(key)) {
+      missedResets.set(key, Math.max(missedResets.get(key)!, detail as number));
+      return;
+    }
+    if (missedResets.size + missedTakeBacks.size >= UNDONE_LIMIT) {
+      if (!undoneDropped) logger.warn("ratelimit.undone_dropped", { limit: UNDONE_LIMIT });
+      undoneDropped = true;
+      return;
+    }
+    if (kind === "reset") missedResets.set(key, detail as number);
+    else missedTakeBacks.add(`${key}\n${detail}`);
+  }
+
+  /** Replays what Redis missed, each undo forgotten once done, so a retry cut short goes on where it stopped. */
+  async function replayMissed() {
+    for (const [key, upTo] of missedResets) {
+      await primary.resetSliding(key, new Date(upTo));
+      missedResets.delete(key);
+    }
+    for (const entry of missedTakeBacks) {
+      const [key, hit] = entry.split("\n") as [string, string];
+      await primary.takeBackSliding(key, hit);
+      missedTakeBacks.delete(entry);
+    }
+    undoneDropped = false;
+  }
 
   function degrade(error: unknown) {
     if (degraded) return;
@@ -64,10 +100,7 @@ export function createFailoverRateLimitStore({
     void (async () => {
       try {
         // In the background, as a check: a busy moment of this process does not keep the counts in memory.
-        await within(
-          (reconnect?.() ?? Promise.resolve()).then(() => primary.ping()),
-          Math.max(timeoutMs, CHECK_WAIT_MS),
-        );
+        await within((reconnect?.() ?? Promise.resolve()).then(() => primary.ping()).then(replayMissed), Math.max(timeoutMs, CHECK_WAIT_MS));
         degraded = false;
         logger.info("ratelimit.restored", { to: "redis" });
       } catch {
@@ -108,12 +141,13 @@ export function createFailoverRateLimitStore({
     }
   }
 
-  /** `operation` on both stores: memory's awaited, Redis's for as long as a request waits on it (sent all the same, a frozen Redis runs it later). */
-  async function onBoth(operation: (store: RateLimitStore) => Promise<void>): Promise<void> {
-    await operation(fallback);
-    const sent = operation(primary);
-    if (degraded) return void sent.catch(() => undefined);
-    await within(sent, timeoutMs).catch(degrade);
+  /** An undo sent to Redis while it answers, for as long as a request waits on it; kept for the way back when it is away or does not answer. */
+  async function undoInRedis(send: () => Promise<unknown>, keep: () => void) {
+    if (degraded) return keep();
+    await within(send(), timeoutMs).catch((error: unknown) => {
+      degrade(error);
+      keep();
+    });
   }
 
   return {
@@ -122,7 +156,7 @@ export function createFailoverRateLimitStore({
       return degraded ? "fallback" : primary.state();
     },
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
-    reset: (key) => onBoth((store) => store.reset(key)),
+    reset: (key) => use((store) => store.reset(key)),
     decrement: (key) => use((store) => store.decrement(key)),
     async hitSliding(key, windowMs, now, hit) {
       if (degraded) {
@@ -133,11 +167,28 @@ export function createFailoverRateLimitStore({
         return await within(primary.hitSliding(key, windowMs, now, hit), timeoutMs);
       } catch (error) {
         degrade(error);
-        void primary.takeBackSliding(key, hit).catch(() => undefined);
+        void primary.takeBackSliding(key, hit).catch(() => false);
+        missed("takeBack", key, hit);
         return fallback.hitSliding(key, windowMs, now, hit);
       }
     },
-    takeBackSliding: (key, hit) => onBoth((store) => store.takeBackSliding(key, hit)),
+    async takeBackSliding(key, hit) {
+      // A hit counted in memory was never Redis's (one that gave up there is taken back on its own).
+      if (await fallback.takeBackSliding(key, hit)) return true;
+      let taken = false;
+      await undoInRedis(
+        async () => (taken = await primary.takeBackSliding(key, hit)),
+        () => missed("takeBack", key, hit),
+      );
+      return taken;
+    },
+    async resetSliding(key, upTo) {
+      await fallback.resetSliding(key, upTo);
+      await undoInRedis(
+        () => primary.resetSliding(key, upTo),
+        () => missed("reset", key, upTo.getTime()),
+      );
+    },
     degraded: () => degraded,
   };
 }

@@ -54,7 +54,13 @@ export function createMemoryRateLimitStore(): RateLimitStore {
     },
     async takeBackSliding(key, hit) {
       const slide = slides.get(key);
-      if (slide) slide.hits = slide.hits.filter((kept) => kept.name !== hit);
+      const at = slide?.hits.findIndex((kept) => kept.name === hit) ?? -1;
+      if (at >= 0) slide!.hits.splice(at, 1);
+      return at >= 0;
+    },
+    async resetSliding(key, upTo) {
+      const slide = slides.get(key);
+      if (slide) slide.hits = slide.hits.filter((kept) => kept.at > upTo.getTime());
     },
   };
 }

@@ -31,8 +31,9 @@ const SCRIPTS = {
 };
 
 /**
- * Fixed-window counters and sliding windows' hits in Redis, shared by every instance: each operation one round trip (a Lua
- * script by its hash, sent whole once when Redis does not know it yet). Keys live under `prefix`.
+ * Fixed-window counters and sliding windows' hits in Redis, shared by every instance: each
+ * operation one round trip (a fixed window's Lua script by its hash, sent whole once when Redis
+ * does not know it yet; a sliding hit's always whole). Keys live under `prefix`.
  */
 export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { ping(): Promise<void> } {
   async function run(script: keyof typeof SCRIPTS, key: string, args: string[] = []): Promise<unknown> {
@@ -67,7 +68,10 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
       return { count: Number(count), resetAt: new Date(Number(oldest) + windowMs) };
     },
     async takeBackSliding(key, hit) {
-      await client.send("ZREM", [prefix + key, hit]);
+      return Number(await client.send("ZREM", [prefix + key, hit])) > 0;
+    },
+    async resetSliding(key, upTo) {
+      await client.send("ZREMRANGEBYSCORE", [prefix + key, "-inf", String(upTo.getTime())]);
     },
     // A write, not a PING: a Redis that answers but takes no writes (a replica, out of memory) is
     // no store, and a PING found it "back" every few seconds (found by an attack).

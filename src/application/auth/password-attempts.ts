@@ -37,7 +37,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
     throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, { reason: "Too many failed sign-in attempts for this e-mail", retryAfterSeconds });
   }
   return {
-    succeeded: () => deps.loginAttempts.reset(key),
+    succeeded: () => deps.loginAttempts.resetSliding(key, deps.clock.now()),
     async run(check) {
       try {
         return await check();

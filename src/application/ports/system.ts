@@ -47,9 +47,15 @@ export interface RateLimitStore {
   hitSliding(key: string, windowMs: number, now: Date, hit: string): Promise<WindowCount>;
   /**
    * Takes back a hit (one that turned out not to happen): that one, not another request's, which
-   * may have come since. Nothing if it is gone (forgotten by `reset`, or never in this store).
+   * may have come since. True when it was there; nothing is done if it is gone (forgotten, or
+   * never in this store).
    */
-  takeBackSliding(key: string, hit: string): Promise<void>;
+  takeBackSliding(key: string, hit: string): Promise<boolean>;
+  /**
+   * Forgets the key's sliding hits made at or before `upTo` (a success clears the failures before
+   * it): one that arrives late, after a stall, leaves the hits made since.
+   */
+  resetSliding(key: string, upTo: Date): Promise<void>;
 }
 
 /** Randomness for what must be unpredictable but is not an id (order-number suffixes). */
