@@ -94,11 +94,12 @@ test("a stall of this process past the wait is not a slow Redis: the answer that
   const { store, primary, events } = failover();
   for (let i = 1; i <= 2; i++) {
     const counted = store.increment("stalled", 60_000, new Date());
-    // Busy elsewhere (a long task, a collection) for five times the 200 ms wait: long enough for
-    // Redis, another process, to answer meanwhile even on a machine loaded by the whole suite (at
-    // 400 ms, five stalls, one answer came late in a loaded run, and was rightly taken for a slow Redis).
-    const until = performance.now() + 1_000;
-    while (performance.now() < until) {}
+    // Busy elsewhere (a long task, a collection) past the 200 ms wait, and until Redis, another
+    // process, has counted the hit, so its answer came meanwhile: a fixed stall (400 ms, then 1 s)
+    // was sometimes not long enough for a Redis starved on a machine loaded by the whole suite.
+    const started = performance.now();
+    const countedInRedis = () => Number(Bun.spawnSync(["redis-cli", "-p", String(redis.port), "GET", "failover-test:stalled"]).stdout.toString()) >= i;
+    while (performance.now() - started < 400 || (!countedInRedis() && performance.now() - started < 10_000)) {}
     expect((await counted).count).toBe(i);
   }
   expect([events(), store.degraded()]).toEqual([[], false]);
