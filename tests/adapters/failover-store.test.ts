@@ -92,8 +92,12 @@ test("no requests at all: asking for the state (a readiness probe, a scrape) fin
 
 test("a stall of this process past the wait is not a slow Redis: the answer that came meanwhile is heard, and the counts stay in Redis", async () => {
   const { store, primary, events } = failover();
+  // Redis knows the script by then (one it does not know is sent again, a turn later).
+  await primary.increment("warm", 60_000, new Date());
   for (let i = 1; i <= 2; i++) {
     const counted = store.increment("stalled", 60_000, new Date());
+    // The client writes its commands as this turn of the event loop ends: one turn, and it is sent.
+    await new Promise((resolve) => setImmediate(resolve));
     // Busy elsewhere (a long task, a collection) past the 200 ms wait, and until Redis, another
     // process, has counted the hit, so its answer came meanwhile: a fixed stall (400 ms, then 1 s)
     // was sometimes not long enough for a Redis starved on a machine loaded by the whole suite.
