@@ -209,3 +209,78 @@ test("a Redis that answers but takes no writes (made a replica) is not back: the
     expect(store.degraded()).toBe(false);
   }, 10_000);
 });
+
+describe("the way back replays what Redis missed (found by a review)", () => {
+  /** A Redis played by a store in memory: down until `up()`, its resets seen, and one of them held until let go. */
+  function playedRedis() {
+    const inner = createMemoryRateLimitStore();
+    let down = true;
+    const resets: number[] = [];
+    let hold: PromiseWithResolvers<void> | null = null;
+    const refuse = () => Promise.reject(Object.assign(new Error("Connection closed"), { code: "ERR_REDIS_CONNECTION_CLOSED" }));
+    const primary = {
+      ...inner,
+      state: () => "redis" as const,
+      ping: () => (down ? refuse() : Promise.resolve()),
+      hitSliding: (...args: Parameters<typeof inner.hitSliding>) => (down ? refuse() : inner.hitSliding(...args)),
+      async resetSliding(key: string, upTo: Date) {
+        if (down) return refuse();
+        resets.push(upTo.getTime());
+        if (hold) await hold.promise;
+        if (key === "refused") throw new Error("NOPERM this user has no permissions to run the 'zremrangebyscore' command");
+        return inner.resetSliding(key, upTo);
+      },
+    };
+    const lines: Array<{ event: string }> = [];
+    const store = createFailoverRateLimitStore({
+      primary,
+      fallback: createMemoryRateLimitStore(),
+      logger: createJsonLogger("info", (line) => void lines.push(JSON.parse(line))),
+      timeoutMs: 50,
+      retryEveryMs: 10,
+    });
+    return {
+      store,
+      resets,
+      events: () => lines.map((l) => l.event),
+      up: () => (down = false),
+      holdNext: () => (hold = Promise.withResolvers<void>()),
+      release: () => hold?.resolve(),
+    };
+  }
+  const back = (store: ReturnType<typeof playedRedis>["store"]) =>
+    eventually(async () => {
+      await store.increment("poke", 60_000, new Date());
+      expect(store.degraded()).toBe(false);
+    }, 10_000);
+
+  test("a success during the replay is sent too, after the one the replay was sending", async () => {
+    const redis = playedRedis();
+    await redis.store.hitSliding("k", 60_000, new Date(0), "a");
+    expect(redis.store.degraded()).toBe(true);
+    await redis.store.resetSliding("k", new Date(1_000));
+    redis.holdNext();
+    redis.up();
+    // A request asks for the way back, which replays, and is held at its first reset.
+    await eventually(async () => {
+      await redis.store.increment("poke", 60_000, new Date());
+      expect(redis.resets).toEqual([1_000]);
+    });
+    expect(redis.store.degraded()).toBe(true);
+    await redis.store.resetSliding("k", new Date(2_000));
+    redis.release();
+    await back(redis.store);
+    expect(redis.resets).toEqual([1_000, 2_000]);
+  });
+
+  test("an undo Redis refuses (a permission) is dropped, logged, and the store comes back all the same", async () => {
+    const redis = playedRedis();
+    await redis.store.hitSliding("refused", 60_000, new Date(0), "a");
+    await redis.store.resetSliding("refused", new Date(1_000));
+    await redis.store.resetSliding("fine", new Date(1_000));
+    redis.up();
+    await back(redis.store);
+    expect(redis.resets.sort()).toEqual([1_000, 1_000]);
+    expect(redis.events()).toEqual(["ratelimit.degraded", "ratelimit.undo_failed", "ratelimit.restored"]);
+  });
+});

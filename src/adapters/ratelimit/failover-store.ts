@@ -12,6 +12,8 @@ const REDIS_WAIT_MS = 150;
 const CHECK_WAIT_MS = 1_000;
 /** The most undos kept for Redis while it is away: a flood of sign-ins then lets no memory grow without end. */
 const UNDONE_LIMIT = 10_000;
+/** Undos replayed at once on the way back. */
+const REPLAY_BATCH = 100;
 
 export interface FailoverOptions {
   primary: RateLimitStore & { ping(): Promise<void> };
@@ -53,14 +55,14 @@ export function createFailoverRateLimitStore({
   let degraded = false;
   let retrying = false;
   let lastRetry = 0;
-  /** What Redis missed while away: resets (the latest time for each key) and take-backs (`key\nhit`). */
+  /** What Redis missed while away: resets (the latest time for each key) and take-backs (by key and hit). */
   const missedResets = new Map<string, number>();
-  const missedTakeBacks = new Set<string>();
+  const missedTakeBacks = new Map<string, { key: string; hit: string }>();
   let undoneDropped = false;
 
-  function missed(kind: "reset" | "takeBack", key: string, detail: string | number) {
-    if (kind === "reset" && missedResets.has(key)) {
-      missedResets.set(key, Math.max(missedResets.get(key)!, detail as number));
+  function missed(undo: { reset: string; upTo: number } | { takeBack: string; hit: string }) {
+    if ("reset" in undo && missedResets.has(undo.reset)) {
+      missedResets.set(undo.reset, Math.max(missedResets.get(undo.reset)!, undo.upTo));
       return;
     }
     if (missedResets.size + missedTakeBacks.size >= UNDONE_LIMIT) {
@@ -68,23 +70,51 @@ export function createFailoverRateLimitStore({
       undoneDropped = true;
       return;
     }
-    if (kind === "reset") missedResets.set(key, detail as number);
-    else missedTakeBacks.add(`${key}\n${detail}`);
+    if ("reset" in undo) missedResets.set(undo.reset, undo.upTo);
+    else missedTakeBacks.set(JSON.stringify([undo.takeBack, undo.hit]), { key: undo.takeBack, hit: undo.hit });
   }
 
-  /** Replays what Redis missed, each undo forgotten once done, so a retry cut short goes on where it stopped. */
-  async function replayMissed() {
-    for (const [key, upTo] of missedResets) {
-      await primary.resetSliding(key, new Date(upTo));
-      missedResets.delete(key);
+  /**
+   * One undo replayed, and forgotten once done (unless a newer one of the key came meanwhile). An
+   * error Redis answered with (a permission refused) drops it, logged: a Redis that refuses one undo
+   * for good would otherwise keep the store on memory for good. A lost connection stops the replay,
+   * what is left kept for the next way back.
+   */
+  async function replayOne(send: () => Promise<unknown>, forget: () => void) {
+    try {
+      await send();
+    } catch (error) {
+      if (String((error as { code?: unknown }).code ?? "").startsWith("ERR_REDIS_CONNECTION")) throw error;
+      logger.warn("ratelimit.undo_failed", { error: messageOf(error) });
     }
-    for (const entry of missedTakeBacks) {
-      const [key, hit] = entry.split("\n") as [string, string];
-      await primary.takeBackSliding(key, hit);
-      missedTakeBacks.delete(entry);
+    forget();
+  }
+
+  /** Replays what Redis missed, in batches, until nothing is left (undos that come meanwhile too). */
+  async function replayMissed() {
+    while (missedResets.size + missedTakeBacks.size > 0) {
+      const resets = [...missedResets].slice(0, REPLAY_BATCH);
+      const takeBacks = [...missedTakeBacks].slice(0, REPLAY_BATCH - resets.length);
+      await Promise.all([
+        ...resets.map(([key, upTo]) =>
+          replayOne(
+            () => primary.resetSliding(key, new Date(upTo)),
+            () => missedResets.get(key) === upTo && missedResets.delete(key),
+          ),
+        ),
+        ...takeBacks.map(([entry, { key, hit }]) =>
+          replayOne(
+            () => primary.takeBackSliding(key, hit),
+            () => missedTakeBacks.delete(entry),
+          ),
+        ),
+      ]);
     }
     undoneDropped = false;
   }
+  /** The replay under way, one at a time: a way back that gave up waiting on it finds it still going. */
+  let replaying: Promise<void> | null = null;
+  const replayOnce = () => (replaying ??= replayMissed().finally(() => (replaying = null)));
 
   function degrade(error: unknown) {
     if (degraded) return;
@@ -100,7 +130,12 @@ export function createFailoverRateLimitStore({
     void (async () => {
       try {
         // In the background, as a check: a busy moment of this process does not keep the counts in memory.
-        await within((reconnect?.() ?? Promise.resolve()).then(() => primary.ping()).then(replayMissed), Math.max(timeoutMs, CHECK_WAIT_MS));
+        await within(
+          (reconnect?.() ?? Promise.resolve()).then(() => primary.ping()),
+          Math.max(timeoutMs, CHECK_WAIT_MS),
+        );
+        // Before Redis counts again; as long as it takes (a Redis that froze again holds it, and the store stays on memory).
+        await replayOnce();
         degraded = false;
         logger.info("ratelimit.restored", { to: "redis" });
       } catch {
@@ -168,7 +203,7 @@ export function createFailoverRateLimitStore({
       } catch (error) {
         degrade(error);
         void primary.takeBackSliding(key, hit).catch(() => false);
-        missed("takeBack", key, hit);
+        missed({ takeBack: key, hit });
         return fallback.hitSliding(key, windowMs, now, hit);
       }
     },
@@ -178,7 +213,7 @@ export function createFailoverRateLimitStore({
       let taken = false;
       await undoInRedis(
         async () => (taken = await primary.takeBackSliding(key, hit)),
-        () => missed("takeBack", key, hit),
+        () => missed({ takeBack: key, hit }),
       );
       return taken;
     },
@@ -186,7 +221,7 @@ export function createFailoverRateLimitStore({
       await fallback.resetSliding(key, upTo);
       await undoInRedis(
         () => primary.resetSliding(key, upTo),
-        () => missed("reset", key, upTo.getTime()),
+        () => missed({ reset: key, upTo: upTo.getTime() }),
       );
     },
     degraded: () => degraded,
