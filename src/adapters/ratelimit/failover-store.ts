@@ -112,9 +112,6 @@ export function createFailoverRateLimitStore({
     }
     undoneDropped = false;
   }
-  /** The replay under way, one at a time: a way back that gave up waiting on it finds it still going. */
-  let replaying: Promise<void> | null = null;
-  const replayOnce = () => (replaying ??= replayMissed().finally(() => (replaying = null)));
 
   function degrade(error: unknown) {
     if (degraded) return;
@@ -134,8 +131,9 @@ export function createFailoverRateLimitStore({
           (reconnect?.() ?? Promise.resolve()).then(() => primary.ping()),
           Math.max(timeoutMs, CHECK_WAIT_MS),
         );
-        // Before Redis counts again; as long as it takes (a Redis that froze again holds it, and the store stays on memory).
-        await replayOnce();
+        // Before Redis counts again, as long as it takes (a Redis that froze again holds it, and the
+        // store stays on memory); one replay at a time, as `retrying` holds the next retry back.
+        await replayMissed();
         degraded = false;
         logger.info("ratelimit.restored", { to: "redis" });
       } catch {
