@@ -21,6 +21,13 @@ afterAll(async () => {
   await redis.stop();
 });
 
+/** Until a request finds the store back on Redis (each asks for the way back). */
+const backOnRedis = (store: ReturnType<typeof createFailoverRateLimitStore>) =>
+  eventually(async () => {
+    await store.increment("poke", 60_000, new Date());
+    expect(store.degraded()).toBe(false);
+  }, 10_000);
+
 function failover() {
   let retries = 0;
   const lines: Array<{ event: string }> = [];
@@ -53,10 +60,7 @@ test("Redis stopped: every count is still answered, from memory; the switch is l
   expect(store.state()).toBe("fallback");
 
   await redis.start();
-  await eventually(async () => {
-    await store.increment("poke", 60_000, new Date());
-    expect(store.degraded()).toBe(false);
-  }, 10_000);
+  await backOnRedis(store);
   expect(events()).toEqual(["ratelimit.degraded", "ratelimit.restored"]);
   expect(store.state()).toBe("redis");
   expect((await store.increment("back", 60_000, new Date())).count).toBe(1);
@@ -73,10 +77,7 @@ test("Redis that hangs (stopped with SIGSTOP): a count is answered from memory w
   } finally {
     redis.resume();
   }
-  await eventually(async () => {
-    await store.increment("poke", 60_000, new Date());
-    expect(store.degraded()).toBe(false);
-  }, 10_000);
+  await backOnRedis(store);
 });
 
 test("no requests at all: asking for the state (a readiness probe, a scrape) finds Redis gone, and back, by itself", async () => {
@@ -113,11 +114,6 @@ test("a stall of this process past the wait is not a slow Redis: the answer that
 describe("the sign-in lockout's hits across a stall (found by an attack: a frozen Redis ran late hits that nothing took back, and locked accounts)", () => {
   const key = () => `lock-${crypto.randomUUID()}`;
   const inRedis = async (k: string) => Number(await client.send("ZCARD", [`failover-test:${k}`]));
-  const waitUntilBack = (store: ReturnType<typeof failover>["store"]) =>
-    eventually(async () => {
-      await store.increment("poke", 60_000, new Date());
-      expect(store.degraded()).toBe(false);
-    }, 10_000);
 
   test("a hit that gave up on a frozen Redis is counted in memory, and leaves nothing in Redis once it thaws", async () => {
     const { store } = failover();
@@ -131,7 +127,7 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     }
     // One connection, its commands run in order: the count asked now runs after the late hit and its take-back.
     expect(await inRedis(k)).toBe(0);
-    await waitUntilBack(store);
+    await backOnRedis(store);
   });
 
   test("a success's reset while Redis is frozen clears the failures counted there, on the way back", async () => {
@@ -147,7 +143,7 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     } finally {
       redis.resume();
     }
-    await waitUntilBack(store);
+    await backOnRedis(store);
     expect(await inRedis(k)).toBe(0);
     expect((await store.hitSliding(k, 60_000, new Date(), "after")).count).toBe(1);
   });
@@ -163,7 +159,7 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
       await store.resetSliding(k, new Date());
       expect(store.degraded()).toBe(true);
       expect(Number(await other.send("ZCARD", [`failover-test:${k}`]))).toBe(4);
-      await waitUntilBack(store);
+      await backOnRedis(store);
       expect(await inRedis(k)).toBe(0);
     } finally {
       other.close();
@@ -182,7 +178,7 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     } finally {
       redis.resume();
     }
-    await waitUntilBack(store);
+    await backOnRedis(store);
     expect(await inRedis(k)).toBe(0);
   });
 });
@@ -204,10 +200,7 @@ test("a Redis that answers but takes no writes (made a replica) is not back: the
   } finally {
     await client.send("REPLICAOF", ["NO", "ONE"]);
   }
-  await eventually(async () => {
-    await store.increment("poke", 60_000, new Date());
-    expect(store.degraded()).toBe(false);
-  }, 10_000);
+  await backOnRedis(store);
 });
 
 describe("the way back replays what Redis missed (found by a review)", () => {
@@ -248,11 +241,6 @@ describe("the way back replays what Redis missed (found by a review)", () => {
       release: () => hold?.resolve(),
     };
   }
-  const back = (store: ReturnType<typeof playedRedis>["store"]) =>
-    eventually(async () => {
-      await store.increment("poke", 60_000, new Date());
-      expect(store.degraded()).toBe(false);
-    }, 10_000);
 
   test("a success during the replay is sent too, after the one the replay was sending", async () => {
     const redis = playedRedis();
@@ -269,7 +257,7 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     expect(redis.store.degraded()).toBe(true);
     await redis.store.resetSliding("k", new Date(2_000));
     redis.release();
-    await back(redis.store);
+    await backOnRedis(redis.store);
     expect(redis.resets).toEqual([1_000, 2_000]);
   });
 
@@ -279,7 +267,7 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     await redis.store.resetSliding("refused", new Date(1_000));
     await redis.store.resetSliding("fine", new Date(1_000));
     redis.up();
-    await back(redis.store);
+    await backOnRedis(redis.store);
     expect(redis.resets.sort()).toEqual([1_000, 1_000]);
     expect(redis.events()).toEqual(["ratelimit.degraded", "ratelimit.undo_failed", "ratelimit.restored"]);
   });
