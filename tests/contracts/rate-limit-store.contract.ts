@@ -19,32 +19,13 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
       expect(Math.abs(second.resetAt.getTime() - first.resetAt.getTime())).toBeLessThan(1_000);
     });
 
-    test("keys count apart; reset forgets", async () => {
+    test("keys count apart", async () => {
       const [a, b] = [aKey(), aKey()];
       await store().increment(a, 60_000, new Date());
       await store().increment(a, 60_000, new Date());
       expect((await store().increment(b, 60_000, new Date())).count).toBe(1);
       expect((await store().increment(a, 60_000, new Date())).count).toBe(3);
-      await store().reset(a);
-      expect((await store().increment(a, 60_000, new Date())).count).toBe(1);
       expect((await store().increment(b, 60_000, new Date())).count).toBe(2);
-    });
-
-    test("decrement takes one count back, never below zero, and starts no window", async () => {
-      const key = aKey();
-      await store().increment(key, 60_000, new Date());
-      await store().increment(key, 60_000, new Date());
-      await store().decrement(key);
-      expect((await store().increment(key, 60_000, new Date())).count).toBe(2);
-      for (let i = 0; i < 3; i++) await store().decrement(key);
-      expect((await store().increment(key, 60_000, new Date())).count).toBe(1);
-      // A decrement of a key with no window leaves none: the next hit starts one of its own length.
-      const untouched = aKey();
-      await store().decrement(untouched);
-      const now = new Date();
-      const started = await store().increment(untouched, 150, now);
-      expect(started.count).toBe(1);
-      expect(started.resetAt.getTime() - now.getTime()).toBeLessThanOrEqual(150);
     });
 
     test("a window ends: once its time is up the count starts again", async () => {
@@ -78,7 +59,7 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
         expect(await store().hitSliding(key, 60_000, at(170_000), aHit())).toEqual({ count: 1, resetAt: at(230_000) });
       });
 
-      test("takeBackSliding takes back the hit named, not one that came since; reset forgets them all; keys count apart", async () => {
+      test("takeBackSliding takes back the hit named, not one that came since; resetSliding to the latest forgets them all; keys count apart", async () => {
         const [a, b] = [aKey(), aKey()];
         await store().hitSliding(a, 60_000, at(0), aHit());
         const taken = aHit();
@@ -88,7 +69,7 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
         expect(await store().takeBackSliding(a, taken)).toBe(false);
         expect(await store().hitSliding(a, 60_000, at(2_000), aHit())).toEqual({ count: 3, resetAt: at(60_000) });
         expect((await store().hitSliding(b, 60_000, at(2_000), aHit())).count).toBe(1);
-        await store().reset(a);
+        await store().resetSliding(a, at(2_000));
         expect(await store().hitSliding(a, 60_000, at(3_000), aHit())).toEqual({ count: 1, resetAt: at(63_000) });
         // A hit this store never had (taken back after a failover) takes nothing.
         expect(await store().takeBackSliding(a, "never-here")).toBe(false);

@@ -26,5 +26,5 @@ test("two shops sharing one Redis under their own REDIS_KEY_PREFIX share no coun
   for (let i = 0; i < 3; i++) await north.increment("203.0.113.9 POST /api/auth/callback/credentials", 60_000, now);
   expect((await south.increment("203.0.113.9 POST /api/auth/callback/credentials", 60_000, now)).count).toBe(1);
   expect((await north.increment("203.0.113.9 POST /api/auth/callback/credentials", 60_000, now)).count).toBe(4);
-  await Promise.all([north.reset("203.0.113.9 POST /api/auth/callback/credentials"), south.reset("203.0.113.9 POST /api/auth/callback/credentials")]);
+  await client.send("DEL", [`north-${run}:203.0.113.9 POST /api/auth/callback/credentials`, `south-${run}:203.0.113.9 POST /api/auth/callback/credentials`]);
 });

@@ -58,8 +58,6 @@ function createShop() {
   const loginAttempts: RateLimitStore = {
     state: () => attempts.state(),
     increment: (key, windowMs, now) => attempts.increment(key, windowMs, now),
-    reset: (key) => attempts.reset(key),
-    decrement: (key) => attempts.decrement(key),
     hitSliding: (key, windowMs, now, hit) => attempts.hitSliding(key, windowMs, now, hit),
     takeBackSliding: (key, hit) => attempts.takeBackSliding(key, hit),
     resetSliding: (key, upTo) => attempts.resetSliding(key, upTo),

@@ -189,8 +189,6 @@ export function createFailoverRateLimitStore({
       return degraded ? "fallback" : primary.state();
     },
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
-    reset: (key) => use((store) => store.reset(key)),
-    decrement: (key) => use((store) => store.decrement(key)),
     async hitSliding(key, windowMs, now, hit) {
       if (degraded) {
         retryInBackground();

@@ -36,14 +36,6 @@ export function createMemoryRateLimitStore(): RateLimitStore {
       windows.set(key, entry);
       return { ...entry };
     },
-    async reset(key) {
-      windows.delete(key);
-      slides.delete(key);
-    },
-    async decrement(key) {
-      const entry = windows.get(key);
-      if (entry && entry.count > 0) entry.count--;
-    },
     async hitSliding(key, windowMs, now, hit) {
       swept(now);
       const at = now.getTime();

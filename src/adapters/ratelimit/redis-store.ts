@@ -10,11 +10,6 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
-const DECREMENT = `
-local count = redis.call('GET', KEYS[1])
-if count and tonumber(count) > 0 then redis.call('DECR', KEYS[1]) end
-return 0`;
-
 // A sliding window's hits as a sorted set scored by their time: the hits that no longer count
 // dropped, this one added (its member unique), and the count with the oldest hit's time.
 const HIT_SLIDING = `
@@ -27,7 +22,6 @@ return {redis.call('ZCARD', KEYS[1]), oldest[2]}`;
 const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
 const SCRIPTS = {
   increment: { source: INCREMENT, sha: sha1(INCREMENT) },
-  decrement: { source: DECREMENT, sha: sha1(DECREMENT) },
 };
 
 /**
@@ -53,12 +47,6 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     state: () => "redis",
     async increment(key, windowMs, now) {
       return windowOf(await run("increment", key, [String(windowMs)]), now);
-    },
-    async reset(key) {
-      await client.send("DEL", [prefix + key]);
-    },
-    async decrement(key) {
-      await run("decrement", key);
     },
     // Sent whole (EVAL), in one command, never as EVALSHA then EVAL: a take-back sent after a hit
     // that gave up waiting must run after it, and a Redis that does not know the script yet (just

@@ -35,9 +35,6 @@ export type RateLimitStoreState = "redis" | "memory" | "fallback";
 export interface RateLimitStore {
   state(): RateLimitStoreState;
   increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
-  reset(key: string): Promise<void>;
-  /** Takes one count back (a hit that turned out not to happen): never below zero, never starting a window. */
-  decrement(key: string): Promise<void>;
   /**
    * A hit at `now` in the key's sliding window, named `hit` (unique) to take it back by: each hit
    * counts for `windowMs` after it. How many there are now, this one included, and (`resetAt`) when
