@@ -214,7 +214,7 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     const primary = {
       ...inner,
       state: () => "redis" as const,
-      ping: () => (down ? refuse() : Promise.resolve()),
+      probeWrite: () => (down ? refuse() : Promise.resolve()),
       hitSliding: (...args: Parameters<typeof inner.hitSliding>) => (down ? refuse() : inner.hitSliding(...args)),
       async resetSliding(key: string, upTo: Date) {
         if (down) return refuse();
@@ -259,6 +259,28 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     redis.release();
     await backOnRedis(redis.store);
     expect(redis.resets).toEqual([1_000, 2_000]);
+  });
+
+  test("a success in the instant between the replay's last undo and the way back is sent too, whatever the instant (found by a review)", async () => {
+    const lost: number[] = [];
+    for (let ticks = 0; ticks < 16; ticks++) {
+      const redis = playedRedis();
+      await redis.store.hitSliding("k", 60_000, new Date(0), "a");
+      await redis.store.resetSliding("k", new Date(1_000));
+      redis.holdNext();
+      redis.up();
+      await eventually(async () => {
+        await redis.store.increment("poke", 60_000, new Date());
+        expect(redis.resets).toEqual([1_000]);
+      });
+      // The replay's last undo lets go; the success comes `ticks` microtasks later.
+      redis.release();
+      for (let i = 0; i < ticks; i++) await Promise.resolve();
+      await redis.store.resetSliding("victim", new Date(3_000));
+      await backOnRedis(redis.store);
+      if (!redis.resets.includes(3_000)) lost.push(ticks);
+    }
+    expect(lost).toEqual([]);
   });
 
   test("an undo Redis refuses (a permission) is dropped, logged, and the store comes back all the same", async () => {

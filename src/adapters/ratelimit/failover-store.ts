@@ -16,7 +16,7 @@ const UNDONE_LIMIT = 10_000;
 const REPLAY_BATCH = 100;
 
 export interface FailoverOptions {
-  primary: RateLimitStore & { ping(): Promise<void> };
+  primary: RateLimitStore & { probeWrite(): Promise<void> };
   fallback: RateLimitStore;
   logger: Logger;
   /** The longest a request waits on the primary before the fallback answers. */
@@ -90,8 +90,12 @@ export function createFailoverRateLimitStore({
     forget();
   }
 
-  /** Replays what Redis missed, in batches, until nothing is left (undos that come meanwhile too). */
-  async function replayMissed() {
+  /**
+   * Replays what Redis missed, in batches, until nothing is left (undos that come meanwhile too),
+   * and then counts on Redis again: in the same step as the last look, so that no undo can come in
+   * between, be kept for a replay that has ended, and never reach Redis (found by a review).
+   */
+  async function replayMissedThenRestore() {
     while (missedResets.size + missedTakeBacks.size > 0) {
       const resets = [...missedResets].slice(0, REPLAY_BATCH);
       const takeBacks = [...missedTakeBacks].slice(0, REPLAY_BATCH - resets.length);
@@ -111,6 +115,8 @@ export function createFailoverRateLimitStore({
       ]);
     }
     undoneDropped = false;
+    degraded = false;
+    logger.info("ratelimit.restored", { to: "redis" });
   }
 
   function degrade(error: unknown) {
@@ -128,14 +134,14 @@ export function createFailoverRateLimitStore({
       try {
         // In the background, as a check: a busy moment of this process does not keep the counts in memory.
         await within(
-          (reconnect?.() ?? Promise.resolve()).then(() => primary.ping()),
+          (reconnect?.() ?? Promise.resolve()).then(() => primary.probeWrite()),
           Math.max(timeoutMs, CHECK_WAIT_MS),
         );
         // Before Redis counts again, as long as it takes (a Redis that froze again holds it, and the
-        // store stays on memory); one replay at a time, as `retrying` holds the next retry back.
-        await replayMissed();
-        degraded = false;
-        logger.info("ratelimit.restored", { to: "redis" });
+        // store stays on memory). `retrying` holds the next retry back until this one ends, but for
+        // the rest of a batch a lost connection cut short: those may still be under way when the
+        // next replay sends them again, which is harmless, as removing a hit twice removes it once.
+        await replayMissedThenRestore();
       } catch {
         // Still down: the next request after `retryEveryMs` tries again.
       } finally {
@@ -145,9 +151,9 @@ export function createFailoverRateLimitStore({
   }
 
   /**
-   * While Redis is used: a ping in the background, at most every `retryEveryMs`; no answer within a
-   * second is Redis gone. No request waits on it, so it waits longer than a request would: a moment's
-   * stall of this process does not send a quiet instance's counts to memory.
+   * While Redis is used: a write in the background (probeWrite), at most every `retryEveryMs`; no
+   * answer within a second is Redis gone. No request waits on it, so it waits longer than a request
+   * would: a moment's stall of this process does not send a quiet instance's counts to memory.
    */
   let checking = false;
   let lastCheck = 0;
@@ -156,7 +162,7 @@ export function createFailoverRateLimitStore({
     if (checking || Date.now() - lastCheck < retryEveryMs) return;
     checking = true;
     lastCheck = Date.now();
-    void within(primary.ping(), Math.max(timeoutMs, CHECK_WAIT_MS))
+    void within(primary.probeWrite(), Math.max(timeoutMs, CHECK_WAIT_MS))
       .catch(degrade)
       .finally(() => (checking = false));
   }

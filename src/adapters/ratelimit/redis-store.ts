@@ -29,7 +29,7 @@ const SCRIPTS = {
  * operation one round trip (a fixed window's Lua script by its hash, sent whole once when Redis
  * does not know it yet; a sliding hit's always whole). Keys live under `prefix`.
  */
-export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { ping(): Promise<void> } {
+export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { probeWrite(): Promise<void> } {
   async function run(script: keyof typeof SCRIPTS, key: string, args: string[] = []): Promise<unknown> {
     const { source, sha } = SCRIPTS[script];
     try {
@@ -63,7 +63,7 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     },
     // A write, not a PING: a Redis that answers but takes no writes (a replica, out of memory) is
     // no store, and a PING found it "back" every few seconds (found by an attack).
-    async ping() {
+    async probeWrite() {
       await client.send("SET", [`${prefix}alive`, "1", "PX", "60000"]);
     },
   };
