@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { createPgProductRepository } from "../../src/adapters/db/product-repository.ts";
 import { createPgUserRepository } from "../../src/adapters/db/user-repository.ts";
+import { skuOf } from "../../src/domain/product.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
 import { migrationProvider } from "../../src/adapters/db/migrations/index.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
@@ -75,4 +76,33 @@ test("migration 0025 composes (NFC) the names and descriptions already there, so
   }
   const accounts = await createPgUserRepository(database.db).listAccounts({ q: nfd("müller") }, { page: 1, limit: 10 });
   expect(accounts.items.map((a) => a.email)).toEqual(["renee@example.com"]);
+});
+
+const insertProduct = (id: string, sku: string) =>
+  sql`insert into products (id, name, slug, description, price_cents, sku, featured_image, heat_level, inventory)
+    values (${id}, ${`Sauce ${id}`}, ${`sauce-${id}`}, '', 500, ${sku}, 'https://images.example.com/s.jpg', 3, 10)`.execute(database.db);
+
+test("migration 0026 writes the SKUs already there as the shop keeps them (NFKC, trimmed), so staff find each by its own SKU again (found by a review)", async () => {
+  await migratedTo("0026_skus_as_the_shop_keeps_them");
+  const typed = { wide: "ＨＡＢ-1", spaced: "HAB\u00a02\u3000", ogham: "\u1680HAB-3\ufeff", kept: "HAB-4" };
+  for (const [id, sku] of Object.entries(typed)) await insertProduct(id, sku);
+
+  await migrateToLatest(database.db);
+  const rows = (await sql<{ id: string; sku: string }>`select id, sku from products`.execute(database.db)).rows;
+  expect(Object.fromEntries(rows.map((r) => [r.id, r.sku]))).toEqual({ wide: "HAB-1", spaced: "HAB 2", ogham: "HAB-3", kept: "HAB-4" });
+  // As the shop folds what staff type: each found by what was typed then.
+  const products = createPgProductRepository(database.db);
+  for (const [id, sku] of Object.entries(typed)) expect((await products.findBySku(skuOf(sku)))?.id).toBe(id);
+});
+
+test("migration 0026 stops, naming them, where two SKUs would become one, and changes nothing", async () => {
+  await migratedTo("0026_skus_as_the_shop_keeps_them");
+  await insertProduct("wide", "ＨＡＢ-1");
+  await insertProduct("plain", "HAB-1");
+  await insertProduct("other", " HAB-9");
+
+  const { error } = await new Migrator({ db: database.db, provider: migrationProvider }).migrateToLatest();
+  expect(String(error)).toContain("these SKUs are one once written as the shop keeps them (NFKC, trimmed): HAB-1, ＨＡＢ-1; rename all but one of each");
+  const skus = (await sql<{ sku: string }>`select sku from products order by id`.execute(database.db)).rows.map((r) => r.sku);
+  expect(skus).toEqual([" HAB-9", "HAB-1", "ＨＡＢ-1"]);
 });

@@ -24,6 +24,7 @@ import * as m0022 from "./0022_product_rows_kept.ts";
 import * as m0023 from "./0023_fake_processor_events.ts";
 import * as m0024 from "./0024_tracking_numbers_as_carriers_write_them.ts";
 import * as m0025 from "./0025_names_in_composed_form.ts";
+import * as m0026 from "./0026_skus_as_the_shop_keeps_them.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "0023_fake_processor_events": m0023,
   "0024_tracking_numbers_as_carriers_write_them": m0024,
   "0025_names_in_composed_form": m0025,
+  "0026_skus_as_the_shop_keeps_them": m0026,
 };
 
 export const migrationProvider: MigrationProvider = {
