@@ -154,6 +154,24 @@ describe("the API beside them is unchanged", () => {
     expect(about.headers.get("content-security-policy")).toBeNull();
   });
 
+  test("a Host of three characters or fewer is routed as any other: the API's answers, never a page (found by an attack)", async () => {
+    // Elysia took such a URL's path from its 11th character on (`http://x/api/…` as `/…`).
+    const answer = async (host: string, method: string, path: string) => {
+      const response = await shop.handle(new Request(`http://${host}${path}`, { method }));
+      return { status: response.status, allow: response.headers.get("allow"), type: response.headers.get("content-type"), body: await response.text() };
+    };
+    for (const [method, path] of [
+      ["GET", "/api/locations/abc"],
+      ["GET", "/api/products/no-such-sauce"],
+      ["PATCH", "/api/products"],
+      ["GET", "/api/nothing"],
+    ] as const) {
+      const expected = await answer("localhost", method, path);
+      expect(expected.type).toContain("application/json");
+      for (const host of ["x", "ab", "a.b"]) expect({ host, method, path, ...(await answer(host, method, path)) }).toEqual({ host, method, path, ...expected });
+    }
+  });
+
   test("only GET and HEAD reach the pages: a POST elsewhere is a 404", async () => {
     const answer = await call(shop, "POST", "/checkout", { body: {} });
     expect(answer.status).toBe(404);

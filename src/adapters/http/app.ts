@@ -13,7 +13,7 @@ import { cors } from "./plumbing/cors.ts";
 import { errorMapper } from "./plumbing/error-mapper.ts";
 import { fieldMessage } from "./plumbing/field-messages.ts";
 import { rateLimit } from "./plumbing/rate-limit.ts";
-import { requestContext } from "./plumbing/request-context.ts";
+import { ANY_HOSTNAME, requestContext } from "./plumbing/request-context.ts";
 import { requestLog } from "./plumbing/request-log.ts";
 import { type RequestObserver, requestMetrics } from "./plumbing/request-metrics.ts";
 import { routeTable } from "./plumbing/route-table.ts";
@@ -81,7 +81,7 @@ export function createApp(
   const auth: AuthSettings = { ...session, tokens: createSessionTokens(session.secret, clock) };
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
-  const app = new Elysia({ prefix: "/api" })
+  const app = new Elysia({ prefix: "/api", handler: ANY_HOSTNAME })
     .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
     .use(serverSpans(tracer ?? null, routes))
     .use(cors(corsOrigins, routes.methodsAt))

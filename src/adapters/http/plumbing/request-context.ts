@@ -27,6 +27,15 @@ const infos = new WeakMap<Request, RequestInfo>();
  */
 const NO_HOST = "http://host.invalid";
 
+/**
+ * For each app that serves (its `handler` setting): Elysia by default takes a URL's path from its
+ * 11th character on, as if every hostname had four characters or more, so `Host: x` (any client can
+ * send it, and a proxy passes it on) routed `/api/locations/abc` to a page and logged
+ * `/locations/abc` (found by an attack). Bun's server gives every request's URL as `http://host/…`,
+ * so the path is looked for after `http://`; a request made in-process must use http too.
+ */
+export const ANY_HOSTNAME = { standardHostname: false } as const;
+
 /** The path a request asks for, read as the router reads it. */
 export function pathOf(request: Request): string {
   return URL.parse(request.url, NO_HOST)?.pathname ?? "/";
