@@ -1,5 +1,6 @@
 import type { Logger } from "../../application/ports/system.ts";
 import { messageOf } from "../../domain/errors.ts";
+import { pathOf } from "../http/plumbing/request-context.ts";
 import type { PrometheusMetrics } from "./prometheus.ts";
 
 const text = (body: string, status: number, headers: Record<string, string> = {}) =>
@@ -15,7 +16,8 @@ export function serveMetrics(metrics: Pick<PrometheusMetrics, "scrape">, port: n
     port,
     reusePort: false,
     async fetch(request) {
-      if (new URL(request.url).pathname !== "/metrics") return text("Not found: the metrics are at /metrics", 404);
+      // pathOf: a request without a Host (HTTP/1.0) has a URL of its path alone, which `new URL` refuses (found by an attack).
+      if (pathOf(request) !== "/metrics") return text("Not found: the metrics are at /metrics", 404);
       if (request.method !== "GET" && request.method !== "HEAD") return text("Method not allowed", 405, { allow: "GET, HEAD" });
       try {
         const scraped = await metrics.scrape();
@@ -24,6 +26,11 @@ export function serveMetrics(metrics: Pick<PrometheusMetrics, "scrape">, port: n
         logger.error("metrics.scrape_failed", { error: messageOf(error) });
         return text("The metrics could not be read", 500);
       }
+    },
+    // Anything else that throws: a bare 500 and a log line, never Bun's page of the source.
+    error(error) {
+      logger.error("metrics.failed", { error: messageOf(error) });
+      return text("The metrics could not be read", 500);
     },
   });
 }
