@@ -135,6 +135,7 @@ export const productComparators: Record<ProductSort, Comparator> = {
  * ("Heiße Soße" was `hei-e-so-e`; found by an attack).
  */
 const SPELLED_OUT: Readonly<Record<string, string>> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d", ð: "d", þ: "th", ı: "i", ħ: "h" };
+const SPELLED_OUT_LETTERS = new RegExp(`[${Object.keys(SPELLED_OUT).join("")}]`, "g");
 
 /** A URL slug from a product name: "Ghost Pepper Fury!" → "ghost-pepper-fury", "Ærø Chili" → "aero-chili". */
 export function slugify(name: string): string {
@@ -142,7 +143,7 @@ export function slugify(name: string): string {
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(/[ßæœøłđðþıħ]/g, (letter) => SPELLED_OUT[letter]!)
+    .replace(SPELLED_OUT_LETTERS, (letter) => SPELLED_OUT[letter]!)
     .replace(/[^a-z0-9]+/g, "-")
     .slice(0, 200)
     .replace(/^-+|-+$/g, "");

@@ -29,12 +29,15 @@ export interface NewUser {
   at: Date;
 }
 
+/** A person's name as the shop keeps it and searches it: in Unicode's composed form (NFC), trimmed. */
+const nameAsKept = (name: string): string => name.normalize("NFC").trim();
+
 /** A new account: e-mail normalized, the name in Unicode's composed form (NFC), an empty one treated as none. */
 export function newUser(fields: NewUser): User {
   return {
     id: fields.id,
     email: normalizeEmail(fields.email),
-    name: fields.name?.normalize("NFC").trim() || null,
+    name: (fields.name && nameAsKept(fields.name)) || null,
     passwordHash: fields.passwordHash,
     role: fields.role,
     image: fields.image ?? null,
@@ -84,8 +87,8 @@ export function nameProblem(name: string): string | null {
  */
 export function providerName(name: string | null | undefined): string | null {
   if (!name?.isWellFormed()) return null;
-  const trimmed = name.normalize("NFC").trim();
-  return trimmed !== "" && nameProblem(trimmed) === null ? trimmed : null;
+  const kept = nameAsKept(name);
+  return kept !== "" && nameProblem(kept) === null ? kept : null;
 }
 
 export function normalizeEmail(email: string): string {

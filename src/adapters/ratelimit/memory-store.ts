@@ -10,14 +10,14 @@ export function createMemoryRateLimitStore(): RateLimitStore {
   const windows = new Map<string, WindowCount>();
   /** A sliding window's hits (their time in ms, and name), oldest first, and how long each counts. */
   const slides = new Map<string, { hits: Array<{ at: number; name: string }>; windowMs: number }>();
-  let incrementsSinceSweep = 0;
+  let countsSinceSweep = 0;
   const sweep = (now: Date) => {
     for (const [key, entry] of windows) if (entry.resetAt <= now) windows.delete(key);
     for (const [key, slide] of slides) if ((slide.hits.at(-1)?.at ?? 0) + slide.windowMs <= now.getTime()) slides.delete(key);
   };
   const swept = (now: Date) => {
-    if (++incrementsSinceSweep >= SWEEP_EVERY) {
-      incrementsSinceSweep = 0;
+    if (++countsSinceSweep >= SWEEP_EVERY) {
+      countsSinceSweep = 0;
       sweep(now);
     }
   };

@@ -62,7 +62,7 @@ export async function payOrder(
   origin: RequestOrigin,
   graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
 ): Promise<PaymentResult> {
-  const { order, attempt, startedAt, seen } = await inTurn(deps, (waited) => startAttempt(deps, userId, request.orderId, graceMs, waited));
+  const { order, attempt, startedAt, seen } = await inTurn(deps.clock, (waited) => startAttempt(deps, userId, request.orderId, graceMs, waited));
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -118,9 +118,9 @@ export async function payOrder(
   };
 }
 
-/** The order was not free to pay when read: another attempt under way (`attempt`), or checkout still making its first intent. */
+/** The order was not free to pay when read: another attempt under way (`anotherAttempt`), or checkout still making its first intent. */
 class NotYourTurn extends Error {
-  constructor(readonly attempt: boolean) {
+  constructor(readonly anotherAttempt: boolean) {
     super("another payment of the order is under way");
   }
 }
@@ -131,17 +131,17 @@ class NotYourTurn extends Error {
  * processor keeps none from the other requests. Each try reads the order afresh, and is told
  * whether another attempt was found under way before (`waited`): 409 once the pauses are spent.
  */
-async function inTurn<T>(deps: PayDeps, start: (waited: boolean) => Promise<T>): Promise<T> {
+async function inTurn<T>(clock: PayDeps["clock"], start: (waited: boolean) => Promise<T>): Promise<T> {
   let waited = false;
   for (const pause of [...PAYMENT_TURN_PAUSES_MS, null]) {
     try {
       return await start(waited);
     } catch (error) {
       if (!(error instanceof NotYourTurn)) throw error;
-      waited ||= error.attempt;
+      waited ||= error.anotherAttempt;
     }
     if (pause === null) break;
-    await deps.clock.sleep(pause);
+    await clock.sleep(pause);
   }
   throw paymentInProgress();
 }

@@ -31,7 +31,7 @@ export interface WindowCount {
  */
 export type RateLimitStoreState = "redis" | "memory" | "fallback";
 
-/** Fixed-window counters (login throttling, rate limits). */
+/** The counts behind the limits: fixed windows (the rate limit), sliding windows of named hits (the sign-in lockout). */
 export interface RateLimitStore {
   state(): RateLimitStoreState;
   increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
