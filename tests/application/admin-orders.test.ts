@@ -14,6 +14,7 @@ import { latePaymentRefundKey } from "../../src/domain/refund.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "back-office-test" };
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
@@ -166,7 +167,7 @@ describe("the orders export (GET /api/admin/orders/export, orders:export)", () =
     const { deps, ada, orders } = await shop();
     const from = new Date("2026-11-01T00:00:00Z");
     const exported = await exportOrders(deps, staff, { statuses: ["PENDING"], q: "ada", from, customerId: ada.id }, origin);
-    const [entry] = await deps.repos.audit.list({ action: "order.export" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "order.export" });
     expect(entry).toMatchObject({
       userId: "staff-1",
       entityType: "order",
@@ -187,6 +188,6 @@ describe("the orders export (GET /api/admin/orders/export, orders:export)", () =
     const { deps } = await shop();
     const reader = actor("STAFF", ["orders:read"]);
     expect((await domainErrorOf(exportOrders(deps, reader, {}, origin))).code).toBe("forbidden");
-    expect(await deps.repos.audit.list({ action: "order.export" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { action: "order.export" })).toEqual([]);
   });
 });

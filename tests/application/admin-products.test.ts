@@ -7,6 +7,7 @@ import { type Actor, DEFAULT_ROLE_PERMISSIONS, SYSTEM_ACTOR } from "../../src/do
 import { aProduct } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import { uowWith } from "../support/faults.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const actorOf = (role: "STAFF" | "CUSTOMER"): Actor => ({ userId: `${role.toLowerCase()}-1`, role, permissions: new Set(DEFAULT_ROLE_PERMISSIONS[role]) });
 const staff = actorOf("STAFF");
@@ -50,7 +51,7 @@ describe("inventory adjustment (products:write)", () => {
     expect(adjusted).toEqual({ ...product, inventory: 8, updatedAt: deps.clock.now() });
     expect(before).toBe(3);
     expect(deps.state.products.get(product.id)?.inventory).toBe(8);
-    const [entry] = await deps.repos.audit.list({ action: "product.inventory_adjust" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "product.inventory_adjust" });
     expect(entry).toMatchObject({
       userId: staff.userId,
       entityType: "product",
@@ -69,7 +70,7 @@ describe("inventory adjustment (products:write)", () => {
     expect([error.code, error.message]).toEqual(["inventory.insufficient", "Insufficient inventory"]);
     expect(error.details).toEqual({ productId: product.id, productName: "Scarce", requested: 1, available: 0 });
     expect(deps.state.products.get(product.id)?.inventory).toBe(0);
-    expect(await deps.repos.audit.list({ action: "product.inventory_adjust" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "product.inventory_adjust" })).toHaveLength(1);
   });
 
   test("a take judged on the stock just before a delivery landed is tried again on what the delivery left; one still refused is Insufficient inventory, never 'past 1,000,000' (found by an attack)", async () => {
@@ -101,7 +102,7 @@ describe("inventory adjustment (products:write)", () => {
     const deps = await shopWith(product);
     const { product: adjusted } = await adjustInventory(deps, SYSTEM_ACTOR, { sku: "SF-BBQ-001" }, { delta: -4, reason: "Stock count" }, NO_ORIGIN);
     expect(adjusted.inventory).toBe(6);
-    const [entry] = await deps.repos.audit.list({ action: "product.inventory_adjust" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "product.inventory_adjust" });
     expect(entry).toMatchObject({ userId: null, entityId: product.id, changes: { delta: -4, before: 10, after: 6 } });
     expect((await domainErrorOf(adjustInventory(deps, SYSTEM_ACTOR, { sku: "SF-NOPE" }, restock, NO_ORIGIN))).code).toBe("product.not_found");
     expect((await domainErrorOf(adjustInventory(deps, staff, { id: "z12345678901234567890123" }, restock, NO_ORIGIN))).code).toBe("product.not_found");
@@ -130,7 +131,7 @@ describe("inventory adjustment (products:write)", () => {
     const product = aProduct();
     const deps = await shopWith(product);
     await adjustInventory(deps, staff, { id: product.id }, { delta: 1, reason: ` ${"x".repeat(200)} ` }, NO_ORIGIN);
-    const [entry] = await deps.repos.audit.list({ action: "product.inventory_adjust" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "product.inventory_adjust" });
     expect(entry?.changes.reason).toBe("x".repeat(200));
   });
 

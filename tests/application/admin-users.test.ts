@@ -7,6 +7,7 @@ import type { User, UserRole } from "../../src/domain/user.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const customer = { userId: "u1", role: "CUSTOMER" as const, permissions: new Set<never>() };
 
@@ -32,7 +33,7 @@ describe("admin account management", () => {
     await register(deps, { email: "boss@example.com", password: "very secret" }, NO_ORIGIN, "http://x");
     expect(await ensureAdmin(deps, SYSTEM_ACTOR, { email: "boss@example.com", password: "ignored!" })).toBe("promoted");
     expect((await deps.repos.users.findByEmail("boss@example.com"))?.role).toBe("ADMIN");
-    const [change] = await deps.repos.audit.list({ action: "user.role_change" });
+    const [change] = await auditEntries(deps.repos.audit, { action: "user.role_change" });
     expect(change?.changes).toEqual({ from: "CUSTOMER", to: "ADMIN" });
   });
 
@@ -61,7 +62,7 @@ describe("role changes (decisions §12): who may give or take away ADMIN and DEV
       users.push(user);
     }
     const roleOf = async (user: User) => (await deps.repos.users.findById(user.id))?.role;
-    const changes = () => deps.repos.audit.list({ action: "user.role_change" });
+    const changes = () => auditEntries(deps.repos.audit, { action: "user.role_change" });
     return { deps, users, roleOf, changes };
   }
 

@@ -14,6 +14,7 @@ import { createJsonLogger } from "../../src/adapters/log.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { uowWith } from "../support/faults.ts";
 import { settled } from "../support/settled.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };
 const SHOP = "https://shop.example.com";
@@ -44,7 +45,7 @@ describe("registration", () => {
     expect(user.passwordHash).not.toBe("correct horse");
     expect(await deps.hasher.verify("correct horse", user.passwordHash ?? "")).toBe(true);
 
-    const [audit] = await deps.repos.audit.list({ action: "auth.register" });
+    const [audit] = await auditEntries(deps.repos.audit, { action: "auth.register" });
     expect(audit).toMatchObject({ userId: user.id, entityId: user.id, ipAddress: "203.0.113.9", userAgent: "test-agent" });
     const [mail] = await deps.repos.outbox.list();
     expect(mail).toMatchObject({ to: "ada@example.com", subject: "Welcome to Storefront", status: "pending" });
@@ -68,7 +69,7 @@ describe("registration", () => {
     await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
     await expect(register(deps, { email: "ADA@example.com", password: "another one" }, origin, SHOP)).rejects.toMatchObject({ code: "auth.email_taken" });
     expect(await deps.repos.outbox.list()).toHaveLength(1);
-    expect(await deps.repos.audit.list({ action: "auth.register" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "auth.register" })).toHaveLength(1);
   });
 
   test.each([
@@ -124,7 +125,7 @@ describe("password sign-in", () => {
     expect(session.user.id).toBe(user.id);
     expect(await deps.repos.sessions.findById(session.id)).toMatchObject({ userId: user.id, revokedAt: null, expiresAt: session.expiresAt });
     expect(session.expiresAt.getTime() - session.issuedAt.getTime()).toBe(30 * 24 * 3600 * 1000);
-    expect(await deps.repos.audit.list({ action: "auth.login" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "auth.login" })).toHaveLength(1);
   });
 
   test("wrong password, unknown e-mail and password-less accounts fail alike and are audited", async () => {
@@ -141,7 +142,7 @@ describe("password sign-in", () => {
     ]) {
       await expect(signInWithPassword(deps, attempt, origin)).rejects.toMatchObject({ code: "auth.invalid_credentials", message: "Invalid email or password" });
     }
-    expect(await deps.repos.audit.list({ action: "auth.login_failed" })).toHaveLength(3);
+    expect(await auditEntries(deps.repos.audit, { action: "auth.login_failed" })).toHaveLength(3);
   });
 
   test("five failures for one e-mail lock it for 15 minutes, even with the right password; others are unaffected", async () => {
@@ -362,7 +363,7 @@ describe("identity-provider sign-in", () => {
     });
     expect(await createAccessResolver(deps).resolve({ sub: squatted.id, sid: attackerSession.id })).toBeNull();
     expect(await createAccessResolver(deps).resolve({ sub: squatted.id, sid: session.id })).not.toBeNull();
-    const [claimed] = await deps.repos.audit.list({ action: "user.update", entityId: squatted.id });
+    const [claimed] = await auditEntries(deps.repos.audit, { action: "user.update", entityId: squatted.id });
     expect(claimed?.changes).toEqual({ isEmailVerified: true, passwordRemoved: true, sessionsEnded: 1, reason: "verified identity linked" });
   });
 
@@ -490,7 +491,7 @@ describe("sessions and freshness", () => {
     expect(await elsewhere.resolve(claims)).not.toBeNull();
     deps.clock.advance(30_001);
     expect(await elsewhere.resolve(claims)).toBeNull();
-    const [entry] = await deps.repos.audit.list({ action: "auth.logout" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "auth.logout" });
     expect(entry).toMatchObject({ userId: user.id, entityId: session.id, changes: { everywhere: false, ended: 1 }, ipAddress: "203.0.113.9" });
   });
 
@@ -521,7 +522,7 @@ describe("sessions and freshness", () => {
     expect(await access.resolve(claims)).toBeNull();
     expect(await access.resolve({ sub: user.id, sid: other.id })).toBeNull();
     expect(await access.resolve({ sub: user.id, sid: renewed.id })).not.toBeNull();
-    expect((await deps.repos.audit.list({ action: "user.password_change" }))[0]?.changes).toEqual({ sessionsEnded: 2 });
+    expect((await auditEntries(deps.repos.audit, { action: "user.password_change" }))[0]?.changes).toEqual({ sessionsEnded: 2 });
   });
 
   test("a new password must follow the rules, the common-password list included", async () => {
@@ -555,7 +556,7 @@ describe("sessions and freshness", () => {
     await expect(changePassword(deps, user.id, { currentPassword: "wrong", newPassword: "battery staple" }, origin)).rejects.toMatchObject({
       code: "auth.wrong_password",
     });
-    expect(await deps.repos.audit.list({ action: "user.password_change" })).toHaveLength(0);
+    expect(await auditEntries(deps.repos.audit, { action: "user.password_change" })).toHaveLength(0);
   });
 
   test("guesses at the current password count against the sign-in limit: the sixth is refused, even when right", async () => {
@@ -566,7 +567,7 @@ describe("sessions and freshness", () => {
     await expect(signInWithPassword(deps, { email: user.email, password: "correct horse" }, origin)).rejects.toMatchObject({ code: "auth.too_many_attempts" });
     deps.clock.advance(15 * 60 * 1000 + 1);
     await change("correct horse");
-    expect(await deps.repos.audit.list({ action: "user.password_change" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "user.password_change" })).toHaveLength(1);
   });
 
   test("a correct current password clears earlier wrong guesses", async () => {

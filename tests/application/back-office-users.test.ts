@@ -12,6 +12,7 @@ import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissio
 import type { UserRole } from "../../src/domain/user.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const as = (role: UserRole): Actor => ({ userId: null, role, permissions: new Set(DEFAULT_ROLE_PERMISSIONS[role]) });
 const page = { page: 1, limit: 20 };
@@ -81,7 +82,7 @@ describe("exportUsers (GET /api/admin/users/export)", () => {
     const admin: Actor = { ...as("ADMIN"), userId: (await deps.repos.users.findByEmail("linus@example.com"))!.id };
     const origin = { ipAddress: "198.51.100.4", userAgent: "curl/8" };
     const started = await exportUsers(deps, admin, { q: "lovelace", role: "CUSTOMER" }, origin);
-    const [entry] = await deps.repos.audit.list({ action: "user.export" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "user.export" });
     expect(entry).toMatchObject({
       userId: admin.userId,
       entityType: "user",
@@ -93,13 +94,13 @@ describe("exportUsers (GET /api/admin/users/export)", () => {
     const rows: AccountSummary[] = [];
     for await (const batch of started.batches) rows.push(...batch);
     expect(rows.map((a) => a.id)).toEqual([adaCustomer.id]);
-    expect(await deps.repos.audit.list({ action: "user.export" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "user.export" })).toHaveLength(1);
   });
 
   test("needs users:export, which STAFF lacks by default: refused, nothing recorded", async () => {
     const { deps } = await people();
     expect((await domainErrorOf(exportUsers(deps, as("STAFF"), {}, NO_ORIGIN))).code).toBe("forbidden");
-    expect(await deps.repos.audit.list({ action: "user.export" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { action: "user.export" })).toEqual([]);
   });
 });
 

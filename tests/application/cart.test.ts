@@ -5,6 +5,7 @@ import { getCart } from "../../src/application/cart/get-cart.ts";
 import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const origin = { ipAddress: "198.51.100.7", userAgent: "cart-test" };
 
@@ -66,7 +67,7 @@ describe("adding to the cart", () => {
   test("each add is audited with user, changes, IP address and user agent", async () => {
     const { deps, ada, sauce } = await setUp();
     const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, origin);
-    const [entry] = await deps.repos.audit.list({ action: "cart.add" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "cart.add" });
     expect(entry).toMatchObject({
       userId: ada.id,
       entityType: "cart_item",
@@ -81,7 +82,7 @@ describe("adding to the cart", () => {
     const { deps, ada, sauce } = await setUp();
     const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, origin);
     expect(await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, origin)).toMatchObject({ id: line.id, quantity: 3 });
-    const entries = (await deps.repos.audit.list({ action: "cart.add" })).sort((a, b) => Number(a.changes.quantity) - Number(b.changes.quantity));
+    const entries = (await auditEntries(deps.repos.audit, { action: "cart.add" })).sort((a, b) => Number(a.changes.quantity) - Number(b.changes.quantity));
     expect(entries.map((e) => ({ entityId: e.entityId, changes: e.changes, userId: e.userId, ipAddress: e.ipAddress }))).toEqual([
       { entityId: line.id, changes: { productId: sauce.id, added: 1, quantity: 1 }, userId: ada.id, ipAddress: origin.ipAddress },
       { entityId: line.id, changes: { productId: sauce.id, added: 2, quantity: 3 }, userId: ada.id, ipAddress: origin.ipAddress },
@@ -100,9 +101,9 @@ describe("changing and removing lines", () => {
     });
     await removeCartItem(deps, ada.id, line.id, origin);
     expect((await getCart(deps, ada.id)).itemCount).toBe(0);
-    const actions = (await deps.repos.audit.list({ entityId: line.id })).map((e) => e.action).sort();
+    const actions = (await auditEntries(deps.repos.audit, { entityId: line.id })).map((e) => e.action).sort();
     expect(actions).toEqual(["cart.add", "cart.remove", "cart.update"]);
-    const [update] = await deps.repos.audit.list({ action: "cart.update" });
+    const [update] = await auditEntries(deps.repos.audit, { action: "cart.update" });
     expect(update?.changes).toEqual({ productId: sauce.id, from: 2, to: 7 });
   });
 
@@ -124,6 +125,6 @@ describe("changing and removing lines", () => {
     await expect(removeCartItem(deps, bob.id, line.id, origin)).rejects.toMatchObject({ code: "forbidden" });
     await expect(updateCartItem(deps, ada.id, "z12345678901234567890123", 1, origin)).rejects.toMatchObject({ code: "cart.item_not_found" });
     expect((await getCart(deps, ada.id)).totalQuantity).toBe(2);
-    expect(await deps.repos.audit.list({ action: "cart.update" })).toHaveLength(0);
+    expect(await auditEntries(deps.repos.audit, { action: "cart.update" })).toHaveLength(0);
   });
 });

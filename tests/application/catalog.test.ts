@@ -8,6 +8,7 @@ import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissio
 import { aLocation, aProduct } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import { uowWith } from "../support/faults.ts";
+import { auditEntries } from "../support/audit.ts";
 
 function demo(): DemoCatalog {
   const strip = ({ id: _id, isActive: _a, createdAt: _c, updatedAt: _u, ...rest }: ReturnType<typeof aProduct>) => rest;
@@ -74,7 +75,7 @@ describe("setting inventory outright needs expectedInventory (decisions §12)", 
     const deps = await shopWith(product);
     const updated = await updateProduct(deps, staff, product.id, { inventory: 20, expectedInventory: 5 }, NO_ORIGIN);
     expect(updated.inventory).toBe(20);
-    const [entry] = await deps.repos.audit.list({ action: "product.update" });
+    const [entry] = await auditEntries(deps.repos.audit, { action: "product.update" });
     expect(entry?.changes).toEqual({ inventory: 20, expectedInventory: 5 });
   });
 
@@ -86,7 +87,7 @@ describe("setting inventory outright needs expectedInventory (decisions §12)", 
     expect(error.message).toBe("Inventory has changed: it is 4 now, not 5");
     expect(error.details).toEqual({ productId: product.id, expectedInventory: 5, inventory: 4 });
     expect(deps.state.products.get(product.id)).toEqual(product);
-    expect(await deps.repos.audit.list({ action: "product.update" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { action: "product.update" })).toEqual([]);
   });
 
   test("inventory without expectedInventory, and expectedInventory without inventory, are invalid input naming expectedInventory", async () => {

@@ -19,6 +19,7 @@ import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/dep
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import { eventually } from "../support/eventually.ts";
+import { auditEntries } from "../support/audit.ts";
 
 test("housekeeping deletes the sessions that have ended, signed out or expired, and keeps the live ones working", async () => {
   const deps = createMemoryDeps();
@@ -199,7 +200,7 @@ describe("housekeeping settles a payment attempt a crash left unfinished (decisi
     deps.clock.advance(1);
     expect((await housekeeping().runOnce()).paymentsSettled).toBe(1);
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, stripePaymentIntentId: intentId });
-    const audits = await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" });
+    const audits = await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" });
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({
       userId: null,
@@ -298,7 +299,7 @@ describe("housekeeping settles a payment attempt a crash left unfinished (decisi
     } as MemoryDeps;
     expect((await housekeeping(racing).runOnce()).paymentsSettled).toBe(0);
     expect(await stored()).toMatchObject({ paymentStatus: "PENDING", paymentStartedAt: deps.clock.now() });
-    expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" })).toEqual([]);
   });
 });
 
@@ -363,7 +364,7 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     expect((await pay()).success).toBe(true);
     expect((await housekeeping().runOnce()).intentsStored).toBe(0);
     // The order's history says where its intent came from, once.
-    expect(await deps.repos.audit.list({ action: "order.intent_recovered" })).toEqual([
+    expect(await auditEntries(deps.repos.audit, { action: "order.intent_recovered" })).toEqual([
       expect.objectContaining({ userId: null, entityType: "order", entityId: orderId, changes: { intentId: made!.id, recoveredBy: "housekeeping" } }),
     ]);
   });
@@ -389,7 +390,7 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING", stripePaymentIntentId: null });
     expect(await stock()).toEqual([10, 10]);
     expect(await cart()).toEqual({ [habanero.id]: 2, [verde.id]: 1 });
-    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    const [audit] = await auditEntries(deps.repos.audit, { entityId: orderId, action: "order.status_update" });
     expect(audit).toMatchObject({
       userId: null,
       changes: {
@@ -413,7 +414,7 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     deps.clock.advance(GRACE_MS);
     expect((await housekeeping(refusing(deps)).runOnce()).checkoutsUndone).toBe(1);
     expect(await cart()).toEqual({ [habanero.id]: 99, [verde.id]: 1 });
-    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    const [audit] = await auditEntries(deps.repos.audit, { entityId: orderId, action: "order.status_update" });
     expect(audit?.changes).toMatchObject({
       linesPutBack: [
         { productId: habanero.id, quantity: 1 },
@@ -437,9 +438,9 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     const after = await cart();
     expect(Object.keys(after)).toHaveLength(50);
     expect([after[habanero.id], after[verde.id], after[others[0]!.id], after[others[1]!.id]]).toEqual([2, 1, undefined, 1]);
-    const [audit] = await deps.repos.audit.list({ entityId: orderId, action: "order.status_update" });
+    const [audit] = await auditEntries(deps.repos.audit, { entityId: orderId, action: "order.status_update" });
     expect(audit?.changes).toMatchObject({ linesLeftOut: [] });
-    expect(await deps.repos.audit.list({ entityId: lines[0]!.id, action: "cart.remove" })).toMatchObject([
+    expect(await auditEntries(deps.repos.audit, { entityId: lines[0]!.id, action: "cart.remove" })).toMatchObject([
       { userId: null, changes: { productId: others[0]!.id, quantity: 1, reason: "off_sale_made_room" } },
     ]);
   });

@@ -19,6 +19,7 @@ import type { PaymentGateway } from "../../src/application/ports/payments.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const origin = { ipAddress: "203.0.113.4", userAgent: "orders-test" };
 const texas = { address1: "1 Main St", city: "Austin", state: "tx", postalCode: "78701" };
@@ -106,7 +107,7 @@ describe("placing an order", () => {
       metadata: { orderId: placed.orderId, orderNumber: placed.orderNumber },
       status: "requires_payment_method",
     });
-    const [audit] = await deps.repos.audit.list({ action: "order.create" });
+    const [audit] = await auditEntries(deps.repos.audit, { action: "order.create" });
     expect(audit).toMatchObject({
       userId: ada.id,
       entityId: placed.orderId,
@@ -216,7 +217,7 @@ describe("placing an order", () => {
     expect(await deps.repos.carts.lines(ada.id)).toEqual(before);
     const [cancelled] = [...deps.state.orders.values()];
     expect(cancelled).toMatchObject({ status: "CANCELLED", paymentStatus: "PENDING" });
-    expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({
+    expect((await auditEntries(deps.repos.audit, { action: "order.status_update" }))[0]?.changes).toMatchObject({
       to: "CANCELLED",
       reason: "the payment intent could not be created",
     });
@@ -242,7 +243,7 @@ describe("placing an order", () => {
     const lines = await deps.repos.carts.lines(ada.id);
     expect([lines.length, lines.some((l) => l.productId === habanero.id)]).toEqual([MAX_CART_LINES, false]);
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    expect((await deps.repos.audit.list({ action: "order.status_update" }))[0]?.changes).toMatchObject({
+    expect((await auditEntries(deps.repos.audit, { action: "order.status_update" }))[0]?.changes).toMatchObject({
       to: "CANCELLED",
       reason: "the payment intent could not be created",
       linesPutBack: [],
@@ -269,7 +270,7 @@ describe("placing an order", () => {
     expect((await domainErrorOf(order(slow, ada.id, { cartItemIds: [line.id] }))).code).toBe("order.creation_failed");
     expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.productId, l.quantity])).toEqual([[habanero.id, 2]]);
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    expect(await deps.repos.audit.list({ action: "order.status_update" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "order.status_update" })).toHaveLength(1);
   });
 
   test("an undo that finds the cart or the order held past the lock limit leaves the order to housekeeping, as a crash would: 503 to try again, not 500 after three waits (found by a review)", async () => {
@@ -562,7 +563,7 @@ describe("changing an order's status", () => {
     });
     await move("DELIVERED");
     expect(await stockOf(deps, habanero.id)).toBe(8);
-    const audits = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    const audits = await auditEntries(deps.repos.audit, { action: "order.status_update", entityId: orderId });
     expect(audits.map((a) => [a.changes.from, a.changes.to, a.userId])).toEqual([
       ["SHIPPED", "DELIVERED", "staff-1"],
       ["PROCESSING", "SHIPPED", "staff-1"],
@@ -600,9 +601,9 @@ describe("changing an order's status", () => {
     expect(await move("CANCELLED", admin).catch((e: DomainError) => e.code)).toBe("order.invalid_transition");
     expect(deps.processor.refunds.size).toBe(1);
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    const [audit] = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    const [audit] = await auditEntries(deps.repos.audit, { action: "order.status_update", entityId: orderId });
     expect(audit?.changes).toMatchObject({ from: "CONFIRMED", to: "CANCELLED", refundDue: total, by: "ADMIN" });
-    const [settled] = await deps.repos.audit.list({ action: "payment.refunded", entityId: orderId });
+    const [settled] = await auditEntries(deps.repos.audit, { action: "payment.refunded", entityId: orderId });
     expect(settled?.changes).toMatchObject({ intentId: stripePaymentIntentId, amount: total, reason: "order_ended", from: "PAID", to: "REFUNDED" });
   });
 
@@ -669,7 +670,7 @@ describe("changing an order's status", () => {
     await deps.payments.confirmIntent(intentId, "pm_card_visa", "paid-behind-our-back");
     expect(await domainErrorOf(move("CANCELLED", staff))).toMatchObject({ code: "forbidden", details: { required: "financials:refunds" } });
     expect(await deps.repos.orders.findById(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: orderId }))[0]?.changes).toMatchObject({
+    expect((await auditEntries(deps.repos.audit, { action: "payment.succeeded", entityId: orderId }))[0]?.changes).toMatchObject({
       foundWhen: "the order was moved to CANCELLED",
       intentId,
     });
@@ -694,7 +695,7 @@ describe("changing an order's status", () => {
     expect(await move("CANCELLED", admin)).toMatchObject({ status: "CANCELLED", paymentStatus: "PAID" });
     expect(deps.processor.refunds.size).toBe(0);
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    const [audit] = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    const [audit] = await auditEntries(deps.repos.audit, { action: "order.status_update", entityId: orderId });
     expect(audit?.changes).toEqual({ from: "CONFIRMED", to: "CANCELLED", refundDueThrough: "square", flagged: true, by: "ADMIN" });
   });
 
@@ -706,7 +707,7 @@ describe("changing an order's status", () => {
     expect(deps.processor.intents.get(stripePaymentIntentId!)?.status).toBe("canceled");
     expect(deps.processor.refunds.size).toBe(0);
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    const audits = await deps.repos.audit.list({ action: "order.status_update", entityId: orderId });
+    const audits = await auditEntries(deps.repos.audit, { action: "order.status_update", entityId: orderId });
     expect(audits.map((a) => a.changes)).toContainEqual({ from: "CONFIRMED", to: "REFUNDED", by: "STAFF" });
   });
 
@@ -770,7 +771,7 @@ describe("a customer cancelling an unpaid order (decisions §15)", () => {
     expect(answer).toMatchObject({ id: placed.orderId, status: "CANCELLED", paymentStatus: "PENDING", updatedAt: deps.clock.now() });
     expect(deps.processor.intents.get(intentId)?.status).toBe("canceled");
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    const audits = await deps.repos.audit.list({ action: "order.cancel" });
+    const audits = await auditEntries(deps.repos.audit, { action: "order.cancel" });
     expect(audits).toEqual([
       expect.objectContaining({
         userId: ada.id,
@@ -807,7 +808,7 @@ describe("a customer cancelling an unpaid order (decisions §15)", () => {
       details: { status: "CANCELLED", paymentStatus: "PENDING" },
     });
     expect(await stockOf(deps, habanero.id)).toBe(10);
-    expect(await deps.repos.audit.list({ action: "order.cancel" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "order.cancel" })).toHaveLength(1);
 
     const paid = await order(deps, ada.id, { cartItemIds: [(await addOne(deps, ada.id, habanero.id)).id] });
     await payOrder(deps, ada.id, { orderId: paid.orderId, paymentMethodId: "pm_card_visa" }, origin);
@@ -833,10 +834,10 @@ describe("a customer cancelling an unpaid order (decisions §15)", () => {
     expect(await domainErrorOf(cancel())).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await stockOf(deps, habanero.id)).toBe(8);
-    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: placed.orderId }))[0]?.changes).toMatchObject({
+    expect((await auditEntries(deps.repos.audit, { action: "payment.succeeded", entityId: placed.orderId }))[0]?.changes).toMatchObject({
       foundWhen: "the customer cancelled the order",
     });
-    expect(await deps.repos.audit.list({ action: "order.cancel" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { action: "order.cancel" })).toEqual([]);
   });
 
   test("a payment still processing at the processor is 409 and the order stays as it was; a processor that cannot be reached changes nothing", async () => {
@@ -939,11 +940,11 @@ describe("unpaid orders running out of time", () => {
     expect((await deps.repos.orders.findById(old.orderId))?.status).toBe("CANCELLED");
     expect((await deps.repos.orders.findById(young.orderId))?.status).toBe("PENDING");
     expect(deps.processor.intents.get((await deps.repos.orders.findById(old.orderId))!.stripePaymentIntentId!)?.status).toBe("canceled");
-    const [audit] = await deps.repos.audit.list({ action: "order.expire" });
+    const [audit] = await auditEntries(deps.repos.audit, { action: "order.expire" });
     expect(audit).toMatchObject({ userId: null, entityId: old.orderId, changes: { orderNumber: old.orderNumber, to: "CANCELLED" } });
     // The order paid meanwhile is settled as paid, as its webhook would settle it, and leaves the sweep.
     expect(await deps.repos.orders.findById(paidLate.orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    expect((await deps.repos.audit.list({ action: "payment.succeeded", entityId: paidLate.orderId }))[0]?.changes).toMatchObject({
+    expect((await auditEntries(deps.repos.audit, { action: "payment.succeeded", entityId: paidLate.orderId }))[0]?.changes).toMatchObject({
       foundWhen: "the order's payment time ran out",
     });
     expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [], paidMeanwhile: [] });

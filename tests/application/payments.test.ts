@@ -14,6 +14,7 @@ import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/dep
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import { eventually } from "../support/eventually.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const origin = { ipAddress: "203.0.113.9", userAgent: "payments-test" };
 type RefundInput = Parameters<PaymentGateway["refund"]>[0];
@@ -71,7 +72,7 @@ describe("paying an order (decisions §4)", () => {
     });
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1 });
     expect(deps.processor.intents.get(intentId)?.status).toBe("succeeded");
-    const [audit] = await deps.repos.audit.list({ action: "payment.succeeded" });
+    const [audit] = await auditEntries(deps.repos.audit, { action: "payment.succeeded" });
     expect(audit).toMatchObject({
       userId: ada.id,
       entityId: placed.orderId,
@@ -103,10 +104,9 @@ describe("paying an order (decisions §4)", () => {
     expect((await domainErrorOf(pay("pm_card_chargeDeclinedInsufficientFunds"))).details).toEqual({ code: "card_declined", declineCode: "insufficient_funds" });
     expect((await pay("pm_card_mastercard")).order).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await stored()).toMatchObject({ paymentAttempts: 3 });
-    expect((await deps.repos.audit.list({ action: "payment.failed" })).map((a) => (a.changes.decline as { declineCode: string }).declineCode).sort()).toEqual([
-      "generic_decline",
-      "insufficient_funds",
-    ]);
+    expect(
+      (await auditEntries(deps.repos.audit, { action: "payment.failed" })).map((a) => (a.changes.decline as { declineCode: string }).declineCode).sort(),
+    ).toEqual(["generic_decline", "insufficient_funds"]);
   });
 
   test("3-D Secure: requires_action leaves the order PENDING and hands back the client secret; the processor's later success confirms it", async () => {
@@ -117,7 +117,7 @@ describe("paying an order (decisions §4)", () => {
       paymentIntent: { id: intentId, status: "requires_action", clientSecret: expect.stringContaining("_secret_") },
       order: { status: "PENDING", paymentStatus: "PENDING" },
     });
-    expect(await deps.repos.audit.list({ action: "payment.requires_action" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { action: "payment.requires_action" })).toHaveLength(1);
     await deps.processor.completeAction(intentId, true);
     expect(
       await receiveWebhookEvent(
@@ -156,7 +156,7 @@ describe("paying an order (decisions §4)", () => {
     const down = { ...deps, payments: { ...deps.payments, confirmIntent: () => Promise.reject(refused) } };
     expect(await domainErrorOf(pay("pm_card_visa", undefined, down as MemoryDeps))).toBe(refused);
     expect(await stored()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", paymentAttempts: 2, paymentStartedAt: null });
-    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.failed" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { entityType: "order", action: "payment.failed" })).toEqual([]);
     expect((await pay("pm_card_visa")).success).toBe(true);
   });
 
@@ -193,7 +193,7 @@ describe("paying an order (decisions §4)", () => {
     expect(await domainErrorOf(second)).toMatchObject({ code: "order.already_paid", message: "Order has already been paid" });
     expect(deps.processor.intents.get(intentId)).toMatchObject({ status: "succeeded", paymentMethodId: "pm_card_visa" });
     expect(await stored()).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
-    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
   });
 
   test("a second payment that waited its turn behind a declined card is 409, not a confirmation of its own: the customer sees the decline, and the next payment pays (found by a review)", async () => {
@@ -213,7 +213,7 @@ describe("paying an order (decisions §4)", () => {
     expect(await first).toMatchObject({ success: false, paymentIntent: { status: "requires_action" } });
     expect(await domainErrorOf(second)).toMatchObject({ code: "payment.in_progress" });
     expect(await stored()).toMatchObject({ paymentStatus: "PENDING", paymentAttempts: 1, paymentStartedAt: null });
-    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.requires_action" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { entityType: "order", action: "payment.requires_action" })).toHaveLength(1);
   });
 
   test("no connection waits on the processor, and no queue forever: a second payment whose turn has not come within its wait is 409", async () => {
@@ -245,7 +245,7 @@ describe("paying an order (decisions §4)", () => {
     newer.release();
     expect(await second).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, paymentAttempts: 1 });
-    expect(await deps.repos.audit.list({ entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
   });
 
   test("an order whose checkout has not stored its payment intent yet cannot be paid yet (409): it would get a second intent", async () => {
@@ -283,7 +283,7 @@ describe("paying an order (decisions §4)", () => {
     deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
     expect((await pay("pm_card_mastercard")).success).toBe(true);
     expect(await stored()).toMatchObject({ paymentStatus: "PAID" });
-    const [succeeded] = await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" });
+    const [succeeded] = await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" });
     expect(succeeded?.changes).toMatchObject({ paymentMethodId: "pm_card_visa" });
   });
 });
@@ -334,7 +334,7 @@ describe("payment events from the processor (decisions §8)", () => {
       paidVia: "stripe",
       paidReference: intentId,
     });
-    const audits = await deps.repos.audit.list({ action: "webhook.stripe", entityId: placed.orderId });
+    const audits = await auditEntries(deps.repos.audit, { action: "webhook.stripe", entityId: placed.orderId });
     expect(audits.find((entry) => entry.changes.eventId === "evt_b")?.changes).toMatchObject({
       eventId: "evt_b",
       flagged: true,
@@ -354,7 +354,7 @@ describe("payment events from the processor (decisions §8)", () => {
     expect(await receiveWebhookEvent(deps, event)).toBe("applied");
     expect(await receiveWebhookEvent(deps, event)).toBe("duplicate");
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    const audits = await deps.repos.audit.list({ action: "webhook.stripe" });
+    const audits = await auditEntries(deps.repos.audit, { action: "webhook.stripe" });
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({
       userId: null,
@@ -394,7 +394,7 @@ describe("payment events from the processor (decisions §8)", () => {
     );
     expect(await stored()).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
     expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(10);
-    expect((await deps.repos.audit.list({ action: "webhook.stripe" })).map((a) => String(a.changes.ignored ?? "applied")).sort()).toEqual([
+    expect((await auditEntries(deps.repos.audit, { action: "webhook.stripe" })).map((a) => String(a.changes.ignored ?? "applied")).sort()).toEqual([
       "a partial refund leaves the order as it is",
       "applied",
     ]);
@@ -441,7 +441,7 @@ describe("payment events from the processor (decisions §8)", () => {
     expect([...deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId, amount: (await stored()).total })]);
     expect(await stored()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
     expect(await deps.repos.refunds.listDue()).toEqual([]);
-    expect((await deps.repos.audit.list({ action: "payment.refunded", entityId: placed.orderId }))[0]?.changes).toMatchObject({
+    expect((await auditEntries(deps.repos.audit, { action: "payment.refunded", entityId: placed.orderId }))[0]?.changes).toMatchObject({
       intentId,
       reason: "late_payment",
       from: "REFUNDED",
@@ -493,9 +493,9 @@ describe("payment events from the processor (decisions §8)", () => {
       order: { status: "CONFIRMED", paymentStatus: "PAID" },
     });
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null, paymentAttempts: 1 });
-    const [webhook] = await deps.repos.audit.list({ action: "webhook.stripe" });
+    const [webhook] = await auditEntries(deps.repos.audit, { action: "webhook.stripe" });
     expect(webhook?.changes).toMatchObject({ from: { status: "PENDING", paymentStatus: "PENDING" }, to: { status: "CONFIRMED", paymentStatus: "PAID" } });
-    const [payment] = await deps.repos.audit.list({ action: "payment.succeeded" });
+    const [payment] = await auditEntries(deps.repos.audit, { action: "payment.succeeded" });
     expect(payment?.changes).toMatchObject({ from: { status: "CONFIRMED", paymentStatus: "PAID" }, ignored: "payment is already PAID" });
   });
 });

@@ -6,6 +6,7 @@ import type { ReportRange } from "../../src/domain/report.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
 import { anOrderOf, recordSale } from "../support/sales-history.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const actor = (role: "ADMIN" | "STAFF" | "CUSTOMER"): Actor => ({
   userId: `${role.toLowerCase()}-1`,
@@ -54,7 +55,7 @@ describe("the sales report's use cases (decisions §12)", () => {
     const { startedAt, report } = await exportSalesReport(deps, { timeZone: "Europe/Paris" }, actor("ADMIN"), march, origin);
     expect(startedAt).toEqual(deps.clock.now());
     expect(report.series.map((p) => p.period)).toEqual(["2026-02-23", "2026-03-02", "2026-03-09", "2026-03-16", "2026-03-23", "2026-03-30"]);
-    expect(await deps.repos.audit.list({ action: "report.export" })).toEqual([
+    expect(await auditEntries(deps.repos.audit, { action: "report.export" })).toEqual([
       {
         id: expect.any(String),
         userId: "admin-1",
@@ -76,6 +77,6 @@ describe("the sales report's use cases (decisions §12)", () => {
       code: "invalid_input",
       details: { issues: [{ path: "to", message: "must be at most 366 days after from" }] },
     });
-    expect(await deps.repos.audit.list({ action: "report.export" })).toEqual([]);
+    expect(await auditEntries(deps.repos.audit, { action: "report.export" })).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const createId = cuid2Ids.next;
 
@@ -117,7 +118,7 @@ export function cartRepositoryContract(target: () => ContractTarget) {
       const entries = [entryOf(first), entryOf(second)];
       await target().uow.transaction((tx) => tx.carts.add(first, entries[0]!));
       await target().uow.transaction((tx) => tx.carts.add(second, entries[1]!));
-      const written = await target().repos.audit.list({ action: "cart.add" });
+      const written = await auditEntries(target().repos.audit, { action: "cart.add" });
       expect(written.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())).toEqual([
         { ...entries[0]!, entityId: first.id, changes: { ...entries[0]!.changes, quantity: 2 } },
         { ...entries[1]!, entityId: first.id, changes: { ...entries[1]!.changes, quantity: 5 } },

@@ -7,6 +7,7 @@ import type { Product } from "../../src/domain/product.ts";
 import type { User } from "../../src/domain/user.ts";
 import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import type { ContractTarget } from "./targets.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const address: Address = { address1: "1 Main St", address2: null, city: "Austin", state: "TX", postalCode: "78701", country: "US" };
 const billing: Address = { ...address, address1: "9 Bill Rd", address2: "Suite 2" };
@@ -151,7 +152,7 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(version).toEqual(expect.any(String));
       expect(version).not.toBe(read.version);
       expect(await target().uow.read((db) => db.orders.read(order.id))).toEqual({ order: { ...order, ...changes }, version: version! });
-      expect(await target().repos.audit.list({ entityId: order.id })).toEqual([entry]);
+      expect(await auditEntries(target().repos.audit, { entityId: order.id })).toEqual([entry]);
       // The items carry the paid time too: the sales report counts the order's units on the day it was paid.
       const day = [new Date("2026-11-24T00:00:00Z"), new Date("2026-11-25T00:00:00Z")];
       expect(await target().repos.sales.salesIn(day, 10)).toMatchObject({ sold: [{ period: 0, orders: 1, units: 3 }] });
@@ -187,7 +188,7 @@ export function orderRepositoryContract(target: () => ContractTarget) {
         paymentAttempts: 1,
         paymentStartedAt: at,
       });
-      expect(await target().repos.audit.list({ entityId: order.id })).toEqual([]);
+      expect(await auditEntries(target().repos.audit, { entityId: order.id })).toEqual([]);
     });
 
     test("idOfPaymentIntent finds the order whose current intent it is", async () => {

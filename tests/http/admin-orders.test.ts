@@ -6,6 +6,7 @@ import type { User } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let t: TestApp;
 let staff: Awaited<ReturnType<typeof signedInAs>>;
@@ -258,7 +259,7 @@ describe("GET /api/admin/orders/export (orders:export)", () => {
       },
     );
     expect(csvLines(res.body).map((line) => line.split(",")[0])).toEqual(["orderNumber", mine.orderNumber]);
-    expect(await t.deps.repos.audit.list({ action: "order.export" })).toEqual([
+    expect(await auditEntries(t.deps.repos.audit, { action: "order.export" })).toEqual([
       {
         id: expect.any(String),
         userId: staff.id,
@@ -287,7 +288,7 @@ describe("GET /api/admin/orders/export (orders:export)", () => {
     const res = await get("/api/admin/orders/export?status=LOST");
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ success: false, data: null, error: "Invalid request", details: { issues: [{ path: "status" }] } });
-    expect(await t.deps.repos.audit.list({ action: "order.export" })).toEqual([]);
+    expect(await auditEntries(t.deps.repos.audit, { action: "order.export" })).toEqual([]);
   });
 });
 

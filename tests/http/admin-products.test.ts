@@ -3,6 +3,7 @@ import type { Product } from "../../src/domain/product.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let t: TestApp;
 let staff: Awaited<ReturnType<typeof signedInAs>>;
@@ -83,7 +84,7 @@ describe("POST /api/admin/products/:id/inventory (products:write)", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, error: null, data: { id: product.id, inventory: 15, isActive: false } });
     expect(t.deps.state.products.get(product.id)?.inventory).toBe(15);
-    const [entry] = await t.deps.repos.audit.list({ action: "product.inventory_adjust" });
+    const [entry] = await auditEntries(t.deps.repos.audit, { action: "product.inventory_adjust" });
     expect(entry).toMatchObject({
       userId: staff.id,
       entityType: "product",
@@ -104,7 +105,7 @@ describe("POST /api/admin/products/:id/inventory (products:write)", () => {
       details: { productId: product.id, productName: "Scarce", requested: 3, available: 2 },
     });
     expect(t.deps.state.products.get(product.id)?.inventory).toBe(2);
-    expect(await t.deps.repos.audit.list({ action: "product.inventory_adjust" })).toEqual([]);
+    expect(await auditEntries(t.deps.repos.audit, { action: "product.inventory_adjust" })).toEqual([]);
   });
 
   test.each([

@@ -8,6 +8,7 @@ import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { createPgliteDatabase } from "../support/postgres.ts";
 import { anOrderOf, recordSale } from "../support/sales-history.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const NY = "America/New_York";
 const at = (iso: string) => new Date(iso);
@@ -194,7 +195,7 @@ describe("GET /api/admin/reports/sales/export: the series as CSV (analytics:expo
         "",
       ].join("\r\n"),
     );
-    const audit = await t.deps.repos.audit.list({ action: "report.export" });
+    const audit = await auditEntries(t.deps.repos.audit, { action: "report.export" });
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({
       userId: admin.id,
@@ -218,7 +219,7 @@ describe("GET /api/admin/reports/sales/export: the series as CSV (analytics:expo
     const developer = await signedInAs(t, "DEVELOPER" satisfies UserRole);
     const tooLong = await t.call("GET", "/api/admin/reports/sales/export?from=2025-01-01&to=2026-12-31", { headers: developer.headers });
     expect([tooLong.status, tooLong.body.details.issues]).toEqual([400, [{ path: "to", message: "must be at most 366 days after from" }]]);
-    expect(await t.deps.repos.audit.list({ action: "report.export" })).toEqual([]);
+    expect(await auditEntries(t.deps.repos.audit, { action: "report.export" })).toEqual([]);
   });
 });
 

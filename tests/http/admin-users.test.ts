@@ -4,6 +4,7 @@ import { USER_ROLES, type UserRole } from "../../src/domain/user.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let t: TestApp;
 beforeEach(() => {
@@ -113,7 +114,7 @@ describe("PUT /api/admin/users/:id/role (users:write)", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, error: null, data: { id: customer.id, email: customer.email, role: "DEVELOPER", hasPassword: true } });
-    const [entry] = await t.deps.repos.audit.list({ action: "user.role_change" });
+    const [entry] = await auditEntries(t.deps.repos.audit, { action: "user.role_change" });
     expect(entry).toMatchObject({
       userId: admin.id,
       entityType: "user",
@@ -205,7 +206,7 @@ describe("PUT /api/admin/users/:id/role (users:write)", () => {
     }
     const roles = await Promise.all([second, customer, admin].map(async (u) => (await t.deps.repos.users.findById(u.id))?.role));
     expect(roles).toEqual(["CUSTOMER", "CUSTOMER", "ADMIN"]);
-    expect(await t.deps.repos.audit.list({ action: "user.role_change" })).toHaveLength(1);
+    expect(await auditEntries(t.deps.repos.audit, { action: "user.role_change" })).toHaveLength(1);
   });
 });
 
@@ -220,11 +221,11 @@ describe("GET /api/admin/users/export (users:export)", () => {
         details: { secFetchDest: destination },
       });
     }
-    expect(await t.deps.repos.audit.list({ action: "user.export" })).toEqual([]);
+    expect(await auditEntries(t.deps.repos.audit, { action: "user.export" })).toEqual([]);
     for (const destination of ["document", "empty"]) {
       expect((await raw("/api/admin/users/export?role=ADMIN", { headers: { ...admin.headers, "sec-fetch-dest": destination } })).status).toBe(200);
     }
-    expect(await t.deps.repos.audit.list({ action: "user.export" })).toHaveLength(2);
+    expect(await auditEntries(t.deps.repos.audit, { action: "user.export" })).toHaveLength(2);
   });
 
   test("CSV of the filtered accounts: RFC 4180 quoting, formula cells neutralized, non-ASCII as it is; a dated download; audited with its filters", async () => {
@@ -262,7 +263,7 @@ describe("GET /api/admin/users/export (users:export)", () => {
     const zoe = await raw("/api/admin/users/export?q=zo%C3%AB", { headers: admin.headers });
     expect(zoe.text.split("\r\n")[1]).toBe(`${accounts[5]!.id},zoe@example.com,Zoë Ångström 🌶️,WHOLESALE,true,true,0,0.00,,${created(6)}`);
 
-    const exports = await t.deps.repos.audit.list({ action: "user.export" });
+    const exports = await auditEntries(t.deps.repos.audit, { action: "user.export" });
     expect(exports.map((x) => [x.userId, x.changes, x.userAgent]).reverse()).toEqual([
       [admin.id, { filters: { role: "CUSTOMER" } }, "curl/8"],
       [admin.id, { filters: { q: "zoë" } }, null],
@@ -273,7 +274,7 @@ describe("GET /api/admin/users/export (users:export)", () => {
     const staff = await signedInAs(t, "STAFF");
     const res = await t.call("GET", "/api/admin/users/export", { headers: staff.headers });
     expect([res.status, res.body.success]).toEqual([403, false]);
-    expect(await t.deps.repos.audit.list({ action: "user.export" })).toEqual([]);
+    expect(await auditEntries(t.deps.repos.audit, { action: "user.export" })).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { craftToken, sessionCookieOf, signedInAs } from "../support/accounts.ts"
 import { SESSION_COOKIE, type TestApp, createTestApp } from "../support/http.ts";
 import { DEFAULT_ROLE_PERMISSIONS, PERMISSIONS } from "../../src/domain/permissions.ts";
 import { USER_ROLES } from "../../src/domain/user.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let t: TestApp;
 beforeEach(() => {
@@ -348,7 +349,7 @@ describe("/api/users/me", () => {
     expect(got.body).toMatchObject({ success: true, error: null, data: { id: me.id, email: "ada@example.com", role: "CUSTOMER", hasPassword: true } });
     const put = await t.call("PUT", "/api/users/me", { body: { name: "Ada Lovelace", image: "https://img.example.com/ada.png" }, headers: me.headers });
     expect(put.body.data).toMatchObject({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
-    const [audit] = await t.deps.repos.audit.list({ action: "user.update" });
+    const [audit] = await auditEntries(t.deps.repos.audit, { action: "user.update" });
     expect(audit?.changes).toEqual({ name: "Ada Lovelace", image: "https://img.example.com/ada.png" });
     // A blank name takes it away, as null does.
     expect((await t.call("PUT", "/api/users/me", { body: { name: "  " }, headers: me.headers })).body.data).toMatchObject({ name: null });

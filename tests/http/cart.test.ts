@@ -4,6 +4,7 @@ import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let t: TestApp;
 let me: Awaited<ReturnType<typeof signedInAs>>;
@@ -151,7 +152,7 @@ describe("cart", () => {
     expect(await t.deps.repos.carts.lines(me.id)).toHaveLength(50);
     // The oldest line off sale gave way, and the audit log says why; the other nine are kept, to show again if their products return.
     expect(await hiddenOf()).toEqual(others);
-    const [removed] = await t.deps.repos.audit.list({ action: "cart.remove" });
+    const [removed] = await auditEntries(t.deps.repos.audit, { action: "cart.remove" });
     expect(removed).toMatchObject({ userId: me.id, changes: { productId: oldest, quantity: 1, reason: "off_sale_made_room" } });
 
     // Forty-one on sale now: nine more fit, each taking an off-sale line's place; then the cart is full.
@@ -245,7 +246,7 @@ describe("cart", () => {
 describe("audit of cart changes", () => {
   test("records the caller's IP from X-Forwarded-For only when TRUST_PROXY is on", async () => {
     await add(habanero.id, 1, { ...me.headers, "x-forwarded-for": "203.0.113.5, 10.0.0.1", "user-agent": "StorefrontWeb/2" } as typeof me.headers);
-    const [trusted] = await t.deps.repos.audit.list({ action: "cart.add" });
+    const [trusted] = await auditEntries(t.deps.repos.audit, { action: "cart.add" });
     expect(trusted).toMatchObject({ userId: me.id, ipAddress: "203.0.113.5", userAgent: "StorefrontWeb/2" });
 
     const untrusting = createTestApp(createMemoryDeps(), { trustProxy: false });
@@ -255,7 +256,7 @@ describe("audit of cart changes", () => {
       body: { productId: habanero.id, quantity: 1 },
       headers: { ...someone.headers, "x-forwarded-for": "203.0.113.5" },
     });
-    const entries = await untrusting.deps.repos.audit.list({ action: "cart.add" });
+    const entries = await auditEntries(untrusting.deps.repos.audit, { action: "cart.add" });
     // Through app.handle there is no socket, so an untrusted header leaves the address unknown.
     expect(entries).toEqual([expect.objectContaining({ userId: someone.id, ipAddress: null })]);
   });
@@ -263,7 +264,7 @@ describe("audit of cart changes", () => {
   test("keeps the first 512 characters of a caller's User-Agent, however long the header (found by an attack: 15 KB an entry, kept for good)", async () => {
     const agent = `StorefrontWeb/2 ${"x".repeat(15_000)}`;
     await add(habanero.id, 1, { ...me.headers, "user-agent": agent } as typeof me.headers);
-    const [entry] = await t.deps.repos.audit.list({ action: "cart.add" });
+    const [entry] = await auditEntries(t.deps.repos.audit, { action: "cart.add" });
     expect(entry?.userAgent).toBe(agent.slice(0, 512));
   });
 });

@@ -4,6 +4,7 @@ import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 
@@ -263,7 +264,7 @@ describe("POST /api/orders/:id/cancel (decisions §15)", () => {
     expect(res.body).toMatchObject({ id, status: "CANCELLED", paymentStatus: "PENDING", items: [{ productId: habanero.id, quantity: 2 }] });
     expect(await stock()).toBe(10);
     expect(t.deps.processor.intents.get(res.body.stripePaymentIntentId)?.status).toBe("canceled");
-    expect(await t.deps.repos.audit.list({ action: "order.cancel" })).toEqual([
+    expect(await auditEntries(t.deps.repos.audit, { action: "order.cancel" })).toEqual([
       expect.objectContaining({ userId: me.id, entityType: "order", entityId: id, changes: expect.objectContaining({ from: "PENDING", to: "CANCELLED" }) }),
     ]);
   });
@@ -299,7 +300,7 @@ describe("POST /api/orders/:id/cancel (decisions §15)", () => {
       { error: "Order cannot be cancelled in its current status", details: { status: "CANCELLED", paymentStatus: "PENDING" } },
     ]);
     expect(await stock()).toBe(8);
-    expect(await t.deps.repos.audit.list({ action: "order.cancel" })).toHaveLength(1);
+    expect(await auditEntries(t.deps.repos.audit, { action: "order.cancel" })).toHaveLength(1);
   });
 
   test("as other changes made with the cookie: refused from a foreign Origin (403), allowed from ours or with a Bearer token", async () => {

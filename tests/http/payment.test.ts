@@ -5,6 +5,7 @@ import { databaseUnavailable } from "../../src/domain/errors.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 const sauce = aProduct({ name: "Habanero", price: 1299, inventory: 10 });
@@ -141,7 +142,7 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     const res = await t.call("POST", `${path}/authorize`);
     expect(res.body).toEqual({ paymentIntent: { id: intentId, status: "succeeded" }, orderId, outcome: "applied" });
     expect(await order(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
-    const [audit] = await t.deps.repos.audit.list({ action: "webhook.stripe" });
+    const [audit] = await auditEntries(t.deps.repos.audit, { action: "webhook.stripe" });
     expect(audit).toMatchObject({ entityId: orderId });
     // Answered once: the bank has nothing more to ask.
     expect([(await t.call("POST", `${path}/authorize`)).status, (await t.call("POST", `${path}/fail`)).status]).toEqual([409, 409]);
@@ -157,7 +158,7 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 1, failed: [] });
     expect(await order(orderId)).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID" });
     expect(await redeliverFakeEvents(t.useCases, t.deps.processor, 0)).toEqual({ delivered: 0, failed: [] });
-    expect((await t.deps.repos.audit.list({ action: "webhook.stripe" })).filter((entry) => entry.entityId === orderId)).toHaveLength(1);
+    expect((await auditEntries(t.deps.repos.audit, { action: "webhook.stripe" })).filter((entry) => entry.entityId === orderId)).toHaveLength(1);
   });
 
   test("an event the order cannot take holds up none of the others: each is delivered again on its own, the failed one a minute later", async () => {
@@ -231,7 +232,7 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect(new URL(again.nextAction.redirectUrl).pathname).toBe(path);
     // The order was FAILED already: unchanged, but told of all the same (it was "duplicate", and not told).
     expect((await t.call("POST", `${path}/fail`)).body.outcome).toBe("unchanged");
-    const failures = await t.deps.repos.audit.list({ action: "webhook.stripe" });
+    const failures = await auditEntries(t.deps.repos.audit, { action: "webhook.stripe" });
     expect(failures.filter((entry) => entry.entityId === orderId)).toHaveLength(2);
     expect(await order(orderId)).toMatchObject({ status: "PENDING", paymentStatus: "FAILED" });
   });
@@ -316,7 +317,7 @@ describe("Idempotency-Key (decisions §4)", () => {
     expect([again.status, again.body]).toEqual([first.status, first.body]);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(first.headers.get("idempotent-replayed")).toBeNull();
-    expect(await t.deps.repos.audit.list({ action: "payment.succeeded" })).toHaveLength(1);
+    expect(await auditEntries(t.deps.repos.audit, { action: "payment.succeeded" })).toHaveLength(1);
   });
 
   test("a decline is kept too: the same key gives the same 402; a new key tries again", async () => {
@@ -325,7 +326,7 @@ describe("Idempotency-Key (decisions §4)", () => {
     expect((await pay(declined, withKey("k-decline"))).status).toBe(402);
     const replay = await pay(declined, withKey("k-decline"));
     expect([replay.status, replay.body.details]).toEqual([402, { code: "card_declined", declineCode: "generic_decline" }]);
-    expect(await t.deps.repos.audit.list({ action: "payment.failed" })).toHaveLength(1);
+    expect(await auditEntries(t.deps.repos.audit, { action: "payment.failed" })).toHaveLength(1);
   });
 
   test("the same key with another body is 422; keys are each user's own", async () => {

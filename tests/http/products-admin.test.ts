@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let t: TestApp;
 let staff: Awaited<ReturnType<typeof signedInAs>>;
@@ -32,7 +33,7 @@ describe("product writes (products:write)", () => {
       isActive: true,
     });
     expect(t.deps.state.products.get(res.body.data.id)?.price).toBe(1299);
-    const [audit] = await t.deps.repos.audit.list({ action: "product.create" });
+    const [audit] = await auditEntries(t.deps.repos.audit, { action: "product.create" });
     expect(audit).toMatchObject({ userId: staff.id, entityId: res.body.data.id });
     expect((await t.call("GET", "/api/products/mango-habanero-blaze")).status).toBe(200);
   });
@@ -97,7 +98,11 @@ describe("product writes (products:write)", () => {
     expect(del.body.data.isActive).toBe(false);
     expect((await t.call("GET", `/api/products/${created.id}`)).status).toBe(404);
     expect(t.deps.state.products.has(created.id)).toBe(true);
-    expect((await t.deps.repos.audit.list({ entityId: created.id })).map((a) => a.action)).toEqual(["product.delete", "product.update", "product.create"]);
+    expect((await auditEntries(t.deps.repos.audit, { entityId: created.id })).map((a) => a.action)).toEqual([
+      "product.delete",
+      "product.update",
+      "product.create",
+    ]);
   });
 
   test("PUT/DELETE of an unknown id is 404; a malformed id is 400", async () => {

@@ -19,6 +19,7 @@ import {
   testCertificateSource,
 } from "../support/paypal-certificates.ts";
 import { type Delivery, signedByEasyPost, signedByPayPal, signedByResend, signedBySquare, signedByStripe } from "../support/webhook-signers.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const EASYPOST_SECRET = "easypost-webhook-secret-ﬁ"; // a ligature NFKD turns into "fi"
 const RESEND_SECRET = `whsec_${Buffer.from("resend-signing-secret-for-tests").toString("base64")}`;
@@ -59,7 +60,7 @@ async function anOrder() {
   return { orderId, order, total: (await order()).total, sauce };
 }
 
-const auditsOf = (provider: string) => t.deps.repos.audit.list({ action: `webhook.${provider}` });
+const auditsOf = (provider: string) => auditEntries(t.deps.repos.audit, { action: `webhook.${provider}` });
 
 describe("Stripe", () => {
   const signed = (event: object | null, { secret = TEST_WEBHOOK_SECRET, timestamp }: { secret?: string; timestamp?: number } = {}) =>

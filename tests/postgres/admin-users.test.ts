@@ -10,6 +10,7 @@ import { aUser } from "../support/builders.ts";
 import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { auditEntries } from "../support/audit.ts";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -33,7 +34,7 @@ test("two admins demoting each other at once leave one ADMIN: one change lands, 
     expect({ round, refused }).toEqual({ round, refused: ["forbidden"] });
     const admins = await database.db.selectFrom("users").select("id").where("role", "=", "ADMIN").execute();
     expect(admins.length).toBe(1);
-    const changes = await deps.repos.audit.list({ action: "user.role_change" });
+    const changes = await auditEntries(deps.repos.audit, { action: "user.role_change" });
     expect(changes.filter((c) => c.entityId === a.id || c.entityId === b.id)).toHaveLength(1);
   }
 });
@@ -88,5 +89,5 @@ test("the accounts export over HTTP streams every account of several batches, on
   expect(new Set(emails).size).toBe(2500);
   expect(emails[0]).toBe("bulk-1@example.com");
   expect(emails.at(-1)).toBe("bulk-2500@example.com");
-  expect(await t.deps.repos.audit.list({ action: "user.export" })).toHaveLength(1);
+  expect(await auditEntries(t.deps.repos.audit, { action: "user.export" })).toHaveLength(1);
 });

@@ -8,6 +8,7 @@ import { MAX_CART_LINES } from "../../src/domain/cart.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const origin = { ipAddress: null, userAgent: null };
 let database: TestDatabase;
@@ -49,7 +50,7 @@ describe("cart under concurrency (PostgreSQL)", () => {
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
     expect(new Set(rejectedCodes(results))).toEqual(new Set(["inventory.insufficient"]));
     expect((await deps.repos.carts.lines(user.id))[0]?.quantity).toBe(5);
-    expect(await deps.repos.audit.list({ action: "cart.add" })).toHaveLength(5);
+    expect(await auditEntries(deps.repos.audit, { action: "cart.add" })).toHaveLength(5);
   });
 
   test(`simultaneous adds of new products never make more than ${MAX_CART_LINES} lines`, async () => {
@@ -108,7 +109,9 @@ describe("cart changes are atomic with their audit entry (PostgreSQL)", () => {
 describe("an add racing a checkout is audited as the line it made (PostgreSQL)", () => {
   const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
   const cartAdds = async (userId: string) =>
-    (await deps.repos.audit.list({ action: "cart.add", userId })).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+    (await auditEntries(deps.repos.audit, { action: "cart.add", userId })).sort(
+      (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),
+    );
 
   /** Until `count` backends of the test's database wait on a lock (each statement polled is a few ms; 5 s at most). */
   async function lockWaiters(count: number) {

@@ -14,6 +14,7 @@ import { uowWith } from "../support/faults.ts";
 import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 let database: TestDatabase;
@@ -201,7 +202,7 @@ describe("cancelling an unpaid order (PostgreSQL, decisions §15)", () => {
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     expect(results.flatMap((r) => (r.status === "rejected" ? [r.reason.code] : []))).toEqual(Array(9).fill("order.not_cancellable"));
     expect(await stockOf(sauce.id)).toBe(10);
-    expect((await deps.repos.audit.list({ action: "order.cancel" })).length).toBe(1);
+    expect((await auditEntries(deps.repos.audit, { action: "order.cancel" })).length).toBe(1);
   });
 });
 

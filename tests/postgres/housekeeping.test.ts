@@ -11,6 +11,7 @@ import { eventually } from "../support/eventually.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 let database: TestDatabase;
@@ -60,7 +61,7 @@ describe("two housekeepers at once (PostgreSQL, FOR UPDATE SKIP LOCKED)", () => 
 
     expect(settled.flat()).toEqual([placed.orderNumber]);
     expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentStartedAt: null });
-    expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" })).toHaveLength(1);
   });
 
   /** A checkout whose process died after its commit, before it asked for its payment intent. */
@@ -95,7 +96,7 @@ describe("two housekeepers at once (PostgreSQL, FOR UPDATE SKIP LOCKED)", () => 
     expect(made).toHaveLength(1);
     const intent = made[0]!.intent as { id: string; status: string };
     expect([(await stored()).stripePaymentIntentId, intent.status]).toEqual([intent.id, "requires_payment_method"]);
-    expect((await deps.repos.audit.list({ entityId: order.id, action: "order.intent_recovered" })).map((entry) => entry.changes)).toEqual([
+    expect((await auditEntries(deps.repos.audit, { entityId: order.id, action: "order.intent_recovered" })).map((entry) => entry.changes)).toEqual([
       { intentId: intent.id, recoveredBy: "housekeeping" },
     ]);
   });
@@ -110,6 +111,6 @@ describe("two housekeepers at once (PostgreSQL, FOR UPDATE SKIP LOCKED)", () => 
     expect(results.flatMap((r) => r.undone)).toEqual([order.orderNumber]);
     expect((await stored()).status).toBe("CANCELLED");
     expect([await stock(), await cart()]).toEqual([10, [2]]);
-    expect(await deps.repos.audit.list({ entityId: order.id, action: "order.status_update" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { entityId: order.id, action: "order.status_update" })).toHaveLength(1);
   });
 });

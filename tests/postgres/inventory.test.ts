@@ -16,6 +16,7 @@ import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { uowWith } from "../support/faults.ts";
 import { openDatabase } from "../../src/adapters/db/database.ts";
 import type { Db } from "../../src/adapters/db/database.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const texas = { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" };
 let database: TestDatabase;
@@ -103,7 +104,7 @@ describe("inventory adjustments under concurrency (PostgreSQL)", () => {
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     expect(await stockOf(product.id)).toBe(27);
     // Each adjustment saw the one before it: the stocks before are 7 to 26, once each, and each after is its before + 1.
-    const entries = await deps.repos.audit.list({ action: "product.inventory_adjust", entityId: product.id });
+    const entries = await auditEntries(deps.repos.audit, { action: "product.inventory_adjust", entityId: product.id });
     const befores = entries.map((e) => e.changes.before as number).sort((a, b) => a - b);
     expect(befores).toEqual(Array.from({ length: 20 }, (_, i) => 7 + i));
     for (const e of entries) expect(e.changes.after).toBe((e.changes.before as number) + 1);

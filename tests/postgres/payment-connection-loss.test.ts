@@ -8,6 +8,7 @@ import { systemClock } from "../../src/adapters/system.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { auditEntries } from "../support/audit.ts";
 
 // A payment's first and last steps are each one conditional statement on the order (its version);
 // a connection lost around that statement must not cost the customer a paid order, nor count twice.
@@ -94,7 +95,7 @@ for (const [step, marks, when] of [
     expect(answer).toMatchObject({ success: true, order: { status: "CONFIRMED", paymentStatus: "PAID" } });
     const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
     expect(order).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
-    expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.succeeded" })).toHaveLength(1);
+    expect(await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" })).toHaveLength(1);
   });
 }
 
@@ -135,5 +136,5 @@ test("a declined outcome that landed before its answer was lost leaves alone the
   expect(await second).toMatchObject({ success: true, order: { paymentStatus: "PAID" } });
   const order = (await deps.uow.read((db) => db.orders.read(placed.orderId)))!.order;
   expect(order).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 2, paymentStartedAt: null });
-  expect(await deps.repos.audit.list({ entityId: placed.orderId, action: "payment.failed" })).toHaveLength(1);
+  expect(await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.failed" })).toHaveLength(1);
 });

@@ -9,6 +9,7 @@ import { createPgDeps } from "../support/pg-deps.ts";
 import { eventually } from "../support/eventually.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { outcome, processes } from "../support/processes.ts";
+import { auditEntries } from "../support/audit.ts";
 
 const children = processes();
 let database: TestDatabase;
@@ -65,7 +66,7 @@ test("two sweepers at once (two CLI processes) cancel each expired order once an
   expect([...a, ...b].sort()).toEqual([...numbers].sort());
 
   expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(100);
-  expect(await deps.repos.audit.list({ action: "order.expire" })).toHaveLength(30);
+  expect(await auditEntries(deps.repos.audit, { action: "order.expire" })).toHaveLength(30);
   const statuses = await sql<{ status: string; n: string }>`select status, count(*) as n from orders group by status`.execute(database.db);
   expect(statuses.rows).toEqual([{ status: "CANCELLED", n: "30" }]);
 }, 60_000);

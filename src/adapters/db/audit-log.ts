@@ -101,15 +101,6 @@ export function createPgAuditLog(db: Db): AuditLog {
     async record(e) {
       await insertEntry(db, e.id, e.userId, e.action, e.entityType, e.entityId, JSON.stringify(e.changes), e.ipAddress, e.userAgent, e.createdAt);
     },
-    async list(filter) {
-      let query = db.selectFrom("audit_log").selectAll();
-      if (filter.action) query = query.where("action", "=", filter.action);
-      if (filter.entityType) query = query.where("entity_type", "=", filter.entityType);
-      if (filter.entityId) query = query.where("entity_id", "=", filter.entityId);
-      if (filter.userId) query = query.where("user_id", "=", filter.userId);
-      const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").execute();
-      return rows.map(toEntry);
-    },
     // Two statements, not count(*) over (): a window would read every match before the first row,
     // where the newest-first index gives a page at once.
     async listPage(q, page) {

@@ -21,18 +21,6 @@ export function createMemoryAuditLog(entries: Map<string, AuditEntry>): AuditLog
     async record(entry) {
       entries.set(entry.id, structuredClone(entry));
     },
-    async list(filter) {
-      return [...entries.values()]
-        .filter(
-          (e) =>
-            (!filter.action || e.action === filter.action) &&
-            (!filter.entityType || e.entityType === filter.entityType) &&
-            (!filter.entityId || e.entityId === filter.entityId) &&
-            (!filter.userId || e.userId === filter.userId),
-        )
-        .sort(newestFirst)
-        .map((e) => structuredClone(e));
-    },
     async listPage(query, page) {
       const found = [...entries.values()].filter((e) => matches(e, query)).sort(newestFirst);
       const start = offsetOf(page);

@@ -1,12 +1,5 @@
-import type { AuditAction, AuditEntry } from "../../domain/audit.ts";
+import type { AuditEntry } from "../../domain/audit.ts";
 import type { PageRequest, Paged } from "../../domain/paging.ts";
-
-export interface AuditFilter {
-  action?: AuditAction;
-  entityType?: string;
-  entityId?: string;
-  userId?: string;
-}
 
 /** The back office's search of the log (decisions §12). */
 export interface AuditQuery {
@@ -24,8 +17,6 @@ export interface AuditQuery {
 }
 
 export interface AuditReader {
-  /** Newest first. */
-  list(filter: AuditFilter): Promise<AuditEntry[]>;
   /** Matching entries newest first (then by id), one page of them, and how many match in all. */
   listPage(query: AuditQuery, page: PageRequest): Promise<Paged<AuditEntry>>;
 }
