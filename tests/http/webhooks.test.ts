@@ -304,6 +304,22 @@ describe("Square", () => {
     expect(t.deps.processor.intents.get(intent)?.status).toBe("canceled");
   });
 
+  test("paid through Square when its Stripe intent had just been paid too (3-D Secure passed, Stripe's webhook not yet heard): the Stripe money goes back, flagged (found by an attack)", async () => {
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    await t.deps.processor.confirmIntent(intent, "pm_card_threeDSecure2Required", "confirm-3ds");
+    await t.deps.processor.completeAction(intent, true);
+    expect((await deliver("square", signedBySquare(completed(orderId, total), SQUARE_KEY, SQUARE_URL))).status).toBe(200);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
+    // Charged once: the card's money, which the order does not need, back at once, under the late payment's key.
+    expect([...t.deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: intent, amount: total })]);
+    expect(await t.deps.repos.refunds.listOfOrder(orderId)).toEqual([
+      expect.objectContaining({ idempotencyKey: `late-payment-${intent}`, reason: "late_payment", confirmedAt: expect.any(Date) }),
+    ]);
+    const found = await auditEntries(t.deps.repos.audit, { action: "payment.succeeded", entityId: orderId });
+    expect(found.map((entry) => entry.changes)).toEqual([expect.objectContaining({ intentId: intent, flagged: true, foundWhen: "paid_elsewhere" })]);
+  });
+
   test("another amount or currency is recorded and flagged, not applied", async () => {
     const { orderId, order, total } = await anOrder();
     await deliver("square", signedBySquare(completed(orderId, total - 1), SQUARE_KEY, SQUARE_URL));

@@ -5,6 +5,7 @@ import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, w
 import type { Repositories } from "../ports/index.ts";
 import { applyProcessorEvent } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
+import { stopPayment } from "./stop-payment.ts";
 
 /**
  * A payment event of any provider (decisions §8, §11), applied to its order by the domain's rules.
@@ -46,10 +47,15 @@ export async function applyPaymentWebhook(
   if (ours || outcome !== "applied" || !ownIntent) return { outcome };
   return {
     outcome,
+    // One the processor had paid meanwhile (a 3-D Secure challenge passed, its own webhook not yet
+    // heard, or never to come) cannot be cancelled: it is applied as that webhook would be, flagged,
+    // and its money goes back at once (stopPayment). Dropped, that answer left the order charged
+    // twice (found by an attack).
     afterCommit: async () => {
-      await deps.payments
-        .cancelIntent(ownIntent)
-        .catch((error: unknown) => deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, ...failureOf(error) }));
+      const stopped = await stopPayment(deps, { id: order.id, stripePaymentIntentId: ownIntent }, webhookAudit(event).origin, "paid_elsewhere").catch(
+        (error: unknown) => void deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, ...failureOf(error) }),
+      );
+      if (stopped?.outcome === "processing") deps.logger.warn("payment.intent_processing", { orderId: order.id, intentId: ownIntent });
     },
   };
 }
