@@ -22,6 +22,7 @@ export type ErrorCode =
   | "order.invalid_transition"
   | "payment.invalid_method"
   | "payment.processor_failed"
+  | "payment.already_refunded"
   | "payment.intent_refused"
   | "tax.unavailable"
   | "cart.empty"
@@ -61,8 +62,10 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** `cause`: what failed beneath, for the log and for staff (failureOf), never for the answer. */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "DomainError";
   }
 }

@@ -1,5 +1,14 @@
+import { DomainError } from "./errors.ts";
 import type { Cents } from "./money.ts";
 import { PAYMENT_ATTEMPT_ABANDONED_MS } from "./payment.ts";
+
+/**
+ * A refund asked of a payment the processor holds refunded in full already (from its dashboard,
+ * say): the money is back, and the refund due is settled as made (askForRefund). Asked again, such a
+ * refusal would never end (found by an attack).
+ */
+export const alreadyRefunded = (intentId: string, cause?: unknown) =>
+  new DomainError("payment.already_refunded", "The payment is refunded in full already", { intentId }, cause === undefined ? undefined : { cause });
 
 /** Why the shop owes a refund: staff ended a paid order, or money arrived that its order does not need. */
 export type RefundReason = "order_ended" | "late_payment";

@@ -49,6 +49,20 @@ describe("Stripe adapter (STRIPE_API_BASE pointing the SDK at the test server)",
     });
   });
 
+  test("a refund of a payment refunded in full already is payment.already_refunded; any other refusal keeps Stripe's words as its cause, for staff, not for the answer (found by an attack)", async () => {
+    const intent = await gateway.createIntent(intentInput("to-refund"));
+    await gateway.confirmIntent(intent.id, "pm_card_visa", "confirm-to-refund");
+    await gateway.refund({ intentId: intent.id, idempotencyKey: "from-the-dashboard" });
+    expect(await domainErrorOf(gateway.refund({ intentId: intent.id, idempotencyKey: "the-shops" }))).toMatchObject({
+      code: "payment.already_refunded",
+      details: { intentId: intent.id },
+    });
+    const unpaid = await gateway.createIntent(intentInput("never-paid"));
+    const refused = await domainErrorOf(gateway.refund({ intentId: unpaid.id, idempotencyKey: "refused" }));
+    expect(refused).toMatchObject({ code: "payment.processor_failed", details: { operation: "refund", outcomeUnknown: false } });
+    expect(String((refused.cause as Error).message)).toContain("does not have a successful charge to refund");
+  });
+
   test("a processor that cannot be reached or answers too late may have done it (outcomeUnknown); one that refuses the key has not", async () => {
     const unreachable = createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: "http://127.0.0.1:9" }), silentLogger);
     expect(await domainErrorOf(unreachable.retrieveIntent("pi_1"))).toMatchObject({ code: "payment.processor_failed", details: { outcomeUnknown: true } });

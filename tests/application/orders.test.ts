@@ -626,6 +626,36 @@ describe("changing an order's status", () => {
     expect(await move("REFUNDED", admin).catch((e: DomainError) => e.code)).toBe("order.invalid_transition");
   });
 
+  test("a payment refunded in full at the processor already (from its dashboard, its webhook never heard): the refund due is settled as made, not asked for ever (found by an attack)", async () => {
+    const { deps, orderId, moveWithRefund, pay } = await placed();
+    await pay();
+    const { stripePaymentIntentId: intentId, total } = (await deps.repos.orders.findById(orderId))!;
+    await deps.processor.refund({ intentId: intentId!, idempotencyKey: "from-the-dashboard" });
+    expect(await moveWithRefund("CANCELLED", admin)).toMatchObject({ order: { status: "CANCELLED" }, refund: "made" });
+    expect(await deps.repos.orders.findById(orderId)).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+    expect(await deps.repos.refunds.listDue()).toEqual([]);
+    expect(deps.processor.refunds.size).toBe(1);
+    const [entry] = await auditEntries(deps.repos.audit, { action: "payment.refunded", entityId: orderId });
+    expect(entry?.changes).toMatchObject({ intentId, refundId: null, amount: total, refundedAlready: true, from: "PAID", to: "REFUNDED" });
+  });
+
+  test("a refund the processor refuses is kept due with the processor's reason, for staff to read", async () => {
+    const { deps, orderId, moveWithRefund, pay } = await placed();
+    await pay();
+    const refusing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        refund: () =>
+          Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", {}, { cause: new Error("Charge ch_1 has been disputed") })),
+      },
+    };
+    expect(await moveWithRefund("CANCELLED", admin, undefined, refusing)).toMatchObject({ refund: "due" });
+    expect(await deps.repos.refunds.listDue()).toEqual([
+      expect.objectContaining({ orderId, lastError: "Payment processing failed: Charge ch_1 has been disputed" }),
+    ]);
+  });
+
   test("Stripe's charge.refunded heard before the refund's answer, or after it: the same end, one refund", async () => {
     const ends: unknown[] = [];
     for (const webhook of ["before", "after"] as const) {

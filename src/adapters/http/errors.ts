@@ -25,6 +25,7 @@ export const statusOf = {
   "order.invalid_transition": 400,
   "payment.invalid_method": 400,
   "payment.processor_failed": 500,
+  "payment.already_refunded": 409,
   "payment.intent_refused": 500,
   "tax.unavailable": 500,
   "cart.empty": 400,

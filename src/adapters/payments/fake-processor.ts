@@ -3,6 +3,7 @@ import type { Cents } from "../../domain/money.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { MAX_ORDER_TOTAL } from "../../domain/order.ts";
 import type { IntentStatus } from "../../domain/payment.ts";
+import { alreadyRefunded } from "../../domain/refund.ts";
 import { STATE_TAX_RATES } from "./state-tax-rates.ts";
 
 type Outcome = { name: string; status: IntentStatus; decline?: { code: string; declineCode: string; message: string } };
@@ -188,7 +189,7 @@ export function createFakeProcessor(randomToken: () => string, ledger: FakeLedge
         const intent = await known(book, intentId);
         if (intent.status !== "succeeded") throw unexpectedState(intent, "refund");
         const left = intent.amount - (await book.refundedOf(intentId));
-        if (left <= 0) throw failed("the payment is refunded in full already");
+        if (left <= 0) throw alreadyRefunded(intentId);
         const value = amount ?? left;
         if (value <= 0 || value > left) throw failed(`refund of ${value} exceeds the ${left} left`);
         const refund: Refund = { id: `re_${randomToken()}`, intentId, amount: value, status: "succeeded" };

@@ -1,6 +1,7 @@
 import Stripe from "stripe";
 import { DomainError, messageOf } from "../../domain/errors.ts";
 import { INTENT_STATUSES, type IntentStatus } from "../../domain/payment.ts";
+import { alreadyRefunded } from "../../domain/refund.ts";
 import type { PaymentGateway, PaymentIntent, TaxCalculator } from "../../application/ports/payments.ts";
 import type { Logger } from "../../application/ports/system.ts";
 
@@ -96,7 +97,7 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
         type: (error as { type?: string }).type,
         requestId: (error as { requestId?: string }).requestId,
       });
-      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation, outcomeUnknown: mayHaveRun(error) });
+      throw new DomainError("payment.processor_failed", "Payment processing failed", { operation, outcomeUnknown: mayHaveRun(error) }, { cause: error });
     }
   }
 
@@ -140,7 +141,12 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
 
     refund: ({ intentId, amount, idempotencyKey }) =>
       call("refund", async () => {
-        const refund = await stripe.refunds.create({ payment_intent: intentId, ...(amount === undefined ? {} : { amount }) }, { idempotencyKey });
+        const refund = await stripe.refunds
+          .create({ payment_intent: intentId, ...(amount === undefined ? {} : { amount }) }, { idempotencyKey })
+          .catch((error: unknown) => {
+            if (error instanceof Stripe.errors.StripeError && error.code === "charge_already_refunded") throw alreadyRefunded(intentId, error);
+            throw error;
+          });
         return { id: refund.id, intentId, amount: refund.amount, status: (refund.status ?? "pending") as "pending" | "succeeded" | "failed" | "canceled" };
       }),
 

@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { failureOf, messageOf } from "../../domain/errors.ts";
+import { DomainError, failureOf } from "../../domain/errors.ts";
 import { paymentAfter } from "../../domain/order.ts";
 import { REFUND_ATTEMPT_LEASE_MS, REFUND_RETRY_MS, type RefundRecord } from "../../domain/refund.ts";
 import { applyToOrder } from "../orders/apply-to-order.ts";
@@ -31,29 +31,41 @@ export function markRefundDue(tx: Repositories, deps: Pick<Deps, "ids" | "clock"
  */
 export async function askForRefund(deps: RefundDeps, refund: RefundRecord): Promise<RefundOutcome> {
   try {
-    const made = await deps.payments.refund({ intentId: refund.intentId, idempotencyKey: refund.idempotencyKey });
+    const made = await deps.payments.refund({ intentId: refund.intentId, idempotencyKey: refund.idempotencyKey }).catch((error: unknown) => {
+      // Refunded in full at the processor already (from its dashboard, say): the money is back, and
+      // asking again would be refused for ever (found by an attack).
+      if (error instanceof DomainError && error.code === "payment.already_refunded") return null;
+      throw error;
+    });
     await settleRefund(deps, refund, made);
     return "made";
   } catch (error) {
     deps.logger.warn("refund.due", { orderId: refund.orderId, idempotencyKey: refund.idempotencyKey, attempts: refund.attempts, ...failureOf(error) });
     const retryAt = new Date(deps.clock.now().getTime() + REFUND_RETRY_MS);
     await deps.uow
-      .transaction((tx) => tx.refunds.markFailed(refund.id, messageOf(error), retryAt))
+      .transaction((tx) => tx.refunds.markFailed(refund.id, refundError(error), retryAt))
       .catch((e: unknown) => deps.logger.error("refund.not_recorded", { orderId: refund.orderId, ...failureOf(e) }));
     return "due";
   }
 }
 
+/** The error kept with a refund still due, for staff: with the processor's own reason when it gave one (the shop's answer names none). */
+function refundError(error: unknown): string {
+  const { error: message, reason } = failureOf(error);
+  const given = error instanceof DomainError && typeof error.details?.reason === "string" ? error.details.reason : reason;
+  return given ? `${message}: ${given}` : message;
+}
+
 /**
- * The processor's answer, under the order's lock: the refund confirmed and, for an order's own
+ * The processor's answer (null: it holds the payment refunded in full already), under the order's lock: the refund confirmed and, for an order's own
  * refund, its payment REFUNDED by the payment table (a charge.refunded event heard first has moved
  * it already: then nothing more). A late payment's refund leaves the order as it is. Settled once:
  * a second answer (a replay, or housekeeping's) finds it confirmed and writes nothing.
  */
-async function settleRefund(deps: Pick<Deps, "uow" | "ids" | "clock">, refund: RefundRecord, made: Refund): Promise<void> {
+async function settleRefund(deps: Pick<Deps, "uow" | "ids" | "clock">, refund: RefundRecord, made: Refund | null): Promise<void> {
   await deps.uow.transaction(async (tx) => {
     const order = await tx.orders.lock(refund.orderId);
-    if (!(await tx.refunds.markConfirmed(refund.id, deps.clock.now(), made.id)) || !order) return;
+    if (!(await tx.refunds.markConfirmed(refund.id, deps.clock.now(), made?.id ?? null)) || !order) return;
     const paymentStatus = refund.reason === "order_ended" ? paymentAfter(order.paymentStatus, "refunded") : null;
     await applyToOrder(tx, deps, order, {
       changes: paymentStatus ? { paymentStatus } : {},
@@ -64,8 +76,9 @@ async function settleRefund(deps: Pick<Deps, "uow" | "ids" | "clock">, refund: R
         origin: NO_ORIGIN,
         changes: {
           intentId: refund.intentId,
-          refundId: made.id,
-          amount: made.amount,
+          refundId: made?.id ?? null,
+          amount: made?.amount ?? refund.amount,
+          ...(made ? {} : { refundedAlready: true }),
           reason: refund.reason,
           attempts: refund.attempts,
           from: order.paymentStatus,

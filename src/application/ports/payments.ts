@@ -46,7 +46,7 @@ export interface PaymentGateway {
   /** An intent that can no longer be cancelled (succeeded, processing) is answered as it is. */
   cancelIntent(intentId: string): Promise<PaymentIntent>;
   retrieveIntent(intentId: string): Promise<PaymentIntent>;
-  /** The whole amount when none is given. */
+  /** The whole amount when none is given. A payment refunded in full already (from the processor's dashboard, say): DomainError "payment.already_refunded". */
   refund(input: { intentId: string; amount?: Cents; idempotencyKey: string }): Promise<Refund>;
 }
 
