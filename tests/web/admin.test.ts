@@ -315,7 +315,7 @@ test("API errors stand beside the field they name; a 429 says when to try again"
   expect((await errorBeside("Reason")).says).not.toBe("");
   // Said beside the field only, not again as a vague "Invalid request" above the form; the field takes the focus, which reads it out (found by a review).
   expect(await page.evaluate(() => document.querySelector("main form [role=alert]")?.textContent ?? null)).toBeNull();
-  expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe("reason");
+  await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === "reason", { timeout: 5_000 });
   expect(blocked).toEqual([]);
 }, 20_000);
 
