@@ -40,7 +40,7 @@ import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
 import { type OrderRequest, placeOrder } from "./orders/place-order.ts";
 import { getOrder, listOrders } from "./orders/read-orders.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./orders/settings.ts";
-import { type PaymentRequest, payOrder } from "./payments/pay-order.ts";
+import { type PaymentRequest, createPaymentLine, payOrder } from "./payments/pay-order.ts";
 import type { OrderFilter, OrderQueueFilter } from "./ports/orders.ts";
 import { listLocations } from "./locations/list-locations.ts";
 import { grantPermission, listPermissions, revokePermission } from "./permissions/manage-permissions.ts";
@@ -72,6 +72,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
   const orders = options.orders ?? DEFAULT_ORDER_SETTINGS;
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const reports = { timeZone: options.shopTimeZone ?? "UTC" };
+  const paymentLine = createPaymentLine();
   const useCases = {
     listProducts: (query: ProductQuery) => listProducts(deps, query),
     getProduct: (idOrSlug: string) => getProduct(deps, idOrSlug),
@@ -98,7 +99,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),
     cancelOrder: (userId: string, orderId: string, origin: RequestOrigin) => cancelOrder(deps, userId, orderId, origin),
     expireUnpaidOrders: () => expireUnpaidOrders(deps, orders.paymentTtlMinutes),
-    payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin, orders.graceMs),
+    payOrder: (userId: string, request: PaymentRequest, origin: RequestOrigin) => payOrder(deps, userId, request, origin, orders.graceMs, paymentLine),
     receiveWebhookEvent: (event: WebhookEvent) => receiveWebhookEvent(deps, event),
 
     listOrderQueue: (actor: Actor, filter: OrderQueueFilter, page: PageRequest) => listOrderQueue(deps, actor, filter, page),

@@ -23,6 +23,14 @@ export const PAYMENT_ATTEMPT_ABANDONED_MS = 2 * 60_000;
 export const PAYMENT_TURN_PAUSES_MS: readonly number[] = [10, 20, 40, 80, 160, 250, 250, 250, 250, 250, 250, 250];
 
 /**
+ * The most payments of one order that wait their turn in one process; past them a payment is 409 at
+ * once. Each waiter looks at the order after each pause: 300 payments of one order behind a slow
+ * Stripe read it some 4,000 times in two seconds, and every other request waited on the database.
+ * A customer's double click or retry is well within it.
+ */
+export const PAYMENT_WAITERS_PER_ORDER = 4;
+
+/**
  * Starts an attempt at paying an order (decisions §4): refused when it is already paid or not
  * payable (in that order), or while another attempt waits on the processor, or while checkout is
  * still making its first payment intent. An attempt abandoned by a process that died (older than

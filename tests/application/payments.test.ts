@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
-import { payOrder } from "../../src/application/payments/pay-order.ts";
+import { createPaymentLine, payOrder } from "../../src/application/payments/pay-order.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
@@ -8,7 +8,7 @@ import type { WebhookEvent } from "../../src/application/events/webhook-event.ts
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";
 import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { DomainError } from "../../src/domain/errors.ts";
-import { PAYMENT_ATTEMPT_ABANDONED_MS, type ProcessorEvent } from "../../src/domain/payment.ts";
+import { PAYMENT_ATTEMPT_ABANDONED_MS, PAYMENT_WAITERS_PER_ORDER, type ProcessorEvent } from "../../src/domain/payment.ts";
 import { REFUND_RETRY_MS } from "../../src/domain/refund.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
@@ -194,6 +194,31 @@ describe("paying an order (decisions §4)", () => {
     expect(deps.processor.intents.get(intentId)).toMatchObject({ status: "succeeded", paymentMethodId: "pm_card_visa" });
     expect(await stored()).toMatchObject({ paymentStatus: "PAID", paymentAttempts: 1, paymentStartedAt: null });
     expect(await auditEntries(deps.repos.audit, { entityType: "order", action: "payment.succeeded" })).toHaveLength(1);
+  });
+
+  test("at most PAYMENT_WAITERS_PER_ORDER payments of one order wait their turn in a process; the others are 409 at once (found by an attack: 300 waiters read the order 4,000 times)", async () => {
+    const { deps, ada, placed, stored } = await anOrder();
+    const line = createPaymentLine();
+    const pay = (d: MemoryDeps) => payOrder(d, ada.id, { orderId: placed.orderId, paymentMethodId: "pm_card_visa" }, origin, undefined, line);
+    const slow = heldProcessor(deps);
+    const first = pay(slow.deps);
+    await eventually(async () => expect((await stored()).paymentStartedAt).not.toBeNull());
+    // Pausing in real time, as the shop does: those in the line are still waiting when the others are answered.
+    const pausing = { ...deps, clock: { ...deps.clock, sleep: (ms: number) => Bun.sleep(ms) } } as MemoryDeps;
+    const answered: string[] = [];
+    const others = Array.from({ length: 9 }, () =>
+      pay(pausing).then(
+        () => "paid",
+        (error: DomainError) => (answered.push(error.code), error.code),
+      ),
+    );
+    const turnedAway = 9 - PAYMENT_WAITERS_PER_ORDER;
+    await eventually(() => expect(answered).toEqual(Array(turnedAway).fill("payment.in_progress")));
+    slow.release();
+    expect((await first).success).toBe(true);
+    expect((await Promise.all(others)).filter((code) => code === "order.already_paid")).toHaveLength(PAYMENT_WAITERS_PER_ORDER);
+    // The line is left empty: the next payment of the order is answered as any.
+    expect(await domainErrorOf(pay(pausing))).toMatchObject({ code: "order.already_paid" });
   });
 
   test("a second payment that waited its turn behind a declined card is 409, not a confirmation of its own: the customer sees the decline, and the next payment pays (found by a review)", async () => {

@@ -6,6 +6,7 @@ import {
   type IntentStatus,
   PAYMENT_ATTEMPT_ABANDONED_MS,
   PAYMENT_TURN_PAUSES_MS,
+  PAYMENT_WAITERS_PER_ORDER,
   beginPaymentAttempt,
   confirmationOutcome,
   isMarkedBy,
@@ -61,8 +62,11 @@ export async function payOrder(
   request: PaymentRequest,
   origin: RequestOrigin,
   graceMs = PAYMENT_ATTEMPT_ABANDONED_MS,
+  line: PaymentLine | null = null,
 ): Promise<PaymentResult> {
-  const { order, attempt, startedAt, seen } = await inTurn(deps.clock, (waited) => startAttempt(deps, userId, request.orderId, graceMs, waited));
+  const { order, attempt, startedAt, seen } = await inTurn(deps.clock, line, request.orderId, (waited) =>
+    startAttempt(deps, userId, request.orderId, graceMs, waited),
+  );
   let intent: PaymentIntent;
   try {
     const intentId = order.stripePaymentIntentId ?? (await makeOrderIntent(deps.payments, order, attempt)).id;
@@ -126,24 +130,55 @@ class NotYourTurn extends Error {
 }
 
 /**
+ * The payments of each order waiting their turn in this process (inTurn), at most `limit` of them
+ * (PAYMENT_WAITERS_PER_ORDER): one for the whole process, made with the use cases.
+ */
+export function createPaymentLine(limit = PAYMENT_WAITERS_PER_ORDER) {
+  const waiting = new Map<string, number>();
+  return {
+    /** A place in the order's line; false when it is full. */
+    join(orderId: string): boolean {
+      const count = waiting.get(orderId) ?? 0;
+      if (count >= limit) return false;
+      waiting.set(orderId, count + 1);
+      return true;
+    },
+    leave(orderId: string): void {
+      const count = (waiting.get(orderId) ?? 1) - 1;
+      if (count > 0) waiting.set(orderId, count);
+      else waiting.delete(orderId);
+    },
+  };
+}
+export type PaymentLine = ReturnType<typeof createPaymentLine>;
+
+/**
  * `start` tried again after each of PAYMENT_TURN_PAUSES_MS while it finds another attempt under way
  * (or checkout still making the order's first intent): no connection is held meanwhile, so a slow
  * processor keeps none from the other requests. Each try reads the order afresh, and is told
- * whether another attempt was found under way before (`waited`): 409 once the pauses are spent.
+ * whether another attempt was found under way before (`waited`): 409 once the pauses are spent, or
+ * at once when the order's `line` is full (null: no limit).
  */
-async function inTurn<T>(clock: PayDeps["clock"], start: (waited: boolean) => Promise<T>): Promise<T> {
+async function inTurn<T>(clock: PayDeps["clock"], line: PaymentLine | null, orderId: string, start: (waited: boolean) => Promise<T>): Promise<T> {
   let waited = false;
-  for (const pause of [...PAYMENT_TURN_PAUSES_MS, null]) {
-    try {
-      return await start(waited);
-    } catch (error) {
-      if (!(error instanceof NotYourTurn)) throw error;
-      waited ||= error.anotherAttempt;
+  let inLine = false;
+  try {
+    for (const pause of [...PAYMENT_TURN_PAUSES_MS, null]) {
+      try {
+        return await start(waited);
+      } catch (error) {
+        if (!(error instanceof NotYourTurn)) throw error;
+        waited ||= error.anotherAttempt;
+      }
+      if (pause === null) break;
+      if (!inLine && line && !line.join(orderId)) break;
+      inLine = true;
+      await clock.sleep(pause);
     }
-    if (pause === null) break;
-    await clock.sleep(pause);
+    throw paymentInProgress();
+  } finally {
+    if (inLine) line?.leave(orderId);
   }
-  throw paymentInProgress();
 }
 
 /**
