@@ -103,6 +103,15 @@ export function normalizeEmail(email: string): string {
 export const PASSWORD_MIN_CHARACTERS = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
+/**
+ * A password as it is hashed and checked: in Unicode's compatibility form (NFKC), as NIST SP
+ * 800-63B asks, so one password typed on two keyboards (`é` composed or decomposed, fullwidth
+ * letters) is the same password. Its rules (passwordProblem) hold of this form, which is what
+ * bcrypt reads.
+ */
+export const passwordAsKept = (password: string): string => password.normalize("NFKC");
+
+/** What is wrong with a password (passwordAsKept) someone is choosing; null when nothing. */
 export function passwordProblem(password: string, isCommon: (lowercased: string) => boolean): string | null {
   if ([...password].length < PASSWORD_MIN_CHARACTERS) return `Password must be at least ${PASSWORD_MIN_CHARACTERS} characters`;
   if (new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES) return `Password must be at most ${PASSWORD_MAX_BYTES} bytes`;

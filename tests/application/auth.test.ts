@@ -301,6 +301,26 @@ describe("password sign-in", () => {
     }
   });
 
+  test("one password typed on two keyboards is one password: composed or decomposed accents, fullwidth letters (NFKC, as NIST asks)", async () => {
+    const deps = createMemoryDeps();
+    await register(deps, { email: "renee@example.com", password: "Cre\u0300me bru\u0302le\u0301e" }, origin, SHOP);
+    await register(deps, { email: "wide@example.com", password: "ｈｏｔ ｓａｕｃｅ ｆｏｒ ｍｅ" }, origin, SHOP);
+    expect((await signInWithPassword(deps, { email: "renee@example.com", password: "Crème brûlée" }, origin)).user.email).toBe("renee@example.com");
+    expect((await signInWithPassword(deps, { email: "wide@example.com", password: "hot sauce for me" }, origin)).user.email).toBe("wide@example.com");
+    // Changed the same way: the current one in either form, the new one kept in one.
+    const renee = (await deps.repos.users.findByEmail("renee@example.com"))!;
+    await changePassword(deps, renee.id, { currentPassword: "Cre\u0300me brûlée", newPassword: "ｍｉｌｄ ｆｏｒ ｎｏｗ" }, origin);
+    expect((await signInWithPassword(deps, { email: "renee@example.com", password: "mild for now" }, origin)).user.email).toBe("renee@example.com");
+  });
+
+  test("a password kept as typed before passwords were kept in one form still signs in, typed as before", async () => {
+    const deps = createMemoryDeps();
+    const user = await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    const typed = "ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｏｌｄ";
+    await deps.repos.users.update(user.id, { passwordHash: await deps.hasher.hash(typed), updatedAt: new Date() });
+    expect((await signInWithPassword(deps, { email: "ada@example.com", password: typed }, origin)).user.id).toBe(user.id);
+  });
+
   test("a success clears earlier failures", async () => {
     const { deps } = await withAccount();
     for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) {

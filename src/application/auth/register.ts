@@ -3,7 +3,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { type User, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
-import { assertNewPassword } from "./new-password.ts";
+import { assertNewPassword, hashPassword } from "./new-password.ts";
 import { welcomeMail } from "./welcome-mail.ts";
 
 export interface Registration {
@@ -34,7 +34,7 @@ export async function register(
     id: deps.ids.next(),
     email,
     name: input.name,
-    passwordHash: await deps.hasher.hash(input.password, client),
+    passwordHash: await hashPassword(deps.hasher, input.password, client),
     role: "CUSTOMER",
     isEmailVerified: false,
     at: now,

@@ -3,6 +3,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
+import { passwordMatches } from "./new-password.ts";
 import { admitPasswordCheck } from "./password-attempts.ts";
 import { type StartedSession, startSession } from "./start-session.ts";
 
@@ -24,7 +25,7 @@ export async function signInWithPassword(
   const { user, matches } = await attempt.run(async () => {
     const found = await deps.uow.read((db) => db.users.findByEmail(email));
     // No hash (no account, or no password): the hasher takes as long as a check without making one.
-    return { user: found, matches: await deps.hasher.verify(input.password, found?.passwordHash ?? null, client) };
+    return { user: found, matches: await passwordMatches(deps.hasher, input.password, found?.passwordHash ?? null, client) };
   });
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>

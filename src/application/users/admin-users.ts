@@ -4,7 +4,7 @@ import { DomainError } from "../../domain/errors.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type User, type UserRole, emailProblem, nameProblem, newUser, normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
-import { newPasswordIssues } from "../auth/new-password.ts";
+import { hashPassword, newPasswordIssues } from "../auth/new-password.ts";
 import { requirePermission } from "../permissions/require.ts";
 import { actorNow } from "../permissions/role-permissions.ts";
 import type { Deps } from "../ports/index.ts";
@@ -34,7 +34,7 @@ export async function createUser(deps: AdminDeps, actor: Actor, input: NewAccoun
     id: deps.ids.next(),
     email: input.email,
     name: input.name,
-    passwordHash: await deps.hasher.hash(input.password),
+    passwordHash: await hashPassword(deps.hasher, input.password),
     role: input.role,
     isEmailVerified: true,
     at: deps.clock.now(),

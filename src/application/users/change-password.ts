@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError, unauthenticated } from "../../domain/errors.ts";
 import { recordAudit } from "../audit.ts";
-import { assertNewPassword } from "../auth/new-password.ts";
+import { assertNewPassword, hashPassword, passwordMatches } from "../auth/new-password.ts";
 import { admitPasswordCheck } from "../auth/password-attempts.ts";
 import { type StartedSession, startSession } from "../auth/start-session.ts";
 import type { Deps } from "../ports/index.ts";
@@ -24,12 +24,12 @@ export async function changePassword(
   const user = await deps.uow.read((db) => db.users.findById(userId));
   if (!user) throw unauthenticated();
   const attempt = await admitPasswordCheck(deps, user.email);
-  if (!user.passwordHash || !(await attempt.run(() => deps.hasher.verify(input.currentPassword, user.passwordHash!, client)))) {
+  if (!user.passwordHash || !(await attempt.run(() => passwordMatches(deps.hasher, input.currentPassword, user.passwordHash!, client)))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
   await attempt.succeeded();
 
-  const passwordHash = await deps.hasher.hash(input.newPassword, client);
+  const passwordHash = await hashPassword(deps.hasher, input.newPassword, client);
   return deps.uow.transaction(async (tx) => {
     // Only over the password that was checked: not one removed meanwhile by a takeover, nor another change.
     if ((await tx.users.lock(userId))?.passwordHash !== user.passwordHash) throw new DomainError("auth.wrong_password", "Current password is incorrect");
