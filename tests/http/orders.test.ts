@@ -365,7 +365,9 @@ describe("PUT /api/orders/:id/status", () => {
     const res = await refusing.call("PUT", `/api/orders/${orderId}/status`, { body: { status: "CANCELLED" }, headers: admin.headers });
     expect([res.status, res.body.status, res.body.paymentStatus]).toEqual([200, "CANCELLED", "PAID"]);
     expect((await deps.repos.orders.findById(orderId))?.status).toBe("CANCELLED");
-    expect(await deps.repos.refunds.listDue()).toEqual([expect.objectContaining({ orderId, lastError: "Payment processing failed: no such payment intent: pi_123" })]);
+    expect(await deps.repos.refunds.listDue()).toEqual([
+      expect.objectContaining({ orderId, lastError: "Payment processing failed: no such payment intent: pi_123" }),
+    ]);
     expect((await refusing.call("GET", `/api/products/${habanero.id}`)).body.data.inventory).toBe(habanero.inventory);
   });
 
