@@ -69,8 +69,9 @@ test("a refund is made once whichever instance is asked, and never beyond what w
   ]);
   expect(again).toEqual(first);
   expect(first).toMatchObject({ intentId: intent.id, amount: 2500, status: "succeeded" });
-  expect((await domainErrorOf(other.refund({ intentId: intent.id, idempotencyKey: "refund-o3-again" }))).details).toEqual({
-    reason: "the payment is refunded in full already",
+  expect(await domainErrorOf(other.refund({ intentId: intent.id, idempotencyKey: "refund-o3-again" }))).toMatchObject({
+    code: "payment.already_refunded",
+    details: { intentId: intent.id },
   });
 });
 
