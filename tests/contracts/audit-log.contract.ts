@@ -148,7 +148,7 @@ export function auditLogContract(target: () => ContractTarget) {
       const tie = [l.moved, l.roleChange].sort().reverse();
       const newestFirst = [l.lookalike, l.webhook, ...tie, l.paid, l.create];
       expect(await ids({})).toEqual(newestFirst);
-      expect((await log().listPage({}, page)).items).toEqual(newestFirst.map((id) => l.entries.find((entry) => entry.id === id)));
+      expect((await log().listPage({}, page)).items).toEqual(newestFirst.map((id) => l.entries.find((entry) => entry.id === id)!));
     });
 
     test("each filter alone: user, exact action, action prefix (its dot included), entity type, entity id, from (inclusive), to (exclusive)", async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type WebBuild, buildWebApps, withWebApps } from "../../src/adapters/http/web.ts";
 import { SESSION_COOKIE, call, createTestApp } from "../support/http.ts";
+import { connection } from "../support/raw-http.ts";
 
 // Decisions §13 and issue 21: the web adapter serves both apps beside the API, unchanged.
 const ROOT = join(import.meta.dir, "../..");
@@ -169,6 +170,27 @@ describe("the API beside them is unchanged", () => {
       const expected = await answer("localhost", method, path);
       expect(expected.type).toContain("application/json");
       for (const host of ["x", "ab", "a.b"]) expect({ host, method, path, ...(await answer(host, method, path)) }).toEqual({ host, method, path, ...expected });
+    }
+  });
+
+  test("a request without a Host a URL can hold (HTTP/1.0 without one, an empty one) is routed by its own path, never to a page (found by a review)", async () => {
+    const server = shop.listen({ port: 0, reusePort: false }).server!;
+    try {
+      for (const [head, expected] of [
+        ["GET /api/locations/abc HTTP/1.0", { status: 404, body: '{"error":"Not found"}' }],
+        ["GET /api/admin/nothing/x HTTP/1.1\r\nHost: ", { status: 404, body: '{"error":"Not found"}' }],
+        ["GET /api/health HTTP/1.0", { status: 200, body: '{"status":"ok"}' }],
+        ["POST /api/nothing/api/auth/callback/credentials HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", { status: 404 }],
+      ] as const) {
+        const socket = connection(server.port!);
+        await socket.write(`${head}${head.includes("Content-Length") ? "" : "\r\n\r\n"}`);
+        const answer = await socket.answer();
+        socket.end();
+        expect({ head, status: answer?.status, ...("body" in expected ? { body: answer?.body } : {}) }).toEqual({ head, ...expected });
+        expect(answer?.headers["content-type"]).toContain("application/json");
+      }
+    } finally {
+      await shop.stop(true);
     }
   });
 

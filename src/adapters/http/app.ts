@@ -82,7 +82,14 @@ export function createApp(
   const idempotency = idempotencyPlugin(useCases, logger);
   const routes = routeTable(() => app.routes);
   const app = new Elysia({ prefix: "/api", handler: ANY_HOSTNAME })
-    .use(requestContext({ trustProxy, https: publicUrl.startsWith("https://"), sessionCookieName: session.cookieName }))
+    .use(
+      requestContext({
+        trustProxy,
+        https: publicUrl.startsWith("https://"),
+        sessionCookieName: session.cookieName,
+        dispatch: (request): Promise<Response> => app.handle(request),
+      }),
+    )
     .use(serverSpans(tracer ?? null, routes))
     .use(cors(corsOrigins, routes.methodsAt))
     .use(rateLimit(useCases, routes, { exemptUserAgent, hasLiveSession: hasLiveSession(useCases, auth) }))

@@ -55,15 +55,29 @@ export interface RequestContextOptions {
   /** PUBLIC_URL is https: browsers are told to keep to it (HSTS). */
   https: boolean;
   sessionCookieName: string;
+  /** The app's own handler, which a request without a host is handed to again with one. */
+  dispatch?: (request: Request) => Promise<Response>;
 }
+
+/** Requests handed to the app again with a host, and the client's address of the one each came as. */
+const rehosted = new WeakMap<Request, string | null>();
 
 /**
  * First on every request: its id, the client's address, and the headers every answer carries
  * (decisions §7, §10). An answer to a request that carries credentials, and anything under
  * /api/auth, must never be stored by a cache.
  */
-export function requestContext({ trustProxy, https, sessionCookieName }: RequestContextOptions) {
+export function requestContext({ trustProxy, https, sessionCookieName, dispatch }: RequestContextOptions) {
   return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
+    // Without a Host Bun can put in a URL (HTTP/1.0 without one, an empty one, `Host: a b c`), the
+    // URL is the bare path, which Elysia's router reads wrongly: `/api/locations/abc` got a page
+    // (found by a review). Such a request is handed to the app again as if it had named this
+    // server, with its client's address.
+    if (dispatch && request.url.startsWith("/")) {
+      const again = new Request(`http://localhost${request.url}`, request);
+      rehosted.set(again, server?.requestIP(request)?.address ?? null);
+      return dispatch(again);
+    }
     countRequest();
     const incoming = request.headers.get("x-request-id");
     const first = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
@@ -72,7 +86,7 @@ export function requestContext({ trustProxy, https, sessionCookieName }: Request
     const info: RequestInfo = {
       id: incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID(),
       startedAt: performance.now(),
-      ip: forwarded || server?.requestIP(request)?.address || null,
+      ip: forwarded || (rehosted.has(request) ? rehosted.get(request) : server?.requestIP(request)?.address) || null,
     };
     infos.set(request, info);
     set.headers["x-request-id"] = info.id;
