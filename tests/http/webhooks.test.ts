@@ -4,7 +4,9 @@ import { easypostWebhookVerifier } from "../../src/adapters/events/easypost.ts";
 import { paypalWebhookVerifier } from "../../src/adapters/events/paypal.ts";
 import { resendWebhookVerifier } from "../../src/adapters/events/resend.ts";
 import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
+import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { DomainError } from "../../src/domain/errors.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
@@ -318,6 +320,23 @@ describe("Square", () => {
     ]);
     const found = await auditEntries(t.deps.repos.audit, { action: "payment.succeeded", entityId: orderId });
     expect(found.map((entry) => entry.changes)).toEqual([expect.objectContaining({ intentId: intent, flagged: true, foundWhen: "paid_elsewhere" })]);
+  });
+
+  test("paid through Square while Stripe cannot be reached to cancel its intent: the order is paid all the same, and the intent left live is said at error, for staff", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const deps = t.deps;
+    const unreachable = () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", { outcomeUnknown: true }));
+    const logger = createJsonLogger("info", (line) => void lines.push(JSON.parse(line)));
+    t = createTestApp({ ...deps, logger, payments: { ...deps.payments, cancelIntent: unreachable } } as typeof deps, {
+      webhooks: { square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL) },
+    });
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    expect((await deliver("square", signedBySquare(completed(orderId, total), SQUARE_KEY, SQUARE_URL))).status).toBe(200);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
+    expect(lines.filter((line) => line.event === "payment.intent_not_stopped")).toEqual([
+      expect.objectContaining({ level: "error", orderId, intentId: intent, error: "Payment processing failed" }),
+    ]);
   });
 
   test("another amount or currency is recorded and flagged, not applied", async () => {

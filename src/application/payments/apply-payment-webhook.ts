@@ -53,7 +53,10 @@ export async function applyPaymentWebhook(
     // twice (found by an attack).
     afterCommit: async () => {
       const stopped = await stopPayment(deps, { id: order.id, stripePaymentIntentId: ownIntent }, webhookAudit(event).origin, "paid_elsewhere").catch(
-        (error: unknown) => void deps.logger.warn("payment.intent_cancel_failed", { orderId: order.id, ...failureOf(error) }),
+        // Not stopped (the processor or the database away): the intent may still be paid, and only
+        // the processor's own webhook would then refund it. Said at error, for staff to cancel it
+        // at the processor (docs/operations.md).
+        (error: unknown) => void deps.logger.error("payment.intent_not_stopped", { orderId: order.id, intentId: ownIntent, ...failureOf(error) }),
       );
       if (stopped?.outcome === "processing") deps.logger.warn("payment.intent_processing", { orderId: order.id, intentId: ownIntent });
     },
