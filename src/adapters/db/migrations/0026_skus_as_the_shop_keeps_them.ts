@@ -5,7 +5,9 @@ import { type Kysely, sql } from "kysely";
 // 2026-11-27 was only trimmed, so one typed `ＨＡＢ-1` could no longer be found by itself (the
 // lookup now folds what staff type), and `HAB-1` could be made beside it (found by a review). Two
 // SKUs that become one stop the migration, naming both, for staff to rename one: neither can be
-// given the other's. Only on a database in UTF-8, the only one where PostgreSQL normalizes.
+// given the other's. Only on a database in UTF-8, the only one where PostgreSQL normalizes. Its
+// Unicode tables may be older than JavaScript's: a SKU holding a character only the newer folds
+// (PostgreSQL 15: 99 code points, such as letters drawn outlined) is left as it was.
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
