@@ -173,13 +173,14 @@ describe("the API beside them is unchanged", () => {
     }
   });
 
-  test("a request without a Host a URL can hold (HTTP/1.0 without one, an empty one) is routed by its own path, never to a page (found by a review)", async () => {
+  test("a request without a Host a URL can hold (HTTP/1.0 without one, an empty one) is routed by its own path: the API's answers, or a page (found by a review)", async () => {
     const server = shop.listen({ port: 0, reusePort: false }).server!;
     try {
       for (const [head, expected] of [
         ["GET /api/locations/abc HTTP/1.0", { status: 404, body: '{"error":"Not found"}' }],
         ["GET /api/admin/nothing/x HTTP/1.1\r\nHost: ", { status: 404, body: '{"error":"Not found"}' }],
         ["GET /api/health HTTP/1.0", { status: 200, body: '{"status":"ok"}' }],
+        ["GET /checkout HTTP/1.0", { status: 200 }],
         ["POST /api/nothing/api/auth/callback/credentials HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", { status: 404 }],
       ] as const) {
         const socket = connection(server.port!);
@@ -187,7 +188,7 @@ describe("the API beside them is unchanged", () => {
         const answer = await socket.answer();
         socket.end();
         expect({ head, status: answer?.status, ...("body" in expected ? { body: answer?.body } : {}) }).toEqual({ head, ...expected });
-        expect(answer?.headers["content-type"]).toContain("application/json");
+        expect(answer?.headers["content-type"]).toContain(head.includes(" /api/") ? "application/json" : "text/html");
       }
     } finally {
       await shop.stop(true);

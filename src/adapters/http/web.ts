@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promise
 import { dirname, join, relative } from "node:path";
 import { type AnyElysia, Elysia, NotFoundError } from "elysia";
 import type { Logger } from "../../application/ports/system.ts";
-import { ANY_HOSTNAME, carriesCredentials } from "./plumbing/request-context.ts";
+import { ANY_HOSTNAME, carriesCredentials, withHost } from "./plumbing/request-context.ts";
 
 /**
  * The two web apps (decisions §13): the storefront at `/` and the back office at `/admin`, built
@@ -219,5 +219,10 @@ export function webRoutes(build: WebBuild, { stripe, sessionCookieName }: WebRou
 
 /** The API app with the web apps beside it, as the shop serves them: /api/* first, every other GET a page or an asset. */
 export function withWebApps(api: AnyElysia, build: WebBuild, settings: WebRoutesSettings) {
-  return new Elysia({ handler: ANY_HOSTNAME }).use(api).use(webRoutes(build, settings));
+  // A request without a host goes round this app, pages and all, not the API's alone (withHost).
+  const shop: AnyElysia = new Elysia({ handler: ANY_HOSTNAME })
+    .onRequest(withHost((request) => shop.handle(request)))
+    .use(api)
+    .use(webRoutes(build, settings));
+  return shop;
 }

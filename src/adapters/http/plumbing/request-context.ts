@@ -55,12 +55,27 @@ export interface RequestContextOptions {
   /** PUBLIC_URL is https: browsers are told to keep to it (HSTS). */
   https: boolean;
   sessionCookieName: string;
-  /** The app's own handler, which a request without a host is handed to again with one. */
+  /** The app's own handler, which a request without a host is handed to again with one (withHost). */
   dispatch?: (request: Request) => Promise<Response>;
 }
 
-/** Requests handed to the app again with a host, and the client's address of the one each came as. */
+/** Requests handed to an app again with a host, and the client's address of the one each came as. */
 const rehosted = new WeakMap<Request, string | null>();
+
+/**
+ * An onRequest hook for an app that serves: without a Host Bun can put in a URL (HTTP/1.0 without
+ * one, an empty one, `Host: a b c`), a request's URL is its bare path, which Elysia's router reads
+ * wrongly (`/api/locations/abc` got a page: found by a review). Such a request is handed to the app
+ * (`dispatch`) again as if it had named this server, with its client's address.
+ */
+export function withHost(dispatch: (request: Request) => Promise<Response>) {
+  return ({ request, server }: { request: Request; server: { requestIP(request: Request): { address: string } | null } | null }) => {
+    if (!request.url.startsWith("/")) return;
+    const again = new Request(`http://localhost${request.url}`, request);
+    rehosted.set(again, server?.requestIP(request)?.address ?? null);
+    return dispatch(again);
+  };
+}
 
 /**
  * First on every request: its id, the client's address, and the headers every answer carries
@@ -68,16 +83,10 @@ const rehosted = new WeakMap<Request, string | null>();
  * /api/auth, must never be stored by a cache.
  */
 export function requestContext({ trustProxy, https, sessionCookieName, dispatch }: RequestContextOptions) {
+  const hosted = dispatch ? withHost(dispatch) : null;
   return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
-    // Without a Host Bun can put in a URL (HTTP/1.0 without one, an empty one, `Host: a b c`), the
-    // URL is the bare path, which Elysia's router reads wrongly: `/api/locations/abc` got a page
-    // (found by a review). Such a request is handed to the app again as if it had named this
-    // server, with its client's address.
-    if (dispatch && request.url.startsWith("/")) {
-      const again = new Request(`http://localhost${request.url}`, request);
-      rehosted.set(again, server?.requestIP(request)?.address ?? null);
-      return dispatch(again);
-    }
+    const again = hosted?.({ request, server });
+    if (again) return again;
     countRequest();
     const incoming = request.headers.get("x-request-id");
     const first = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
