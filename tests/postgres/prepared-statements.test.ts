@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "kysely";
+import { openDatabase } from "../../src/adapters/db/database.ts";
+import { createPgUnitOfWork } from "../../src/adapters/db/store.ts";
+import { aUser } from "../support/builders.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 let database: TestDatabase;
@@ -20,4 +23,31 @@ test("parameterized queries run as named prepared statements, one per distinct S
   });
   expect(prepared.filter((s) => s.includes('from "users"'))).toHaveLength(1);
   expect(prepared.filter((s) => s.includes('from "products"'))).toHaveLength(1);
+});
+
+test("a column added while the shop runs (a migration of the next release) spoils no statement prepared before it: each is prepared again, in and out of a transaction (found by an attack on an upgrade)", async () => {
+  const own = await createTestDatabase();
+  // One connection, so the statements prepared before the change are the ones asked again.
+  const { db } = openDatabase({ kind: "postgres", url: own.url, poolMax: 1 });
+  const uow = createPgUnitOfWork(db);
+  try {
+    // Users are read whole (select *), as orders and sessions are.
+    const ada = aUser();
+    await uow.transaction((tx) => tx.users.create(ada));
+    const read = () => uow.read((repos) => repos.users.findById(ada.id));
+    const inTransaction = () => uow.transaction((tx) => tx.users.lock(ada.id));
+    expect((await read())?.id).toBe(ada.id);
+    expect((await inTransaction())?.id).toBe(ada.id);
+    // Asked first inside a transaction, which the refusal spoils: the transaction runs again.
+    await sql`alter table users add column next_release_note text`.execute(own.db);
+    expect((await inTransaction())?.id).toBe(ada.id);
+    expect((await read())?.id).toBe(ada.id);
+    // Asked first outside one: the statement goes again.
+    await sql`alter table users add column another_note text`.execute(own.db);
+    expect((await read())?.id).toBe(ada.id);
+    expect((await inTransaction())?.id).toBe(ada.id);
+  } finally {
+    await db.destroy();
+    await own.drop();
+  }
 });

@@ -1,5 +1,6 @@
 import type { PostgresClientConstructor, PostgresPool } from "kysely";
 import type { Pool, PoolClient, QueryConfig } from "pg";
+import { isStalePlan } from "./sql-helpers.ts";
 
 const PREPARED = Symbol("storefront.prepared");
 /** Distinct SQL texts get a name up to this many; past it (a bug producing ad-hoc SQL) queries run unnamed. */
@@ -12,14 +13,20 @@ const MAX_STATEMENTS = 2_000;
  * always sent as parameters, so the number of distinct texts stays small.
  */
 export function withPreparedStatements(pool: Pool, onClientError: (error: Error) => void): PostgresPool {
-  const names = new Map<string, string>();
+  const numbers = new Map<string, number>();
+  /**
+   * Moved on when PostgreSQL refuses a statement prepared before the schema changed under it (a
+   * column added to a table read whole, by a migration of the next release while this one still
+   * serves): every statement then gets a new name, and so is prepared afresh on every connection.
+   */
+  let generation = 0;
   const nameOf = (text: string) => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_STATEMENTS) {
-      name = `sf${names.size + 1}`;
-      names.set(text, name);
+    let number = numbers.get(text);
+    if (number === undefined && numbers.size < MAX_STATEMENTS) {
+      number = numbers.size + 1;
+      numbers.set(text, number);
     }
-    return name;
+    return number === undefined ? undefined : `sf${generation}_${number}`;
   };
 
   // A connection lost while checked out (a database restart, a terminated backend) emits "error"
@@ -33,9 +40,23 @@ export function withPreparedStatements(pool: Pool, onClientError: (error: Error)
   function prepare(client: PoolClient & { [PREPARED]?: true }): PoolClient {
     if (client[PREPARED]) return client;
     const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => Promise<unknown>;
-    client.query = ((config: QueryConfig | string, values?: unknown[]) => {
-      const name = typeof config === "string" && Array.isArray(values) && values.length > 0 ? nameOf(config) : undefined;
-      return name ? query({ name, text: config as string, values }) : query(config, values);
+    const named = (text: string, values: unknown[]) => {
+      const name = nameOf(text);
+      return name ? query({ name, text, values }) : query(text, values);
+    };
+    client.query = (async (config: QueryConfig | string, values?: unknown[]) => {
+      if (typeof config !== "string" || !Array.isArray(values) || values.length === 0) return query(config, values);
+      const before = generation;
+      try {
+        return await named(config, values);
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        if (generation === before) generation++;
+        // Outside a transaction nothing ran: the statement goes again, prepared afresh. Inside one, the
+        // transaction is spoiled, and the unit of work runs it again (isStalePlan, store.ts).
+        if (client.getTransactionStatus() === "I") return named(config, values);
+        throw error;
+      }
     }) as PoolClient["query"];
     client[PREPARED] = true;
     return client;

@@ -101,6 +101,17 @@ export function asDatabaseRefusal(error: unknown): unknown {
 }
 
 /** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */
+/**
+ * PostgreSQL refused a prepared statement whose result the schema has changed since (SQLSTATE 0A000
+ * from its plan cache's revalidation: "cached plan must not change result type"): nothing of it ran,
+ * and prepared again (prepared-statements.ts) it runs.
+ */
+export function isStalePlan(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, routine } = error as { code?: unknown; routine?: unknown };
+  return code === "0A000" && routine === "RevalidateCachedQuery";
+}
+
 export function isDeadlock(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "40P01";
 }

@@ -4,7 +4,7 @@ import type { DatabaseProbe } from "../../application/ports/system.ts";
 import { unauthenticated, databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { within } from "../within.ts";
-import { asDatabaseRefusal, isConnectionLost, isDeadlock, isLockTimeout, referencesMissingUser } from "./sql-helpers.ts";
+import { asDatabaseRefusal, isConnectionLost, isDeadlock, isLockTimeout, isStalePlan, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -25,6 +25,8 @@ import { createPgWebhookEventLog } from "./webhook-event-log.ts";
 const DEADLOCK_ATTEMPTS = 3;
 /** Runs of a transaction whose connection was lost before it asked to commit (a terminated backend). */
 const RECONNECT_ATTEMPTS = 3;
+/** Runs of a transaction refused a statement prepared before the schema changed: the second prepares it afresh. */
+const STALE_PLAN_ATTEMPTS = 2;
 
 /** Repositories bound to one handle: the pool, or a transaction. */
 export function createPgRepositories(db: Db): Repositories {
@@ -66,6 +68,9 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           // again. Work writes to the database only (the processor is called between transactions,
           // never inside one), so a rerun repeats nothing outside.
           if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
+          // A statement prepared before the schema changed under it (a migration of the next release
+          // while this one serves): nothing of it landed, and the statements are now prepared afresh.
+          if (isStalePlan(error) && attempt < STALE_PLAN_ATTEMPTS) continue;
           // A lock held elsewhere past lock_timeout (database.ts): nothing of it landed, and running
           // it again at once would only wait on the same lock; the caller is told to try again.
           if (isLockTimeout(error)) throw databaseBusy(error);
