@@ -7,7 +7,7 @@ import { messageOf } from "./domain/errors.ts";
 import { SYSTEM_ACTOR } from "./domain/permissions.ts";
 import { resolveAuthSecret } from "./adapters/crypto/auth-secret.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
-import { migrateToLatest, pendingMigrations } from "./adapters/db/migrate.ts";
+import { readySchema } from "./adapters/db/migrate.ts";
 import { join } from "node:path";
 import { createApp } from "./adapters/http/app.ts";
 import { redeliverFakeEvents } from "./adapters/payments/fake-processor-events.ts";
@@ -87,14 +87,8 @@ const boundUseCases = makeUseCases(runtime.deps, {
 const useCases = runtime.tracing ? traceUseCases(boundUseCases, runtime.tracing.tracer) : boundUseCases;
 
 async function prepareDatabase() {
-  if (config.migrateOnStart) {
-    const applied = await migrateToLatest(runtime.db);
-    if (applied.length > 0) logger.info("database.migrated", { applied });
-  } else {
-    const pending = await pendingMigrations(runtime.db);
-    if (pending.length > 0)
-      throw new Error(`The database is behind this code by ${pending.length} migration(s) (${pending.join(", ")}): run \`npm run cli -- db:migrate\` first`);
-  }
+  const applied = await readySchema(runtime.db, config.migrateOnStart);
+  if (applied.length > 0) logger.info("database.migrated", { applied });
   // Decisions §10: a production shop never gets the demo catalog by itself.
   const seeded = runtime.embedded && config.env !== "production" ? await useCases.seedDemoCatalogIfEmpty(demoCatalog) : null;
   if (seeded) logger.info("catalog.seeded", { ...seeded });

@@ -18,7 +18,7 @@ import { csvDocument } from "../adapters/presenters/csv.ts";
 import { ORDER_CSV_HEADER, orderCsvRow } from "../adapters/presenters/order-csv.ts";
 import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../adapters/presenters/order-filter.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
-import { migrateToLatest } from "../adapters/db/migrate.ts";
+import { readySchema } from "../adapters/db/migrate.ts";
 import { settleAfterImport } from "../adapters/db/sales-repository.ts";
 import { createJsonLogger } from "../adapters/log.ts";
 import { type Runtime, buildRuntime } from "../compose.ts";
@@ -87,12 +87,22 @@ function role(value: string | undefined): UserRole {
   return upper;
 }
 
-/** Opens the configured database, brings its schema up to date, runs the work and closes it again. */
-async function withUseCases(config: Config, output: Output, work: (useCases: UseCases, runtime: Runtime, applied: string[]) => Promise<void>) {
+/**
+ * Opens the configured database, makes its schema ready as the server does (readySchema: migrated,
+ * or with MIGRATE_ON_START=false only looked at, and refused when behind), runs the work and closes
+ * it again. `migrate`: db:migrate's own, whatever MIGRATE_ON_START says. A read-only command no
+ * longer migrates a database that old instances still serve (found by an attack on an upgrade).
+ */
+async function withUseCases(
+  config: Config,
+  output: Output,
+  work: (useCases: UseCases, runtime: Runtime, applied: string[]) => Promise<void>,
+  migrate = config.migrateOnStart,
+) {
   const logger = createJsonLogger("warn", (line) => output.err(line));
   const runtime = buildRuntime(config, logger);
   try {
-    const applied = await migrateToLatest(runtime.db);
+    const applied = await readySchema(runtime.db, migrate);
     await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders, shopTimeZone: config.shopTimeZone }), runtime, applied);
   } finally {
     await runtime.close();
@@ -105,9 +115,14 @@ export const commands: Record<string, Command> = {
     summary: "apply every pending database migration",
     run: (args, config, output) => {
       positionals("db:migrate", args, 0);
-      return withUseCases(config, output, async (_, runtime, applied) => {
-        output.out(applied.length ? `Applied ${applied.join(", ")} to ${runtime.adapters.database}` : "Database is up to date");
-      });
+      return withUseCases(
+        config,
+        output,
+        async (_, runtime, applied) => {
+          output.out(applied.length ? `Applied ${applied.join(", ")} to ${runtime.adapters.database}` : "Database is up to date");
+        },
+        true,
+      );
     },
   },
   "db:seed": {

@@ -24,13 +24,43 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
  */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const names = Object.keys(await migrationProvider.getMigrations()).sort();
-  const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(db).then(
-    ({ rows }) => new Set(rows.map((row) => row.name)),
+  const applied = new Set(await appliedMigrations(db));
+  return names.filter((name) => !applied.has(name));
+}
+
+/** The migrations the database has run, by name (none before the first). */
+async function appliedMigrations(db: Db): Promise<string[]> {
+  return sql<{ name: string }>`select name from kysely_migration`.execute(db).then(
+    ({ rows }) => rows.map((row) => row.name),
     (error: unknown) => {
       // 42P01: no such table, as on a database never migrated.
-      if ((error as { code?: unknown }).code === "42P01") return new Set<string>();
+      if ((error as { code?: unknown }).code === "42P01") return [];
       throw error;
     },
   );
-  return names.filter((name) => !applied.has(name));
+}
+
+/**
+ * The schema made ready for this code, as MIGRATE_ON_START says (`migrate`), for the server and for
+ * every CLI command but db:migrate: migrated (the names applied), or only looked at, refusing a
+ * database behind this code. A database ahead of it (a newer release migrated it: a rollback, or an
+ * old instance restarting mid-rollout) is refused by name when asked to migrate, where Kysely's
+ * own words were "corrupted migrations"; looked at only, it is served, as the newer release's
+ * migrations keep what older code reads (found by an attack on an upgrade).
+ */
+export async function readySchema(db: Db, migrate: boolean): Promise<string[]> {
+  if (migrate) {
+    const known = new Set(Object.keys(await migrationProvider.getMigrations()));
+    const ahead = (await appliedMigrations(db)).filter((name) => !known.has(name)).sort();
+    if (ahead.length > 0)
+      throw new Error(
+        `The database is ahead of this code: it has run ${ahead.length} migration(s) this code does not know (${ahead.join(", ")}). ` +
+          "Run the release that made them, or this one with MIGRATE_ON_START=false",
+      );
+    return migrateToLatest(db);
+  }
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0)
+    throw new Error(`The database is behind this code by ${pending.length} migration(s) (${pending.join(", ")}): run \`npm run cli -- db:migrate\` first`);
+  return [];
 }
