@@ -6,16 +6,18 @@ test("hashes with bcrypt at cost 12 and verifies only the right password", async
   const hasher = createBcryptHasher(2);
   const hash = await hasher.hash("correct horse");
   expect(hash).toStartWith("$2b$12$");
-  expect(await hasher.verify("correct horse", hash)).toBe(true);
-  expect(await hasher.verify("wrong horse", hash)).toBe(false);
+  expect(await hasher.verify(["correct horse"], hash)).toBe(true);
+  expect(await hasher.verify(["wrong horse"], hash)).toBe(false);
+  // The forms one typed password may have been kept in, tried in one check.
+  expect(await hasher.verify(["wrong horse", "correct horse"], hash)).toBe(true);
 }, 10_000);
 
 test("at another cost (BCRYPT_COST), new hashes record it, and a hash made at the old cost still verifies", async () => {
   const cheaper = createBcryptHasher(2, undefined, 4);
   const hash = await cheaper.hash("correct horse");
   expect(hash).toStartWith("$2b$04$");
-  expect(await cheaper.verify("correct horse", hash)).toBe(true);
-  expect(await cheaper.verify("correct horse", await createBcryptHasher(2).hash("correct horse"))).toBe(true);
+  expect(await cheaper.verify(["correct horse"], hash)).toBe(true);
+  expect(await cheaper.verify(["correct horse"], await createBcryptHasher(2).hash("correct horse"))).toBe(true);
 }, 10_000);
 
 test("runs no more hashes at once than its limit; the rest wait their turn", async () => {
@@ -28,7 +30,7 @@ test("runs no more hashes at once than its limit; the rest wait their turn", asy
   });
   try {
     const hasher = createBcryptHasher(2);
-    const results = Promise.all(Array.from({ length: 7 }, () => hasher.verify("pw", "$2b$12$x")));
+    const results = Promise.all(Array.from({ length: 7 }, () => hasher.verify(["pw"], "$2b$12$x")));
     for (let ended = 0; ended < 7; ended++) {
       await settled();
       expect({ ended, running: hashes.length - ended }).toEqual({ ended, running: Math.min(2, 7 - ended) });
@@ -47,13 +49,13 @@ test("past its bound of waiting checks, a check is refused at once (auth.busy, r
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (await held, true));
   try {
     const hasher = createBcryptHasher(1, 2);
-    const admitted = Array.from({ length: 3 }, () => hasher.verify("pw", "$2b$12$x"));
+    const admitted = Array.from({ length: 3 }, () => hasher.verify(["pw"], "$2b$12$x"));
     // Refused while the admitted checks are still held: had it queued, this answer would never come.
-    const refused = await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error);
+    const refused = await hasher.verify(["pw"], "$2b$12$x").catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: "auth.busy", message: "Too many sign-ins at once; please try again in a moment", details: { retryAfterSeconds: 1 } });
     release();
     expect(await Promise.all(admitted)).toEqual([true, true, true]);
-    expect(await hasher.verify("pw", "$2b$12$x")).toBe(true);
+    expect(await hasher.verify(["pw"], "$2b$12$x")).toBe(true);
   } finally {
     spy.mockRestore();
   }
@@ -64,8 +66,8 @@ test("a check against no hash (no such account, or no password) runs no bcrypt a
   try {
     // One lane and no room to wait: had a check of no hash taken the lane, the real one would be refused.
     const hasher = createBcryptHasher(1, 0);
-    const noHash = Array.from({ length: 20 }, () => hasher.verify("guess", null));
-    expect(await hasher.verify("pw", "$2b$12$x")).toBe(true);
+    const noHash = Array.from({ length: 20 }, () => hasher.verify(["guess"], null));
+    expect(await hasher.verify(["pw"], "$2b$12$x")).toBe(true);
     expect(spy).toHaveBeenCalledTimes(1);
     expect(await Promise.all(noHash)).toEqual(Array(20).fill(false));
   } finally {
@@ -83,7 +85,7 @@ test("a check against no hash waits as long as one of the real checks before it 
     const hasher = createBcryptHasher(1, undefined, undefined, (ms) => (asked.push(ms), Bun.sleep(ms)));
     const timed = async (hash: string | null) => {
       const started = performance.now();
-      expect(await hasher.verify("guess", hash)).toBe(false);
+      expect(await hasher.verify(["guess"], hash)).toBe(false);
       return performance.now() - started;
     };
     const real = [await timed("$2b$12$x"), await timed("$2b$12$x"), await timed("$2b$12$x")];
@@ -106,8 +108,8 @@ test("a check against no hash is refused whenever a real one would be (the line 
   const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
   try {
     const hasher = createBcryptHasher(1, 1);
-    const admitted = [hasher.verify("pw", "$2b$12$x"), hasher.verify("pw", "$2b$12$x")];
-    expect(await hasher.verify("guess", null).catch((error: unknown) => error)).toMatchObject({ code: "auth.busy", details: { retryAfterSeconds: 1 } });
+    const admitted = [hasher.verify(["pw"], "$2b$12$x"), hasher.verify(["pw"], "$2b$12$x")];
+    expect(await hasher.verify(["guess"], null).catch((error: unknown) => error)).toMatchObject({ code: "auth.busy", details: { retryAfterSeconds: 1 } });
     held.resolve(true);
     expect(await Promise.all(admitted)).toEqual([true, true]);
   } finally {
@@ -120,11 +122,11 @@ test("the line is fair: a client whose check is waiting is refused another (auth
   const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
   try {
     const hasher = createBcryptHasher(1);
-    const inLane = hasher.verify("pw", "$2b$12$x", "198.51.100.1");
-    const waiting = hasher.verify("pw", "$2b$12$x", "203.0.113.1");
+    const inLane = hasher.verify(["pw"], "$2b$12$x", "198.51.100.1");
+    const waiting = hasher.verify(["pw"], "$2b$12$x", "203.0.113.1");
     for (const refused of [
-      hasher.verify("pw", "$2b$12$x", "203.0.113.1"),
-      hasher.verify("pw", null, "203.0.113.1"),
+      hasher.verify(["pw"], "$2b$12$x", "203.0.113.1"),
+      hasher.verify(["pw"], null, "203.0.113.1"),
       hasher.hash("new password", "203.0.113.1"),
     ]) {
       expect(await refused.catch((error: unknown) => error)).toMatchObject({
@@ -134,10 +136,10 @@ test("the line is fair: a client whose check is waiting is refused another (auth
       });
     }
     // A check in a lane is not waiting: its client may still put one in line, as may any other client.
-    const alsoWaiting = [hasher.verify("pw", "$2b$12$x", "198.51.100.1"), hasher.verify("pw", "$2b$12$x", "203.0.113.2")];
+    const alsoWaiting = [hasher.verify(["pw"], "$2b$12$x", "198.51.100.1"), hasher.verify(["pw"], "$2b$12$x", "203.0.113.2")];
     held.resolve(true);
     expect(await Promise.all([inLane, waiting, ...alsoWaiting])).toEqual([true, true, true, true]);
-    expect(await hasher.verify("pw", "$2b$12$x", "203.0.113.1")).toBe(true);
+    expect(await hasher.verify(["pw"], "$2b$12$x", "203.0.113.1")).toBe(true);
   } finally {
     spy.mockRestore();
   }
@@ -149,8 +151,8 @@ test("the line is fair: a client whose check is waiting is refused another (auth
  */
 async function expectAdmits(hasher: ReturnType<typeof createBcryptHasher>, count: number, hold: () => PromiseWithResolvers<boolean>) {
   const held = hold();
-  const lined = Array.from({ length: count }, () => hasher.verify("pw", "$2b$12$x"));
-  expect(await hasher.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+  const lined = Array.from({ length: count }, () => hasher.verify(["pw"], "$2b$12$x"));
+  expect(await hasher.verify(["pw"], "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
   held.resolve(true);
   expect(await Promise.all(lined)).toEqual(Array(count).fill(true));
 }
@@ -161,15 +163,15 @@ test("the line holds no more than can be checked in about 1.2 s at the latest ch
   try {
     // Before any check is timed, one is taken to last 300 ms: one lane has room for 4 waiting.
     const slow = createBcryptHasher(1);
-    const admitted = Array.from({ length: 5 }, () => slow.verify("pw", "$2b$12$x"));
-    expect(await slow.verify("pw", "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
+    const admitted = Array.from({ length: 5 }, () => slow.verify(["pw"], "$2b$12$x"));
+    expect(await slow.verify(["pw"], "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
     held.resolve(true);
     expect(await Promise.all(admitted)).toEqual(Array(5).fill(true));
 
     // Checks that take next to nothing leave room up to the bound (8 a lane).
     held = null;
     const fast = createBcryptHasher(1);
-    for (let i = 0; i < 3; i++) await fast.verify("pw", "$2b$12$x");
+    for (let i = 0; i < 3; i++) await fast.verify(["pw"], "$2b$12$x");
     await expectAdmits(fast, 9, () => (held = Promise.withResolvers<boolean>()));
   } finally {
     spy.mockRestore();
@@ -185,10 +187,10 @@ test("one slow check among the latest does not shorten the line: it is sized at 
   });
   try {
     const hasher = createBcryptHasher(1);
-    for (let i = 0; i < 10; i++) await hasher.verify("pw", "$2b$12$x");
+    for (let i = 0; i < 10; i++) await hasher.verify(["pw"], "$2b$12$x");
     // A pause of the collector, say: one check of 400 ms (at that pace, one lane has room for 3).
     pause = 400;
-    await hasher.verify("pw", "$2b$12$x");
+    await hasher.verify(["pw"], "$2b$12$x");
     pause = 0;
     await expectAdmits(hasher, 9, () => (held = Promise.withResolvers<boolean>()));
   } finally {
@@ -201,7 +203,7 @@ test("a full line gives way to clients that check now and then: a newcomer takes
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
   try {
     const hasher = createBcryptHasher(1, 2);
-    const check = (client: string) => hasher.verify("pw", "$2b$12$x", client);
+    const check = (client: string) => hasher.verify(["pw"], "$2b$12$x", client);
     // Two addresses that signed in again and again (three and two checks so far), as a flood of one account of its own would.
     for (const client of ["198.51.100.3", "198.51.100.3", "198.51.100.3", "198.51.100.2", "198.51.100.2"]) expect(await check(client)).toBe(true);
     held = Promise.withResolvers<boolean>();
@@ -236,16 +238,16 @@ test("into a full line, a check against no hash puts out whom a real one would: 
     const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
     try {
       const hasher = createBcryptHasher(1, 1, undefined, async () => {});
-      for (let i = 0; i < 3; i++) await hasher.verify("pw", "$2b$12$own", "198.51.100.7");
+      for (let i = 0; i < 3; i++) await hasher.verify(["pw"], "$2b$12$own", "198.51.100.7");
       held = Promise.withResolvers<boolean>();
-      const inLane = hasher.verify("pw", "$2b$12$own", "198.51.100.8");
+      const inLane = hasher.verify(["pw"], "$2b$12$own", "198.51.100.8");
       const outcome = (answer: Promise<boolean>) =>
         answer.then(
           () => "answered",
           (error: { code?: string }) => error.code,
         );
-      const frequent = outcome(hasher.verify("pw", "$2b$12$own", "198.51.100.7"));
-      const asked = outcome(hasher.verify("guess", hash, "203.0.113.5"));
+      const frequent = outcome(hasher.verify(["pw"], "$2b$12$own", "198.51.100.7"));
+      const asked = outcome(hasher.verify(["guess"], hash, "203.0.113.5"));
       // Put out at once, or still waiting: what the frequent client sees while the lane is held.
       await settled();
       const frequentFate = await Promise.race([frequent, Promise.resolve("waiting")]);

@@ -18,7 +18,7 @@ describe("admin account management", () => {
     expect(await ensureAdmin(deps, SYSTEM_ACTOR, { email: "boss@example.com", password: "other secret" })).toBe("unchanged");
     const boss = await deps.repos.users.findByEmail("boss@example.com");
     expect(boss).toMatchObject({ role: "ADMIN", isEmailVerified: true });
-    expect(await deps.hasher.verify("very secret", boss?.passwordHash ?? "")).toBe(true);
+    expect(await deps.hasher.verify(["very secret"], boss?.passwordHash ?? "")).toBe(true);
   });
 
   test("BOOTSTRAP_ADMIN on instances started together: one makes the account, the others find it, none fails", async () => {

@@ -5,7 +5,7 @@ import { MAX_FAILED_SIGN_INS } from "../../src/application/auth/password-attempt
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
 import { finishProviderSignIn } from "../../src/application/auth/provider-sign-in.ts";
 import { signOut } from "../../src/application/auth/sign-out.ts";
-import type { ExternalProfile, IdentityProvider } from "../../src/application/ports/identity.ts";
+import type { ExternalProfile, IdentityProvider, PasswordHasher } from "../../src/application/ports/identity.ts";
 import { changePassword } from "../../src/application/users/change-password.ts";
 import { NO_ORIGIN, type RequestOrigin } from "../../src/domain/audit.ts";
 import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
@@ -43,7 +43,7 @@ describe("registration", () => {
     const user = await register(deps, { email: "  Ada@Example.COM ", password: "correct horse", name: "Ada" }, origin, SHOP);
     expect(user).toMatchObject({ email: "ada@example.com", role: "CUSTOMER", name: "Ada", isEmailVerified: false });
     expect(user.passwordHash).not.toBe("correct horse");
-    expect(await deps.hasher.verify("correct horse", user.passwordHash ?? "")).toBe(true);
+    expect(await deps.hasher.verify(["correct horse"], user.passwordHash ?? "")).toBe(true);
 
     const [audit] = await auditEntries(deps.repos.audit, { action: "auth.register" });
     expect(audit).toMatchObject({ userId: user.id, entityId: user.id, ipAddress: "203.0.113.9", userAgent: "test-agent" });
@@ -187,11 +187,11 @@ describe("password sign-in", () => {
     const checks: Array<PromiseWithResolvers<void>> = [];
     const heldHasher = {
       ...deps.hasher,
-      verify: async (password: string, hash: string) => {
+      verify: async (passwords: readonly string[], hash: string | null) => {
         const check = Promise.withResolvers<void>();
         checks.push(check);
         await check.promise;
-        return deps.hasher.verify(password, hash);
+        return deps.hasher.verify(passwords, hash);
       },
     };
     const guesses = Array.from({ length: 20 }, (_, i) =>
@@ -284,7 +284,7 @@ describe("password sign-in", () => {
     // account's check: any other check would hold the lane until the end of the test.
     const held = Promise.withResolvers<boolean>();
     const bcrypt = spyOn(Bun.password, "verify").mockImplementation((password, hash) =>
-      hash === user.passwordHash ? deps.hasher.verify(String(password), hash) : held.promise,
+      hash === user.passwordHash ? deps.hasher.verify([String(password)], hash) : held.promise,
     );
     try {
       const laned = { ...deps, hasher: createBcryptHasher(1, 0) };
@@ -311,6 +311,26 @@ describe("password sign-in", () => {
     const renee = (await deps.repos.users.findByEmail("renee@example.com"))!;
     await changePassword(deps, renee.id, { currentPassword: "Cre\u0300me brûlée", newPassword: "ｍｉｌｄ ｆｏｒ ｎｏｗ" }, origin);
     expect((await signInWithPassword(deps, { email: "renee@example.com", password: "mild for now" }, origin)).user.email).toBe("renee@example.com");
+  });
+
+  test("a password NFKC changes is checked once, both its forms in one check of the hasher's line, and a wrong one counts as any (found by a review: a second check refused on its own let guesses go uncounted, and told them wrong)", async () => {
+    const deps = createMemoryDeps();
+    await register(deps, { email: "ada@example.com", password: "correct horse" }, origin, SHOP);
+    const asked: string[][] = [];
+    const hasher: PasswordHasher = {
+      ...deps.hasher,
+      verify: (passwords, hash, client) => (asked.push([...passwords]), deps.hasher.verify(passwords, hash, client)),
+    };
+    const counting = { ...deps, hasher };
+    for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) {
+      await expect(signInWithPassword(counting, { email: "ada@example.com", password: `Ｗrong guess ${i}` }, origin)).rejects.toMatchObject({
+        code: "auth.invalid_credentials",
+      });
+    }
+    expect(asked).toEqual(Array.from({ length: MAX_FAILED_SIGN_INS }, (_, i) => [`Wrong guess ${i}`, `Ｗrong guess ${i}`]));
+    await expect(signInWithPassword(counting, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({
+      code: "auth.too_many_attempts",
+    });
   });
 
   test("a password kept as typed before passwords were kept in one form still signs in, typed as before", async () => {
@@ -393,7 +413,7 @@ describe("identity-provider sign-in", () => {
     const checking = Promise.withResolvers<void>();
     const hasher = {
       ...deps.hasher,
-      verify: async (password: string, hash: string) => (checking.resolve(), await release.promise, deps.hasher.verify(password, hash)),
+      verify: async (passwords: readonly string[], hash: string | null) => (checking.resolve(), await release.promise, deps.hasher.verify(passwords, hash)),
     };
     return { hasher, checking: checking.promise, release: release.resolve };
   }

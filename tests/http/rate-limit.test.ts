@@ -343,7 +343,7 @@ test("the line for a password check is fair (decisions §15): while a client's c
   // bcrypt's queue (one lane) over a bcrypt that answers when the test says; `asked` lists each check as it reaches the queue.
   const answer = Promise.withResolvers<void>();
   const bcrypt = spyOn(Bun.password, "verify").mockImplementation(
-    async (password, hash) => (await answer.promise, deps.hasher.verify(String(password), String(hash))),
+    async (password, hash) => (await answer.promise, deps.hasher.verify([String(password)], String(hash))),
   );
   const queue = createBcryptHasher(1);
   const asked: string[] = [];

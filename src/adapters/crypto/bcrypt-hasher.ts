@@ -164,6 +164,14 @@ export function createBcryptHasher(
 
   return {
     hash: (password, client) => limited(client, () => Bun.password.hash(password, { algorithm: "bcrypt", cost })),
-    verify: (password, hash, client) => (hash === null ? imitated(client) : timed(() => limited(client, () => Bun.password.verify(password, hash, "bcrypt")))),
+    verify: (passwords, hash, client) =>
+      hash === null
+        ? imitated(client)
+        : timed(() =>
+            limited(client, async () => {
+              for (const password of passwords) if (await Bun.password.verify(password, hash, "bcrypt")) return true;
+              return false;
+            }),
+          ),
   };
 }

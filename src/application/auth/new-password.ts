@@ -23,10 +23,9 @@ export function hashPassword(hasher: PasswordHasher, password: string, client?: 
 /**
  * Whether a typed password is the account's: its kept form first. A password set before passwords
  * were kept so (2026-11-27) was hashed as typed, so a typed one that NFKC changes is tried as typed
- * too; a password typed in that form alone costs that second check.
+ * too, in the same check of the hasher's line.
  */
-export async function passwordMatches(hasher: PasswordHasher, typed: string, hash: string | null, client?: string): Promise<boolean> {
+export function passwordMatches(hasher: PasswordHasher, typed: string, hash: string | null, client?: string): Promise<boolean> {
   const kept = passwordAsKept(typed);
-  if (await hasher.verify(kept, hash, client)) return true;
-  return kept !== typed && hasher.verify(typed, hash, client);
+  return hasher.verify(kept === typed ? [kept] : [kept, typed], hash, client);
 }

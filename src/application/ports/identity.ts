@@ -93,11 +93,14 @@ export interface CommonPasswords {
 export interface PasswordHasher {
   hash(password: string, client?: string): Promise<string>;
   /**
-   * Whether the password matches the hash. Against no hash (no such account, or one without a
-   * password) the answer is false, as slow as a check but costing none (decisions §15): no flood of
-   * made-up e-mails can fill the hasher, and no answer tells whether the account exists.
+   * Whether any of the passwords (the forms one typed password may have been kept in, tried in
+   * order) matches the hash, all within one check of the line: a second form refused on its own
+   * would let a wrong guess go uncounted (found by a review). Against no hash (no such account, or
+   * one without a password) the answer is false, as slow as a check but costing none (decisions
+   * §15): no flood of made-up e-mails can fill the hasher, and no answer tells whether the account
+   * exists.
    */
-  verify(password: string, hash: string | null, client?: string): Promise<boolean>;
+  verify(passwords: readonly string[], hash: string | null, client?: string): Promise<boolean>;
 }
 
 export const IDENTITY_PROVIDERS = ["google", "github", "facebook", "apple"] as const;
