@@ -180,6 +180,7 @@ describe("the API beside them is unchanged", () => {
         ["GET /api/locations/abc HTTP/1.0", { status: 404, body: '{"error":"Not found"}' }],
         ["GET /api/admin/nothing/x HTTP/1.1\r\nHost: ", { status: 404, body: '{"error":"Not found"}' }],
         ["GET /api/health HTTP/1.0", { status: 200, body: '{"status":"ok"}' }],
+        ["GET /api/../api/health HTTP/1.0", { status: 200, body: '{"status":"ok"}' }],
         ["GET /checkout HTTP/1.0", { status: 200 }],
         ["POST /api/nothing/api/auth/callback/credentials HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", { status: 404 }],
       ] as const) {

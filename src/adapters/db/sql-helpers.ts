@@ -100,7 +100,6 @@ export function asDatabaseRefusal(error: unknown): unknown {
   return error;
 }
 
-/** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */
 /**
  * PostgreSQL refused a prepared statement whose result the schema has changed since (SQLSTATE 0A000
  * from its plan cache's revalidation: "cached plan must not change result type"): nothing of it ran,
@@ -112,6 +111,7 @@ export function isStalePlan(error: unknown): boolean {
   return code === "0A000" && routine === "RevalidateCachedQuery";
 }
 
+/** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */
 export function isDeadlock(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "40P01";
 }

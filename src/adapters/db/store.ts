@@ -53,7 +53,7 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
   return {
     async transaction(work) {
       refuseInsideTransaction("transaction");
-      for (let attempt = 1; ; attempt++) {
+      for (let attempt = 1, stalePlans = 0; ; attempt++) {
         let workDone = false;
         try {
           return await db.transaction().execute((trx) =>
@@ -70,7 +70,7 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           if (isDeadlock(error) && attempt < DEADLOCK_ATTEMPTS) continue;
           // A statement prepared before the schema changed under it (a migration of the next release
           // while this one serves): nothing of it landed, and the statements are now prepared afresh.
-          if (isStalePlan(error) && attempt < STALE_PLAN_ATTEMPTS) continue;
+          if (isStalePlan(error) && ++stalePlans < STALE_PLAN_ATTEMPTS) continue;
           // A lock held elsewhere past lock_timeout (database.ts): nothing of it landed, and running
           // it again at once would only wait on the same lock; the caller is told to try again.
           if (isLockTimeout(error)) throw databaseBusy(error);

@@ -71,7 +71,8 @@ const rehosted = new WeakMap<Request, string | null>();
 export function withHost(dispatch: (request: Request) => Promise<Response>) {
   return ({ request, server }: { request: Request; server: { requestIP(request: Request): { address: string } | null } | null }) => {
     if (!request.url.startsWith("/")) return;
-    const again = new Request(`http://localhost${request.url}`, request);
+    // Parsed, so its dot segments are resolved as Bun resolves those of a URL it builds itself.
+    const again = new Request(new URL(request.url, "http://localhost"), request);
     rehosted.set(again, server?.requestIP(request)?.address ?? null);
     return dispatch(again);
   };
