@@ -242,7 +242,8 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     };
   }
 
-  test("a success during the replay is sent too, after the one the replay was sending", async () => {
+  /** Redis, away, missed a success's reset of "k" (at 1 s); it is back now, and the way back's replay is held at that reset. */
+  async function replayHeld() {
     const redis = playedRedis();
     await redis.store.hitSliding("k", 60_000, new Date(0), "a");
     expect(redis.store.degraded()).toBe(true);
@@ -254,6 +255,11 @@ describe("the way back replays what Redis missed (found by a review)", () => {
       await redis.store.increment("poke", 60_000, new Date());
       expect(redis.resets).toEqual([1_000]);
     });
+    return redis;
+  }
+
+  test("a success during the replay is sent too, after the one the replay was sending", async () => {
+    const redis = await replayHeld();
     expect(redis.store.degraded()).toBe(true);
     await redis.store.resetSliding("k", new Date(2_000));
     redis.release();
@@ -264,15 +270,7 @@ describe("the way back replays what Redis missed (found by a review)", () => {
   test("a success in the instant between the replay's last undo and the way back is sent too, whatever the instant (found by a review)", async () => {
     const lost: number[] = [];
     for (let ticks = 0; ticks < 16; ticks++) {
-      const redis = playedRedis();
-      await redis.store.hitSliding("k", 60_000, new Date(0), "a");
-      await redis.store.resetSliding("k", new Date(1_000));
-      redis.holdNext();
-      redis.up();
-      await eventually(async () => {
-        await redis.store.increment("poke", 60_000, new Date());
-        expect(redis.resets).toEqual([1_000]);
-      });
+      const redis = await replayHeld();
       // The replay's last undo lets go; the success comes `ticks` microtasks later.
       redis.release();
       for (let i = 0; i < ticks; i++) await Promise.resolve();
