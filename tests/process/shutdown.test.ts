@@ -137,7 +137,7 @@ test("a clean-up that hangs (a request cut while it waits on a row lock, with no
         n: number;
       }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db);
       expect(waiting.rows[0]?.n).toBe(1);
-      // A loaded machine (the suite runs three files at once) may take its time to get there.
+      // A loaded machine (the suite runs four files at once) may take its time to get there.
     }, 20_000);
     server.kill("SIGTERM");
     expect(await server.exited).toBe(1);
