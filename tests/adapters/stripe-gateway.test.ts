@@ -63,6 +63,28 @@ describe("Stripe adapter (STRIPE_API_BASE pointing the SDK at the test server)",
     expect(String((refused.cause as Error).message)).toContain("does not have a successful charge to refund");
   });
 
+  test("a refund Stripe answers failed, cancelled or waiting for an action gives no money back: payment.processor_failed naming its status and reason, for staff; a pending one is made (found by a review)", async () => {
+    const paid = async (key: string) => {
+      const intent = await gateway.createIntent(intentInput(`intent-${key}`));
+      await gateway.confirmIntent(intent.id, "pm_card_visa", `confirm-${key}`);
+      return intent.id;
+    };
+    for (const [status, reason] of [
+      ["failed", "expired_or_canceled_card"],
+      ["canceled", null],
+      ["requires_action", null],
+    ] as const) {
+      const intentId = await paid(`refund-${status}`);
+      server.refundNext(status, reason);
+      const refused = await domainErrorOf(gateway.refund({ intentId, idempotencyKey: `refund-${status}` }));
+      expect(refused).toMatchObject({ code: "payment.processor_failed", details: { operation: "refund", outcomeUnknown: false } });
+      expect(refused.details?.reason).toMatch(new RegExp(`^Stripe's refund re_\\w+ is ${status}${reason ? `, ${reason}` : ""}$`));
+    }
+    const intentId = await paid("refund-pending");
+    server.refundNext("pending");
+    expect(await gateway.refund({ intentId, idempotencyKey: "refund-pending" })).toMatchObject({ intentId, amount: 2079, status: "pending" });
+  });
+
   test("a processor that cannot be reached or answers too late may have done it (outcomeUnknown); one that refuses the key has not", async () => {
     const unreachable = createStripeGateway(createStripeClient({ secretKey: server.secretKey, apiBase: "http://127.0.0.1:9" }), silentLogger);
     expect(await domainErrorOf(unreachable.retrieveIntent("pi_1"))).toMatchObject({ code: "payment.processor_failed", details: { outcomeUnknown: true } });

@@ -155,6 +155,26 @@ describe("refunds on PostgreSQL, through the Stripe adapter: no connection or lo
     expect(await refundRows(orderId)).toEqual([{ idempotency_key: `refund-${orderId}`, confirmed: true }]);
   }, 30_000);
 
+  test("a refund Stripe made but that failed (a card closed since) is not taken for money back: the payment stays PAID, the refund due with Stripe's reason for staff, and no refund audited (found by a review)", async () => {
+    const t = shop();
+    const admin = await signedInAs(t, "ADMIN");
+    const { orderId } = await aPaidOrder(t);
+    stripe.refundNext("failed", "expired_or_canceled_card");
+    const moved = await moveAs(t, admin, orderId, "CANCELLED");
+    expect([moved.status, moved.body.status, moved.body.paymentStatus]).toEqual([200, "CANCELLED", "PAID"]);
+    const [due] = (
+      await sql<{
+        confirmed: boolean;
+        last_error: string;
+      }>`select confirmed_at is not null as confirmed, last_error from refunds where order_id = ${orderId}`.execute(database.db)
+    ).rows;
+    expect(due).toEqual({
+      confirmed: false,
+      last_error: expect.stringMatching(/^Payment processing failed: Stripe's refund re_\w+ is failed, expired_or_canceled_card$/),
+    });
+    expect(await auditCount("payment.refunded", orderId)).toBe(0);
+  });
+
   test("a refund Stripe failed stays due (the move answered 200, its payment still PAID); two instances' housekeeping at once ask for it once, under the same key, and settle it once", async () => {
     const t = shop();
     const admin = await signedInAs(t, "ADMIN");

@@ -63,6 +63,8 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
   let failures: { remaining: number; status: number; afterRunning: boolean } = { remaining: 0, status: 500, afterRunning: false };
   let slow: { pathEnd: string; ms: number } | null = null;
   const holds: Array<{ pathEnd: string; ran: () => void; released: Promise<void> }> = [];
+  /** How the next refund comes out, when not as a card's does (succeeded); see refundNext. */
+  let nextRefund: { status: string; failure_reason: string | null } | null = null;
   const running = new Set<string>();
 
   function createIntent(p: Json): Answer {
@@ -183,7 +185,11 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
         param: "amount",
         message: `Refund amount ($${amount / 100}) is greater than unrefunded amount on charge ($${left / 100})`,
       });
-    Object.assign(paid, { amount_refunded: paid.amount_refunded + amount, refunded: paid.amount_refunded + amount === paid.amount });
+    const { status, failure_reason } = nextRefund ?? { status: "succeeded", failure_reason: null };
+    nextRefund = null;
+    // A refund that failed or was cancelled gives the charge its amount back.
+    if (status !== "failed" && status !== "canceled")
+      Object.assign(paid, { amount_refunded: paid.amount_refunded + amount, refunded: paid.amount_refunded + amount === paid.amount });
     const body = {
       ...structuredClone(fixtures.refund),
       id: newId("re"),
@@ -191,7 +197,8 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       charge: paid.id,
       payment_intent: intent.id,
       currency: intent.currency,
-      status: "succeeded",
+      status,
+      failure_reason,
       created: now(),
     };
     refunds.push(body);
@@ -356,6 +363,14 @@ export async function startStripeTestServer({ latencyMs = 0 }: { latencyMs?: num
       const reached = new Promise<void>((resolve) => (ran = resolve));
       holds.push({ pathEnd, ran, released: new Promise<void>((resolve) => (release = resolve)) });
       return { ran: reached, release };
+    },
+    /**
+     * The next refund comes out so, as some do at Stripe: `pending` (the money on its way), or
+     * `failed` with its reason (a card closed since, say), `requires_action` or `canceled`, the
+     * money then not refunded.
+     */
+    refundNext(status: "pending" | "failed" | "requires_action" | "canceled", failureReason: string | null = null) {
+      nextRefund = { status, failure_reason: failureReason };
     },
     /** What the customer's bank does after 3-D Secure: the intent succeeds, or needs another method. */
     completeAction(intentId: string, approved: boolean): Intent {

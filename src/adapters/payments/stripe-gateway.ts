@@ -66,6 +66,19 @@ function refusedIntent(error: unknown): DomainError | null {
 }
 
 /**
+ * A refund Stripe made but that returns no money: failed (a card closed since, say), cancelled, or
+ * waiting for someone to act. Not made, so the refund stays due with Stripe's reason, for staff.
+ */
+function refundNotMade(refund: Stripe.Refund): DomainError {
+  const why = refund.failure_reason ? `, ${refund.failure_reason}` : "";
+  return new DomainError("payment.processor_failed", "Payment processing failed", {
+    operation: "refund",
+    outcomeUnknown: false,
+    reason: `Stripe's refund ${refund.id} is ${refund.status}${why}`,
+  });
+}
+
+/**
  * Whether Stripe may have done what it was asked though the call failed: no answer came (a timeout,
  * the connection lost), it failed on its side (5xx), or a try with the same key was still running
  * (409). Only an answer that refused the request (4xx: its parameters, the key, the rate) says that
@@ -147,7 +160,8 @@ export function createStripeGateway(stripe: Stripe, logger: Logger): PaymentGate
             if (error instanceof Stripe.errors.StripeError && error.code === "charge_already_refunded") throw alreadyRefunded(intentId, error);
             throw error;
           });
-        return { id: refund.id, intentId, amount: refund.amount, status: (refund.status ?? "pending") as "pending" | "succeeded" | "failed" | "canceled" };
+        if (refund.status === "succeeded" || refund.status === "pending") return { id: refund.id, intentId, amount: refund.amount, status: refund.status };
+        throw refundNotMade(refund);
       }),
 
     calculate: ({ lines, shippingAddress, currency }) =>

@@ -25,7 +25,8 @@ export interface Refund {
   id: string;
   intentId: string;
   amount: Cents;
-  status: "pending" | "succeeded" | "failed" | "canceled";
+  /** Pending: on its way back to the customer. One that failed is not a refund made (the gateway throws). */
+  status: "pending" | "succeeded";
 }
 
 /**
