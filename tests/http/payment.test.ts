@@ -299,6 +299,20 @@ describe("3-D Secure on the built-in fake processor: its challenge page (decisio
     expect((await t.call("GET", "/api/fake-processor/challenge/not-an-intent")).status).toBe(400);
   });
 
+  test("the fake's books out of reach: the challenge page and its answers are 503 with Retry-After, not 'No such payment intent' (found by a review)", async () => {
+    const { path } = await challenged();
+    const lost = () => Promise.reject(databaseUnavailable(new Error("connect ECONNREFUSED 127.0.0.1:5432")));
+    Object.assign(t.deps.processor, { retrieveIntent: lost, completeAction: lost });
+    for (const [method, to] of [
+      ["GET", path],
+      ["POST", `${path}/authorize`],
+      ["POST", `${path}/fail`],
+    ] as const) {
+      const res = await t.call(method, to);
+      expect([res.status, res.headers.get("retry-after")]).toEqual([503, "2"]);
+    }
+  });
+
   test("with Stripe taking the payments there is no challenge page at all", async () => {
     const deps = createMemoryDeps();
     const stripeLike = createTestApp({ ...deps, payments: { ...deps.payments } });

@@ -108,12 +108,19 @@ export class NoChallenge extends Error {
 }
 
 const failed = (reason: string) => new DomainError("payment.processor_failed", "Payment processing failed", { reason });
+
+/** No intent of that id in the fake's books: a refusal as Stripe's `resource_missing` is, which its challenge page tells from an outage. */
+export class NoSuchIntent extends DomainError {
+  constructor(id: string) {
+    super("payment.processor_failed", "Payment processing failed", { reason: `no such payment intent: ${id}` });
+  }
+}
 const unexpectedState = (intent: PaymentIntent, action: string) => failed(`cannot ${action} a payment intent that is ${intent.status}`);
 const settled = (status: IntentStatus) => status === "succeeded" || status === "canceled" || status === "processing";
 
 async function known(book: FakeBook, id: string): Promise<PaymentIntent> {
   const intent = await book.intent(id);
-  if (!intent) throw failed(`no such payment intent: ${id}`);
+  if (!intent) throw new NoSuchIntent(id);
   return intent;
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { toDollars } from "../../../domain/money.ts";
 import type { PaymentIntent } from "../../../application/ports/payments.ts";
-import { type FakeProcessor, NoChallenge } from "../../payments/fake-processor.ts";
+import { type FakeProcessor, NoChallenge, NoSuchIntent } from "../../payments/fake-processor.ts";
 import { deliverFakeEvent } from "../../payments/fake-processor-events.ts";
 import { HttpError } from "../errors.ts";
 import { errorBody } from "../schemas.ts";
@@ -94,12 +94,12 @@ const challengeAnswer = z
  * processor takes the payments (never with Stripe, so never in production). A browser's form gets
  * a page (and a way back to `return`); anything else JSON, so curl can play the bank too.
  */
+/** An intent the fake does not know is a 404; anything else (its books out of reach: a 503) is answered as any error is. */
+const noSuchIntentAs404 = (error: unknown) => (error instanceof NoSuchIntent ? new HttpError(404, "No such payment intent") : error);
+
 export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
   /** The challenge answered, and the order moved as Stripe's webhook would move it; or, when the intent waits on none (answered already, or cancelled), what it is now. */
   async function answer(intentId: string, approved: boolean) {
-    await fake.retrieveIntent(intentId).catch(() => {
-      throw new HttpError(404, "No such payment intent");
-    });
     // Whether it still waits on its challenge is judged where it is answered, under the intent's
     // lock: of two answers at once (or one and a cancellation), one is the answer.
     let completed: Awaited<ReturnType<FakeProcessor["completeAction"]>>;
@@ -107,7 +107,7 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
       completed = await fake.completeAction(intentId, approved);
     } catch (error) {
       if (error instanceof NoChallenge) return { answered: false as const, intent: error.intent };
-      throw error;
+      throw noSuchIntentAs404(error);
     }
     const { intent } = completed;
     const outcome = await deliverFakeEvent(useCases, fake, completed);
@@ -120,8 +120,9 @@ export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
     .get(
       "/:intentId",
       async ({ params, query, set }) => {
-        const intent = await fake.retrieveIntent(params.intentId).catch(() => null);
-        if (!intent) throw new HttpError(404, "No such payment intent");
+        const intent = await fake.retrieveIntent(params.intentId).catch((error: unknown) => {
+          throw noSuchIntentAs404(error);
+        });
         // Answered already (the page come back to with the Back button): no buttons, what the payment is now.
         if (intent.status !== "requires_action") return html(set, resultPage(intent, query.return ?? null, true));
         return html(set, challengePage(intent, query.return ?? null));
