@@ -199,7 +199,7 @@ export function productRepositoryContract(target: () => ContractTarget) {
       expect((await repo().findById(b.id))?.inventory).toBe(0);
     });
 
-    test("takeStock names every line stock cannot cover, with what is there (0 for a product off sale), and takes nothing from those", async () => {
+    test("takeStock names every line stock cannot cover, with what is there (0 for a product off sale), takes nothing from those and takes the others, for the caller to give up", async () => {
       const enough = aProduct({ inventory: 5 });
       const short = aProduct({ name: "Scarce", inventory: 1 });
       const offSale = aProduct({ name: "Retired", inventory: 9, isActive: false });
@@ -214,7 +214,9 @@ export function productRepositoryContract(target: () => ContractTarget) {
             ],
             new Date(),
           );
-          // A caller gives the transaction up when any line is short: the others were taken.
+          // The lines that fit were taken, the others not: the caller gives the transaction up when any is short.
+          const left = await Promise.all([enough, short, offSale].map(async (p) => (await tx.products.findById(p.id))?.inventory));
+          expect(left).toEqual([4, 1, 9]);
           throw Object.assign(new Error("short"), { found });
         })
         .catch((error: { found: unknown }) => error.found);

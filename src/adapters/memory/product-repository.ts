@@ -59,20 +59,16 @@ export function createMemoryProductRepository(products: Map<string, Product>): P
       return structuredClone(next);
     },
     async takeStock(lines, at) {
-      const shortfalls = lines.flatMap((line) => {
+      // As PostgreSQL's one statement: each line that fits is taken, each other named.
+      return lines.flatMap((line) => {
         const product = products.get(line.productId);
         const available = product?.isActive ? product.inventory : 0;
-        return available >= line.quantity
-          ? []
-          : [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available, onSale: product?.isActive ?? false }];
-      });
-      if (shortfalls.length === 0) {
-        for (const line of lines) {
-          const product = products.get(line.productId)!;
+        if (product && available >= line.quantity) {
           products.set(line.productId, { ...product, inventory: product.inventory - line.quantity, updatedAt: at });
+          return [];
         }
-      }
-      return shortfalls;
+        return [{ productId: line.productId, productName: product?.name ?? "", requested: line.quantity, available, onSale: product?.isActive ?? false }];
+      });
     },
     async returnStock(lines, at) {
       for (const line of lines) {
