@@ -1,5 +1,5 @@
 import { SESSION_LIFETIME_SECONDS } from "../../../domain/session.ts";
-import { PASSWORD_ENDPOINTS } from "../plumbing/rate-limit.ts";
+import { PASSWORD_ENDPOINTS, unlimited } from "../plumbing/rate-limit.ts";
 import { envelopeError, errorBody } from "../schemas.ts";
 import { toJsonSchema } from "./json-schema.ts";
 
@@ -134,9 +134,6 @@ function responsesFor(prefix: "" | "Envelope") {
 const ERROR_SCHEMAS = new Set(["#/components/schemas/Error", "#/components/schemas/EnvelopeError"]);
 const isErrorBody = (response: unknown) =>
   ERROR_SCHEMAS.has(String((response as { content?: { "application/json"?: { schema?: { $ref?: unknown } } } }).content?.["application/json"]?.schema?.$ref));
-
-/** Decisions §9: every route but these is rate-limited. */
-const unlimited = (path: string) => path === "/api/health" || path === "/api/health/ready" || path.startsWith("/api/webhooks/");
 
 /**
  * What the generator does not know, added to every operation from its own shape: its security

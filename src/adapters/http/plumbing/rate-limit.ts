@@ -7,7 +7,7 @@ import { pathOf, requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
 /** Decisions §9: not limited (by the route a request reaches, so no other path borrows it): health (liveness and readiness) and webhooks. */
-const unlimited = (pattern: string) => pattern === "/api/health" || pattern === "/api/health/ready" || pattern.startsWith("/api/webhooks/");
+export const unlimited = (pattern: string) => pattern === "/api/health" || pattern === "/api/health/ready" || pattern.startsWith("/api/webhooks/");
 
 /**
  * Never exempt, marker or not: every route that checks a password or makes an account. A session is
