@@ -91,6 +91,15 @@ describe("requests without a host of their own, once a 500, are answered as any 
     expect(carriesTheShopsHeaders(answer)).toEqual({ requestId: true, apiVersion: "1.0" });
   }, 10_000);
 
+  test("a bare path that starts with // names no host: answered as the same path with a Host is, not as the path after it (found by an attack)", async () => {
+    const [bare, hosted] = [
+      await ask("GET //evil.example/api/health HTTP/1.0\r\n\r\n"),
+      await ask("GET //evil.example/api/health HTTP/1.1\r\nHost: shop\r\nConnection: close\r\n\r\n"),
+    ];
+    expect(bare?.body).not.toBe('{"status":"ok"}');
+    expect([bare?.status, bare?.headers["content-type"], bare?.body]).toEqual([hosted?.status, hosted?.headers["content-type"], hosted?.body]);
+  }, 10_000);
+
   test("a Host header that is no host (Bun passes the request on with a bare path): answered as any other", async () => {
     const answer = await ask("GET /api/health HTTP/1.1\r\nHost: a b c\r\n\r\n");
     expect([answer?.status, answer?.body]).toEqual([200, '{"status":"ok"}']);
@@ -142,6 +151,33 @@ describe("what Bun answers itself, bare, before the app can see it (documented i
     },
     10_000,
   );
+
+  test("a chunked body with a trailer, which Bun takes for a next request: its bare 400 closes the connection, and the shop does nothing of the request (found by an attack)", async () => {
+    const email = `trailer-${Date.now()}@example.com`;
+    const body = JSON.stringify({ email, password: "a sauce of many peppers" });
+    const c = connection();
+    try {
+      await c.write(
+        `POST /api/auth/register HTTP/1.1\r\nHost: shop\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\nX-Trailer: 1\r\n\r\n`,
+      );
+      const answer = await c.answer();
+      expect([answer?.status, answer?.headers]).toEqual([400, { connection: "close" }]);
+      await c.closedByServer();
+    } finally {
+      c.end();
+    }
+    // Told 400, the client registers again: the account was not made the first time.
+    const again = await ask(
+      `POST /api/auth/register HTTP/1.1\r\nHost: shop\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(again?.status).toBe(201);
+  }, 10_000);
+
+  test("a target with a fragment (#), which no client sends: 400, not routed with it and counted without it (found by an attack)", async () => {
+    const answer = await ask("GET /api/health#x HTTP/1.1\r\nHost: shop\r\nConnection: close\r\n\r\n");
+    expect([answer?.status, JSON.parse(answer?.body ?? "null")]).toEqual([400, { error: "A request's target cannot hold a fragment (#)" }]);
+    expect(carriesTheShopsHeaders(answer)).toEqual({ requestId: true, apiVersion: "1.0" });
+  }, 10_000);
 
   test("broken chunk framing sent to a route that does not read the body: the shop's 404 goes out first, then Bun's bare 400", async () => {
     const c = connection();

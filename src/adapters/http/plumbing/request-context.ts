@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { Elysia } from "elysia";
 import { countRequest } from "../../traffic.ts";
+import { HttpError } from "../errors.ts";
 
 export const API_VERSION = "1.0";
 const INCOMING_ID = /^[\w.:-]{1,64}$/;
@@ -71,8 +72,10 @@ const rehosted = new WeakMap<Request, string | null>();
 export function withHost(dispatch: (request: Request) => Promise<Response>) {
   return ({ request, server }: { request: Request; server: { requestIP(request: Request): { address: string } | null } | null }) => {
     if (!request.url.startsWith("/")) return;
-    // Parsed, so its dot segments are resolved as Bun resolves those of a URL it builds itself.
-    const again = new Request(new URL(request.url, "http://localhost"), request);
+    // Parsed, so its dot segments are resolved as Bun resolves those of a URL it builds itself; put
+    // after the host, not read against it, so `//evil.example/api/cart` stays that path instead of
+    // naming a host (found by an attack).
+    const again = new Request(new URL(`http://localhost${request.url}`), request);
     rehosted.set(again, server?.requestIP(request)?.address ?? null);
     return dispatch(again);
   };
@@ -85,24 +88,43 @@ export function withHost(dispatch: (request: Request) => Promise<Response>) {
  */
 export function requestContext({ trustProxy, https, sessionCookieName, dispatch }: RequestContextOptions) {
   const hosted = dispatch ? withHost(dispatch) : null;
-  return new Elysia({ name: "plumbing.request-context" }).onRequest(({ request, server, set }) => {
-    const again = hosted?.({ request, server });
-    if (again) return again;
-    countRequest();
-    const incoming = request.headers.get("x-request-id");
-    const first = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
-    // What the proxy wrote is an address; anything else (text, a port, brackets) was not written by it.
-    const forwarded = first && isIP(first) ? first : undefined;
-    const info: RequestInfo = {
-      id: incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID(),
-      startedAt: performance.now(),
-      ip: forwarded || (rehosted.has(request) ? rehosted.get(request) : server?.requestIP(request)?.address) || null,
-    };
-    infos.set(request, info);
-    set.headers["x-request-id"] = info.id;
-    set.headers["x-api-version"] = API_VERSION;
-    set.headers["x-content-type-options"] = "nosniff";
-    if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
-    if (carriesCredentials(request, sessionCookieName) || pathOf(request).startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
-  });
+  return (
+    new Elysia({ name: "plumbing.request-context" })
+      .onRequest(({ request, server, set }) => {
+        const again = hosted?.({ request, server });
+        if (again) return again;
+        countRequest();
+        const incoming = request.headers.get("x-request-id");
+        const first = trustProxy ? request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+        // What the proxy wrote is an address; anything else (text, a port, brackets) was not written by it.
+        const forwarded = first && isIP(first) ? first : undefined;
+        const peer = rehosted.has(request) ? rehosted.get(request) : server?.requestIP(request)?.address;
+        const info: RequestInfo = {
+          id: incoming && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID(),
+          startedAt: performance.now(),
+          ip: forwarded || peer || null,
+        };
+        infos.set(request, info);
+        set.headers["x-request-id"] = info.id;
+        set.headers["x-api-version"] = API_VERSION;
+        set.headers["x-content-type-options"] = "nosniff";
+        if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
+        if (carriesCredentials(request, sessionCookieName) || pathOf(request).startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
+        // Served, but with no address: its connection was gone before it was read (a client that reset
+        // it). Run, it was counted under no client's limit and audited under no address (found by an attack).
+        if (server && !peer) throw clientGone();
+        // A fragment is never sent: Elysia would route the path with it, and the limits, metrics and log
+        // read it without (`/api/health#x` a 404 counted as health's).
+        if (request.url.includes("#")) throw new HttpError(400, "A request's target cannot hold a fragment (#)");
+      })
+      // Its client gone before it was served (a reset, or Bun closing the connection over what followed
+      // the body, a chunked body's trailer say: found by an attack), a request is not run: no one would
+      // hear how it went, and the client, told 400 by Bun, would try again.
+      .onBeforeHandle({ as: "global" }, ({ request }) => {
+        if (request.signal.aborted) throw clientGone();
+      })
+  );
 }
+
+/** A request whose client is gone: never answered, so its 400 is for the log and the metrics alone. */
+export const clientGone = () => new HttpError(400, "The client closed the connection before the request was served");
