@@ -9,6 +9,7 @@ import { auditArgs, auditValuesAt, insertAuditAfter } from "./audit-log.ts";
 import { compileOnce, compilePerShape } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { exportLines, queueCount, queuePage } from "./order-queue.ts";
+import { totalOf } from "./sql-helpers.ts";
 import type { OrderItemsTable, OrdersTable } from "./tables.ts";
 
 type OrderRow = Selectable<OrdersTable>;
@@ -274,11 +275,7 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         .offset(filter.skip);
       if (filter.take !== null) page = page.limit(filter.take);
       const rows = await page.execute();
-      const total = rows[0]
-        ? Number(rows[0].total)
-        : filter.skip === 0
-          ? 0
-          : Number((await matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow()).total);
+      const total = await totalOf(rows, filter.skip, () => matching.select((eb) => eb.fn.countAll<string>().as("total")).executeTakeFirstOrThrow());
       return { orders: await withItems(rows), total };
     },
 
