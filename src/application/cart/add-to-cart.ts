@@ -1,7 +1,8 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { type CartLine, assertLineQuantity, makeRoomForLine } from "../../domain/cart.ts";
+import { type CartItem, type CartLine, assertLineQuantity, makeRoomForLine } from "../../domain/cart.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { auditEntry, recordAudit } from "../audit.ts";
+import { auditEntry } from "../audit.ts";
+import { removeLinesGivingWay } from "./give-way.ts";
 import type { Deps } from "../ports/index.ts";
 
 /**
@@ -22,13 +23,12 @@ export function addToCart(
     const inCart = cart.quantityInCart;
     const givingWay = inCart === 0 ? makeRoomForLine(cart.lineCount, cart.offSale) : [];
     assertLineQuantity(product, inCart + input.quantity, inCart);
-    // Lines the shopper could not see (their products off sale) make room for one they can.
+    const lines: CartItem[] = [];
     for (const itemId of givingWay) {
-      const item = await tx.carts.findById(itemId);
-      if (!item || !(await tx.carts.remove(itemId))) continue;
-      const changes = { productId: item.productId, quantity: item.quantity, reason: "off_sale_made_room" };
-      await recordAudit(tx, deps, { userId, action: "cart.remove", entityType: "cart_item", entityId: itemId, changes, origin });
+      const line = await tx.carts.findById(itemId);
+      if (line) lines.push(line);
     }
+    await removeLinesGivingWay(tx, deps, lines, { userId, origin });
 
     // The entry names the line as the upsert leaves it (a checkout not yet committed may be taking
     // the line seen above): the statement fills in its id and quantity.

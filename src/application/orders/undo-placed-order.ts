@@ -2,7 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { type CartItem, linesToPutBack } from "../../domain/cart.ts";
 import { type Order, itemQuantities } from "../../domain/order.ts";
 import { awaitsFirstIntent } from "../../domain/payment.ts";
-import { recordAudit } from "../audit.ts";
+import { removeLinesGivingWay } from "../cart/give-way.ts";
 import type { Deps, Repositories } from "../ports/index.ts";
 import { applyToOrder, cancellation } from "./apply-to-order.ts";
 
@@ -34,13 +34,13 @@ export async function undoPlacedOrder(tx: Repositories, deps: Pick<Deps, "ids" |
   await tx.carts.lockForChange(order.userId, null);
   const cart = (await tx.carts.lines(order.userId)).map((line) => ({ ...line, onSale: line.product.isActive }));
   const { putBack, leftOut, givingWay } = linesToPutBack(cart, itemQuantities(order));
-  // Lines the shopper could not see (their products off sale) make room for the order's, as for an add.
-  for (const itemId of givingWay) {
-    const line = cart.find((l) => l.id === itemId)!;
-    if (!(await tx.carts.remove(itemId))) continue;
-    const changes = { productId: line.productId, quantity: line.quantity, reason: "off_sale_made_room" };
-    await recordAudit(tx, deps, { userId: why.userId, action: "cart.remove", entityType: "cart_item", entityId: itemId, changes, origin: why.origin });
-  }
+  // The order's lines are put back as an add would put them: lines off sale make room.
+  await removeLinesGivingWay(
+    tx,
+    deps,
+    givingWay.map((id) => cart.find((line) => line.id === id)!),
+    why,
+  );
   const now = deps.clock.now();
   const was = new Map(why.lines?.map((line) => [line.productId, line]));
   await tx.carts.restoreLines(
