@@ -4,6 +4,7 @@ import type { Deps } from "./application/ports/index.ts";
 import type { Mailer } from "./application/ports/mail.ts";
 import type { Logger, RateLimitStore } from "./application/ports/system.ts";
 import { outboxBacklog } from "./application/system/check-health.ts";
+import type { UseCaseOptions } from "./application/use-cases.ts";
 import { messageOf } from "./domain/errors.ts";
 import type { Config } from "./config.ts";
 import { WAITING_PER_LANE, createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
@@ -153,6 +154,18 @@ function describeTracing({ tracing }: Config): string {
   const url = new URL(tracing.tracesUrl);
   const kept = `${ratio * 100} % of new traces${parentBased ? ", a caller's traceparent deciding for its own" : ""}`;
   return `OTLP/HTTP to ${url.host}${url.pathname} as service ${tracing.serviceName}, ${kept}`;
+}
+
+/** What the use cases take from the configuration: the server and every CLI command bind them alike. */
+export function useCaseOptionsOf(config: Config): UseCaseOptions {
+  return {
+    publicUrl: config.publicUrl,
+    orders: config.orders,
+    rateLimit: config.rateLimit,
+    sessionCacheSeconds: config.sessionCacheSeconds,
+    lowStockThreshold: config.lowStockThreshold,
+    shopTimeZone: config.shopTimeZone,
+  };
 }
 
 /** Picks an adapter for every port from the configuration; with `tracing`, the database and the processor in spans. */

@@ -18,7 +18,7 @@ import { observeWebhookVerifiers } from "./application/system/observe.ts";
 import { startTracing } from "./adapters/tracing/tracing.ts";
 import { traceUseCases } from "./adapters/tracing/use-case-spans.ts";
 import { webhookVerifiers } from "./adapters/events/index.ts";
-import { type Runtime, buildRuntime } from "./compose.ts";
+import { type Runtime, buildRuntime, useCaseOptionsOf } from "./compose.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
 /**
@@ -76,14 +76,7 @@ const runtime = await Promise.resolve()
   })
   .then(async () => buildRuntime(config, logger, config.tracing && (await startTracing(config.tracing, logger))))
   .catch((error: unknown) => failStart(error));
-const boundUseCases = makeUseCases(runtime.deps, {
-  publicUrl: config.publicUrl,
-  orders: config.orders,
-  rateLimit: config.rateLimit,
-  sessionCacheSeconds: config.sessionCacheSeconds,
-  lowStockThreshold: config.lowStockThreshold,
-  shopTimeZone: config.shopTimeZone,
-});
+const boundUseCases = makeUseCases(runtime.deps, useCaseOptionsOf(config));
 const useCases = runtime.tracing ? traceUseCases(boundUseCases, runtime.tracing.tracer) : boundUseCases;
 
 async function prepareDatabase() {

@@ -21,7 +21,7 @@ import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { readySchema } from "../adapters/db/migrate.ts";
 import { settleAfterImport } from "../adapters/db/sales-repository.ts";
 import { createJsonLogger } from "../adapters/log.ts";
-import { type Runtime, buildRuntime } from "../compose.ts";
+import { type Runtime, buildRuntime, useCaseOptionsOf } from "../compose.ts";
 import type { Config } from "../config.ts";
 import { CliError, issuesOf } from "./cli-error.ts";
 import { salesTable } from "./sales-table.ts";
@@ -103,7 +103,7 @@ async function withUseCases(
   const runtime = buildRuntime(config, logger);
   try {
     const applied = await readySchema(runtime.db, migrate);
-    await work(makeUseCases(runtime.deps, { publicUrl: config.publicUrl, orders: config.orders, shopTimeZone: config.shopTimeZone }), runtime, applied);
+    await work(makeUseCases(runtime.deps, useCaseOptionsOf(config)), runtime, applied);
   } finally {
     await runtime.close();
   }
