@@ -61,7 +61,9 @@ export interface TaxLine {
 
 /**
  * Sales tax from the processor's tax service (decisions §3): for the lines, at the shipping
- * address; shipping is not taxed. Never guessed: a failure is DomainError "tax.unavailable".
+ * address; shipping is not taxed. Never guessed: it throws when it cannot say (the fake names a
+ * state it has no rate for; Stripe's failure is its call's), and checkout refuses the order then
+ * with "tax.unavailable", whatever the error (taxFor).
  */
 export interface TaxCalculator {
   calculate(input: { lines: TaxLine[]; shippingAddress: Address; currency: "usd" }): Promise<{ tax: Cents; calculationId: string | null }>;
