@@ -218,15 +218,21 @@ export const commands: Record<string, Command> = {
       if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
       const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
       return withUseCases(config, output, async (useCases) => {
-        const { orders } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: 0, take: null, sortOrder: "desc" }, true);
-        for (const o of orders) {
-          output.out(
-            values.json
-              ? JSON.stringify(presentOrder(o))
-              : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`,
-          );
+        let shown = 0;
+        // A page at a time, as users:list: a shop's every order is never held at once.
+        for (;;) {
+          const { orders, total } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: shown, take: MAX_PAGE_SIZE, sortOrder: "desc" }, true);
+          for (const o of orders) {
+            output.out(
+              values.json
+                ? JSON.stringify(presentOrder(o))
+                : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`,
+            );
+          }
+          shown += orders.length;
+          if (orders.length < MAX_PAGE_SIZE || shown >= total) break;
         }
-        if (!values.json) output.out(`${orders.length} order${orders.length === 1 ? "" : "s"}`);
+        if (!values.json) output.out(`${shown} order${shown === 1 ? "" : "s"}`);
       });
     },
   },

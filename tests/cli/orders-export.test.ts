@@ -117,3 +117,18 @@ test(
   },
   TIMEOUT,
 );
+
+test(
+  "orders:list, which reads a page at a time, lists every order of a shop of many pages once, newest first",
+  async () => {
+    const listed = await cli("orders:list");
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split("\n");
+    const numbers = lines.slice(0, -1).map((line) => line.split(" ")[0]);
+    const rows = await database.db.selectFrom("orders").select("order_number").orderBy("created_at", "desc").orderBy("id", "desc").execute();
+    expect(rows.length).toBeGreaterThan(1_000);
+    expect(numbers).toEqual(rows.map((row) => row.order_number));
+    expect(lines.at(-1)).toBe(`${rows.length} orders`);
+  },
+  TIMEOUT,
+);
