@@ -4,10 +4,8 @@ import { payability } from "../../domain/order.ts";
 import { stopPayment } from "../payments/stop-payment.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnpaidOrder } from "../ports/orders.ts";
+import { swept } from "../system/sweep.ts";
 import { applyToOrder, cancellation } from "./apply-to-order.ts";
-
-/** How many orders one query brings; a run pages on until none is left. */
-const BATCH = 100;
 
 type SweepDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
@@ -23,17 +21,12 @@ export async function expireUnpaidOrders(deps: SweepDeps, paymentTtlMinutes: num
   const cutOff = new Date(deps.clock.now().getTime() - paymentTtlMinutes * 60_000);
   const expired: string[] = [];
   const paidMeanwhile: string[] = [];
-  let after: UnpaidOrder | undefined;
-  for (;;) {
-    const batch = await deps.uow.read((db) => db.orders.findUnpaidBefore(cutOff, BATCH, after));
-    for (const candidate of batch) {
-      const outcome = await expire(deps, candidate, cutOff, paymentTtlMinutes);
-      if (outcome === "expired") expired.push(candidate.orderNumber);
-      if (outcome === "paid") paidMeanwhile.push(candidate.orderNumber);
-    }
-    if (batch.length < BATCH) return { expired, paidMeanwhile };
-    after = batch.at(-1);
+  for await (const candidate of swept<UnpaidOrder>((limit, after) => deps.uow.read((db) => db.orders.findUnpaidBefore(cutOff, limit, after)))) {
+    const outcome = await expire(deps, candidate, cutOff, paymentTtlMinutes);
+    if (outcome === "expired") expired.push(candidate.orderNumber);
+    if (outcome === "paid") paidMeanwhile.push(candidate.orderNumber);
   }
+  return { expired, paidMeanwhile };
 }
 
 async function expire(deps: SweepDeps, candidate: UnpaidOrder, cutOff: Date, paymentTtlMinutes: number): Promise<"expired" | "paid" | "passed"> {

@@ -5,10 +5,8 @@ import { makeOrderIntent } from "../payments/order-intent.ts";
 import type { Deps } from "../ports/index.ts";
 import type { OrderWithoutIntent } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
+import { swept } from "../system/sweep.ts";
 import { undoPlacedOrder } from "./undo-placed-order.ts";
-
-/** How many orders one query brings; a run pages on until none is left. */
-const BATCH = 100;
 
 type FinishDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
@@ -29,17 +27,12 @@ export async function finishStrandedCheckouts(deps: FinishDeps, graceMs: number)
   const cutOff = new Date(deps.clock.now().getTime() - graceMs);
   const intentsStored: string[] = [];
   const undone: string[] = [];
-  let after: OrderWithoutIntent | undefined;
-  for (;;) {
-    const batch = await deps.uow.read((db) => db.orders.findWithoutIntentBy(cutOff, BATCH, after));
-    for (const order of batch) {
-      const outcome = await finish(deps, order);
-      if (outcome === "stored") intentsStored.push(order.orderNumber);
-      if (outcome === "undone") undone.push(order.orderNumber);
-    }
-    if (batch.length < BATCH) return { intentsStored, undone };
-    after = batch.at(-1);
+  for await (const order of swept<OrderWithoutIntent>((limit, after) => deps.uow.read((db) => db.orders.findWithoutIntentBy(cutOff, limit, after)))) {
+    const outcome = await finish(deps, order);
+    if (outcome === "stored") intentsStored.push(order.orderNumber);
+    if (outcome === "undone") undone.push(order.orderNumber);
   }
+  return { intentsStored, undone };
 }
 
 async function finish(deps: FinishDeps, order: OrderWithoutIntent): Promise<"stored" | "undone" | "passed"> {

@@ -3,11 +3,9 @@ import { failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/e
 import type { Deps } from "../ports/index.ts";
 import type { UnsettledPayment } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
+import { swept } from "../system/sweep.ts";
 import { applyPaymentOutcome } from "./apply-payment-outcome.ts";
 import { makeOrderIntent } from "./order-intent.ts";
-
-/** How many orders one query brings; a run pages on until none is left. */
-const BATCH = 100;
 
 type SettleDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
@@ -26,13 +24,10 @@ export async function settleAbandonedPayments(deps: SettleDeps, graceMs: number)
   // As beginPaymentAttempt counts it: an attempt exactly the grace time old is abandoned.
   const cutOff = new Date(deps.clock.now().getTime() - graceMs);
   const settled: string[] = [];
-  let after: UnsettledPayment | undefined;
-  for (;;) {
-    const batch = await deps.uow.read((db) => db.orders.findPaymentsStartedBy(cutOff, BATCH, after));
-    for (const unsettled of batch) if (await settle(deps, unsettled)) settled.push(unsettled.orderNumber);
-    if (batch.length < BATCH) return settled;
-    after = batch.at(-1);
+  for await (const unsettled of swept<UnsettledPayment>((limit, after) => deps.uow.read((db) => db.orders.findPaymentsStartedBy(cutOff, limit, after)))) {
+    if (await settle(deps, unsettled)) settled.push(unsettled.orderNumber);
   }
+  return settled;
 }
 
 async function settle(deps: SettleDeps, unsettled: UnsettledPayment): Promise<boolean> {
