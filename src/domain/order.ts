@@ -82,10 +82,15 @@ export interface OrderMove {
   needsTrackingNumber: boolean;
 }
 
+/** Whether moving the order to `to` ends it paid: its payment is then refunded, which needs financials:refunds. */
+export function endsPaid(order: { paymentStatus: PaymentStatus }, to: OrderStatus): boolean {
+  return isFinalStatus(to) && order.paymentStatus === "PAID";
+}
+
 /** The moves the status table allows from an order's status, in the table's order, with what each asks (decisions §4). */
 export function movesOf(order: { status: OrderStatus; paymentStatus: PaymentStatus }): OrderMove[] {
   return ORDER_TRANSITIONS[order.status].map((to) => {
-    const refunds = isFinalStatus(to) && order.paymentStatus === "PAID";
+    const refunds = endsPaid(order, to);
     return {
       status: to,
       permissions: refunds ? ["orders:write", "financials:refunds"] : ["orders:write"],

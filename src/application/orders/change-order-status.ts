@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError } from "../../domain/errors.ts";
-import { type OrderStatus, type OrderView, isFinalStatus, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
+import { type OrderStatus, type OrderView, endsPaid, isFinalStatus, restocksOn, trackingNumberFor, transition } from "../../domain/order.ts";
 import { SHOP_PROCESSOR, paidWith } from "../../domain/payment.ts";
 import type { Actor } from "../../domain/permissions.ts";
 import { type RefundRecord, orderRefundKey } from "../../domain/refund.ts";
@@ -39,21 +39,21 @@ export async function changeOrderStatus(deps: ChangeDeps, actor: Actor, ref: Ord
   requirePermission(actor, "orders:write");
   const id = "id" in ref ? ref.id : (await deps.uow.read((db) => db.orders.findByNumber(ref.orderNumber)))?.id;
   if (!id) throw new DomainError("order.not_found", "Order not found");
-  const ending = isFinalStatus(change.status);
-  let trackingNumber: string | null = null;
   const moved = await stopPaymentThenMove(
     deps,
     origin,
     `the order was moved to ${change.status}`,
+    // Refused before anything is stopped: a move the table or the actor's permissions do not allow.
+    // An unpaid order that ends has its payment stopped first.
     async () => {
       const current = await deps.uow.read((db) => db.orders.findById(id));
       if (!current) throw new DomainError("order.not_found", "Order not found");
       transition(current.status, change.status);
-      trackingNumber = trackingNumberFor(change.status, change.trackingNumber);
-      if (ending && current.paymentStatus === "PAID") requirePermission(actor, "financials:refunds");
-      return ending && current.paymentStatus !== "PAID" ? current : null;
+      trackingNumberFor(change.status, change.trackingNumber);
+      if (endsPaid(current, change.status)) requirePermission(actor, "financials:refunds");
+      return isFinalStatus(change.status) && current.paymentStatus !== "PAID" ? current : null;
     },
-    (stopped) => deps.uow.transaction((tx) => move(tx, deps, actor, id, { to: change.status, trackingNumber, stopped }, origin)),
+    (stopped) => deps.uow.transaction((tx) => move(tx, deps, actor, id, { ...change, stopped }, origin)),
   );
   if (!moved.refund) return { order: moved.order, refund: null };
   const refund = await askForRefund(deps, moved.refund);
@@ -72,13 +72,14 @@ async function move(
   deps: ChangeDeps,
   actor: Actor,
   id: string,
-  wanted: { to: OrderStatus; trackingNumber: string | null; stopped: StoppedPayment | null },
+  wanted: StatusChange & { stopped: StoppedPayment | null },
   origin: RequestOrigin,
 ): Promise<{ order: OrderView; refund: RefundRecord | null } | null> {
   const order = await tx.orders.lock(id);
   if (!order) throw new DomainError("order.not_found", "Order not found");
-  const to = transition(order.status, wanted.to);
-  const paidEnding = isFinalStatus(to) && order.paymentStatus === "PAID";
+  const to = transition(order.status, wanted.status);
+  const trackingNumber = trackingNumberFor(to, wanted.trackingNumber);
+  const paidEnding = endsPaid(order, to);
   if (!paidEnding && wanted.stopped && order.stripePaymentIntentId && order.stripePaymentIntentId !== wanted.stopped.intentId) return null;
   if (paidEnding) requirePermission(actor, "financials:refunds");
   // Money taken through another provider (Square, PayPal) the shop cannot return: the order ends, its
@@ -96,7 +97,7 @@ async function move(
         })
       : null;
   await applyToOrder(tx, deps, order, {
-    changes: { status: to, ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}) },
+    changes: { status: to, ...(trackingNumber ? { trackingNumber } : {}) },
     restock: restocksOn(order.status, to),
     audit: {
       action: "order.status_update",
@@ -105,7 +106,7 @@ async function move(
       changes: {
         from: order.status,
         to,
-        ...(wanted.trackingNumber ? { trackingNumber: wanted.trackingNumber } : {}),
+        ...(trackingNumber ? { trackingNumber } : {}),
         ...(refund ? { refundDue: refund.amount } : {}),
         ...(paidVia && paidVia !== SHOP_PROCESSOR ? { refundDueThrough: paidVia, flagged: true } : {}),
         by: actor.role,
