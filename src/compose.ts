@@ -7,7 +7,7 @@ import { outboxBacklog } from "./application/system/check-health.ts";
 import type { UseCaseOptions } from "./application/use-cases.ts";
 import { messageOf } from "./domain/errors.ts";
 import type { Config } from "./config.ts";
-import { WAITING_PER_LANE, createBcryptHasher } from "./adapters/crypto/bcrypt-hasher.ts";
+import { createBcryptHasher, maxWaitingFor } from "./adapters/crypto/bcrypt-hasher.ts";
 import { commonPasswords } from "./adapters/crypto/common-passwords.ts";
 import { type ConnectionStats, type Db, openDatabase } from "./adapters/db/database.ts";
 import { PROBE_WAIT_MS, createPgProbe, createPgUnitOfWork } from "./adapters/db/store.ts";
@@ -194,7 +194,7 @@ export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | 
     ids: cuid2Ids,
     random: cryptoRandom,
     database: createPgProbe(db, probeWaitMs),
-    hasher: createBcryptHasher(hashingThreads, undefined, config.bcryptCost),
+    hasher: createBcryptHasher({ concurrency: hashingThreads, cost: config.bcryptCost }),
     commonPasswords,
     mailer,
     payments: processorPorts.payments,
@@ -217,7 +217,7 @@ export function buildRuntime(config: Config, logger: Logger, tracing: Tracing | 
       mail,
       payments,
       webhooks: describeWebhooks(config),
-      passwordHashing: `bcrypt cost ${config.bcryptCost}, ${hashingThreads} at a time; waiting, as many as that checks in 1.2 s (${hashingThreads * WAITING_PER_LANE} at most), one per client`,
+      passwordHashing: `bcrypt cost ${config.bcryptCost}, ${hashingThreads} at a time; waiting, as many as that checks in 1.2 s (${maxWaitingFor(hashingThreads)} at most), one per client`,
       counters: counters.description,
       rateLimit: describeRateLimit(config.rateLimit),
       identityProviders: [...identityProviders.keys()].join(", ") || "none configured",

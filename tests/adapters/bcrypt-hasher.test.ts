@@ -3,7 +3,7 @@ import { createBcryptHasher } from "../../src/adapters/crypto/bcrypt-hasher.ts";
 import { settled } from "../support/settled.ts";
 
 test("hashes with bcrypt at cost 12 and verifies only the right password", async () => {
-  const hasher = createBcryptHasher(2);
+  const hasher = createBcryptHasher({ concurrency: 2 });
   const hash = await hasher.hash("correct horse");
   expect(hash).toStartWith("$2b$12$");
   expect(await hasher.verify(["correct horse"], hash)).toBe(true);
@@ -13,11 +13,11 @@ test("hashes with bcrypt at cost 12 and verifies only the right password", async
 }, 10_000);
 
 test("at another cost (BCRYPT_COST), new hashes record it, and a hash made at the old cost still verifies", async () => {
-  const cheaper = createBcryptHasher(2, undefined, 4);
+  const cheaper = createBcryptHasher({ concurrency: 2, cost: 4 });
   const hash = await cheaper.hash("correct horse");
   expect(hash).toStartWith("$2b$04$");
   expect(await cheaper.verify(["correct horse"], hash)).toBe(true);
-  expect(await cheaper.verify(["correct horse"], await createBcryptHasher(2).hash("correct horse"))).toBe(true);
+  expect(await cheaper.verify(["correct horse"], await createBcryptHasher({ concurrency: 2 }).hash("correct horse"))).toBe(true);
 }, 10_000);
 
 test("runs no more hashes at once than its limit; the rest wait their turn", async () => {
@@ -29,7 +29,7 @@ test("runs no more hashes at once than its limit; the rest wait their turn", asy
     return hash.promise;
   });
   try {
-    const hasher = createBcryptHasher(2);
+    const hasher = createBcryptHasher({ concurrency: 2 });
     const results = Promise.all(Array.from({ length: 7 }, () => hasher.verify(["pw"], "$2b$12$x")));
     for (let ended = 0; ended < 7; ended++) {
       await settled();
@@ -48,7 +48,7 @@ test("past its bound of waiting checks, a check is refused at once (auth.busy, r
   const held = new Promise<void>((resolve) => (release = resolve));
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (await held, true));
   try {
-    const hasher = createBcryptHasher(1, 2);
+    const hasher = createBcryptHasher({ concurrency: 1, maxWaiting: 2 });
     const admitted = Array.from({ length: 3 }, () => hasher.verify(["pw"], "$2b$12$x"));
     // Refused while the admitted checks are still held: had it queued, this answer would never come.
     const refused = await hasher.verify(["pw"], "$2b$12$x").catch((error: unknown) => error);
@@ -65,7 +65,7 @@ test("a check against no hash (no such account, or no password) runs no bcrypt a
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => true);
   try {
     // One lane and no room to wait: had a check of no hash taken the lane, the real one would be refused.
-    const hasher = createBcryptHasher(1, 0);
+    const hasher = createBcryptHasher({ concurrency: 1, maxWaiting: 0 });
     const noHash = Array.from({ length: 20 }, () => hasher.verify(["guess"], null));
     expect(await hasher.verify(["pw"], "$2b$12$x")).toBe(true);
     expect(spy).toHaveBeenCalledTimes(1);
@@ -82,7 +82,7 @@ test("a check against no hash waits as long as one of the real checks before it 
   const spy = spyOn(Bun.password, "verify").mockImplementation(() => new Promise((answer) => setTimeout(() => answer(false), 40)));
   const asked: number[] = [];
   try {
-    const hasher = createBcryptHasher(1, undefined, undefined, (ms) => (asked.push(ms), Bun.sleep(ms)));
+    const hasher = createBcryptHasher({ concurrency: 1, wait: (ms) => (asked.push(ms), Bun.sleep(ms)) });
     const timed = async (hash: string | null) => {
       const started = performance.now();
       expect(await hasher.verify(["guess"], hash)).toBe(false);
@@ -107,7 +107,7 @@ test("a check against no hash is refused whenever a real one would be (the line 
   const held = Promise.withResolvers<boolean>();
   const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
   try {
-    const hasher = createBcryptHasher(1, 1);
+    const hasher = createBcryptHasher({ concurrency: 1, maxWaiting: 1 });
     const admitted = [hasher.verify(["pw"], "$2b$12$x"), hasher.verify(["pw"], "$2b$12$x")];
     expect(await hasher.verify(["guess"], null).catch((error: unknown) => error)).toMatchObject({ code: "auth.busy", details: { retryAfterSeconds: 1 } });
     held.resolve(true);
@@ -121,7 +121,7 @@ test("the line is fair: a client whose check is waiting is refused another (auth
   const held = Promise.withResolvers<boolean>();
   const spy = spyOn(Bun.password, "verify").mockImplementation(() => held.promise);
   try {
-    const hasher = createBcryptHasher(1);
+    const hasher = createBcryptHasher({ concurrency: 1 });
     const inLane = hasher.verify(["pw"], "$2b$12$x", "198.51.100.1");
     const waiting = hasher.verify(["pw"], "$2b$12$x", "203.0.113.1");
     for (const refused of [
@@ -162,7 +162,7 @@ test("the line holds no more than can be checked in about 1.2 s at the latest ch
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
   try {
     // Before any check is timed, one is taken to last 300 ms: one lane has room for 4 waiting.
-    const slow = createBcryptHasher(1);
+    const slow = createBcryptHasher({ concurrency: 1 });
     const admitted = Array.from({ length: 5 }, () => slow.verify(["pw"], "$2b$12$x"));
     expect(await slow.verify(["pw"], "$2b$12$x").catch((error: unknown) => error)).toMatchObject({ code: "auth.busy" });
     held.resolve(true);
@@ -170,7 +170,7 @@ test("the line holds no more than can be checked in about 1.2 s at the latest ch
 
     // Checks that take next to nothing leave room up to the bound (8 a lane).
     held = null;
-    const fast = createBcryptHasher(1);
+    const fast = createBcryptHasher({ concurrency: 1 });
     for (let i = 0; i < 3; i++) await fast.verify(["pw"], "$2b$12$x");
     await expectAdmits(fast, 9, () => (held = Promise.withResolvers<boolean>()));
   } finally {
@@ -186,7 +186,7 @@ test("one slow check among the latest does not shorten the line: it is sized at 
     return held ? held.promise : true;
   });
   try {
-    const hasher = createBcryptHasher(1);
+    const hasher = createBcryptHasher({ concurrency: 1 });
     for (let i = 0; i < 10; i++) await hasher.verify(["pw"], "$2b$12$x");
     // A pause of the collector, say: one check of 400 ms (at that pace, one lane has room for 3).
     pause = 400;
@@ -202,7 +202,7 @@ test("a full line gives way to clients that check now and then: a newcomer takes
   let held: PromiseWithResolvers<boolean> | null = null;
   const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
   try {
-    const hasher = createBcryptHasher(1, 2);
+    const hasher = createBcryptHasher({ concurrency: 1, maxWaiting: 2 });
     const check = (client: string) => hasher.verify(["pw"], "$2b$12$x", client);
     // Two addresses that signed in again and again (three and two checks so far), as a flood of one account of its own would.
     for (const client of ["198.51.100.3", "198.51.100.3", "198.51.100.3", "198.51.100.2", "198.51.100.2"]) expect(await check(client)).toBe(true);
@@ -237,7 +237,7 @@ test("into a full line, a check against no hash puts out whom a real one would: 
     let held: PromiseWithResolvers<boolean> | null = null;
     const spy = spyOn(Bun.password, "verify").mockImplementation(async () => (held ? held.promise : true));
     try {
-      const hasher = createBcryptHasher(1, 1, undefined, async () => {});
+      const hasher = createBcryptHasher({ concurrency: 1, maxWaiting: 1, wait: async () => {} });
       for (let i = 0; i < 3; i++) await hasher.verify(["pw"], "$2b$12$own", "198.51.100.7");
       held = Promise.withResolvers<boolean>();
       const inLane = hasher.verify(["pw"], "$2b$12$own", "198.51.100.8");

@@ -287,7 +287,7 @@ describe("password sign-in", () => {
       hash === user.passwordHash ? deps.hasher.verify([String(password)], hash) : held.promise,
     );
     try {
-      const laned = { ...deps, hasher: createBcryptHasher(1, 0) };
+      const laned = { ...deps, hasher: createBcryptHasher({ concurrency: 1, maxWaiting: 0 }) };
       const flood = [...Array.from({ length: 20 }, (_, i) => `nobody-${i}@example.com`), "oauth@example.com", "oauth@example.com"].map((email) =>
         signInWithPassword(laned, { email, password: "a guess" }, origin).catch((error) => error.code),
       );

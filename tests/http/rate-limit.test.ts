@@ -345,7 +345,7 @@ test("the line for a password check is fair (decisions §15): while a client's c
   const bcrypt = spyOn(Bun.password, "verify").mockImplementation(
     async (password, hash) => (await answer.promise, deps.hasher.verify([String(password)], String(hash))),
   );
-  const queue = createBcryptHasher(1);
+  const queue = createBcryptHasher({ concurrency: 1 });
   const asked: string[] = [];
   const hasher: PasswordHasher = { ...queue, verify: (password, hash, client) => (asked.push(String(client)), queue.verify(password, hash, client)) };
   try {

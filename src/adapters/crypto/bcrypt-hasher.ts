@@ -5,7 +5,10 @@ import type { PasswordHasher } from "../../application/ports/identity.ts";
 export const BCRYPT_COST = 12;
 
 /** At most how many password checks may wait for a hashing lane, per lane, however fast checks go. */
-export const WAITING_PER_LANE = 8;
+const WAITING_PER_LANE = 8;
+
+/** How many checks may wait for `concurrency` lanes unless told otherwise: as many as those check in the wait's bound. */
+export const maxWaitingFor = (concurrency: number) => concurrency * WAITING_PER_LANE;
 
 /**
  * The longest a check is let wait for a lane, at the pace of the slow end of the latest checks
@@ -86,12 +89,17 @@ function recentChecks(now: () => number = () => performance.now()) {
  * neither its answer nor its timing tells that there is no account. `wait` is how it waits (a
  * test records how long it asks for).
  */
-export function createBcryptHasher(
-  concurrency: number,
-  maxWaiting = concurrency * WAITING_PER_LANE,
+export function createBcryptHasher({
+  concurrency,
+  maxWaiting = maxWaitingFor(concurrency),
   cost = BCRYPT_COST,
-  wait: (ms: number) => Promise<void> = (ms) => Bun.sleep(ms),
-): PasswordHasher {
+  wait = (ms) => Bun.sleep(ms),
+}: {
+  concurrency: number;
+  maxWaiting?: number;
+  cost?: number;
+  wait?: (ms: number) => Promise<void>;
+}): PasswordHasher {
   let running = 0;
   type Waiting = { client: string | undefined; recent: number; go: () => void; refuse: (error: DomainError) => void };
   const waiting: Waiting[] = [];

@@ -33,7 +33,7 @@ const stripeSdk = () => require("stripe") as typeof Stripe;
  * about a payment. Refused before anything is read when the signature does not hold; a signed
  * event whose parts the shop reads are not as Stripe sends them is malformed.
  */
-export async function verifyStripeEvent(payload: Uint8Array, signature: string | null, secret: string, clock: Clock): Promise<WebhookEvent> {
+async function verifyStripeEvent(payload: Uint8Array, signature: string | null, secret: string, clock: Clock): Promise<WebhookEvent> {
   const signedAt = Number(/(?:^|,)t=(\d+)/.exec(signature ?? "")?.[1]);
   const now = clock.now().getTime();
   if (!Number.isFinite(signedAt) || signedAt > now / 1000 + TOLERANCE_SECONDS) throw invalidSignature();

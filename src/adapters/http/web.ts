@@ -187,7 +187,7 @@ const isAdmin = (path: string) => path === "/admin" || path.startsWith("/admin/"
  * office, the rest the storefront. Every answer carries the CSP and nosniff. A path under /api that
  * no route took is left to the API's own answer (a JSON 404, or a 405 naming its methods).
  */
-export function webRoutes(build: WebBuild, { stripe, sessionCookieName }: WebRoutesSettings) {
+function webRoutes(build: WebBuild, { stripe, sessionCookieName }: WebRoutesSettings) {
   const policy = contentSecurityPolicy(stripe);
   const headers = (type: string, caching: string) => ({
     "content-type": type,

@@ -29,7 +29,7 @@ export function createFixedClock(start = new Date("2026-11-22T12:00:00Z")): Fixe
 }
 
 /** A mailer that keeps what it was given. */
-export function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
+function createRecordingMailer(): Mailer & { sent: OutgoingMail[] } {
   const sent: OutgoingMail[] = [];
   return {
     sent,

@@ -41,13 +41,13 @@ const CHECKOUT_REFUSALS: Partial<Record<ErrorCode, CheckoutOutcome>> = {
 const unexpected = (code: ErrorCode | null) => code === null || code === "database.unavailable" || code === "database.busy";
 
 /** What a checkout that threw came to: a refusal the shop names, another refusal, or a failure (unexpected). */
-export function checkoutOutcome(error: unknown): CheckoutOutcome {
+function checkoutOutcome(error: unknown): CheckoutOutcome {
   const code = codeOf(error);
   return unexpected(code) ? "error" : (CHECKOUT_REFUSALS[code!] ?? "refused");
 }
 
 /** What a payment that answered came to. */
-export function paymentOutcome(result: PaymentResult): PaymentOutcome {
+function paymentOutcome(result: PaymentResult): PaymentOutcome {
   if (result.success) return "paid";
   switch (result.paymentIntent.status) {
     case "requires_action":
@@ -63,7 +63,7 @@ export function paymentOutcome(result: PaymentResult): PaymentOutcome {
 }
 
 /** What a payment that threw came to. */
-export function paymentFailure(error: unknown): PaymentOutcome {
+function paymentFailure(error: unknown): PaymentOutcome {
   const code = codeOf(error);
   if (code === "payment.declined") return "declined";
   if (code === "payment.processor_failed" || code === "payment.intent_refused") return "processor_failed";

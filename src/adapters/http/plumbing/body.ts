@@ -29,7 +29,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * RFC 9110 allows): that is N. Anything else that is not a plain count is NaN, so no check can take
  * it for a small body, nor a body of known length.
  */
-export function declaredLength(headers: Headers): number | null {
+function declaredLength(headers: Headers): number | null {
   const value = headers.get("content-length");
   if (value === null) return null;
   const [only, ...others] = new Set(value.split(",").map((part) => part.trim()));
