@@ -47,7 +47,8 @@ export type ErrorCode =
   | "auth.busy"
   | "auth.check_waiting"
   | "database.unavailable"
-  | "database.busy";
+  | "database.busy"
+  | "database.full";
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
@@ -94,9 +95,24 @@ export const isDatabaseUnavailable = (error: unknown): error is DomainError => e
 export const databaseBusy = (cause: unknown): DomainError =>
   databaseRefusal("database.busy", "What this needs is busy just now; please try again shortly", cause);
 
-/** A refusal for want of the database: a 503 whose Retry-After is DATABASE_RETRY_AFTER_SECONDS, with what the driver said as its cause. */
-function databaseRefusal(code: "database.unavailable" | "database.busy", message: string, cause: unknown): DomainError {
-  const error = new DomainError(code, message, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+/** Seconds a caller refused for a full disk is told to wait: freeing space is an operator's work. */
+export const DISK_FULL_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * The database's disk is full (SQLSTATE 53100, PostgreSQL's or the embedded one's): the statement
+ * failed whole, and nothing that writes gets through until an operator frees space. Reads still do.
+ */
+export const databaseFull = (cause: unknown): DomainError =>
+  databaseRefusal("database.full", "The shop cannot store anything just now; please try again later", cause, DISK_FULL_RETRY_AFTER_SECONDS);
+
+/** A refusal for want of the database: a 503 with Retry-After (DATABASE_RETRY_AFTER_SECONDS unless said), with what the driver said as its cause. */
+function databaseRefusal(
+  code: "database.unavailable" | "database.busy" | "database.full",
+  message: string,
+  cause: unknown,
+  retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS,
+): DomainError {
+  const error = new DomainError(code, message, { retryAfterSeconds });
   error.cause = cause;
   return error;
 }

@@ -1,4 +1,4 @@
-import { databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
+import { databaseBusy, databaseFull, databaseUnavailable } from "../../domain/errors.ts";
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, "\\$&");
 
@@ -84,6 +84,14 @@ export function isConnectionLost(error: unknown): boolean {
   return Array.isArray(errors) && errors.some(isConnectionLost);
 }
 
+/**
+ * Whether the database could not write for want of disk (SQLSTATE 53100: a table or index that could
+ * not grow): a 500 on every write, each logged with its stack, before (found by an attack).
+ */
+export function isDiskFull(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "53100";
+}
+
 /** Whether the statement was cancelled for waiting on a lock longer than lock_timeout (SQLSTATE 55P03; database.ts sets it). */
 export function isLockTimeout(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "55P03";
@@ -91,12 +99,13 @@ export function isLockTimeout(error: unknown): boolean {
 
 /**
  * A failure that is the database's, not the request's, as the caller is told of it: unreachable or
- * lost (databaseUnavailable), or a lock waited on too long (databaseBusy), both 503 with Retry-After.
- * Anything else as it is.
+ * lost (databaseUnavailable), a lock waited on too long (databaseBusy), or its disk full
+ * (databaseFull), each a 503 with Retry-After. Anything else as it is.
  */
 export function asDatabaseRefusal(error: unknown): unknown {
   if (isConnectionLost(error)) return databaseUnavailable(error);
   if (isLockTimeout(error)) return databaseBusy(error);
+  if (isDiskFull(error)) return databaseFull(error);
   return error;
 }
 

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import type { Repositories, UnitOfWork } from "../../application/ports/index.ts";
 import type { DatabaseProbe } from "../../application/ports/system.ts";
-import { unauthenticated, databaseBusy, databaseUnavailable } from "../../domain/errors.ts";
+import { unauthenticated, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { within } from "../within.ts";
-import { asDatabaseRefusal, isConnectionLost, isDeadlock, isLockTimeout, isStalePlan, referencesMissingUser } from "./sql-helpers.ts";
+import { asDatabaseRefusal, isConnectionLost, isDeadlock, isDiskFull, isLockTimeout, isStalePlan, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -73,7 +73,7 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           if (isStalePlan(error) && ++stalePlans < STALE_PLAN_ATTEMPTS) continue;
           // A lock held elsewhere past lock_timeout (database.ts): nothing of it landed, and running
           // it again at once would only wait on the same lock; the caller is told to try again.
-          if (isLockTimeout(error)) throw databaseBusy(error);
+          if (isLockTimeout(error) || isDiskFull(error)) throw asDatabaseRefusal(error);
           if (isConnectionLost(error)) {
             // Lost before the commit was asked for (its backend terminated, the server restarted):
             // nothing of it landed, so it is run again on another connection, as for a deadlock. Lost

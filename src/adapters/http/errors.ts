@@ -51,6 +51,7 @@ export const statusOf = {
   "auth.check_waiting": 429,
   "database.unavailable": 503,
   "database.busy": 503,
+  "database.full": 503,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */
