@@ -87,3 +87,16 @@ test("every spelling of one database directory finds the same lock: a trailing s
     held.release();
   }
 });
+
+test("the database's directory is locked too: a process that reaches it by another path (a bind mount, a volume mounted elsewhere), so through another lock file, is refused (found by an attack)", () => {
+  const database = join(dir, "reached-twice");
+  mkdirSync(database);
+  const holder = lockEmbeddedDatabase(lockFile("this-path"), "DATA_DIR /srv/shop", database);
+  expect(() => lockEmbeddedDatabase(lockFile("that-path"), "DATABASE_URL pglite:///mnt/shop", database)).toThrow(
+    /^DATABASE_URL pglite:\/\/\/mnt\/shop is in use by another process, which opened it by another path/,
+  );
+  // Refused, it holds nothing: its own lock file is free again.
+  lockEmbeddedDatabase(lockFile("that-path"), "DATABASE_URL pglite:///mnt/shop").release();
+  holder.release();
+  lockEmbeddedDatabase(lockFile("that-path"), "DATABASE_URL pglite:///mnt/shop", database).release();
+});

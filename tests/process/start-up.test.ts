@@ -159,6 +159,19 @@ describe("start-up refusals", () => {
     expect(((await (await fetch(`http://127.0.0.1:${port}/api/products`)).json()) as { meta: { total: number } }).meta.total).toBe(0);
   }, 30_000);
 
+  test("an embedded database that lost its PG_VERSION file is refused, naming it, not made again empty over the orders it holds (found by an attack)", async () => {
+    const dir = children.migratedDataDir();
+    const database = join(dir, "pglite");
+    rmSync(join(database, "PG_VERSION"));
+    const before = snapshot(database);
+    const { code, output } = await outcome(server({ DATA_DIR: dir }));
+    expect(code).toBe(1);
+    const failure = JSON.parse(output.split("\n").find((line) => line.includes("server.start_failed")) ?? "{}");
+    expect(failure.error).toContain(`${database}`);
+    expect(failure.error).toContain("holds a database without its PG_VERSION file");
+    expect(snapshot(database)).toEqual(before);
+  }, 30_000);
+
   test.each([
     ["shorter than 32 characters", "x", 0o600, "holds a secret of 1 characters; it needs at least 32"],
     ["readable by others", "s".repeat(48), 0o644, "is readable by others (mode 644)"],

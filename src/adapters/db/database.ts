@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { Kysely, type LogEvent, PostgresDialect } from "kysely";
 import { Pool } from "pg";
@@ -88,6 +88,19 @@ export function embeddedLockFile(directory: string): string {
   }
 }
 
+/**
+ * PGlite takes a directory without PG_VERSION for one to make a database in, and runs initdb over
+ * what is there: a database that lost that one file started as a new, empty shop, its orders gone
+ * (found by an attack). One that has run (global/pg_control is there) is refused instead. A first
+ * start cut short before initdb wrote pg_control is made again, as before.
+ */
+function refuseDamaged(directory: string, label: string): void {
+  if (existsSync(join(directory, "PG_VERSION")) || !existsSync(join(directory, "global", "pg_control"))) return;
+  throw new Error(
+    `${label} holds a database without its PG_VERSION file (${join(directory, "PG_VERSION")}): it is damaged, and starting would make a new, empty database over it. Restore the directory from a backup, or put back PG_VERSION (copy it from another embedded database of this release); to start a new shop, move the directory away`,
+  );
+}
+
 /** `onStatement`: told of every statement once it has run, with its time (tracing's statement spans). */
 export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger, onStatement?: (event: LogEvent) => void): OpenDatabase {
   if (target.kind === "postgres") {
@@ -120,9 +133,16 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
   }
   // Decisions §10: the data directory is its owner's alone (0700), and one process's at a time.
   if (target.privateDir) ensurePrivateDir(target.privateDir, logger);
-  else mkdirSync(dirname(target.directory), { recursive: true });
-  const lock = lockEmbeddedDatabase(embeddedLockFile(target.directory), target.label);
   const directory = target.directory;
+  // Made before it is locked, as the lock is on the directory too.
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const lock = lockEmbeddedDatabase(embeddedLockFile(directory), target.label, directory);
+  try {
+    refuseDamaged(directory, target.label);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const { dialect, connections } = countedPGliteDialect({ pglite: () => embedded(directory) });
   const db = new Kysely<Database>({ dialect, log: onStatement });
   return {

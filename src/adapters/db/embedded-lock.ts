@@ -16,12 +16,25 @@ const libc = dlopen(process.platform === "linux" ? "libc.so.6" : `libc.${suffix}
  * flock on a file beside the database, held for the life of the process; the file names its
  * holder for whoever is refused. It is never removed: a process that opened it before the removal
  * could still lock the old file while another locks a new one.
+ *
+ * With `directory`, the database's directory is locked too, in the same way: a process that reaches
+ * it by another path (a bind mount, or a volume another container mounts at its own path) finds
+ * its lock file elsewhere, but not another directory (found by an attack: a CLI write through a
+ * bind mount was acknowledged, then lost).
  */
-export function lockEmbeddedDatabase(file: string, label: string): { release(): void } {
+export function lockEmbeddedDatabase(file: string, label: string, directory?: string): { release(): void } {
   const fd = openSync(file, "a+", 0o600);
   if (libc.symbols.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
     throw new Error(`${label} is in use by ${holderOf(file)}: one process per embedded database; stop that one first`);
+  }
+  const dirFd = directory === undefined ? null : openSync(directory, "r");
+  if (dirFd !== null && libc.symbols.flock(dirFd, LOCK_EX | LOCK_NB) !== 0) {
+    closeSync(dirFd);
+    closeSync(fd);
+    throw new Error(
+      `${label} is in use by another process, which opened it by another path (a bind mount, or a volume mounted elsewhere): one process per embedded database; stop that one first`,
+    );
   }
   ftruncateSync(fd, 0);
   writeSync(fd, JSON.stringify({ pid: process.pid, command: holderCommand(process.argv), since: new Date().toISOString() }), 0);
@@ -30,6 +43,7 @@ export function lockEmbeddedDatabase(file: string, label: string): { release(): 
     release() {
       if (!held) return;
       held = false;
+      if (dirFd !== null) closeSync(dirFd);
       closeSync(fd);
     },
   };
