@@ -133,7 +133,19 @@ export function unauthenticated(): DomainError {
 
 /** What went wrong, for a log line: an Error's message, or whatever was thrown as text. */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  if (typeof error !== "object" || error === null) return String(error);
+  // Something thrown that is no Error: say what it holds, never "[object Object]" (PGlite's file
+  // system throws `{ name: "ErrnoError", errno: 51 }` for a full disk: found by an attack).
+  const { message, name, errno, code } = error as Record<string, unknown>;
+  if (typeof message === "string" && message !== "") return message;
+  const said = [name, code, errno === undefined ? undefined : `errno ${String(errno)}`].filter((part) => typeof part === "string" && part !== "");
+  if (said.length > 0) return said.join(" ");
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
 }
 
 /** What went wrong, for a log line's fields: its message, and its cause's when it has one (a refusal for want of the database keeps the driver's words there). */

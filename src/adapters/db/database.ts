@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { Kysely, type LogEvent, PostgresDialect } from "kysely";
 import { Pool } from "pg";
 import type { Logger } from "../../application/ports/system.ts";
+import { messageOf } from "../../domain/errors.ts";
 import { silentLogger } from "../log.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
 import { type ConnectionStats, countedPGliteDialect } from "./counted-connection.ts";
@@ -37,8 +38,26 @@ export interface OpenDatabase {
 async function embedded(directory: string | null) {
   const [{ PGlite }, { pg_trgm }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite/contrib/pg_trgm")]);
   const options = { extensions: { pg_trgm } };
-  return directory ? new PGlite(directory, options) : new PGlite(options);
+  const pglite = directory ? new PGlite(directory, options) : new PGlite(options);
+  await pglite.waitReady.catch((error: unknown) => {
+    throw new Error(`The embedded database${directory ? ` in ${directory}` : ""} could not be opened: ${whyNotOpened(error)}`, { cause: error });
+  });
+  return pglite;
 }
+
+/**
+ * What PGlite's failure to open says, for the operator: its file system's errors are WASI numbers
+ * (a first start on a full disk said "[object Object]": found by an attack), and a file it cannot
+ * make sense of stops it with a bare "Aborted()".
+ */
+function whyNotOpened(error: unknown): string {
+  const errno = (error as { errno?: unknown } | null)?.errno;
+  if (errno === WASI_ENOSPC) return "no space left on device";
+  const said = messageOf(error);
+  return said.startsWith("Aborted(") ? `${said} (its files may be damaged: see the runbook in docs/operations.md)` : said;
+}
+/** WASI's number for "no space left on device", as PGlite's file system gives it. */
+const WASI_ENOSPC = 51;
 
 /**
  * How long a statement of the shop's waits for a row or table lock another session holds. Without a
