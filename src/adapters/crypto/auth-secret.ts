@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../application/ports/system.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
@@ -15,14 +15,7 @@ export function resolveAuthSecret(configured: string | null, dataDir: string, lo
   if (configured) return { secret: configured, source: "AUTH_SECRET" };
   const file = join(dataDir, "auth-secret");
   ensurePrivateDir(dataDir, logger);
-  try {
-    const fd = openSync(file, "wx", 0o600);
-    writeSync(fd, Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url"));
-    closeSync(fd);
-  } catch (error) {
-    // Already there (kept from before, or just made by a process starting at the same moment).
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
+  if (!existsSync(file)) keepNewSecret(file);
   const mode = statSync(file).mode & 0o777;
   if (mode & 0o044) throw new Error(`${file} is readable by others (mode ${mode.toString(8)}); make it the owner's alone: chmod 600 ${file}`);
   const secret = readFileSync(file, "utf8").trim();
@@ -30,4 +23,29 @@ export function resolveAuthSecret(configured: string | null, dataDir: string, lo
     throw new Error(`${file} holds a secret of ${secret.length} characters; it needs at least ${MIN_LENGTH} (delete the file to have a new one generated)`);
   }
   return { secret, source: `generated, kept in ${file}` };
+}
+
+/**
+ * A new secret, written whole to a file of this process's own and synced, then linked in under the
+ * secret's name, which a link never overwrites: a process killed while writing left an empty file
+ * that stopped every later start until deleted by hand (found by an attack), and of two starting at
+ * once the first to link wins and both use its secret.
+ */
+function keepNewSecret(file: string): void {
+  const written = `${file}.${process.pid}.new`;
+  const fd = openSync(written, "w", 0o600);
+  try {
+    writeSync(fd, Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url"));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(written, file);
+  } catch (error) {
+    // Made meanwhile by a process starting at the same moment: its secret is the one.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(written, { force: true });
+  }
 }
