@@ -1,6 +1,7 @@
 import type { AccountFilter } from "../domain/account.ts";
 import { NO_ORIGIN, type RequestOrigin } from "../domain/audit.ts";
 import type { LocationQuery, NearbyQuery } from "../domain/location.ts";
+import type { OrderStatus } from "../domain/order.ts";
 import type { PageRequest } from "../domain/paging.ts";
 import type { Actor, Permission } from "../domain/permissions.ts";
 import { DEFAULT_LOW_STOCK_THRESHOLD, type InventoryAdjustment, type ProductQuery } from "../domain/product.ts";
@@ -38,7 +39,7 @@ import { cancelOrder } from "./orders/cancel-order.ts";
 import { type OrderRef, type StatusChange, changeOrderStatus } from "./orders/change-order-status.ts";
 import { expireUnpaidOrders } from "./orders/expire-unpaid-orders.ts";
 import { type OrderRequest, placeOrder } from "./orders/place-order.ts";
-import { getOrder, listOrders } from "./orders/read-orders.ts";
+import { everyOrder, getOrder, listOrders } from "./orders/read-orders.ts";
 import { DEFAULT_ORDER_SETTINGS, type OrderSettings } from "./orders/settings.ts";
 import { type PaymentRequest, createPaymentLine, payOrder } from "./payments/pay-order.ts";
 import type { OrderFilter, OrderQueueFilter } from "./ports/orders.ts";
@@ -94,7 +95,8 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
 
     placeOrder: (userId: string, request: OrderRequest, origin: RequestOrigin, key: HeldKey | null = null) =>
       placeOrder(deps, orders, userId, request, origin, key),
-    listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">, everyone?: boolean) => listOrders(deps, actor, filter, everyone),
+    listOrders: (actor: Actor, filter: Omit<OrderFilter, "userId">) => listOrders(deps, actor, filter),
+    everyOrder: (actor: Actor, status?: OrderStatus) => everyOrder(deps, actor, status),
     getOrder: (actor: Actor, id: string) => getOrder(deps, actor, id),
     changeOrderStatus: (actor: Actor, ref: OrderRef, change: StatusChange, origin: RequestOrigin) => changeOrderStatus(deps, actor, ref, change, origin),
     cancelOrder: (userId: string, orderId: string, origin: RequestOrigin) => cancelOrder(deps, userId, orderId, origin),

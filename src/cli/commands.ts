@@ -219,9 +219,8 @@ export const commands: Record<string, Command> = {
       const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
       return withUseCases(config, output, async (useCases) => {
         let shown = 0;
-        // A page at a time, as users:list: a shop's every order is never held at once.
-        for (;;) {
-          const { orders, total } = await useCases.listOrders(SYSTEM_ACTOR, { status, skip: shown, take: MAX_PAGE_SIZE, sortOrder: "desc" }, true);
+        // Batch by batch: a shop's every order is never held at once.
+        for await (const orders of await useCases.everyOrder(SYSTEM_ACTOR, status)) {
           for (const o of orders) {
             output.out(
               values.json
@@ -230,7 +229,6 @@ export const commands: Record<string, Command> = {
             );
           }
           shown += orders.length;
-          if (orders.length < MAX_PAGE_SIZE || shown >= total) break;
         }
         if (!values.json) output.out(`${shown} order${shown === 1 ? "" : "s"}`);
       });

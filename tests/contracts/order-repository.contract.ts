@@ -122,6 +122,30 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect((await repo().list({ skip: 0, take: 2, sortOrder: "asc", userId: user.id })).orders[0]?.items).toHaveLength(2);
     });
 
+    test("everyOrder: every customer's orders, newest first then by id, in keyset batches, each once; of one status when asked", async () => {
+      const { user, products } = await aShopper();
+      const other = aUser();
+      await target().repos.users.create(other);
+      const a = await stored(user, products);
+      const b = await stored(other, products);
+      const c = await stored(user, products);
+      // Made in the same instant as c: the id decides.
+      const d = await stored(other, products, { createdAt: c.createdAt });
+      const e = await stored(user, products, { status: "CANCELLED" });
+      const batches = async (filter: { status?: "CANCELLED" }) => {
+        const read: string[][] = [];
+        for await (const batch of repo().everyOrder(filter, 2)) read.push(batch.map((o) => o.id));
+        return read;
+      };
+      const sameInstant = [c.id, d.id].sort().reverse();
+      expect(await batches({})).toEqual([[e.id, sameInstant[0]!], [sameInstant[1]!, b.id], [a.id]]);
+      expect(await batches({ status: "CANCELLED" })).toEqual([[e.id]]);
+      for await (const [first] of repo().everyOrder({}, 1)) {
+        expect(first?.items).toHaveLength(2);
+        break;
+      }
+    });
+
     test("update changes what it is given; lock returns the order with its items", async () => {
       const { user, products } = await aShopper();
       const order = await stored(user, products);

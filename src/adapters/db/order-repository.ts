@@ -298,6 +298,22 @@ export function createPgOrderRepository(db: Db): OrderRepository {
       return exportLines(db, filter, batchSize);
     },
 
+    async *everyOrder(filter, batchSize) {
+      let after: OrderRow | undefined;
+      for (;;) {
+        let batch = db.selectFrom("orders").selectAll();
+        if (filter.status) batch = batch.where("status", "=", filter.status);
+        if (after) {
+          const last = after;
+          batch = batch.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(last.created_at, last.id)));
+        }
+        const rows = await batch.orderBy("created_at", "desc").orderBy("id", "desc").limit(batchSize).execute();
+        if (rows.length > 0) yield await withItems(rows);
+        if (rows.length < batchSize) return;
+        after = rows.at(-1);
+      }
+    },
+
     async unpaidOf(userId, limit) {
       const rows = await unpaidOf(db, userId, limit);
       return rows.map((r) => ({ id: r.id, orderNumber: r.order_number }));

@@ -119,6 +119,10 @@ export function createMemoryOrderRepository(
       const start = offsetOf(page);
       return { items: matching.slice(start, start + page.limit).map((o) => ({ ...view(o), customer: customerOf(o) })), total: matching.length };
     },
+    async *everyOrder(filter, batchSize) {
+      const matching = [...orders.values()].filter((o) => !filter.status || o.status === filter.status).sort((a, b) => byCreation(b, a));
+      for (let start = 0; start < matching.length; start += batchSize) yield matching.slice(start, start + batchSize).map(view);
+    },
     async *exportLines(filter, batchSize) {
       const lines = queued(filter).flatMap((o) => {
         const order = Object.fromEntries(EXPORTED_ORDER_FIELDS.map((field) => [field, structuredClone(o[field])])) as ExportedLine["order"];

@@ -108,6 +108,12 @@ export interface OrderReader {
    * own, so nothing is held (no transaction, no connection) between two batches.
    */
   exportLines(filter: OrderQueueFilter, batchSize: number): AsyncGenerator<ExportedLine[]>;
+  /**
+   * Every customer's orders, of one status if given, newest first (then by id): in keyset batches
+   * of at most `batchSize` orders, each read by a statement of its own, so nothing is held between
+   * two batches and an order made meanwhile is read once at most.
+   */
+  everyOrder(filter: { status?: OrderStatus }, batchSize: number): AsyncGenerator<OrderView[]>;
   /** The customer's PENDING orders not paid (payment PENDING or FAILED), oldest first (then by id), at most `limit` of them. */
   unpaidOf(userId: string, limit: number): Promise<Array<Pick<Order, "id" | "orderNumber">>>;
   /**
