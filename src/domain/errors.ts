@@ -120,6 +120,12 @@ function databaseRefusal(
 /** Whether the error is databaseBusy's: a statement that waited too long for a lock, and landed nothing. */
 export const isDatabaseBusy = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.busy";
 
+/** Whether the error is databaseFull's: nothing can be written until an operator frees space. */
+export const isDatabaseFull = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.full";
+
+/** Whether the database refused, for any of its reasons (away, a row held too long, its disk full): the request's fault in none, and a 503. */
+export const isDatabaseRefusal = (error: unknown): error is DomainError => isDatabaseUnavailable(error) || isDatabaseBusy(error) || isDatabaseFull(error);
+
 /**
  * The spec's text of every 429, whatever refused: the rate limit, a locked-out e-mail, a client's
  * password check already waiting. What refused, when it is not the rate limit, is in the details' `reason`.

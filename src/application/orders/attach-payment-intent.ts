@@ -1,6 +1,6 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { CartLine } from "../../domain/cart.ts";
-import { DomainError, failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
+import { DomainError, failureOf, isDatabaseRefusal } from "../../domain/errors.ts";
 import type { Cents } from "../../domain/money.ts";
 import type { Order } from "../../domain/order.ts";
 import { makeOrderIntent } from "../payments/order-intent.ts";
@@ -42,7 +42,7 @@ export async function attachPaymentIntent(deps: AttachDeps, order: Order, lines:
     // housekeeping to give it the intent under the same key (or it has it already), and the caller
     // is told to try again, which its Idempotency-Key makes safe. (Undone here, the undoing would
     // wait on the same lock.)
-    if (isDatabaseUnavailable(error) || isDatabaseBusy(error)) {
+    if (isDatabaseRefusal(error)) {
       deps.logger.warn("order.payment_intent_unstored", { orderId: order.id, intentId, ...failureOf(error) });
       throw error;
     }
@@ -70,7 +70,7 @@ async function undoOrder(deps: AttachDeps, order: Order, lines: CartLine[], orig
       });
       return;
     } catch (error) {
-      if (isDatabaseUnavailable(error) || isDatabaseBusy(error)) {
+      if (isDatabaseRefusal(error)) {
         deps.logger.warn("order.undo_passed_over", { orderId: order.id, ...failureOf(error) });
         throw error;
       }

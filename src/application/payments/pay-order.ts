@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError, failureOf, isDatabaseBusy, isDatabaseUnavailable } from "../../domain/errors.ts";
+import { DomainError, failureOf, isDatabaseRefusal, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Order, OrderStatus, PaymentStatus } from "../../domain/order.ts";
 import {
   type AttemptMark,
@@ -95,7 +95,7 @@ export async function payOrder(
     // row held elsewhere too long): the attempt stays open, for housekeeping to settle after the
     // grace time from the processor's own state of the intent. Named here, as the 503's log line
     // names neither the order nor the intent.
-    if (isDatabaseUnavailable(error) || isDatabaseBusy(error))
+    if (isDatabaseRefusal(error))
       deps.logger.warn("payment.outcome_unapplied", {
         orderId: order.id,
         intentId: intent.id,
