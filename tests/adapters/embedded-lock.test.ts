@@ -1,8 +1,8 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { embeddedLockFile } from "../../src/adapters/db/database.ts";
+import { embeddedLockFile, openDatabase } from "../../src/adapters/db/database.ts";
 import { holderCommand, lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
 
 // Decisions §10: an embedded database belongs to one process. The lock is a flock, which the kernel
@@ -99,4 +99,27 @@ test("the database's directory is locked too: a process that reaches it by anoth
   lockEmbeddedDatabase(lockFile("that-path"), "DATABASE_URL pglite:///mnt/shop").release();
   holder.release();
   lockEmbeddedDatabase(lockFile("that-path"), "DATABASE_URL pglite:///mnt/shop", database).release();
+});
+
+describe("a database directory without PG_VERSION (PGlite would make a new, empty database over it)", () => {
+  const open = (directory: string) => openDatabase({ kind: "pglite", directory, label: `DATABASE_URL pglite://${directory}`, privateDir: null });
+  const aDatabaseDir = (name: string, files: string[]) => {
+    const database = join(dir, name);
+    mkdirSync(join(database, "global"), { recursive: true });
+    for (const file of files) writeFileSync(join(database, file), "");
+    return database;
+  };
+
+  test("one the shop had opened whole (its mark is there) is refused, naming the file, and holds no lock after (found by an attack)", async () => {
+    const database = aDatabaseDir("lost-its-version", ["storefront-opened", "global/pg_control"]);
+    expect(() => open(database)).toThrow(`holds a database without its PG_VERSION file (${join(database, "PG_VERSION")})`);
+    writeFileSync(join(database, "PG_VERSION"), "17\n");
+    // Put back, it opens (lazily: nothing is read until the first statement), its lock free to take.
+    await open(database).close();
+  });
+
+  test("a first start cut short before the database was whole (pg_control written, PG_VERSION not yet, no mark) is made again, as before (found by an attack on the first check)", async () => {
+    const database = aDatabaseDir("cut-short", ["global/pg_control"]);
+    await open(database).close();
+  });
 });

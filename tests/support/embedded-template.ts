@@ -8,14 +8,16 @@ const MIGRATIONS = join(import.meta.dir, "../../src/adapters/db/migrations");
 
 /**
  * A PGlite directory with every migration applied, made once (by the CLI's db:migrate, as a
- * newcomer would) and kept in the temporary directory under a name that hashes the migrations and
- * the PGlite version, so a changed migration makes a new one. Creating an embedded database
+ * newcomer would) and kept in the temporary directory under a name that hashes the migrations, the
+ * PGlite version and the shop's way of opening it, so a changed migration makes a new one. Creating an embedded database
  * (initdb in WebAssembly, then the migrations) takes seconds; a copy takes milliseconds, so a
  * process test whose subject is not the embedded database's creation starts from a copy.
  */
 function template(): string {
   const hash = createHash("sha256");
   hash.update(readFileSync(join(import.meta.dir, "../../node_modules/@electric-sql/pglite/package.json")));
+  // How the shop opens the database (what it leaves in the directory, such as its mark of a database opened whole).
+  hash.update(readFileSync(join(import.meta.dir, "../../src/adapters/db/database.ts")));
   for (const file of readdirSync(MIGRATIONS).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS, file)));
   const path = join(tmpdir(), `storefront-pglite-template-${hash.digest("hex").slice(0, 16)}`);
   if (existsSync(path)) return path;

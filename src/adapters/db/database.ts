@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { Kysely, type LogEvent, PostgresDialect } from "kysely";
 import { Pool } from "pg";
@@ -42,8 +42,17 @@ async function embedded(directory: string | null) {
   await pglite.waitReady.catch((error: unknown) => {
     throw new Error(`The embedded database${directory ? ` in ${directory}` : ""} could not be opened: ${whyNotOpened(error)}`, { cause: error });
   });
+  if (directory && !existsSync(join(directory, OPENED_MARK))) writeFileSync(join(directory, OPENED_MARK), OPENED_MARK_TEXT, { mode: 0o600 });
   return pglite;
 }
+
+/**
+ * Left in the database's directory once the shop has opened it whole: a directory with it and
+ * without PG_VERSION is a database that lost its files, not a first start cut short (refuseDamaged).
+ */
+const OPENED_MARK = "storefront-opened";
+const OPENED_MARK_TEXT =
+  "This embedded database was opened whole by the shop. Without PG_VERSION beside it, the shop refuses to start on it (docs/configuration.md).\n";
 
 /**
  * What PGlite's failure to open says, for the operator: its file system's errors are WASI numbers
@@ -110,11 +119,13 @@ export function embeddedLockFile(directory: string): string {
 /**
  * PGlite takes a directory without PG_VERSION for one to make a database in, and runs initdb over
  * what is there: a database that lost that one file started as a new, empty shop, its orders gone
- * (found by an attack). One that has run (global/pg_control is there) is refused instead. A first
- * start cut short before initdb wrote pg_control is made again, as before.
+ * (found by an attack). One the shop has opened whole before (its mark is there) is refused instead.
+ * A first start cut short, before the database was whole, is made again, as before: initdb writes
+ * global/pg_control some 50 ms before PG_VERSION, so that file could not tell the two apart (found
+ * by an attack on the first version of this check).
  */
 function refuseDamaged(directory: string, label: string): void {
-  if (existsSync(join(directory, "PG_VERSION")) || !existsSync(join(directory, "global", "pg_control"))) return;
+  if (existsSync(join(directory, "PG_VERSION")) || !existsSync(join(directory, OPENED_MARK))) return;
   throw new Error(
     `${label} holds a database without its PG_VERSION file (${join(directory, "PG_VERSION")}): it is damaged, and starting would make a new, empty database over it. Restore the directory from a backup, or put back PG_VERSION (copy it from another embedded database of this release); to start a new shop, move the directory away`,
   );
