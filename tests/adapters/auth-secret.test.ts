@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveAuthSecret } from "../../src/adapters/crypto/auth-secret.ts";
@@ -10,19 +10,33 @@ const root = mkdtempSync(join(tmpdir(), "storefront-secret-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const aDataDir = (name: string) => join(root, name);
 
-test("a new secret is written to a file of its own and linked in whole: what a start killed mid-write leaves (that file, cut short) stops no later start", () => {
-  const dataDir = aDataDir("killed");
-  resolveAuthSecret(null, dataDir, silentLogger);
-  rmSync(join(dataDir, "auth-secret"));
-  // What a start killed mid-write leaves: its own file, cut short.
-  writeFileSync(join(dataDir, "auth-secret.12345.new"), "", { mode: 0o600 });
-  const { secret } = resolveAuthSecret(null, dataDir, silentLogger);
-  expect(secret.length).toBeGreaterThanOrEqual(32);
-  expect(readFileSync(join(dataDir, "auth-secret"), "utf8")).toBe(secret);
-  expect(statSync(join(dataDir, "auth-secret")).mode & 0o777).toBe(0o600);
-  // Its own file is gone once linked in.
-  expect(readdirSync(dataDir).filter((name) => name.startsWith("auth-secret.") && !name.startsWith("auth-secret.12345"))).toEqual([]);
-});
+test("four starts at once on a new DATA_DIR, all as process 1 (containers sharing one), each start and use the one secret kept (found by a review)", async () => {
+  const module = join(import.meta.dir, "../../src/adapters/crypto/auth-secret.ts");
+  // Each loads the module, then waits for the same instant, so that the starts meet.
+  const script = `Object.defineProperty(process, "pid", { value: 1 });
+    const { resolveAuthSecret } = await import(${JSON.stringify(module)});
+    while (Date.now() < Number(process.env.START_AT)) {}
+    console.log(resolveAuthSecret(null, process.env.SECRET_DIR, { debug() {}, info() {}, warn() {}, error() {} }).secret);`;
+  for (let round = 0; round < 3; round++) {
+    const dataDir = aDataDir(`together-${round}`);
+    const startAt = String(Date.now() + 400);
+    const starts = Array.from({ length: 4 }, () =>
+      Bun.spawn([process.execPath, "-e", script], { env: { ...process.env, SECRET_DIR: dataDir, START_AT: startAt }, stdout: "pipe", stderr: "pipe" }),
+    );
+    const said = await Promise.all(
+      starts.map(async (start) => ({
+        code: await start.exited,
+        out: (await new Response(start.stdout).text()).trim(),
+        err: await new Response(start.stderr).text(),
+      })),
+    );
+    expect(said.map((s) => [s.code, s.err.split("\n")[0]])).toEqual(said.map(() => [0, ""]));
+    const kept = readFileSync(join(dataDir, "auth-secret"), "utf8");
+    expect(kept.length).toBeGreaterThanOrEqual(32);
+    expect(said.map((s) => s.out)).toEqual(said.map(() => kept));
+    expect(readdirSync(dataDir)).toEqual(["auth-secret"]);
+  }
+}, 20_000);
 
 test("the secret is made once and kept: every later start reads the same one", () => {
   const dataDir = aDataDir("kept");

@@ -26,26 +26,42 @@ export function resolveAuthSecret(configured: string | null, dataDir: string, lo
 }
 
 /**
- * A new secret, written whole to a file of this process's own and synced, then linked in under the
- * secret's name, which a link never overwrites: a process killed while writing left an empty file
- * that stopped every later start until deleted by hand (found by an attack), and of two starting at
- * once the first to link wins and both use its secret.
+ * A new secret, written whole to a file of its own (named at random: containers sharing a DATA_DIR
+ * all run as process 1) and synced, then linked in under the secret's name, which a link never
+ * overwrites: a process killed while writing left an empty file that stopped every later start until
+ * deleted by hand (found by an attack), and of several starting at once the first to link wins and
+ * all use its secret. A file system without hard links (some network shares) gets the file made in
+ * place, as before.
  */
 function keepNewSecret(file: string): void {
-  const written = `${file}.${process.pid}.new`;
-  const fd = openSync(written, "w", 0o600);
-  try {
-    writeSync(fd, Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url"));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64url");
+  const written = `${file}.${crypto.randomUUID()}.new`;
+  writeWhole(written, secret);
   try {
     linkSync(written, file);
   } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") writeWhole(file, secret);
     // Made meanwhile by a process starting at the same moment: its secret is the one.
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    else if (code !== "EEXIST") throw error;
   } finally {
     rmSync(written, { force: true });
+  }
+}
+
+/** A new file holding `text`, made only if there is none (mode 0600), and synced; one made meanwhile by another process is left as it is. */
+function writeWhole(path: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return;
+    throw error;
+  }
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
