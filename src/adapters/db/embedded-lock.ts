@@ -1,14 +1,20 @@
-import { FFIType, dlopen, suffix } from "bun:ffi";
+import { FFIType, dlopen, read, suffix } from "bun:ffi";
 import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { constants } from "node:os";
 
 const LOCK_EX = 2;
 const LOCK_NB = 4;
 
 // Node has no flock; libc has, and the kernel keeps it honest: a lock dies with its process, however
 // that process ends, so no lock is ever stale and no reused process id can hold one.
-const libc = dlopen(process.platform === "linux" ? "libc.so.6" : `libc.${suffix}`, {
-  flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-});
+const LIBC = process.platform === "linux" ? "libc.so.6" : `libc.${suffix}`;
+const libc = dlopen(LIBC, { flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } });
+/** Why the last call failed (errno), read at once after it: glibc's `__errno_location`, macOS's `__error`. */
+const errnoAt =
+  process.platform === "linux"
+    ? dlopen(LIBC, { __errno_location: { args: [], returns: FFIType.ptr } }).symbols.__errno_location
+    : dlopen(LIBC, { __error: { args: [], returns: FFIType.ptr } }).symbols.__error;
+const lastErrno = () => read.i32(errnoAt()!, 0);
 
 /**
  * Decisions §10: an embedded (PGlite) database belongs to one process; a second one opening the
@@ -28,13 +34,25 @@ export function lockEmbeddedDatabase(file: string, label: string, directory?: st
     closeSync(fd);
     throw new Error(`${label} is in use by ${holderOf(file)}: one process per embedded database; stop that one first`);
   }
-  const dirFd = directory === undefined ? null : openSync(directory, "r");
-  if (dirFd !== null && libc.symbols.flock(dirFd, LOCK_EX | LOCK_NB) !== 0) {
-    closeSync(dirFd);
+  let dirFd: number | null = null;
+  try {
+    dirFd = directory === undefined ? null : openSync(directory, "r");
+  } catch (error) {
     closeSync(fd);
-    throw new Error(
-      `${label} is in use by another process, which opened it by another path (a bind mount, or a volume mounted elsewhere): one process per embedded database; stop that one first`,
-    );
+    throw error;
+  }
+  if (dirFd !== null && libc.symbols.flock(dirFd, LOCK_EX | LOCK_NB) !== 0) {
+    const heldElsewhere = lastErrno() === constants.errno.EWOULDBLOCK;
+    closeSync(dirFd);
+    dirFd = null;
+    if (heldElsewhere) {
+      closeSync(fd);
+      throw new Error(
+        `${label} is in use by another process, which opened it by another path (a bind mount, or a volume mounted elsewhere): one process per embedded database; stop that one first`,
+      );
+    }
+    // Not held but not lockable: a file system that cannot lock a directory (NFS takes an exclusive
+    // flock only on a file open for writing). The lock file alone keeps the database, as before.
   }
   ftruncateSync(fd, 0);
   writeSync(fd, JSON.stringify({ pid: process.pid, command: holderCommand(process.argv), since: new Date().toISOString() }), 0);
