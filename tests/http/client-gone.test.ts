@@ -29,7 +29,7 @@ test("a request whose client hung up before it was served is 400 and not run: th
   expect(await lines()).toBe(1);
 });
 
-test("served by a listening server, a request with no client address (its connection reset before it was read) is not run", async () => {
+test("served by a listening server, a request with no client address, as Bun gives one whose connection was reset before it was read, is not run", async () => {
   // What Bun gives for a request whose connection is gone: no address, as for one that never came over a socket.
   t.app.listen({ port: 0, hostname: "127.0.0.1", reusePort: false });
   const answer = await t.app.handle(removal());
