@@ -2,8 +2,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { embeddedLockFile, openDatabase } from "../../src/adapters/db/database.ts";
 import { holderCommand, lockEmbeddedDatabase } from "../../src/adapters/db/embedded-lock.ts";
+import { withMigratedDatabase } from "../support/embedded-template.ts";
 
 // Decisions §10: an embedded database belongs to one process. The lock is a flock, which the kernel
 // keeps per open file: a second open of the same file in this process is refused like another
@@ -114,12 +116,27 @@ describe("a database directory without PG_VERSION (PGlite would make a new, empt
     const database = aDatabaseDir("lost-its-version", ["storefront-opened", "global/pg_control"]);
     expect(() => open(database)).toThrow(`holds a database without its PG_VERSION file (${join(database, "PG_VERSION")})`);
     writeFileSync(join(database, "PG_VERSION"), "17\n");
-    // Put back, it opens (lazily: nothing is read until the first statement), its lock free to take.
+    // Put back, it is refused no more, its lock free to take (PGlite opens it at the first statement).
     await open(database).close();
   });
 
-  test("a first start cut short before the database was whole (pg_control written, PG_VERSION not yet, no mark) is made again, as before (found by an attack on the first check)", async () => {
+  test("a first start cut short before the database was whole (pg_control written, PG_VERSION not yet, no mark) is not refused: PGlite makes it again, as before (found by an attack on the first check)", async () => {
     const database = aDatabaseDir("cut-short", ["global/pg_control"]);
     await open(database).close();
+  });
+
+  test("a mark that cannot be written (a full disk, say) leaves the database open and working, not opened again at every statement (found by a review)", async () => {
+    const dataDir = join(dir, "unmarkable");
+    withMigratedDatabase(dataDir);
+    const database = join(dataDir, "pglite");
+    rmSync(join(database, "storefront-opened"), { force: true });
+    // A link to nowhere: writing the mark through it fails, as on a full disk.
+    symlinkSync(join(dir, "no-such-dir", "mark"), join(database, "storefront-opened"));
+    const opened = open(database);
+    try {
+      for (let i = 0; i < 3; i++) expect((await sql<{ one: number }>`select 1 as one`.execute(opened.db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await opened.close();
+    }
   });
 });

@@ -42,8 +42,21 @@ async function embedded(directory: string | null) {
   await pglite.waitReady.catch((error: unknown) => {
     throw new Error(`The embedded database${directory ? ` in ${directory}` : ""} could not be opened: ${whyNotOpened(error)}`, { cause: error });
   });
-  if (directory && !existsSync(join(directory, OPENED_MARK))) writeFileSync(join(directory, OPENED_MARK), OPENED_MARK_TEXT, { mode: 0o600 });
+  if (directory) leaveOpenedMark(directory);
   return pglite;
+}
+
+/**
+ * The mark, left once; at best effort, as the database is open and its opening must stand: a mark
+ * that could not be written (a full disk) failed every statement, each opening PGlite again on the
+ * same files (found by a review). Without it, a later loss of PG_VERSION is not told from a first start.
+ */
+function leaveOpenedMark(directory: string): void {
+  try {
+    if (!existsSync(join(directory, OPENED_MARK))) writeFileSync(join(directory, OPENED_MARK), OPENED_MARK_TEXT, { mode: 0o600 });
+  } catch {
+    // Written at the next start.
+  }
 }
 
 /**
@@ -167,6 +180,11 @@ export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogg
   // Made before it is locked, as the lock is on the directory too.
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const lock = lockEmbeddedDatabase(embeddedLockFile(directory), target.label, directory);
+  if (!lock.directoryLocked)
+    logger.warn("database.directory_not_locked", {
+      directory,
+      reason: "its file system cannot lock a directory (NFS, say): only the lock file beside it keeps out a second process",
+    });
   try {
     refuseDamaged(directory, target.label);
   } catch (error) {
