@@ -5,7 +5,7 @@ import { type PageRequest, offsetOf } from "../../domain/paging.ts";
 import type { ExportedLine, OrderQueueFilter } from "../../application/ports/orders.ts";
 import type { Db } from "./database.ts";
 import { quietSince } from "../traffic.ts";
-import { containsPattern, readAhead } from "./sql-helpers.ts";
+import { asDatabaseRefusal, containsPattern, readAhead } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
 
 type Where = ExpressionBuilder<Database, "orders">;
@@ -259,5 +259,10 @@ export async function* exportLines(db: Db, f: OrderQueueFilter, batchSize: numbe
   const cursorAt = (last: LineTuple): Cursor => ({ at: last[11], orderId: last[0], position: last[24], itemId: last[16] });
   const q = await exportMatchOf(db, f);
   const batches = readAhead((last: LineTuple | null) => linesAfter(db, f, q, last && cursorAt(last), batchSize), batchSize, quietSince());
-  for await (const lines of batches) yield lines.map(toLine);
+  // Read after the unit of work handed the generator over: its refusals are made here.
+  try {
+    for await (const lines of batches) yield lines.map(toLine);
+  } catch (error) {
+    throw asDatabaseRefusal(error);
+  }
 }
