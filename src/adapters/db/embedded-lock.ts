@@ -15,6 +15,8 @@ const errnoAt =
     ? dlopen(LIBC, { __errno_location: { args: [], returns: FFIType.ptr } }).symbols.__errno_location
     : dlopen(LIBC, { __error: { args: [], returns: FFIType.ptr } }).symbols.__error;
 const lastErrno = () => read.i32(errnoAt()!, 0);
+/** What flock answers where a file system cannot lock a directory at all. */
+const UNLOCKABLE = new Set([constants.errno.EBADF, constants.errno.ENOLCK, constants.errno.EOPNOTSUPP, constants.errno.EINVAL, constants.errno.ENOTSUP]);
 
 /**
  * Decisions §10: an embedded (PGlite) database belongs to one process; a second one opening the
@@ -28,7 +30,7 @@ const lastErrno = () => read.i32(errnoAt()!, 0);
  * its lock file elsewhere, but not another directory (found by an attack: a CLI write through a
  * bind mount was acknowledged, then lost).
  */
-export function lockEmbeddedDatabase(file: string, label: string, directory?: string): { release(): void } {
+export function lockEmbeddedDatabase(file: string, label: string, directory?: string): { release(): void; directoryLocked: boolean } {
   const fd = openSync(file, "a+", 0o600);
   if (libc.symbols.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     closeSync(fd);
@@ -41,23 +43,28 @@ export function lockEmbeddedDatabase(file: string, label: string, directory?: st
     closeSync(fd);
     throw error;
   }
+  let directoryLocked = dirFd !== null;
   if (dirFd !== null && libc.symbols.flock(dirFd, LOCK_EX | LOCK_NB) !== 0) {
-    const heldElsewhere = lastErrno() === constants.errno.EWOULDBLOCK;
+    const errno = lastErrno();
     closeSync(dirFd);
     dirFd = null;
-    if (heldElsewhere) {
+    directoryLocked = false;
+    // A file system that cannot lock a directory (NFS takes an exclusive flock only on a file open
+    // for writing): the lock file alone keeps the database, as before. Anything else refuses.
+    if (!UNLOCKABLE.has(errno)) {
       closeSync(fd);
       throw new Error(
-        `${label} is in use by another process, which opened it by another path (a bind mount, or a volume mounted elsewhere): one process per embedded database; stop that one first`,
+        errno === constants.errno.EWOULDBLOCK
+          ? `${label} is in use by another process, which opened it by another path (a bind mount, or a volume mounted elsewhere): one process per embedded database; stop that one first`
+          : `${label} could not be locked (errno ${errno}): one process per embedded database, and this one cannot tell`,
       );
     }
-    // Not held but not lockable: a file system that cannot lock a directory (NFS takes an exclusive
-    // flock only on a file open for writing). The lock file alone keeps the database, as before.
   }
   ftruncateSync(fd, 0);
   writeSync(fd, JSON.stringify({ pid: process.pid, command: holderCommand(process.argv), since: new Date().toISOString() }), 0);
   let held = true;
   return {
+    directoryLocked,
     release() {
       if (!held) return;
       held = false;
