@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../application/ports/system.ts";
 import { ensurePrivateDir } from "../private-dir.ts";
@@ -15,6 +15,7 @@ export function resolveAuthSecret(configured: string | null, dataDir: string, lo
   if (configured) return { secret: configured, source: "AUTH_SECRET" };
   const file = join(dataDir, "auth-secret");
   ensurePrivateDir(dataDir, logger);
+  sweepAbandoned(dataDir);
   if (!existsSync(file)) keepNewSecret(file);
   const mode = statSync(file).mode & 0o777;
   if (mode & 0o044) throw new Error(`${file} is readable by others (mode ${mode.toString(8)}); make it the owner's alone: chmod 600 ${file}`);
@@ -41,7 +42,11 @@ function keepNewSecret(file: string): void {
     linkSync(written, file);
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
-    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") writeWhole(file, secret);
+    // A file system without hard links: renamed in whole instead, unless one was made meanwhile
+    // (two starting at that very moment may each rename theirs: the last stays, and both read it back).
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") {
+      if (!existsSync(file)) renameSync(written, file);
+    }
     // Made meanwhile by a process starting at the same moment: its secret is the one.
     else if (code !== "EEXIST") throw error;
   } finally {
@@ -63,5 +68,19 @@ function writeWhole(path: string, text: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A start's own file is gone once its secret is linked in; one killed before that left it: swept once it is a minute old (another start's may be in use). */
+function sweepAbandoned(dataDir: string): void {
+  const before = Date.now() - 60_000;
+  for (const name of readdirSync(dataDir)) {
+    if (!/^auth-secret\..+\.new$/.test(name)) continue;
+    const path = join(dataDir, name);
+    try {
+      if (statSync(path).mtimeMs < before) rmSync(path, { force: true });
+    } catch {
+      // Gone meanwhile.
+    }
   }
 }
