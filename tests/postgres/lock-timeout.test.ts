@@ -319,7 +319,7 @@ test("housekeeping passes over a stranded checkout it cannot undo while its prod
   expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(10);
 });
 
-test("an export cut by a lock held past the limit is logged as cut, with the database's reason: the download ends incomplete", async () => {
+test("an export cut by a lock held past the limit is logged as cut, the shop's refusal with the database's reason: the download ends incomplete", async () => {
   const lines: Array<Record<string, unknown>> = [];
   const logged = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
   const exporting = createTestApp({ ...deps, logger: logged }, { logger: logged });
@@ -329,10 +329,10 @@ test("an export cut by a lock held past the limit is logged as cut, with the dat
 
   const res = await exporting.app.handle(new Request("http://localhost:3000/api/admin/orders/export", { headers: { cookie: admin.cookie } }));
   expect(res.status).toBe(200);
-  await expect(res.text()).rejects.toThrow("canceling statement due to lock timeout");
+  await expect(res.text()).rejects.toThrow(busy.error);
   await eventually(() =>
     expect(lines.filter((line) => line.event === "export.cut")).toEqual([
-      expect.objectContaining({ level: "error", export: "orders", error: "canceling statement due to lock timeout" }),
+      expect.objectContaining({ level: "error", export: "orders", error: busy.error, reason: "canceling statement due to lock timeout" }),
     ]),
   );
 });
