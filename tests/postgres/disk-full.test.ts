@@ -18,15 +18,24 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-const diskFull = sql`
-  create function pretend_disk_full() returns trigger language plpgsql as $$
-  begin
-    raise exception 'could not extend file "base/5/16609": No space left on device' using errcode = 'disk_full';
-  end $$;
-  create trigger disk_full before insert on cart_items for each row execute function pretend_disk_full()`;
-const spaceFreed = sql`drop trigger disk_full on cart_items; drop function pretend_disk_full()`;
+/** The disk full for `writes` (say `insert on cart_items`) until the returned function frees space. */
+async function diskFullFor(writes: string): Promise<() => Promise<void>> {
+  const table = writes.split(" on ")[1]!;
+  await sql`
+    create or replace function pretend_disk_full() returns trigger language plpgsql as $$
+    begin
+      raise exception 'could not extend file "base/5/16609": No space left on device' using errcode = 'disk_full';
+    end $$`.execute(database.db);
+  // Each test's own: one a test failing left behind is replaced.
+  await sql`drop trigger if exists disk_full on ${sql.table(table)}`.execute(database.db);
+  await sql`create trigger disk_full before ${sql.raw(writes)} for each row execute function pretend_disk_full()`.execute(database.db);
+  return async () => {
+    await sql`drop trigger if exists disk_full on ${sql.table(table)}`.execute(database.db);
+  };
+}
 
-test("a write the full disk refuses is a 503 with Retry-After, logged once at warn without a stack; reads go on, and writes come back with the space, without a restart", async () => {
+/** The shop on this database, its log lines kept, with a signed-in shopper and a sauce in stock. */
+async function shop() {
   const lines: Array<Record<string, unknown>> = [];
   const logger = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
   const deps = createPgDeps(database.db);
@@ -35,8 +44,13 @@ test("a write the full disk refuses is a 503 with Retry-After, logged once at wa
   await deps.repos.products.create(sauce);
   const shopper = await signedInAs(t);
   const add = () => t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1 }, headers: shopper.headers });
+  return { t, deps, lines, sauce, shopper, add };
+}
 
-  await diskFull.execute(database.db);
+test("a write the full disk refuses is a 503 with Retry-After, logged once at warn without a stack; reads go on, and writes come back with the space, without a restart", async () => {
+  const { t, lines, sauce, add } = await shop();
+
+  const spaceFreed = await diskFullFor("insert on cart_items");
   const refused = await add();
   expect([refused.status, refused.body, refused.headers.get("retry-after")]).toEqual([
     503,
@@ -49,26 +63,15 @@ test("a write the full disk refuses is a 503 with Retry-After, logged once at wa
   ]);
   expect((await t.call("GET", `/api/products/${sauce.id}`)).status).toBe(200);
 
-  await spaceFreed.execute(database.db);
+  await spaceFreed();
   expect((await add()).status).toBe(200);
 });
 
 test("a checkout whose payment intent cannot be stored for want of disk is a 503, the order left whole for housekeeping, not undone as a failure (found by a review)", async () => {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createJsonLogger("info", (line) => lines.push(JSON.parse(line)));
-  const deps = createPgDeps(database.db);
-  const t = createTestApp({ ...deps, logger }, { logger });
-  const sauce = aProduct({ inventory: 5 });
-  await deps.repos.products.create(sauce);
-  const shopper = await signedInAs(t);
-  await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1 }, headers: shopper.headers });
+  const { t, deps, lines, shopper, add } = await shop();
+  await add();
   // The order is made; the disk fills before its intent is stored (an update of the order).
-  await sql`
-    create function pretend_disk_full() returns trigger language plpgsql as $$
-    begin
-      raise exception 'could not extend file "base/5/16610": No space left on device' using errcode = 'disk_full';
-    end $$;
-    create trigger disk_full before update on orders for each row execute function pretend_disk_full()`.execute(database.db);
+  const spaceFreed = await diskFullFor("update on orders");
   try {
     const refused = await t.call("POST", "/api/cart/checkout", {
       body: { shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
@@ -80,6 +83,6 @@ test("a checkout whose payment intent cannot be stored for want of disk is a 503
     const [order] = (await deps.repos.orders.list({ userId: shopper.id, skip: 0, take: null, sortOrder: "desc" })).orders;
     expect(order).toMatchObject({ status: "PENDING", stripePaymentIntentId: null });
   } finally {
-    await sql`drop trigger disk_full on orders; drop function pretend_disk_full()`.execute(database.db);
+    await spaceFreed();
   }
 });
