@@ -87,6 +87,9 @@ const challengeAnswer = z
   })
   .meta({ id: "ChallengeAnswer" });
 
+/** An intent the fake does not know is a 404; anything else (its books out of reach: a 503) is answered as any error is. */
+const noSuchIntentAs404 = (error: unknown) => (error instanceof NoSuchIntent ? new HttpError(404, "No such payment intent") : error);
+
 /**
  * Decisions §13: 3-D Secure on the embedded default. The fake processor's challenge page (Authorize
  * / Fail) finishes the intent as the bank would, and the order then moves exactly as Stripe's
@@ -94,9 +97,6 @@ const challengeAnswer = z
  * processor takes the payments (never with Stripe, so never in production). A browser's form gets
  * a page (and a way back to `return`); anything else JSON, so curl can play the bank too.
  */
-/** An intent the fake does not know is a 404; anything else (its books out of reach: a 503) is answered as any error is. */
-const noSuchIntentAs404 = (error: unknown) => (error instanceof NoSuchIntent ? new HttpError(404, "No such payment intent") : error);
-
 export function fakeProcessorRoutes(useCases: UseCases, fake: FakeProcessor) {
   /** The challenge answered, and the order moved as Stripe's webhook would move it; or, when the intent waits on none (answered already, or cancelled), what it is now. */
   async function answer(intentId: string, approved: boolean) {
