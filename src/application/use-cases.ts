@@ -9,7 +9,7 @@ import type { UserRole } from "../domain/user.ts";
 import { type ProductRef, adjustInventory } from "./admin/adjust-inventory.ts";
 import { type AdminProductFilter, listAdminProducts } from "./admin/list-products.ts";
 import { exportUsers } from "./admin/export-users.ts";
-import { getUser, listUsers } from "./admin/list-users.ts";
+import { everyUser, getUser, listUsers } from "./admin/list-users.ts";
 import { type AuditSearch, readAuditLog } from "./admin/read-audit-log.ts";
 import type { ReportRange } from "../domain/report.ts";
 import { exportSalesReport, getSalesReport } from "./admin/sales-report.ts";
@@ -161,6 +161,7 @@ export function makeUseCases(deps: Deps, options: UseCaseOptions) {
     ensureAdmin: (actor: Actor, account: { email: string; password: string }) => ensureAdmin(deps, actor, account),
 
     listUsers: (actor: Actor, filter: AccountFilter, page: PageRequest) => listUsers(deps, actor, filter, page),
+    everyUser: (actor: Actor, filter: AccountFilter) => everyUser(deps, actor, filter),
     getUser: (actor: Actor, id: string) => getUser(deps, actor, id),
     exportUsers: (actor: Actor, filter: AccountFilter, origin: RequestOrigin) => exportUsers(deps, actor, filter, origin),
     readAuditLog: (actor: Actor, search: AuditSearch, page: PageRequest) => readAuditLog(deps, actor, search, page),

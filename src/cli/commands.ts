@@ -11,7 +11,6 @@ import { ORDER_STATUSES, type OrderStatus, isOrderStatus } from "../domain/order
 import { SYSTEM_ACTOR, isPermission } from "../domain/permissions.ts";
 import { presentOrder } from "../adapters/presenters/order.ts";
 import { presentAccountSummary } from "../adapters/presenters/account.ts";
-import { MAX_PAGE_SIZE } from "../domain/paging.ts";
 import { presentSalesReport } from "../adapters/presenters/sales-report.ts";
 import { REPORT_INTERVALS, isReportInterval } from "../domain/report.ts";
 import { csvDocument } from "../adapters/presenters/csv.ts";
@@ -194,17 +193,15 @@ export const commands: Record<string, Command> = {
       const filter = { q: values.q?.trim() || undefined, role: values.role === undefined ? undefined : role(values.role) };
       return withUseCases(config, output, async (useCases) => {
         let shown = 0;
-        for (let page = 1; ; page++) {
-          const { items, total } = await useCases.listUsers(SYSTEM_ACTOR, filter, { page, limit: MAX_PAGE_SIZE });
-          for (const a of items) {
+        for await (const accounts of await useCases.everyUser(SYSTEM_ACTOR, filter)) {
+          for (const a of accounts) {
             output.out(
               values.json
                 ? JSON.stringify(presentAccountSummary(a))
                 : `${a.email}  ${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${a.lastOrderAt?.toISOString() ?? "never"}`,
             );
           }
-          shown += items.length;
-          if (items.length < MAX_PAGE_SIZE || shown >= total) break;
+          shown += accounts.length;
         }
         if (!values.json) output.out(`${shown} account${shown === 1 ? "" : "s"}`);
       });

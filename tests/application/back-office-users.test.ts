@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { exportUsers } from "../../src/application/admin/export-users.ts";
-import { LATEST_ORDERS, getUser, listUsers } from "../../src/application/admin/list-users.ts";
+import { LATEST_ORDERS, everyUser, getUser, listUsers } from "../../src/application/admin/list-users.ts";
 import { readAuditLog } from "../../src/application/admin/read-audit-log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
@@ -31,7 +31,7 @@ async function people() {
   return { deps, ...accounts, emails };
 }
 
-describe("listUsers (GET /api/admin/users, users:list)", () => {
+describe("listUsers (GET /api/admin/users)", () => {
   test("each filter alone, and combined", async () => {
     const { deps, emails, ada, adaCustomer, grace, linus } = await people();
     const list = (filter: Parameters<typeof listUsers>[2]) => listUsers(deps, as("STAFF"), filter, page);
@@ -47,6 +47,20 @@ describe("listUsers (GET /api/admin/users, users:list)", () => {
     const { deps } = await people();
     expect((await domainErrorOf(listUsers(deps, as("CUSTOMER"), {}, page))).code).toBe("forbidden");
     expect((await listUsers(deps, as("STAFF"), {}, page)).total).toBe(4);
+  });
+});
+
+describe("everyUser (users:list)", () => {
+  test("every matching account, batch by batch, for users:read only", async () => {
+    const { deps, ada, adaCustomer } = await people();
+    const read = async (filter: Parameters<typeof everyUser>[2]) => {
+      const seen: string[] = [];
+      for await (const batch of await everyUser(deps, as("STAFF"), filter)) seen.push(...batch.map((a) => a.email));
+      return seen.sort();
+    };
+    expect(await read({})).toHaveLength(4);
+    expect(await read({ q: "lovelace" })).toEqual([ada.email, adaCustomer.email].sort());
+    expect((await domainErrorOf(everyUser(deps, as("CUSTOMER"), {}))).code).toBe("forbidden");
   });
 });
 

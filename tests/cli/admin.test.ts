@@ -6,6 +6,7 @@ import { placeOrder } from "../../src/application/orders/place-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { aProduct, aUser } from "../support/builders.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { type CliResult, runCliHere } from "../support/cli.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
@@ -304,6 +305,51 @@ describe("the last ADMIN, and users:list", () => {
       ).toEqual(["ada@example.com"]);
       expect((await cli("users:list", "--q", "navy", "--role", "ADMIN")).stdout.trim()).toBe("0 accounts");
       expectUsage(await cli("users:list", "--role", "EMPEROR"), "(usage: npm run cli -- users:list");
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "users:list, on a shop of several pages, lists each account once, newest first, though accounts sign up while it reads (found by a review)",
+    async () => {
+      const shop = await createTestDatabase();
+      try {
+        await sql`insert into users (id, email, created_at, updated_at)
+          select 'many-' || n, 'many-' || n || '@example.com', now() - n * interval '1 minute', now() from generate_series(1, 250) n`.execute(shop.db);
+        // Each line printed, a customer signs up, committed before the command reads on: read page by
+        // page, each new account pushed the rest one place down, and the next page began with one
+        // already shown.
+        let signedUp = 0;
+        const signUp = () => {
+          signedUp++;
+          const insert = `insert into users (id, email) values ('new-${signedUp}', 'new-${signedUp}@example.com')`;
+          const psql = Bun.spawnSync(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", shop.url, "-c", insert]);
+          if (psql.exitCode !== 0) throw new Error(psql.stderr.toString());
+        };
+        let stdout = "";
+        const code = await runCli(
+          ["users:list"],
+          { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: shop.url },
+          {
+            out: (text) => {
+              stdout += `${text}\n`;
+              if (signedUp < 5) signUp();
+            },
+            err: (text) => void (stdout += `${text}\n`),
+            write: async (chunk) => void (stdout += chunk),
+          },
+        );
+        expect(code).toBe(0);
+        const lines = stdout.trim().split("\n");
+        const listed = lines.slice(0, -1).map((line) => line.split(" ")[0]!);
+        expect(listed.filter((email, i) => listed.indexOf(email) !== i)).toEqual([]);
+        // Every account there when it began, in order; the ones made since may or may not be among them.
+        const before = Array.from({ length: 250 }, (_, i) => `many-${i + 1}@example.com`);
+        expect(listed.filter((email) => email.startsWith("many-"))).toEqual(before);
+        expect(lines.at(-1)).toBe(`${listed.length} accounts`);
+      } finally {
+        await shop.drop();
+      }
     },
     TIMEOUT,
   );

@@ -119,22 +119,22 @@ export function userAccountsContract(target: () => ContractTarget) {
       expect(await repo().findAccount("z12345678901234567890123")).toBeNull();
     });
 
-    test("exportAccounts yields every match in the list's order, in batches of at most the size asked, ties at a batch's edge included once", async () => {
+    test("everyAccount yields every match in the list's order, in batches of at most the size asked, ties at a batch's edge included once", async () => {
       const users: User[] = [];
       for (const day of [1, 2, 2, 2, 3]) users.push(await stored({ createdAt: at(day), updatedAt: at(day), name: "Exported" }));
       await stored({ name: "Someone else" });
       const order = await anOrder(users[0]!, { status: "CONFIRMED", paymentStatus: "PAID", createdAt: at(4) });
       const batches: AccountSummary[][] = [];
-      for await (const batch of repo().exportAccounts({ q: "exported" }, 2)) batches.push(batch);
+      for await (const batch of repo().everyAccount({ q: "exported" }, 2)) batches.push(batch);
       expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
       const listed = await repo().listAccounts({ q: "exported" }, { page: 1, limit: 20 });
       expect(batches.flat()).toEqual(listed.items);
       expect(batches.flat().at(-1)).toEqual(summaryOf(users[0]!, { orderCount: 1, totalSpent: order.total, lastOrderAt: at(4) }));
 
       const even: AccountSummary[][] = [];
-      for await (const batch of repo().exportAccounts({ q: "exported" }, 5)) even.push(batch);
+      for await (const batch of repo().everyAccount({ q: "exported" }, 5)) even.push(batch);
       expect(even.map((b) => b.length)).toEqual([5]);
-      for await (const _ of repo().exportAccounts({ q: "nobody at all" })) throw new Error("an empty export yields no batch");
+      for await (const _ of repo().everyAccount({ q: "nobody at all" })) throw new Error("an empty export yields no batch");
     });
 
     test("lockInIdOrder, inside a transaction, gives the accounts named and every one of the role, each once, in id order", async () => {

@@ -68,7 +68,7 @@ test("an export's keyset batches take each account once, though creation times s
     from (select id as twin, row_number() over (order by id) as ctid_order from users where name = 'Microsecond twin') t
     where users.id = t.twin`.execute(database.db);
   const batches: AccountSummary[][] = [];
-  for await (const batch of users.exportAccounts({ q: "microsecond twin" }, 1)) batches.push(batch);
+  for await (const batch of users.everyAccount({ q: "microsecond twin" }, 1)) batches.push(batch);
   expect(batches.map((b) => b.length)).toEqual([1, 1, 1, 1, 1]);
   const exported = batches.flat().map((a) => a.id);
   expect(exported).toEqual([...made.map((u) => u.id)].sort().reverse());

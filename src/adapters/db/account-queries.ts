@@ -8,7 +8,7 @@ import { quietSince } from "../traffic.ts";
 import { containsPattern, readAhead } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
 
-/** The back office's reads of accounts with their order figures (UserReader's listAccounts, findAccount, exportAccounts). */
+/** The back office's reads of accounts with their order figures (UserReader's listAccounts, findAccount, everyAccount). */
 
 const ENDED = ORDER_STATUSES.filter(isFinalStatus);
 
@@ -104,7 +104,7 @@ export async function findAccount(db: Db, id: string): Promise<AccountSummary | 
  * milliseconds, and rows made by SQL defaults have more). While the process is quiet, the next batch
  * is read meanwhile (readAhead).
  */
-export async function* exportAccounts(db: Db, filter: AccountFilter, batchSize = 1000): AsyncGenerator<AccountSummary[]> {
+export async function* everyAccount(db: Db, filter: AccountFilter, batchSize = 1000): AsyncGenerator<AccountSummary[]> {
   const batchAfter = (last: Row | null) => {
     const batch = newestFirst(accountColumns(matching(db, filter))).limit(batchSize);
     const after = last ? batch.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(sql<Date>`${last.cursor}::timestamptz`, last.id))) : batch;

@@ -1,7 +1,7 @@
 import { DomainError } from "../../domain/errors.ts";
 import { type User, type UserRole, normalizeEmail } from "../../domain/user.ts";
 import type { UserRepository } from "../../application/ports/identity.ts";
-import { accountsPage, countAccounts, exportAccounts, findAccount } from "./account-queries.ts";
+import { accountsPage, countAccounts, everyAccount, findAccount } from "./account-queries.ts";
 import { compileOnce } from "./compile-once.ts";
 import type { Db } from "./database.ts";
 import { violatedUniqueConstraint } from "./sql-helpers.ts";
@@ -118,7 +118,7 @@ export function createPgUserRepository(db: Db): UserRepository {
       return { items, total };
     },
     findAccount: (id) => findAccount(db, id),
-    exportAccounts: (filter, batchSize) => exportAccounts(db, filter, batchSize),
+    everyAccount: (filter, batchSize) => everyAccount(db, filter, batchSize),
     async linkIdentity(provider, providerAccountId, userId) {
       await db
         .insertInto("user_identities")

@@ -83,7 +83,7 @@ export function createMemoryUserRepository({ users, identities, fundraisers, ord
       const user = users.get(id);
       return user ? summaryOf(user, orders.values()) : null;
     },
-    async *exportAccounts(filter, batchSize = 1000) {
+    async *everyAccount(filter, batchSize = 1000) {
       const found = matching(filter);
       for (let start = 0; start < found.length; start += batchSize) {
         yield found.slice(start, start + batchSize).map((u) => summaryOf(u, orders.values()));

@@ -29,5 +29,5 @@ export async function exportUsers(
   await deps.uow.transaction((tx) =>
     recordAudit(tx, deps, { userId: actor.userId, action: "user.export", entityType: "user", entityId: null, changes: { filters }, origin }),
   );
-  return { startedAt, batches: await deps.uow.read(async (db) => db.users.exportAccounts(filter)) };
+  return { startedAt, batches: await deps.uow.read(async (db) => db.users.everyAccount(filter)) };
 }

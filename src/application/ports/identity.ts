@@ -21,7 +21,7 @@ export interface UserReader {
    * Every matching account in the list's order, in keyset batches of at most `batchSize`, each read
    * by a statement of its own: nothing is held between batches, however slowly they are taken.
    */
-  exportAccounts(filter: AccountFilter, batchSize?: number): AsyncGenerator<AccountSummary[]>;
+  everyAccount(filter: AccountFilter, batchSize?: number): AsyncGenerator<AccountSummary[]>;
 }
 
 export interface UserRepository extends UserReader {
