@@ -58,7 +58,7 @@ test("the HTTP answer is text/csv, a download with its dated name, and streams t
     yield "a\r\n";
     yield "b\r\n";
   }
-  const res = csvResponse("users", new Date("2026-11-25T12:00:00Z"), chunks());
+  const res = csvResponse(new Request("http://localhost/api/admin/users/export"), "users", new Date("2026-11-25T12:00:00Z"), chunks());
   expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   expect(res.headers.get("content-disposition")).toBe('attachment; filename="users-20261125.csv"');
   expect(await res.text()).toBe("a\r\nb\r\n");
@@ -79,7 +79,7 @@ test("between two chunks of a streamed answer, other work waiting on the thread 
       yield `${i}\r\n`;
     }
   }
-  expect(await csvResponse("orders", new Date(), chunks()).text()).toBe("0\r\n1\r\n2\r\n3\r\n4\r\n");
+  expect(await csvResponse(new Request("http://localhost/api/admin/orders/export"), "orders", new Date(), chunks()).text()).toBe("0\r\n1\r\n2\r\n3\r\n4\r\n");
   streaming = false;
   // Each chunk was made after the other work had run once more.
   for (let i = 1; i < turnsSeen.length; i++) expect(turnsSeen[i]!).toBeGreaterThan(turnsSeen[i - 1]!);

@@ -3,6 +3,7 @@ import { failureOf } from "../../domain/errors.ts";
 import { csvFileName } from "../presenters/csv.ts";
 import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
 import { requestInfo } from "./plumbing/request-context.ts";
+import { streamingBody } from "./plumbing/streamed-body.ts";
 
 const csvHeaders = (what: string, at: Date) => ({
   "content-type": "text/csv; charset=utf-8",
@@ -10,16 +11,18 @@ const csvHeaders = (what: string, at: Date) => ({
 });
 
 /**
- * A streamed CSV answer (decisions §12): text/csv in UTF-8, offered as a download named
+ * A streamed CSV answer (decisions §12) to `request`: text/csv in UTF-8, offered as a download named
  * `<what>-<YYYYMMDD>.csv`, its chunks pulled one at a time as the client reads, so a slow reader
  * holds back the export instead of piling it up in memory. Before each chunk is written the other
  * requests waiting on this thread get their turn, and while others keep arriving the export runs at
  * background priority (givingWay): an export never holds them up for longer than one chunk's work,
  * nor takes more than a third of the time from them. A failure mid-stream cuts the download (the client
- * sees it incomplete) rather than sending a half file as if whole, and is told to `onCut`: the
- * answer's status (200) was sent with its first chunk, so the request's own log line cannot say so.
+ * sees it incomplete) rather than sending a half file as if whole, and is told to `onCut`. The request
+ * is over when its body is (streamingBody): its log line, metrics and span then say how long it took,
+ * how many bytes went, and whether the body was sent whole, cut, or abandoned by the client.
  */
 export function csvResponse(
+  request: Request,
   what: string,
   at: Date,
   chunks: AsyncGenerator<string>,
@@ -27,17 +30,27 @@ export function csvResponse(
 ): Response {
   const encoder = new TextEncoder();
   const pieces = givingWay(chunks, traffic);
+  let bytes = 0;
+  const ended = streamingBody(request, () => bytes);
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       await new Promise((resolve) => setImmediate(resolve));
       const next = await pieces.next().catch((error: unknown) => {
         onCut?.(error);
+        ended("cut");
         throw error;
       });
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
+      if (next.done) {
+        controller.close();
+        ended("sent");
+        return;
+      }
+      const chunk = encoder.encode(next.value);
+      bytes += chunk.byteLength;
+      controller.enqueue(chunk);
     },
     async cancel() {
+      ended("abandoned");
       await pieces.return(undefined);
     },
   });

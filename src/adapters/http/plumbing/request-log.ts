@@ -2,15 +2,19 @@ import { Elysia } from "elysia";
 import type { Logger } from "../../../application/ports/system.ts";
 import { requestInfo } from "./request-context.ts";
 import { traceIdOf } from "./server-spans.ts";
+import { bodyEndOf } from "./streamed-body.ts";
 
 /**
  * One structured line per request: id, method, path, status, duration, client IP and, when signed
  * in, the user: as the auth plugin recognized them, or else (a public route, a request refused
  * before its session was looked at) as the session token says, read after the answer has gone. With
- * tracing on, the id of the request's trace too (its caller's, when it sent `traceparent`).
+ * tracing on, the id of the request's trace too (its caller's, when it sent `traceparent`). A
+ * streamed answer (an export) is logged once its body has ended, with how (`body`: sent, cut or
+ * abandoned) and its `bytes`: its duration is the download's, not its first rows'.
  */
 export function requestLog(logger: Logger, tokenSubject: (request: Request) => Promise<string | undefined>) {
   return new Elysia({ name: "plumbing.request-log" }).onAfterResponse({ as: "global" }, async ({ request, set, path, responseValue }) => {
+    const ended = await bodyEndOf(request);
     const info = requestInfo(request);
     const userId = info?.userId ?? (await tokenSubject(request));
     // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
@@ -24,6 +28,7 @@ export function requestLog(logger: Logger, tokenSubject: (request: Request) => P
       ip: info?.ip ?? undefined,
       userId,
       traceId: traceIdOf(request),
+      ...ended,
     });
   });
 }

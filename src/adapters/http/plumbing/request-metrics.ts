@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { pathOf, requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
+import { bodyEndOf } from "./streamed-body.ts";
 
 /** Told of every answered request: its method, route pattern, status and duration. */
 export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
@@ -37,7 +38,9 @@ export function patternOf(request: Request, route: string, routes: RouteTable): 
  * (nor logged).
  */
 export function requestMetrics(observe: RequestObserver, routes: RouteTable) {
-  return new Elysia({ name: "plumbing.request-metrics" }).onAfterResponse({ as: "global" }, ({ request, set, route, responseValue }) => {
+  return new Elysia({ name: "plumbing.request-metrics" }).onAfterResponse({ as: "global" }, async ({ request, set, route, responseValue }) => {
+    // A streamed answer (an export) is timed to its body's end.
+    await bodyEndOf(request);
     const info = requestInfo(request);
     if (!info) return;
     const method = METHODS.has(request.method) ? request.method : "OTHER";

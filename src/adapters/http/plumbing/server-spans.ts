@@ -23,8 +23,12 @@ import { Elysia } from "elysia";
 import { pathOf, requestInfo } from "./request-context.ts";
 import { patternOf } from "./request-metrics.ts";
 import type { RouteTable } from "./route-table.ts";
+import { bodyEndOf } from "./streamed-body.ts";
 
 const spans = new WeakMap<Request, Span>();
+
+/** The semantic conventions' name, still in their incubating set (copied, as they advise, not imported from it). */
+const ATTR_HTTP_RESPONSE_BODY_SIZE = "http.response.body.size";
 
 /** Methods outside HTTP's own are `_OTHER` (semantic conventions): a span name never carries what a client made up. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]);
@@ -63,9 +67,11 @@ export function serverSpans(tracer: Tracer | null, routes: RouteTable) {
       spans.set(request, span);
       return context.bind(trace.setSpan(parent, span), handle);
     })
-    .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
+    .onAfterResponse({ as: "global" }, async ({ request, route, set, responseValue }) => {
       const span = spans.get(request);
       if (!span) return;
+      // A streamed answer (an export) ends its span when its body ends: the statements that feed it are its children.
+      const ended = await bodyEndOf(request);
       // A handler that returns a Response (a redirect, say) sets its status there, not in `set`.
       const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
       // Refused before routing (a 429), the pattern it would have reached, as the metrics label it (found by an audit).
@@ -81,6 +87,15 @@ export function serverSpans(tracer: Tracer | null, routes: RouteTable) {
       if (status >= 500) {
         span.setAttribute(ATTR_ERROR_TYPE, String(status));
         span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      if (ended) {
+        span.setAttribute(ATTR_HTTP_RESPONSE_BODY_SIZE, ended.bytes);
+        // Cut by the shop after its 200 went: a failure all the same.
+        if (ended.body === "cut") {
+          span.setAttribute(ATTR_ERROR_TYPE, "body_cut");
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        if (ended.body === "abandoned") span.setAttribute("storefront.body", "abandoned");
       }
       span.end();
     });

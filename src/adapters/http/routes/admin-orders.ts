@@ -59,7 +59,7 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, lo
       async ({ principal, query, origin, request }) => {
         if (request.method === "HEAD") return csvHead("orders", new Date());
         const exported = await useCases.exportOrders(principal.actor, orderQueueFilter(query), origin);
-        return csvResponse("orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow), {
+        return csvResponse(request, "orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow), {
           onCut: logCut(logger, request, "orders"),
         });
       },

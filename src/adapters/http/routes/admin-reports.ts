@@ -47,12 +47,12 @@ export function adminReportRoutes(useCases: UseCases, settings: AuthSettings) {
     )
     .get(
       "/sales/export",
-      async ({ query, principal, origin }) => {
+      async ({ query, principal, origin, request }) => {
         const { startedAt, report } = await useCases.exportSalesReport(principal.actor, query, origin);
         const series = (async function* () {
           yield report.series;
         })();
-        return csvResponse("sales", startedAt, csvDocument(SALES_CSV_HEADER, series, salesCsvRow));
+        return csvResponse(request, "sales", startedAt, csvDocument(SALES_CSV_HEADER, series, salesCsvRow));
       },
       {
         envelope: true,

@@ -59,7 +59,7 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger:
       async ({ query, principal, origin, request }) => {
         if (request.method === "HEAD") return csvHead("users", new Date());
         const started = await useCases.exportUsers(principal.actor, query, origin);
-        return csvResponse("users", started.startedAt, csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow), {
+        return csvResponse(request, "users", started.startedAt, csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow), {
           onCut: logCut(logger, request, "users"),
         });
       },
