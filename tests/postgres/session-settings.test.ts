@@ -5,7 +5,8 @@ import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 
 // database.ts: the shop's sessions start no parallel workers (the machine's server allows two),
 // compile no statement (JIT) and wait 2 s at most for a lock (the server's default is forever), and
-// an operator's PGOPTIONS still has the last word.
+// an operator's PGOPTIONS still has the last word on those; what the code relies on (ISO dates, read
+// committed) nothing changes.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await createTestDatabase({ migrate: false });
@@ -35,4 +36,32 @@ test("the shop's sessions on PostgreSQL compile no statement (JIT is on by defau
 test("the shop's sessions on PostgreSQL wait 2 s at most for a lock another session holds (the server waits forever), unless PGOPTIONS says otherwise (PostgreSQL)", async () => {
   expect(await sessionSetting("lock_timeout")).toBe("2s");
   expect(await sessionSetting("lock_timeout", "-c lock_timeout=30s")).toBe("30s");
+});
+
+test("dates in ISO and transactions read committed, whatever the database, the role or PGOPTIONS set: the shop's code relies on both (found by an attack)", async () => {
+  // A database set to another date style made pg read every timestamp as null (each signed-in request
+  // a 401, the catalog a 500), and one set to serializable failed checkouts at once.
+  const odd = await createTestDatabase();
+  try {
+    const name = sql.id(new URL(odd.url).pathname.slice(1));
+    await sql`alter database ${name} set datestyle = 'SQL, DMY'`.execute(odd.db);
+    await sql`alter database ${name} set intervalstyle = 'sql_standard'`.execute(odd.db);
+    await sql`alter database ${name} set default_transaction_isolation = 'serializable'`.execute(odd.db);
+    for (const options of [undefined, "-c DateStyle=German -c default_transaction_isolation=repeatable\\ read"]) {
+      const opened = openDatabase({ kind: "postgres", url: odd.url, poolMax: 1, options });
+      try {
+        const { rows } = await sql<{ at: Date; isolation: string; style: string; interval: string }>`
+          select timestamptz '2026-11-27 12:34:56.789+00' as at, current_setting('transaction_isolation') as isolation,
+            current_setting('DateStyle') as style, interval '1 day 2 hours' as interval`.execute(opened.db);
+        expect(rows[0]!.at).toEqual(new Date("2026-11-27T12:34:56.789Z"));
+        expect(rows[0]!.isolation).toBe("read committed");
+        expect(rows[0]!.style).toStartWith("ISO,");
+        expect(rows[0]!.interval).toMatchObject({ days: 1, hours: 2 });
+      } finally {
+        await opened.close();
+      }
+    }
+  } finally {
+    await odd.drop();
+  }
 });

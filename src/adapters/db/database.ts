@@ -110,10 +110,20 @@ export const LOCK_TIMEOUT = "2s";
  * statement can estimate millions of rows where it reads a few thousand. The sales report's best
  * sellers over a year of kept days (6,600 rows read, 5 ms) took 280 to 440 ms, nearly all of it
  * compiling. The operator's own (PGOPTIONS) come after, so they win; an `options`
- * parameter in DATABASE_URL replaces these.
+ * parameter in DATABASE_URL replaces these. What the code relies on (REQUIRED_SETTINGS) comes last.
  */
 const sessionOptions = (operators: string | undefined) =>
-  [`-c max_parallel_workers_per_gather=0 -c jit=off -c lock_timeout=${LOCK_TIMEOUT}`, operators].filter(Boolean).join(" ");
+  [`-c max_parallel_workers_per_gather=0 -c jit=off -c lock_timeout=${LOCK_TIMEOUT}`, operators, REQUIRED_SETTINGS].filter(Boolean).join(" ");
+
+/**
+ * What the shop's code takes for granted of a session, set after the operator's so that nothing (a
+ * PGOPTIONS, or a setting of the database's or the role's: `ALTER DATABASE … SET`) changes it. ISO
+ * dates: pg reads no other style, and under `SQL, DMY` read every timestamp as null, so each signed
+ * in request was a 401 and the catalog a 500. Read committed: the shop's locking is written for it
+ * (each statement sees what committed before it began), and under repeatable read or serializable
+ * checkouts at once failed with serialization errors (both found by an attack).
+ */
+const REQUIRED_SETTINGS = "-c DateStyle=ISO -c IntervalStyle=postgres -c default_transaction_isolation=read\\ committed";
 
 /**
  * The lock file of an embedded database: beside its directory, named after the directory's one
