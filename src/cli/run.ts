@@ -1,6 +1,6 @@
 import { commonPasswords } from "../adapters/crypto/common-passwords.ts";
 import { ConfigError, loadConfig } from "../config.ts";
-import { isDatabaseBusy, isDatabaseFull, isDatabaseUnavailable, messageOf } from "../domain/errors.ts";
+import { isDatabaseBusy, isRefusingWrites, isDatabaseUnavailable, messageOf } from "../domain/errors.ts";
 import { CliError, issuesOf } from "./cli-error.ts";
 import { type Output, commands, usage } from "./commands.ts";
 
@@ -56,6 +56,6 @@ function describe(error: unknown): string {
   if (issues.length) return `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
   if (isDatabaseBusy(error))
     return `${error.message} (${messageOf(error.cause)}: another session holds a row this needs; docs/operations.md, "A transaction left open on the shop's rows", shows how to find it)`;
-  if (isDatabaseUnavailable(error) || isDatabaseFull(error)) return `${error.message} (${messageOf(error.cause)})`;
+  if (isDatabaseUnavailable(error) || isRefusingWrites(error)) return `${error.message} (${messageOf(error.cause)})`;
   return error.message;
 }

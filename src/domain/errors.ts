@@ -48,7 +48,8 @@ export type ErrorCode =
   | "auth.check_waiting"
   | "database.unavailable"
   | "database.busy"
-  | "database.full";
+  | "database.full"
+  | "database.read_only";
 
 /**
  * Refusals that changed nothing and that the very same request may get past a moment later (another
@@ -105,9 +106,20 @@ export const DISK_FULL_RETRY_AFTER_SECONDS = 60;
 export const databaseFull = (cause: unknown): DomainError =>
   databaseRefusal("database.full", "The shop cannot store anything just now; please try again later", cause, DISK_FULL_RETRY_AFTER_SECONDS);
 
+/**
+ * The database takes no writes (SQLSTATE 25006: a standby the shop was pointed at, or
+ * `default_transaction_read_only` set on it for maintenance): the statement failed whole, and
+ * nothing that writes gets through until the database takes writes again. Reads still do.
+ */
+export const databaseReadOnly = (cause: unknown): DomainError =>
+  databaseRefusal("database.read_only", "The shop cannot store anything just now; please try again shortly", cause);
+
+/** The refusals for want of the database: each a 503 with Retry-After, and none the request's fault. */
+export const DATABASE_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["database.unavailable", "database.busy", "database.full", "database.read_only"]);
+
 /** A refusal for want of the database: a 503 with Retry-After (DATABASE_RETRY_AFTER_SECONDS unless said), with what the driver said as its cause. */
 function databaseRefusal(
-  code: "database.unavailable" | "database.busy" | "database.full",
+  code: "database.unavailable" | "database.busy" | "database.full" | "database.read_only",
   message: string,
   cause: unknown,
   retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS,
@@ -120,11 +132,12 @@ function databaseRefusal(
 /** Whether the error is databaseBusy's: a statement that waited too long for a lock, and landed nothing. */
 export const isDatabaseBusy = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.busy";
 
-/** Whether the error is databaseFull's: nothing can be written until an operator frees space. */
-export const isDatabaseFull = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.full";
+/** Whether the error is databaseFull's or databaseReadOnly's: nothing can be written until the database takes writes again. */
+export const isRefusingWrites = (error: unknown): error is DomainError =>
+  error instanceof DomainError && (error.code === "database.full" || error.code === "database.read_only");
 
-/** Whether the database refused, for any of its reasons (away, a row held too long, its disk full): the request's fault in none, and a 503. */
-export const isDatabaseRefusal = (error: unknown): error is DomainError => isDatabaseUnavailable(error) || isDatabaseBusy(error) || isDatabaseFull(error);
+/** Whether the database refused, for any of its reasons (away, a row held too long, its disk full, writes refused): the request's fault in none, and a 503. */
+export const isDatabaseRefusal = (error: unknown): error is DomainError => error instanceof DomainError && DATABASE_REFUSALS.has(error.code);
 
 /**
  * The spec's text of every 429, whatever refused: the rate limit, a locked-out e-mail, a client's

@@ -1,10 +1,13 @@
 import type { PostgresClientConstructor, PostgresPool } from "kysely";
 import type { Pool, PoolClient, QueryConfig } from "pg";
-import { isStalePlan } from "./sql-helpers.ts";
+import { isReadOnly, isStalePlan } from "./sql-helpers.ts";
 
+/** A connection made ready (its queries named), with the number of its session in the order they began. */
 const PREPARED = Symbol("storefront.prepared");
 /** Distinct SQL texts get a name up to this many; past it (a bug producing ad-hoc SQL) queries run unnamed. */
 const MAX_STATEMENTS = 2_000;
+/** How long after the database last refused a write (read only) no session is kept for another request. */
+const WRITES_REFUSED_MS = 10_000;
 
 /**
  * Hands Kysely pooled clients whose parameterized queries run as named prepared statements, so
@@ -37,14 +40,14 @@ export function withPreparedStatements(pool: Pool, onClientError: (error: Error)
   // turn it is handed out, before whoever asked for it can listen.
   pool.on("connect", (client) => client.on("error", onClientError));
 
-  function prepare(client: PoolClient & { [PREPARED]?: true }): PoolClient {
+  function prepare(client: PoolClient & { [PREPARED]?: number }): PoolClient {
     if (client[PREPARED]) return client;
     const query = client.query.bind(client) as (config: QueryConfig | string, values?: unknown[]) => Promise<unknown>;
     const named = (text: string, values: unknown[]) => {
       const name = nameOf(text);
       return name ? query({ name, text, values }) : query(text, values);
     };
-    client.query = (async (config: QueryConfig | string, values?: unknown[]) => {
+    const run = async (config: QueryConfig | string, values?: unknown[]) => {
       if (typeof config !== "string" || !Array.isArray(values) || values.length === 0) return query(config, values);
       const before = generation;
       try {
@@ -57,16 +60,53 @@ export function withPreparedStatements(pool: Pool, onClientError: (error: Error)
         if (client.getTransactionStatus() === "I") return named(config, values);
         throw error;
       }
+    };
+    client.query = (async (config: QueryConfig | string, values?: unknown[]) => {
+      try {
+        return await run(config, values);
+      } catch (error) {
+        if (isReadOnly(error)) refusedWrite();
+        throw error;
+      }
     }) as PoolClient["query"];
-    client[PREPARED] = true;
+    const release = client.release.bind(client);
+    client.release = ((destroy?: Error | boolean) => release(destroy || closeOnRelease(client))) as PoolClient["release"];
+    client[PREPARED] = ++sessions;
     return client;
+  }
+
+  /**
+   * A session keeps the database's settings of when it began: one begun while the database took no
+   * writes (`default_transaction_read_only` set on it, or a standby promoted since) refuses them for
+   * as long as it lives, and the pool, kept busy, kept such sessions for good after the database
+   * took writes again (found by an attack). So once a write is refused, the sessions begun before
+   * are closed as they are handed out or given back, and for WRITES_REFUSED_MS after the last refusal
+   * none is kept: each request meanwhile runs on a session begun with the database's settings of the
+   * moment, and writes come back as soon as the database takes them.
+   */
+  let sessions = 0;
+  let writesRefusedAt = 0;
+  let lastRefusal = Number.NEGATIVE_INFINITY;
+  const refusedWrite = () => {
+    writesRefusedAt = ++sessions;
+    lastRefusal = performance.now();
+  };
+  const begunBeforeRefusal = (client: PoolClient & { [PREPARED]?: number }) => (client[PREPARED] ?? 0) < writesRefusedAt;
+  const closeOnRelease = (client: PoolClient) => begunBeforeRefusal(client) || performance.now() - lastRefusal < WRITES_REFUSED_MS;
+
+  async function connect(): Promise<PoolClient> {
+    for (;;) {
+      const client = prepare(await pool.connect());
+      if (!begunBeforeRefusal(client)) return client;
+      client.release(true);
+    }
   }
 
   return {
     // Kysely opens a control connection of this class to cancel queries; pg's Pool has it, untyped.
     Client: (pool as unknown as { Client: PostgresClientConstructor }).Client,
     options: pool.options,
-    connect: async () => prepare(await pool.connect()),
+    connect,
     end: () => pool.end(),
   };
 }

@@ -1,4 +1,4 @@
-import { databaseBusy, databaseFull, databaseUnavailable } from "../../domain/errors.ts";
+import { databaseBusy, databaseFull, databaseReadOnly, databaseUnavailable } from "../../domain/errors.ts";
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, "\\$&");
 
@@ -32,9 +32,11 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT
  * administrator (a fast stop, pg_terminate_backend) or a crash, starting up or shutting down, too
  * many connections; and a server that will not serve this shop for now: its database missing
  * (3D000, dropped and made again by a restore) or its login refused (class 28, a password being
- * rotated). Each was a 500 on every route (found by an attack).
+ * rotated). Each was a 500 on every route (found by an attack). And a connection the server closed
+ * for idling past its idle_session_timeout (57P05) or idle_in_transaction_session_timeout (25P03),
+ * which a query may meet as it is sent: a 500 now and then (found by an attack).
  */
-const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300", "3D000"]);
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "57P05", "25P03", "53300", "3D000"]);
 const UNAVAILABLE_CLASSES = ["08", "28"];
 /**
  * SQLSTATE 55000, which PostgreSQL gives for much else, from the check of the database a connection
@@ -54,6 +56,9 @@ const LOST_MESSAGES = [
   "Client was closed and is not queryable",
   "timeout exceeded when trying to connect",
 ];
+
+/** The SQLSTATE (or Node's error code) an error carries, if any. */
+const codeOf = (error: unknown) => (typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined);
 
 /**
  * An instant as PostgreSQL reads a timestamptz, whatever its year: toISOString writes the year
@@ -89,12 +94,12 @@ export function isConnectionLost(error: unknown): boolean {
  * not grow): a 500 on every write, each logged with its stack, before (found by an attack).
  */
 export function isDiskFull(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "53100";
+  return codeOf(error) === "53100";
 }
 
 /** Whether the statement was cancelled for waiting on a lock longer than lock_timeout (SQLSTATE 55P03; database.ts sets it). */
 export function isLockTimeout(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "55P03";
+  return codeOf(error) === "55P03";
 }
 
 /**
@@ -104,9 +109,36 @@ export function isLockTimeout(error: unknown): boolean {
  */
 export function asDatabaseRefusal(error: unknown): unknown {
   if (isConnectionLost(error)) return databaseUnavailable(error);
-  if (isLockTimeout(error)) return databaseBusy(error);
+  if (isLockTimeout(error) || isCancelled(error)) return databaseBusy(error);
   if (isDiskFull(error)) return databaseFull(error);
+  if (isReadOnly(error)) return databaseReadOnly(error);
   return error;
+}
+
+/**
+ * A statement the database refused whole, for a reason of its own and not the request's: a lock
+ * waited on too long, a statement cancelled, its disk full, writes refused. Nothing of it landed,
+ * and running it again at once would meet the same refusal.
+ */
+export function isRefusedWhole(error: unknown): boolean {
+  return isLockTimeout(error) || isCancelled(error) || isDiskFull(error) || isReadOnly(error);
+}
+
+/**
+ * Whether PostgreSQL cancelled the statement (SQLSTATE 57014): past a statement_timeout the
+ * database or the role sets (managed servers often do), or by an operator's pg_cancel_backend. The
+ * shop cancels none of its own. A 500 with its stack, before (found by an attack).
+ */
+export function isCancelled(error: unknown): boolean {
+  return codeOf(error) === "57014";
+}
+
+/**
+ * Whether the database refused to write (SQLSTATE 25006): a standby, or `default_transaction_read_only`
+ * set on the database. Every write was a 500 with its stack, before (found by an attack).
+ */
+export function isReadOnly(error: unknown): boolean {
+  return codeOf(error) === "25006";
 }
 
 /**
@@ -122,7 +154,7 @@ export function isStalePlan(error: unknown): boolean {
 
 /** Whether PostgreSQL aborted the transaction to break a deadlock (SQLSTATE 40P01). */
 export function isDeadlock(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "40P01";
+  return codeOf(error) === "40P01";
 }
 
 /** Whether the error is a foreign-key violation (SQLSTATE 23503) of a reference to users. */

@@ -4,7 +4,7 @@ import type { DatabaseProbe } from "../../application/ports/system.ts";
 import { unauthenticated, databaseUnavailable } from "../../domain/errors.ts";
 import { refuseInsideTransaction, runAsTransaction } from "../transaction-scope.ts";
 import { within } from "../within.ts";
-import { asDatabaseRefusal, isConnectionLost, isDeadlock, isDiskFull, isLockTimeout, isStalePlan, referencesMissingUser } from "./sql-helpers.ts";
+import { asDatabaseRefusal, isConnectionLost, isDeadlock, isRefusedWhole, isStalePlan, referencesMissingUser } from "./sql-helpers.ts";
 import { createPgAuditLog } from "./audit-log.ts";
 import { createPgCartRepository } from "./cart-repository.ts";
 import type { Db } from "./database.ts";
@@ -71,9 +71,10 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           // A statement prepared before the schema changed under it (a migration of the next release
           // while this one serves): nothing of it landed, and the statements are now prepared afresh.
           if (isStalePlan(error) && ++stalePlans < STALE_PLAN_ATTEMPTS) continue;
-          // A lock held elsewhere past lock_timeout (database.ts): nothing of it landed, and running
-          // it again at once would only wait on the same lock; the caller is told to try again.
-          if (isLockTimeout(error) || isDiskFull(error)) throw asDatabaseRefusal(error);
+          // A lock held elsewhere past lock_timeout (database.ts), a statement cancelled, the disk full,
+          // writes refused: nothing of it landed, and running it again at once would only meet the same
+          // refusal; the caller is told to try again.
+          if (isRefusedWhole(error)) throw asDatabaseRefusal(error);
           if (isConnectionLost(error)) {
             // Lost before the commit was asked for (its backend terminated, the server restarted):
             // nothing of it landed, so it is run again on another connection, as for a deadlock. Lost

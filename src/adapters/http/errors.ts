@@ -52,6 +52,7 @@ export const statusOf = {
   "database.unavailable": 503,
   "database.busy": 503,
   "database.full": 503,
+  "database.read_only": 503,
 } as const satisfies Record<ErrorCode, number>;
 
 /** Failures that belong to HTTP itself (body too large, bad media type, wrong method), not to the domain. */

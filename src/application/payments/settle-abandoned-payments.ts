@@ -1,5 +1,5 @@
 import { NO_ORIGIN } from "../../domain/audit.ts";
-import { failureOf, isDatabaseBusy, isDatabaseFull, isDatabaseUnavailable } from "../../domain/errors.ts";
+import { failureOf, isDatabaseBusy, isRefusingWrites, isDatabaseUnavailable } from "../../domain/errors.ts";
 import type { Deps } from "../ports/index.ts";
 import type { UnsettledPayment } from "../ports/orders.ts";
 import type { PaymentIntent } from "../ports/payments.ts";
@@ -45,10 +45,10 @@ async function settle(deps: SettleDeps, unsettled: UnsettledPayment): Promise<bo
   try {
     return (await applyPaymentOutcome(deps, unsettled.id, intent, by, { onlyAttemptStartedAt: unsettled.paymentStartedAt })) !== null;
   } catch (error) {
-    // Without the database, or with its disk full, the run ends here (the next one starts over).
+    // Without the database, or with it refusing writes (its disk full, read only), the run ends here (the next one starts over).
     // Anything else is this order's alone: it is passed over, and told of, so the other orders and
     // the run's later steps (expiry, stranded checkouts, refunds due) are not held up by it.
-    if (isDatabaseUnavailable(error) || isDatabaseFull(error)) throw error;
+    if (isDatabaseUnavailable(error) || isRefusingWrites(error)) throw error;
     // A row held elsewhere past the lock limit is a wait, not a fault: told of as a warning, and the next run settles it.
     deps.logger[isDatabaseBusy(error) ? "warn" : "error"]("payment.settle_failed", { orderNumber: unsettled.orderNumber, ...failureOf(error) });
     return false;

@@ -1,5 +1,5 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
-import { DomainError, type ErrorCode } from "../../domain/errors.ts";
+import { DATABASE_REFUSALS, DomainError, type ErrorCode } from "../../domain/errors.ts";
 import type { EventOutcome, WebhookEvent, WebhookVerifier } from "../events/webhook-event.ts";
 import type { RateLimitVerdict } from "../limits/rate-limit.ts";
 import type { PlacedOrder } from "../orders/attach-payment-intent.ts";
@@ -38,7 +38,7 @@ const CHECKOUT_REFUSALS: Partial<Record<ErrorCode, CheckoutOutcome>> = {
  * A failure the request did not cause: an error nobody expected, or a refusal for want of the
  * database (lost, or a row held past the lock limit), which is a 503, not the shop refusing.
  */
-const unexpected = (code: ErrorCode | null) => code === null || code === "database.unavailable" || code === "database.busy" || code === "database.full";
+const unexpected = (code: ErrorCode | null) => code === null || DATABASE_REFUSALS.has(code);
 
 /** What a checkout that threw came to: a refusal the shop names, another refusal, or a failure (unexpected). */
 function checkoutOutcome(error: unknown): CheckoutOutcome {
