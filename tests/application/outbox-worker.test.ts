@@ -6,6 +6,7 @@ import { silentLogger } from "../../src/adapters/log.ts";
 import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/application/mail/outbox-worker.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { settled } from "../support/settled.ts";
+import { databaseReadOnly } from "../../src/domain/errors.ts";
 
 const createId = cuid2Ids.next;
 
@@ -91,6 +92,32 @@ describe("outbox worker", () => {
     expect(await worker.runOnce()).toEqual({ sent: 7, retried: 0, failed: 0, suppressed: 0 });
     expect(new Set(sent.map((m) => m.to)).size).toBe(7);
     expect((await outbox.list()).every((m) => m.status === "sent")).toBe(true);
+  });
+
+  test("a run the database refuses (taking no writes, say) is logged at warn, not as an error every poll; any other failure at error", async () => {
+    jest.useFakeTimers();
+    try {
+      const logged: Array<[string, string, Record<string, unknown> | undefined]> = [];
+      const at = (level: string) => (event: string, fields?: Record<string, unknown>) => void logged.push([level, event, fields]);
+      const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+      const { worker, outbox } = setup(fakeMailer().mailer, { pollIntervalMs: 1_000 }, logger);
+      const failures = [databaseReadOnly(new Error("cannot execute UPDATE in a read-only transaction")), new Error("a bug")];
+      outbox.claimDue = async () => {
+        throw failures.shift() ?? new Error("no more");
+      };
+      worker.start();
+      jest.advanceTimersByTime(1);
+      await settled();
+      jest.advanceTimersByTime(1_000);
+      await settled();
+      await worker.stop();
+      expect(logged.filter(([, event]) => event === "mail.worker_failed").map(([level, , fields]) => [level, fields?.reason ?? fields?.error])).toEqual([
+        ["warn", "cannot execute UPDATE in a read-only transaction"],
+        ["error", "a bug"],
+      ]);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test("notify() sends fresh mail at once instead of at the next poll", async () => {
