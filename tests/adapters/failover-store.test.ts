@@ -203,6 +203,53 @@ test("a Redis that answers but takes no writes (made a replica) is not back: the
   await backOnRedis(store);
 });
 
+test("a Redis slower than a request's wait is not back: the counts stay in memory, the switch logged once, not found back and lost again every second (found by an attack)", async () => {
+  const inner = createMemoryRateLimitStore();
+  const slowly = <T>(answer: () => Promise<T>) => Bun.sleep(100).then(answer);
+  let retries = 0;
+  const lines: Array<{ event: string }> = [];
+  const store = createFailoverRateLimitStore({
+    primary: {
+      ...inner,
+      state: () => "redis" as const,
+      probe: () => {
+        retries++;
+        return slowly(async () => undefined);
+      },
+      increment: (...args: Parameters<typeof inner.increment>) => slowly(() => inner.increment(...args)),
+    },
+    fallback: createMemoryRateLimitStore(),
+    logger: createJsonLogger("info", (line) => void lines.push(JSON.parse(line))),
+    timeoutMs: 50,
+    retryEveryMs: 10,
+  });
+  await eventually(async () => {
+    await store.increment("slow", 60_000, new Date());
+    expect(retries).toBeGreaterThanOrEqual(5);
+  }, 10_000);
+  expect(store.degraded()).toBe(true);
+  expect(lines.map((line) => line.event)).toEqual(["ratelimit.degraded"]);
+});
+
+test("a Redis whose user may write but not run scripts (an ACL) is not back (found by an attack)", async () => {
+  const { store, events, retries } = failover();
+  await client.send("ACL", ["SETUSER", "default", "-eval", "-evalsha"]);
+  try {
+    expect((await store.increment("no-scripts", 60_000, new Date())).count).toBe(1);
+    expect(store.degraded()).toBe(true);
+    const before = retries();
+    await eventually(async () => {
+      await store.increment("no-scripts", 60_000, new Date());
+      expect(retries() - before).toBeGreaterThanOrEqual(3);
+    }, 10_000);
+    expect(store.degraded()).toBe(true);
+    expect(events()).toEqual(["ratelimit.degraded"]);
+  } finally {
+    await client.send("ACL", ["SETUSER", "default", "+@all"]);
+  }
+  await backOnRedis(store);
+});
+
 describe("the way back replays what Redis missed (found by a review)", () => {
   /** A Redis played by a store in memory: down until `up()`, its resets seen, and one of them held until let go. */
   function playedRedis() {
@@ -214,7 +261,7 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     const primary = {
       ...inner,
       state: () => "redis" as const,
-      probeWrite: () => (down ? refuse() : Promise.resolve()),
+      probe: () => (down ? refuse() : Promise.resolve()),
       hitSliding: (...args: Parameters<typeof inner.hitSliding>) => (down ? refuse() : inner.hitSliding(...args)),
       async resetSliding(key: string, upTo: Date) {
         if (down) return refuse();

@@ -19,6 +19,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {redis.call('ZCARD', KEYS[1]), oldest[2]}`;
 
+// The failover store's check that Redis takes the counts: a write, by a script.
+const PROBE = "return redis.call('SET', KEYS[1], '1', 'PX', 60000)";
+
 const sha1 = (script: string) => new Bun.CryptoHasher("sha1").update(script).digest("hex");
 const SCRIPTS = {
   increment: { source: INCREMENT, sha: sha1(INCREMENT) },
@@ -29,7 +32,7 @@ const SCRIPTS = {
  * operation one round trip (a fixed window's Lua script by its hash, sent whole once when Redis
  * does not know it yet; a sliding hit's always whole). Keys live under `prefix`.
  */
-export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { probeWrite(): Promise<void> } {
+export function createRedisRateLimitStore(client: RedisClient, prefix: string): RateLimitStore & { probe(): Promise<void> } {
   async function run(script: keyof typeof SCRIPTS, key: string, args: string[] = []): Promise<unknown> {
     const { source, sha } = SCRIPTS[script];
     try {
@@ -62,9 +65,11 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
       await client.send("ZREMRANGEBYSCORE", [prefix + key, "-inf", String(upTo.getTime())]);
     },
     // A write, not a PING: a Redis that answers but takes no writes (a replica, out of memory) is
-    // no store, and a PING found it "back" every few seconds (found by an attack).
-    async probeWrite() {
-      await client.send("SET", [`${prefix}alive`, "1", "PX", "60000"]);
+    // no store, and a PING found it "back" every few seconds (found by an attack). Made by a script,
+    // as the counts are: one whose user may write but not run scripts (an ACL) is no store either,
+    // and a plain SET found it back every second, to give it up at the next count (found by an attack).
+    async probe() {
+      await client.send("EVAL", [PROBE, "1", `${prefix}alive`]);
     },
   };
 }
