@@ -6,8 +6,8 @@ import { isReadOnly, isStalePlan } from "./sql-helpers.ts";
 const PREPARED = Symbol("storefront.prepared");
 /** Distinct SQL texts get a name up to this many; past it (a bug producing ad-hoc SQL) queries run unnamed. */
 const MAX_STATEMENTS = 2_000;
-/** How long after the database last refused a write (read only) no session is kept for another request. */
-const WRITES_REFUSED_MS = 10_000;
+/** How often, at most, a write refused for a read-only session retires the pool's sessions (see connect). */
+const RETIRE_EVERY_MS = 2_000;
 
 /**
  * Hands Kysely pooled clients whose parameterized queries run as named prepared statements, so
@@ -69,36 +69,40 @@ export function withPreparedStatements(pool: Pool, onClientError: (error: Error)
         throw error;
       }
     }) as PoolClient["query"];
-    const release = client.release.bind(client);
-    client.release = ((destroy?: Error | boolean) => release(destroy || closeOnRelease(client))) as PoolClient["release"];
     client[PREPARED] = ++sessions;
     return client;
   }
 
   /**
-   * A session keeps the database's settings of when it began: one begun while the database took no
-   * writes (`default_transaction_read_only` set on it, or a standby promoted since) refuses them for
-   * as long as it lives, and the pool, kept busy, kept such sessions for good after the database
-   * took writes again (found by an attack). So once a write is refused, the sessions begun before
-   * are closed as they are handed out or given back, and for WRITES_REFUSED_MS after the last refusal
-   * none is kept: each request meanwhile runs on a session begun with the database's settings of the
-   * moment, and writes come back as soon as the database takes them.
+   * A session keeps the database's `default_transaction_read_only` of when it began: one begun while
+   * it was set (for maintenance) refuses writes for as long as it lives, and the pool, kept busy,
+   * kept such sessions for good after the setting was reset (found by an attack). So when a write is
+   * refused, the sessions begun before are closed as they are handed out or given back, and new ones
+   * read the setting as it is then; at most once every RETIRE_EVERY_MS, so that a database that stays
+   * read-only (or a standby, whose new sessions refuse writes too) costs the pool's sessions once
+   * in that time, not one a request.
    */
   let sessions = 0;
-  let writesRefusedAt = 0;
-  let lastRefusal = Number.NEGATIVE_INFINITY;
-  const refusedWrite = () => {
-    writesRefusedAt = ++sessions;
-    lastRefusal = performance.now();
-  };
-  const begunBeforeRefusal = (client: PoolClient & { [PREPARED]?: number }) => (client[PREPARED] ?? 0) < writesRefusedAt;
-  const closeOnRelease = (client: PoolClient) => begunBeforeRefusal(client) || performance.now() - lastRefusal < WRITES_REFUSED_MS;
+  let retiredBefore = 0;
+  let lastRetired = Number.NEGATIVE_INFINITY;
+  function refusedWrite() {
+    if (performance.now() - lastRetired < RETIRE_EVERY_MS) return;
+    lastRetired = performance.now();
+    retiredBefore = sessions + 1;
+  }
+  const retired = (client: PoolClient & { [PREPARED]?: number }) => (client[PREPARED] ?? 0) < retiredBefore;
 
   async function connect(): Promise<PoolClient> {
     for (;;) {
       const client = prepare(await pool.connect());
-      if (!begunBeforeRefusal(client)) return client;
-      client.release(true);
+      if (retired(client)) {
+        client.release(true);
+        continue;
+      }
+      // pg's pool gives each checkout a release of its own: wrapped at every one.
+      const release = client.release;
+      client.release = ((destroy?: Error | boolean) => release(destroy || retired(client))) as PoolClient["release"];
+      return client;
     }
   }
 
