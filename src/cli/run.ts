@@ -1,4 +1,5 @@
 import { commonPasswords } from "../adapters/crypto/common-passwords.ts";
+import { isLockTimeout } from "../adapters/db/sql-helpers.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { isDatabaseBusy, isRefusingWrites, isDatabaseUnavailable, messageOf } from "../domain/errors.ts";
 import { CliError, issuesOf } from "./cli-error.ts";
@@ -54,8 +55,10 @@ function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const issues = issuesOf(error);
   if (issues.length) return `${error.message}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`;
-  if (isDatabaseBusy(error))
+  if (isDatabaseBusy(error) && isLockTimeout(error.cause))
     return `${error.message} (${messageOf(error.cause)}: another session holds a row this needs; docs/operations.md, "A transaction left open on the shop's rows", shows how to find it)`;
+  if (isDatabaseBusy(error))
+    return `${error.message} (${messageOf(error.cause)}: the database cancelled it; docs/operations.md, "The database taking no writes, cancelling statements, or set otherwise", says why it may)`;
   if (isDatabaseUnavailable(error) || isRefusingWrites(error)) return `${error.message} (${messageOf(error.cause)})`;
   return error.message;
 }

@@ -88,8 +88,9 @@ export const isDatabaseUnavailable = (error: unknown): error is DomainError => e
 
 /**
  * What the request needs (an order's row, a product's) has been locked by another session for longer
- * than the shop waits for a lock (a transaction left open in psql, a long job of an operator's): the
- * statement was cancelled and its transaction undone, and the same request gets through once the
+ * than the shop waits for a lock (a transaction left open in psql, a long job of an operator's), or
+ * the database cancelled the statement (its own statement_timeout, an operator's pg_cancel_backend):
+ * the statement was cancelled and its transaction undone, and the same request gets through once the
  * lock is let go. What the processor did before it is not undone: the callers finish that as after
  * a crash (housekeeping). `cause` is what the driver said, for the log.
  */
@@ -129,7 +130,7 @@ function databaseRefusal(
   return error;
 }
 
-/** Whether the error is databaseBusy's: a statement that waited too long for a lock, and landed nothing. */
+/** Whether the error is databaseBusy's: a statement that waited too long for a lock, or was cancelled, and landed nothing. */
 export const isDatabaseBusy = (error: unknown): error is DomainError => error instanceof DomainError && error.code === "database.busy";
 
 /** Whether the error is databaseFull's or databaseReadOnly's: nothing can be written until the database takes writes again. */

@@ -27,3 +27,16 @@ describe("HEAD of the orders and users exports", () => {
     expect(await auditEntries(t.deps.repos.audit, { action })).toHaveLength(1);
   });
 });
+
+test("HEAD of the sales export: the GET's headers, no report made and none audited (found by a review: it built and audited the report, and logged the body it never sent as abandoned)", async () => {
+  const t = createTestApp();
+  const admin = await signedInAs(t, "ADMIN");
+  const path = "/api/admin/reports/sales/export?from=2026-11-01&to=2026-11-27";
+  const head = await t.app.handle(new Request(`http://localhost${path}`, { method: "HEAD", headers: admin.headers }));
+  expect([head.status, head.headers.get("content-type")]).toEqual([200, "text/csv; charset=utf-8"]);
+  expect(head.headers.get("content-disposition")).toMatch(/^attachment; filename="sales-\d{8}\.csv"$/);
+  expect(await head.text()).toBe("");
+  expect(await auditEntries(t.deps.repos.audit, { action: "report.export" })).toEqual([]);
+  expect((await t.call("GET", path, { headers: admin.headers })).status).toBe(200);
+  expect(await auditEntries(t.deps.repos.audit, { action: "report.export" })).toHaveLength(1);
+});

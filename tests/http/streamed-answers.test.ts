@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { signedInAs } from "../support/accounts.ts";
@@ -31,7 +32,7 @@ function shop() {
     await t.call("GET", "/api/nowhere");
     await eventually(() => expect(requestLine("/api/nowhere")).toBeDefined());
   };
-  return { t, requestLine, timed, span, laterRequestLogged };
+  return { t, lines, requestLine, timed, span, laterRequestLogged };
 }
 
 /** Enough accounts for an export of several chunks (250 rows each). */
@@ -113,4 +114,31 @@ test("an answer that is not streamed is logged with its headers, as ever, withou
   expect(line.status).toBe(200);
   expect(Object.keys(line)).not.toContain("body");
   expect(Object.keys(line)).not.toContain("bytes");
+});
+
+test("cut by the shop after its first rows (the database lost mid-export): logged as cut with the bytes sent, the span failed, and export.cut says why", async () => {
+  const s = shop();
+  const admin = await withAccounts(s.t);
+  const everyAccount = s.t.deps.repos.users.everyAccount;
+  s.t.deps.repos.users.everyAccount = async function* (filter, batchSize) {
+    for await (const batch of everyAccount(filter, 100)) {
+      yield batch;
+      throw new Error("Connection terminated unexpectedly");
+    }
+  };
+  const res = await s.t.app.handle(new Request(`http://localhost${EXPORT}`, { headers: admin.headers }));
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  let bytes = 0;
+  await expect(
+    (async () => {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) bytes += chunk.value.byteLength;
+    })(),
+  ).rejects.toThrow();
+  await eventually(() => expect([s.requestLine(), s.timed(), s.span()].every(Boolean)).toBe(true));
+  expect(s.requestLine()).toMatchObject({ status: 200, body: "cut", bytes });
+  expect(bytes).toBeGreaterThan(0);
+  expect(s.span()!.attributes["error.type"]).toBe("body_cut");
+  expect(s.span()!.status.code).toBe(SpanStatusCode.ERROR);
+  expect(s.lines.find((line) => line.event === "export.cut")).toMatchObject({ export: "users" });
 });

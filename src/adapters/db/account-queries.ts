@@ -5,7 +5,7 @@ import { type PageRequest, offsetOf } from "../../domain/paging.ts";
 import type { UserRole } from "../../domain/user.ts";
 import type { Db } from "./database.ts";
 import { quietSince } from "../traffic.ts";
-import { containsPattern, readAhead } from "./sql-helpers.ts";
+import { asDatabaseRefusal, containsPattern, readAhead } from "./sql-helpers.ts";
 import type { Database } from "./tables.ts";
 
 /** The back office's reads of accounts with their order figures (UserReader's listAccounts, findAccount, everyAccount). */
@@ -110,5 +110,10 @@ export async function* everyAccount(db: Db, filter: AccountFilter, batchSize = 1
     const after = last ? batch.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(sql<Date>`${last.cursor}::timestamptz`, last.id))) : batch;
     return withFigures(db, after).execute();
   };
-  for await (const rows of readAhead(batchAfter, batchSize, quietSince())) yield rows.map(toSummary);
+  // Read after the unit of work handed the generator over: its refusals are made here.
+  try {
+    for await (const rows of readAhead(batchAfter, batchSize, quietSince())) yield rows.map(toSummary);
+  } catch (error) {
+    throw asDatabaseRefusal(error);
+  }
 }

@@ -36,7 +36,8 @@ const CHECKOUT_REFUSALS: Partial<Record<ErrorCode, CheckoutOutcome>> = {
 
 /**
  * A failure the request did not cause: an error nobody expected, or a refusal for want of the
- * database (lost, or a row held past the lock limit), which is a 503, not the shop refusing.
+ * database (lost, a row held past the lock limit, a statement cancelled, writes refused), which is
+ * a 503, not the shop refusing.
  */
 const unexpected = (code: ErrorCode | null) => code === null || DATABASE_REFUSALS.has(code);
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { REPORT_INTERVALS } from "../../../domain/report.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { csvResponse } from "../csv.ts";
+import { csvHead, csvResponse } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { csvDocument } from "../../presenters/csv.ts";
 import { SALES_CSV_HEADER, presentSalesReport, salesCsvRow, salesReportSchema } from "../../presenters/sales-report.ts";
@@ -48,6 +48,7 @@ export function adminReportRoutes(useCases: UseCases, settings: AuthSettings) {
     .get(
       "/sales/export",
       async ({ query, principal, origin, request }) => {
+        if (request.method === "HEAD") return csvHead("sales", new Date());
         const { startedAt, report } = await useCases.exportSalesReport(principal.actor, query, origin);
         const series = (async function* () {
           yield report.series;
