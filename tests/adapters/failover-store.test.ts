@@ -203,33 +203,38 @@ test("a Redis that answers but takes no writes (made a replica) is not back: the
   await backOnRedis(store);
 });
 
-test("a Redis slower than a request's wait is not back: the counts stay in memory, the switch logged once, not found back and lost again every second (found by an attack)", async () => {
-  const inner = createMemoryRateLimitStore();
-  const slowly = <T>(answer: () => Promise<T>) => Bun.sleep(100).then(answer);
-  let retries = 0;
-  const lines: Array<{ event: string }> = [];
-  const store = createFailoverRateLimitStore({
-    primary: {
-      ...inner,
-      state: () => "redis" as const,
-      probe: () => {
-        retries++;
-        return slowly(async () => undefined);
+test.each([
+  ["slower than a request's wait", 100, 100],
+  ["whose probe answers within the wait but whose counts, queued, do not", 35, 60],
+])(
+  "a Redis %s is not back: the counts stay in memory, the switch logged once, not found back and lost again every second (found by two attacks)",
+  async (_, probeMs, countMs) => {
+    const inner = createMemoryRateLimitStore();
+    let retries = 0;
+    const lines: Array<{ event: string }> = [];
+    const store = createFailoverRateLimitStore({
+      primary: {
+        ...inner,
+        state: () => "redis" as const,
+        probe: () => {
+          retries++;
+          return Bun.sleep(probeMs);
+        },
+        increment: (...args: Parameters<typeof inner.increment>) => Bun.sleep(countMs).then(() => inner.increment(...args)),
       },
-      increment: (...args: Parameters<typeof inner.increment>) => slowly(() => inner.increment(...args)),
-    },
-    fallback: createMemoryRateLimitStore(),
-    logger: createJsonLogger("info", (line) => void lines.push(JSON.parse(line))),
-    timeoutMs: 50,
-    retryEveryMs: 10,
-  });
-  await eventually(async () => {
-    await store.increment("slow", 60_000, new Date());
-    expect(retries).toBeGreaterThanOrEqual(5);
-  }, 10_000);
-  expect(store.degraded()).toBe(true);
-  expect(lines.map((line) => line.event)).toEqual(["ratelimit.degraded"]);
-});
+      fallback: createMemoryRateLimitStore(),
+      logger: createJsonLogger("info", (line) => void lines.push(JSON.parse(line))),
+      timeoutMs: 50,
+      retryEveryMs: 10,
+    });
+    await eventually(async () => {
+      await store.increment("slow", 60_000, new Date());
+      expect(retries).toBeGreaterThanOrEqual(5);
+    }, 10_000);
+    expect(store.degraded()).toBe(true);
+    expect(lines.map((line) => line.event)).toEqual(["ratelimit.degraded"]);
+  },
+);
 
 test("a Redis whose user may write but not run scripts (an ACL) is not back (found by an attack)", async () => {
   const { store, events, retries } = failover();

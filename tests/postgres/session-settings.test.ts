@@ -47,16 +47,24 @@ test("dates in ISO and transactions read committed, whatever the database, the r
     await sql`alter database ${name} set datestyle = 'SQL, DMY'`.execute(odd.db);
     await sql`alter database ${name} set intervalstyle = 'sql_standard'`.execute(odd.db);
     await sql`alter database ${name} set default_transaction_isolation = 'serializable'`.execute(odd.db);
-    for (const options of [undefined, "-c DateStyle=German -c default_transaction_isolation=repeatable\\ read"]) {
-      const opened = openDatabase({ kind: "postgres", url: odd.url, poolMax: 1, options });
+    // An `options` parameter in DATABASE_URL, which pg lets replace the pool's own, too (found by an attack).
+    const withUrlOptions = `${odd.url}?options=${encodeURIComponent("-c application_name=shop")}`;
+    for (const [url, options] of [
+      [odd.url, undefined],
+      [odd.url, "-c DateStyle=German -c default_transaction_isolation=repeatable\\ read"],
+      [withUrlOptions, undefined],
+    ] as const) {
+      const opened = openDatabase({ kind: "postgres", url, poolMax: 1, options });
       try {
-        const { rows } = await sql<{ at: Date; isolation: string; style: string; interval: string }>`
+        const { rows } = await sql<{ at: Date; isolation: string; style: string; interval: string; name: string }>`
           select timestamptz '2026-11-27 12:34:56.789+00' as at, current_setting('transaction_isolation') as isolation,
-            current_setting('DateStyle') as style, interval '1 day 2 hours' as interval`.execute(opened.db);
+            current_setting('DateStyle') as style, interval '1 day 2 hours' as interval, current_setting('application_name') as name`.execute(opened.db);
         expect(rows[0]!.at).toEqual(new Date("2026-11-27T12:34:56.789Z"));
         expect(rows[0]!.isolation).toBe("read committed");
         expect(rows[0]!.style).toStartWith("ISO,");
         expect(rows[0]!.interval).toMatchObject({ days: 1, hours: 2 });
+        // The URL's own settings are sent, along with the shop's.
+        if (url === withUrlOptions) expect(rows[0]!.name).toBe("shop");
       } finally {
         await opened.close();
       }

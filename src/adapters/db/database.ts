@@ -109,11 +109,23 @@ export const LOCK_TIMEOUT = "2s";
  * compiles a statement whose estimated cost passes jit_above_cost, and a plan kept for a prepared
  * statement can estimate millions of rows where it reads a few thousand. The sales report's best
  * sellers over a year of kept days (6,600 rows read, 5 ms) took 280 to 440 ms, nearly all of it
- * compiling. The operator's own (PGOPTIONS) come after, so they win; an `options`
- * parameter in DATABASE_URL replaces these. What the code relies on (REQUIRED_SETTINGS) comes last.
+ * compiling. The operator's own (an `options` parameter in DATABASE_URL, then PGOPTIONS) come after,
+ * so they win. What the code relies on (REQUIRED_SETTINGS) comes last.
  */
-const sessionOptions = (operators: string | undefined) =>
-  [`-c max_parallel_workers_per_gather=0 -c jit=off -c lock_timeout=${LOCK_TIMEOUT}`, operators, REQUIRED_SETTINGS].filter(Boolean).join(" ");
+const sessionOptions = (...operators: Array<string | null | undefined>) =>
+  [`-c max_parallel_workers_per_gather=0 -c jit=off -c lock_timeout=${LOCK_TIMEOUT}`, ...operators, REQUIRED_SETTINGS].filter(Boolean).join(" ");
+
+/**
+ * DATABASE_URL without its `options` parameter, and that parameter: pg lets the URL's replace the
+ * pool's own, so a URL that named any (as some hosts' do) sent none of the shop's settings, and a
+ * database's DateStyle made every timestamp null again (found by an attack). Sent with them instead.
+ */
+function withoutOptions(databaseUrl: string): { url: string; options: string | null } {
+  const url = new URL(databaseUrl);
+  const options = url.searchParams.get("options");
+  url.searchParams.delete("options");
+  return { url: url.toString(), options };
+}
 
 /**
  * What the shop's code takes for granted of a session, set after the operator's so that nothing (a
@@ -158,14 +170,15 @@ function refuseDamaged(directory: string, label: string): void {
 export function openDatabase(target: DatabaseTarget, logger: Logger = silentLogger, onStatement?: (event: LogEvent) => void): OpenDatabase {
   if (target.kind === "postgres") {
     const url = new URL(target.url);
+    const fromUrl = withoutOptions(target.url);
     const pool = new Pool({
-      connectionString: target.url,
+      connectionString: fromUrl.url,
       // More connections than a few per core only adds contention inside PostgreSQL.
       max: target.poolMax ?? 10,
       // pg waits forever for a free connection by default; fail loudly instead.
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
-      options: sessionOptions(target.options),
+      options: sessionOptions(fromUrl.options, target.options),
     });
     // An idle connection that dies (database restart, network) must not take the process down with it.
     pool.on("error", (error) => logger.warn("database.idle_connection_lost", { message: error.message }));

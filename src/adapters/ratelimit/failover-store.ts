@@ -133,10 +133,12 @@ export function createFailoverRateLimitStore({
     void (async () => {
       try {
         // In the background: a busy moment of this process may take the reconnection past a request's
-        // wait. The probe itself must answer within it, as a count must: a Redis slower than that was
-        // found "back" every second and given up at the next count, each time logged (found by an attack).
+        // wait. The probe itself must answer within half of it: a Redis slower than a request waits
+        // was found "back" every second and given up at the next count, each time logged, and one
+        // just under it too, its counts queuing past the wait where the one probe did not (found by
+        // two attacks).
         await within(reconnect?.() ?? Promise.resolve(), Math.max(timeoutMs, CHECK_WAIT_MS));
-        await within(primary.probe(), timeoutMs);
+        await within(primary.probe(), timeoutMs / 2);
         // Before Redis counts again, as long as it takes (a Redis that froze again holds it, and the
         // store stays on memory). `retrying` holds the next retry back until this one ends, but for
         // the rest of a batch a lost connection cut short: those may still be under way when the
