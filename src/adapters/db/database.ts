@@ -123,6 +123,8 @@ const sessionOptions = (...operators: Array<string | null | undefined>) =>
 function withoutOptions(databaseUrl: string): { url: string; options: string | null } {
   const url = new URL(databaseUrl);
   const options = url.searchParams.get("options");
+  // Untouched without one: written out again, a URL may come out spelled otherwise.
+  if (options === null) return { url: databaseUrl, options };
   url.searchParams.delete("options");
   return { url: url.toString(), options };
 }
