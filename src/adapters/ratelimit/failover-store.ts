@@ -156,7 +156,7 @@ export function createFailoverRateLimitStore({
    * While Redis is used: a write in the background (probe), at most every `retryEveryMs`; no
    * answer within a second is Redis gone. No request waits on it, so it waits longer than a request
    * would: a moment's stall of this process does not send a quiet instance's counts to memory. (The
-   * way back asks more: an answer within a request's wait.)
+   * way back asks more: an answer within half a request's wait.)
    */
   let checking = false;
   let lastCheck = 0;

@@ -3,9 +3,10 @@ import { failureOf, isDatabaseRefusal } from "../../domain/errors.ts";
 
 /**
  * Runs `work` every `intervalMs` while started: one run at a time, a failure logged (as `event`, at
- * error; a refusal of the database's at warn) and the next run scheduled all the same. `notify` asks for a run now; one asked for during a run
- * follows right after it. `stop` waits for the run in flight. The timer never keeps a finished
- * process alive: what the work handles is safe in the database until the next start.
+ * error; a refusal of the database's at warn) and the next run scheduled all the same. `notify`
+ * asks for a run now; one asked for during a run follows right after it. `stop` waits for the run
+ * in flight. The timer never keeps a finished process alive: what the work handles is safe in the
+ * database until the next start.
  */
 export function periodic(work: () => Promise<unknown>, options: { intervalMs: number; logger: Logger; event: string }) {
   let active = false;
