@@ -108,6 +108,26 @@ async function withUseCases(
   }
 }
 
+/**
+ * A listing command's output: every item of `batches`, taken batch by batch (a shop's every order or
+ * account is never held at once), one a line, as JSON with `--json` or else as text, then, as text,
+ * how many there were ("3 orders").
+ */
+async function listEvery<T>(
+  output: Output,
+  batches: AsyncIterable<T[]>,
+  json: boolean,
+  noun: string,
+  line: { json: (item: T) => unknown; text: (item: T) => string },
+): Promise<void> {
+  let shown = 0;
+  for await (const batch of batches) {
+    for (const item of batch) output.out(json ? JSON.stringify(line.json(item)) : line.text(item));
+    shown += batch.length;
+  }
+  if (!json) output.out(`${shown} ${noun}${shown === 1 ? "" : "s"}`);
+}
+
 export const commands: Record<string, Command> = {
   "db:migrate": {
     usage: "db:migrate",
@@ -191,20 +211,13 @@ export const commands: Record<string, Command> = {
       const { values, positionals: extra } = readOptions("users:list", args, { q: { type: "string" }, role: { type: "string" }, json: { type: "boolean" } });
       if (extra.length) throw misuse("users:list takes no arguments besides --q, --role and --json");
       const filter = { q: values.q?.trim() || undefined, role: values.role === undefined ? undefined : role(values.role) };
-      return withUseCases(config, output, async (useCases) => {
-        let shown = 0;
-        for await (const accounts of await useCases.everyUser(SYSTEM_ACTOR, filter)) {
-          for (const a of accounts) {
-            output.out(
-              values.json
-                ? JSON.stringify(presentAccountSummary(a))
-                : `${a.email}  ${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${a.lastOrderAt?.toISOString() ?? "never"}`,
-            );
-          }
-          shown += accounts.length;
-        }
-        if (!values.json) output.out(`${shown} account${shown === 1 ? "" : "s"}`);
-      });
+      return withUseCases(config, output, async (useCases) =>
+        listEvery(output, await useCases.everyUser(SYSTEM_ACTOR, filter), values.json === true, "account", {
+          json: presentAccountSummary,
+          text: (a) =>
+            `${a.email}  ${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${a.lastOrderAt?.toISOString() ?? "never"}`,
+        }),
+      );
     },
   },
   "orders:list": {
@@ -214,21 +227,13 @@ export const commands: Record<string, Command> = {
       const { values, positionals: extra } = readOptions("orders:list", args, { status: { type: "string" }, json: { type: "boolean" } });
       if (extra.length) throw misuse("orders:list takes no arguments besides --status and --json");
       const status = values.status === undefined || values.status.toLowerCase() === "all" ? undefined : orderStatus(values.status);
-      return withUseCases(config, output, async (useCases) => {
-        let shown = 0;
-        // Batch by batch: a shop's every order is never held at once.
-        for await (const orders of await useCases.everyOrder(SYSTEM_ACTOR, status)) {
-          for (const o of orders) {
-            output.out(
-              values.json
-                ? JSON.stringify(presentOrder(o))
-                : `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`,
-            );
-          }
-          shown += orders.length;
-        }
-        if (!values.json) output.out(`${shown} order${shown === 1 ? "" : "s"}`);
-      });
+      return withUseCases(config, output, async (useCases) =>
+        listEvery(output, await useCases.everyOrder(SYSTEM_ACTOR, status), values.json === true, "order", {
+          json: presentOrder,
+          text: (o) =>
+            `${o.orderNumber}  ${o.status.padEnd(10)} ${o.paymentStatus.padEnd(8)} ${formatDollars(o.total).padStart(10)}  ${o.createdAt.toISOString()}  ${o.items.length} item(s)`,
+        }),
+      );
     },
   },
   "order:set-status": {
