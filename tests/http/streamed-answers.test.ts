@@ -120,7 +120,7 @@ test("cut by the shop after its first rows (the database lost mid-export): logge
   const s = shop();
   const admin = await withAccounts(s.t);
   const everyAccount = s.t.deps.repos.users.everyAccount;
-  s.t.deps.repos.users.everyAccount = async function* (filter, batchSize) {
+  s.t.deps.repos.users.everyAccount = async function* (filter) {
     for await (const batch of everyAccount(filter, 100)) {
       yield batch;
       throw new Error("Connection terminated unexpectedly");
