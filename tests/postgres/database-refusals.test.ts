@@ -97,6 +97,7 @@ test("a database that stays read-only costs the pool its sessions once every 2 s
     await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(admin.db);
     const sessions = new Set<number>();
     let refused = 0;
+    const started = performance.now();
     for (let i = 0; i < 100; i++) {
       // A write refused every tenth request, as the outbox's poll and the shoppers' writes are.
       if (i % 10 === 0) await deps.uow.transaction((tx) => tx.users.create(aUser())).catch((error: unknown) => void (isRefusingWrites(error) && refused++));
@@ -104,7 +105,8 @@ test("a database that stays read-only costs the pool its sessions once every 2 s
       sessions.add(rows[0]!.pid);
     }
     expect(refused).toBe(10);
-    expect(sessions.size).toBeLessThanOrEqual(3);
+    // One session, and one more for each 2 s the loop took (on a loaded machine, more than one); a session a request before.
+    expect(sessions.size).toBeLessThanOrEqual(2 + Math.floor((performance.now() - started) / 2_000));
   } finally {
     await sql`alter database ${name()} reset default_transaction_read_only`.execute(admin.db);
     await opened.close();
