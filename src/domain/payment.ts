@@ -15,6 +15,13 @@ export type IntentStatus = (typeof INTENT_STATUSES)[number];
 export const PAYMENT_ATTEMPT_ABANDONED_MS = 2 * 60_000;
 
 /**
+ * How long a try at cancelling the intent of an order paid through another provider may take before
+ * housekeeping tries again (as a refund's, longer than the processor adapter's worst case); one
+ * still processing is asked again as often.
+ */
+export const INTENT_STOP_LEASE_MS = PAYMENT_ATTEMPT_ABANDONED_MS;
+
+/**
  * The pauses of a payment that finds another attempt of its order under way (decisions §4: payments
  * of one order are serialized), each followed by a fresh look at the order: some 2 s in all, as
  * long as the shop waits for a row's lock. Short at first, as the fake processor answers within

@@ -341,5 +341,32 @@ export function orderRepositoryContract(target: () => ContractTarget) {
       expect(await repo().findPaymentsStartedBy(at(10), 1, found[0])).toEqual([found[1]!]);
       expect(await repo().findPaymentsStartedBy(at(10), 2, found[1])).toEqual([found[2]!]);
     });
+
+    test("claimIntentStopsDue: orders whose intent is due to be cancelled by then, longest due first, each due again at the lease's end; one marked stopped is due no more", async () => {
+      const { user, products } = await aShopper();
+      const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 14, 0, seconds));
+      const paidElsewhere = async (dueAt: Date | null, intent: string | null = `pi_${cuid2Ids.next()}`) => {
+        const order = await stored(user, products, { status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", stripePaymentIntentId: intent });
+        if (dueAt) await target().uow.write((db) => db.orders.markIntentStopDue(order.id, dueAt));
+        return order;
+      };
+      const claim = (now: number, until: number, limit = 10) => target().uow.write((db) => db.orders.claimIntentStopsDue(at(now), at(until), limit));
+      const named = (...orders: Order[]) => orders.map((o) => ({ id: o.id, orderNumber: o.orderNumber, stripePaymentIntentId: o.stripePaymentIntentId! }));
+      const later = await paidElsewhere(at(5));
+      const first = await paidElsewhere(at(1));
+      await paidElsewhere(null);
+      await paidElsewhere(at(2), null);
+      const notYet = await paidElsewhere(at(11));
+
+      expect(await claim(10, 130)).toEqual(named(first, later));
+      expect(await claim(10, 130)).toEqual([]);
+      expect(await claim(20, 140, 1)).toEqual(named(notYet));
+      await target().uow.write((db) => db.orders.markIntentStopDue(first.id, null));
+      expect(await claim(130, 200)).toEqual(named(later));
+      expect(await claim(140, 200)).toEqual(named(notYet));
+      // Nothing else of the order changed.
+      const { status, paymentStatus, stripePaymentIntentId, updatedAt } = first;
+      expect(await repo().findById(first.id)).toMatchObject({ status, paymentStatus, stripePaymentIntentId, updatedAt });
+    });
   });
 }

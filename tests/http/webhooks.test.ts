@@ -6,7 +6,9 @@ import { resendWebhookVerifier } from "../../src/adapters/events/resend.ts";
 import { squareWebhookVerifier } from "../../src/adapters/events/square.ts";
 import { createJsonLogger } from "../../src/adapters/log.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { DomainError } from "../../src/domain/errors.ts";
+import { INTENT_STOP_LEASE_MS } from "../../src/domain/payment.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
@@ -322,21 +324,80 @@ describe("Square", () => {
     expect(found.map((entry) => entry.changes)).toEqual([expect.objectContaining({ intentId: intent, flagged: true, foundWhen: "paid_elsewhere" })]);
   });
 
-  test("paid through Square while Stripe cannot be reached to cancel its intent: the order is paid all the same, and the intent left live is said at error, for staff", async () => {
+  /** The shop's memory and clock, with a Stripe whose cancel fails while `down.value`, and every log line. */
+  function stripeAwayForCancels() {
     const lines: Array<Record<string, unknown>> = [];
+    const down = { value: true };
     const deps = t.deps;
-    const unreachable = () => Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", { outcomeUnknown: true }));
     const logger = createJsonLogger("info", (line) => void lines.push(JSON.parse(line)));
-    t = createTestApp({ ...deps, logger, payments: { ...deps.payments, cancelIntent: unreachable } } as typeof deps, {
-      webhooks: { square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL) },
-    });
+    const payments = {
+      ...deps.payments,
+      cancelIntent: (intentId: string) =>
+        down.value
+          ? Promise.reject(new DomainError("payment.processor_failed", "Payment processing failed", { outcomeUnknown: true }))
+          : deps.payments.cancelIntent(intentId),
+    };
+    const away = { ...deps, logger, payments } as typeof deps;
+    t = createTestApp(away, { webhooks: { square: squareWebhookVerifier(SQUARE_KEY, SQUARE_URL) } });
+    const housekeeping = createHousekeeping(away, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
+    return { lines, down, housekeeping };
+  }
+
+  test("paid through Square while Stripe cannot be reached to cancel its intent: the order is paid all the same, the intent left live is said at warn, and housekeeping cancels it once the try's time is over", async () => {
+    const { lines, down, housekeeping } = stripeAwayForCancels();
     const { orderId, order, total } = await anOrder();
     const intent = (await order()).stripePaymentIntentId!;
     expect((await deliver("square", signedBySquare(completed(orderId, total), SQUARE_KEY, SQUARE_URL))).status).toBe(200);
     expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
     expect(lines.filter((line) => line.event === "payment.intent_not_stopped")).toEqual([
-      expect.objectContaining({ level: "error", orderId, intentId: intent, error: "Payment processing failed" }),
+      expect.objectContaining({ level: "warn", orderId, intentId: intent, error: "Payment processing failed" }),
     ]);
+    down.value = false;
+    // Within the try's lease the intent is the webhook's: housekeeping leaves it.
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 0 });
+    expect(t.deps.processor.intents.get(intent)?.status).toBe("requires_payment_method");
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 1 });
+    expect(t.deps.processor.intents.get(intent)?.status).toBe("canceled");
+    // Stopped, it is due no more, and the order is as the payment left it.
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 0 });
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square", stripePaymentIntentId: intent });
+  });
+
+  test("Stripe still away at housekeeping's try: the intent stays due and is tried again at a later run, not at every run", async () => {
+    const { lines, down, housekeeping } = stripeAwayForCancels();
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    await deliver("square", signedBySquare(completed(orderId, total), SQUARE_KEY, SQUARE_URL));
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 0 });
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 0 });
+    // The webhook's try and housekeeping's first; the second run came within that try's lease.
+    expect(lines.filter((line) => line.event === "payment.intent_not_stopped")).toHaveLength(2);
+    down.value = false;
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 1 });
+    expect(t.deps.processor.intents.get(intent)?.status).toBe("canceled");
+  });
+
+  test("an intent the customer paid while Stripe could not be reached to cancel it: housekeeping finds it paid, and its money goes back once, flagged", async () => {
+    const { down, housekeeping } = stripeAwayForCancels();
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    expect((await deliver("square", signedBySquare(completed(orderId, total), SQUARE_KEY, SQUARE_URL))).status).toBe(200);
+    // The customer's other tab pays the Stripe intent; Stripe's webhook never comes.
+    await t.deps.processor.confirmIntent(intent, "pm_card_visa", "confirm-other-tab");
+    down.value = false;
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 1, refundsMade: 0 });
+    expect([...t.deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: intent, amount: total })]);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
+    const found = await auditEntries(t.deps.repos.audit, { action: "payment.succeeded", entityId: orderId });
+    expect(found.map((entry) => entry.changes)).toEqual([expect.objectContaining({ intentId: intent, flagged: true, foundWhen: "paid_elsewhere" })]);
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    await housekeeping.runOnce();
+    expect(t.deps.processor.refunds.size).toBe(1);
   });
 
   test("another amount or currency is recorded and flagged, not applied", async () => {

@@ -410,5 +410,37 @@ export function createPgOrderRepository(db: Db): OrderRepository {
     async attachPaymentIntent(id, intentId, at) {
       return (await attachIntent(db, id, intentId, at)).length > 0;
     },
+
+    async markIntentStopDue(id, at) {
+      let marked = db.updateTable("orders").set({ intent_stop_due_at: at }).where("id", "=", id);
+      if (at) marked = marked.where("stripe_payment_intent_id", "is not", null);
+      await marked.execute();
+    },
+
+    async claimIntentStopsDue(now, until, limit) {
+      // One statement, so the lease lands with the claim; skip locked lets another instance take others.
+      const rows = await db
+        .with("claimed", (qb) =>
+          qb
+            .selectFrom("orders")
+            .select(["id", "intent_stop_due_at as due"])
+            .where("intent_stop_due_at", "<=", now)
+            .where("stripe_payment_intent_id", "is not", null)
+            .orderBy("intent_stop_due_at")
+            .orderBy("id")
+            .limit(limit)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .updateTable("orders")
+        .from("claimed")
+        .set({ intent_stop_due_at: until })
+        .whereRef("orders.id", "=", "claimed.id")
+        .returning(["orders.id", "orders.order_number", "orders.stripe_payment_intent_id", "claimed.due"])
+        .execute();
+      // Returned in no order of the claim's: put back in it.
+      rows.sort((a, b) => a.due!.getTime() - b.due!.getTime() || (a.id < b.id ? -1 : 1));
+      return rows.map((r) => ({ id: r.id, orderNumber: r.order_number, stripePaymentIntentId: r.stripe_payment_intent_id! }));
+    },
   };
 }

@@ -107,6 +107,8 @@ export interface OrdersTable {
   paid_reference: string | null;
   paid_at: Date | null;
   refunded_at: Date | null;
+  /** Since when its Stripe intent is due to be cancelled, the order being paid through another provider (migration 0027); null when none is. */
+  intent_stop_due_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

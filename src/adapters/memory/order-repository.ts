@@ -47,6 +47,7 @@ export function createMemoryOrderRepository(
   products: Map<string, Product>,
   users: Map<string, User>,
   audit: Map<string, AuditEntry>,
+  stopsDue: Map<string, Date>,
 ): OrderRepository {
   function customerOf(order: Order) {
     const user = users.get(order.userId);
@@ -164,6 +165,19 @@ export function createMemoryOrderRepository(
         .sort(byStart)
         .slice(0, limit)
         .map((o) => structuredClone(o));
+    },
+    async markIntentStopDue(id, at) {
+      if (at === null) stopsDue.delete(id);
+      else if (orders.get(id)?.stripePaymentIntentId) stopsDue.set(id, new Date(at));
+    },
+    async claimIntentStopsDue(now, until, limit) {
+      const claimed = [...stopsDue]
+        .filter(([id, dueAt]) => dueAt <= now && orders.get(id)?.stripePaymentIntentId)
+        .sort(([a, aDue], [b, bDue]) => byCreation({ id: a, createdAt: aDue }, { id: b, createdAt: bDue }))
+        .slice(0, limit)
+        .map(([id]) => orders.get(id)!);
+      for (const order of claimed) stopsDue.set(order.id, new Date(until));
+      return claimed.map(({ id, orderNumber, stripePaymentIntentId }) => ({ id, orderNumber, stripePaymentIntentId: stripePaymentIntentId! }));
     },
     // Memory transactions already run one at a time, so there is nothing to hold (or to skip).
     async lock(id) {

@@ -43,6 +43,8 @@ export interface MemoryState {
   idempotencyKeys: Map<string, StoredKey>;
   suppressions: Map<string, { reason: "bounced" | "complained"; at: Date }>;
   refunds: Map<string, RefundRecord>;
+  /** Since when each order's payment intent is due to be cancelled (OrderRepository.markIntentStopDue), by order id. */
+  intentStopsDue: Map<string, Date>;
 }
 
 export function emptyMemoryState(): MemoryState {
@@ -62,6 +64,7 @@ export function emptyMemoryState(): MemoryState {
     idempotencyKeys: new Map(),
     suppressions: new Map(),
     refunds: new Map(),
+    intentStopsDue: new Map(),
   };
 }
 
@@ -69,7 +72,7 @@ export function createMemoryRepositories(state: MemoryState): Repositories {
   return {
     products: createMemoryProductRepository(state.products),
     carts: createMemoryCartRepository(state.cartItems, state.products, state.audit),
-    orders: createMemoryOrderRepository(state.orders, state.products, state.users, state.audit),
+    orders: createMemoryOrderRepository(state.orders, state.products, state.users, state.audit, state.intentStopsDue),
     locations: createMemoryLocationRepository(state.locations),
     users: createMemoryUserRepository(state),
     sessions: createMemorySessionRepository(state.sessions),

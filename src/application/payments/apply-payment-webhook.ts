@@ -1,11 +1,11 @@
 import { failureOf } from "../../domain/errors.ts";
-import { SHOP_PROCESSOR } from "../../domain/payment.ts";
+import { INTENT_STOP_LEASE_MS, SHOP_PROCESSOR } from "../../domain/payment.ts";
 import { recordAudit } from "../audit.ts";
 import { type Applied, type EventDeps, type WebhookEvent, type WebhookMeaning, webhookAudit } from "../events/webhook-event.ts";
 import type { Repositories } from "../ports/index.ts";
 import { applyProcessorEvent } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
-import { stopPayment } from "./stop-payment.ts";
+import { stopIntentPaidElsewhere } from "./stop-intents-paid-elsewhere.ts";
 
 /**
  * A payment event of any provider (decisions §8, §11), applied to its order by the domain's rules.
@@ -45,6 +45,9 @@ export async function applyPaymentWebhook(
     };
   const ownIntent = order.stripePaymentIntentId;
   if (ours || outcome !== "applied" || !ownIntent) return { outcome };
+  // Due with the payment, so a try that fails below, or a process that dies before it, leaves it for
+  // housekeeping to try again once the try's lease is over (stopDueIntents).
+  await tx.orders.markIntentStopDue(order.id, new Date(deps.clock.now().getTime() + INTENT_STOP_LEASE_MS));
   return {
     outcome,
     // One the processor had paid meanwhile (a 3-D Secure challenge passed, its own webhook not yet
@@ -52,13 +55,11 @@ export async function applyPaymentWebhook(
     // and its money goes back at once (stopPayment). Dropped, that answer left the order charged
     // twice (found by an attack).
     afterCommit: async () => {
-      const stopped = await stopPayment(deps, { id: order.id, stripePaymentIntentId: ownIntent }, webhookAudit(event).origin, "paid_elsewhere").catch(
-        // Not stopped (the processor or the database away): the intent may still be paid, and only
-        // the processor's own webhook would then refund it. Said at error, for staff to cancel it
-        // at the processor (docs/operations.md).
-        (error: unknown) => void deps.logger.error("payment.intent_not_stopped", { orderId: order.id, intentId: ownIntent, ...failureOf(error) }),
+      const outcome = await stopIntentPaidElsewhere(deps, { id: order.id, stripePaymentIntentId: ownIntent }, webhookAudit(event).origin).catch(
+        // Not stopped (the processor or the database away): still due, for housekeeping to try again.
+        (error: unknown) => void deps.logger.warn("payment.intent_not_stopped", { orderId: order.id, intentId: ownIntent, ...failureOf(error) }),
       );
-      if (stopped?.outcome === "processing") deps.logger.warn("payment.intent_processing", { orderId: order.id, intentId: ownIntent });
+      if (outcome === "processing") deps.logger.warn("payment.intent_processing", { orderId: order.id, intentId: ownIntent });
     },
   };
 }

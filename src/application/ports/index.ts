@@ -59,7 +59,7 @@ export interface Repositories extends Readers {
 
 /** Writes that are one statement each, and so all or nothing without a transaction around them. */
 export interface SingleStatementWrites {
-  orders: Pick<OrderRepository, "attachPaymentIntent" | "updateAt">;
+  orders: Pick<OrderRepository, "attachPaymentIntent" | "updateAt" | "markIntentStopDue" | "claimIntentStopsDue">;
 }
 
 /**

@@ -47,6 +47,8 @@ export type OrderWithoutIntent = Pick<Order, "id" | "orderNumber" | "total" | "c
 
 /** An order with a payment attempt begun and never settled. */
 export type UnsettledPayment = Pick<Order, "id" | "orderNumber" | "total" | "stripePaymentIntentId" | "paymentAttempts"> & { paymentStartedAt: Date };
+/** An order paid through another provider whose own (Stripe) intent is still to be cancelled. */
+export type IntentStopDue = Pick<Order, "id" | "orderNumber"> & { stripePaymentIntentId: string };
 
 /** The back office's filters of every customer's orders (decisions §12): each one optional, all given ones together. */
 export interface OrderQueueFilter {
@@ -153,4 +155,17 @@ export interface OrderRepository extends OrderReader {
    * order holds this very intent already (housekeeping stored it first); false, changing nothing, otherwise.
    */
   attachPaymentIntent(id: string, intentId: string, at: Date): Promise<boolean>;
+  /**
+   * Marks the order's payment intent as due to be cancelled at `at` (the order was paid through
+   * another provider), or, with null, as stopped. Changes nothing else of the order; one without an
+   * intent is never due.
+   */
+  markIntentStopDue(id: string, at: Date | null): Promise<void>;
+  /**
+   * Takes up to `limit` orders whose intent is due to be cancelled at `now`, longest due first, and
+   * makes each one due again at `until` (a lease: an attempt that fails, or whose process dies, is
+   * tried again then). Orders another transaction holds are passed over, so instances at once never
+   * take the same one.
+   */
+  claimIntentStopsDue(now: Date, until: Date, limit: number): Promise<IntentStopDue[]>;
 }

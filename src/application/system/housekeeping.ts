@@ -5,6 +5,7 @@ import { expireUnpaidOrders } from "../orders/expire-unpaid-orders.ts";
 import { finishStrandedCheckouts } from "../orders/finish-stranded-checkouts.ts";
 import { retryDueRefunds } from "../payments/retry-due-refunds.ts";
 import { settleAbandonedPayments } from "../payments/settle-abandoned-payments.ts";
+import { stopDueIntents } from "../payments/stop-intents-paid-elsewhere.ts";
 import { periodic } from "./periodic.ts";
 
 /**
@@ -12,7 +13,8 @@ import { periodic } from "./periodic.ts";
  * attempts never settled, settled from the processor's state; checkouts that never stored their
  * payment intent, given it or undone), orders not paid in time (cancelled, their stock
  * released), sessions that have ended (a token naming one is refused either way), idempotency
- * keys past their 24 hours, and refunds still due (asked of the processor again). Every instance
+ * keys past their 24 hours, refunds still due (asked of the processor again), and the payment
+ * intents of orders paid through another provider still to be cancelled. Every instance
  * may run it; each step is safe to run twice at once.
  */
 export function createHousekeeping(
@@ -35,10 +37,11 @@ export function createHousekeeping(
     const paymentsSettled = await settleAbandonedPayments(deps, graceMs);
     const { intentsStored, undone: checkoutsUndone } = await finishStrandedCheckouts(deps, graceMs);
     const refunds = await retryDueRefunds(deps);
+    const intentsStopped = await stopDueIntents(deps);
     const { expired: ordersExpired, paidMeanwhile } = await expireUnpaidOrders(deps, options.orderPaymentTtlMinutes);
     const sessionsPurged = await purge("sessions", (tx) => tx.sessions.purgeEnded(deps.clock.now()));
     const idempotencyKeysPurged = await purge("idempotency keys", (tx) => tx.idempotency.purgeExpired(deps.clock.now()));
-    const orders = { paymentsSettled, intentsStored, checkoutsUndone, ordersExpired, paidMeanwhile };
+    const orders = { paymentsSettled, intentsStored, checkoutsUndone, intentsStopped, ordersExpired, paidMeanwhile };
     if (Object.values(orders).some((numbers) => numbers.length > 0) || sessionsPurged || idempotencyKeysPurged || refunds.made || refunds.due) {
       deps.logger.info("housekeeping.done", { ...orders, sessionsPurged, idempotencyKeysPurged, refundsMade: refunds.made, refundsDue: refunds.due });
     }
@@ -46,6 +49,7 @@ export function createHousekeeping(
       paymentsSettled: paymentsSettled.length,
       intentsStored: intentsStored.length,
       checkoutsUndone: checkoutsUndone.length,
+      intentsStopped: intentsStopped.length,
       ordersExpired: ordersExpired.length,
       sessionsPurged,
       idempotencyKeysPurged,

@@ -25,6 +25,7 @@ import * as m0023 from "./0023_fake_processor_events.ts";
 import * as m0024 from "./0024_tracking_numbers_as_carriers_write_them.ts";
 import * as m0025 from "./0025_names_in_composed_form.ts";
 import * as m0026 from "./0026_skus_as_the_shop_keeps_them.ts";
+import * as m0027 from "./0027_intent_stops_due.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   "0024_tracking_numbers_as_carriers_write_them": m0024,
   "0025_names_in_composed_form": m0025,
   "0026_skus_as_the_shop_keeps_them": m0026,
+  "0027_intent_stops_due": m0027,
 };
 
 export const migrationProvider: MigrationProvider = {

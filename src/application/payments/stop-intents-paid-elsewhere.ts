@@ -1,0 +1,52 @@
+import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
+import { failureOf, isDatabaseUnavailable, isRefusingWrites } from "../../domain/errors.ts";
+import type { Order } from "../../domain/order.ts";
+import { INTENT_STOP_LEASE_MS } from "../../domain/payment.ts";
+import type { Deps } from "../ports/index.ts";
+import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
+
+type StopDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+
+/** How many orders one claim takes; a run claims on until none is due. */
+const BATCH = 20;
+
+/**
+ * The intent of an order paid through another provider, cancelled so it cannot be paid a second
+ * time (stopPayment: one the processor had paid meanwhile is settled as its webhook would settle it,
+ * flagged, and its money sent back). Once stopped, or paid and sent back, it is due no more; one
+ * still processing stays due, and is asked again when its lease ends (the processor's webhook may
+ * settle it first). A processor or database out of reach throws, leaving it due.
+ */
+export async function stopIntentPaidElsewhere(
+  deps: StopDeps,
+  order: Pick<Order, "id" | "stripePaymentIntentId">,
+  origin: RequestOrigin,
+): Promise<StoppedPayment["outcome"]> {
+  const { outcome } = await stopPayment(deps, order, origin, "paid_elsewhere");
+  if (outcome !== "processing") await deps.uow.write((db) => db.orders.markIntentStopDue(order.id, null));
+  return outcome;
+}
+
+/**
+ * Housekeeping's step: every intent still due to be cancelled (its first try, right after the
+ * payment through another provider, failed, or its process died) is tried again. Each is claimed
+ * with a lease, so instances running at once never try the same one, and one that fails is tried
+ * again at a later run. A database out of reach or refusing writes ends the run; anything else
+ * passes the order over, said at warn. Returns the numbers of the orders whose intent was stopped.
+ */
+export async function stopDueIntents(deps: StopDeps): Promise<string[]> {
+  const stopped: string[] = [];
+  for (;;) {
+    const now = deps.clock.now();
+    const claimed = await deps.uow.write((db) => db.orders.claimIntentStopsDue(now, new Date(now.getTime() + INTENT_STOP_LEASE_MS), BATCH));
+    for (const order of claimed) {
+      try {
+        if ((await stopIntentPaidElsewhere(deps, order, NO_ORIGIN)) !== "processing") stopped.push(order.orderNumber);
+      } catch (error) {
+        if (isDatabaseUnavailable(error) || isRefusingWrites(error)) throw error;
+        deps.logger.warn("payment.intent_not_stopped", { orderId: order.id, intentId: order.stripePaymentIntentId, ...failureOf(error) });
+      }
+    }
+    if (claimed.length < BATCH) return stopped;
+  }
+}
