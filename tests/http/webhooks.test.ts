@@ -107,6 +107,62 @@ describe("Stripe", () => {
     expect(await named.order()).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
   });
 
+  test("a refund that failed after it was made (refund.failed) leaves the order as it is, and is recorded on it, flagged, and said at error for staff; told again, once", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    t = createTestApp({ ...t.deps, logger: createJsonLogger("info", (line) => void lines.push(JSON.parse(line))) } as typeof t.deps);
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    await deliver("stripe", await signed(succeeded(intent, orderId, total)));
+    await deliver(
+      "stripe",
+      await signed({
+        id: "evt_refunded",
+        type: "charge.refunded",
+        data: { object: { payment_intent: intent, amount: total, amount_refunded: total, refunded: true } },
+      }),
+    );
+    const refunded = await order();
+    expect(refunded).toMatchObject({ status: "REFUNDED", paymentStatus: "REFUNDED" });
+    const failed = {
+      id: "evt_refund_failed",
+      type: "refund.failed",
+      data: { object: { id: "re_1", object: "refund", amount: total, payment_intent: intent, status: "failed", failure_reason: "expired_or_canceled_card" } },
+    };
+    for (let i = 0; i < 2; i++) expect(await deliver("stripe", await signed(failed))).toMatchObject({ status: 200, body: { received: true } });
+    expect(await order()).toEqual(refunded);
+    const entries = (await auditsOf("stripe")).filter((entry) => entry.changes.type === "refund.failed");
+    expect(entries).toEqual([
+      expect.objectContaining({
+        entityType: "order",
+        entityId: orderId,
+        changes: expect.objectContaining({
+          event: "refund_failed",
+          intentId: intent,
+          refundId: "re_1",
+          amount: total,
+          reason: "expired_or_canceled_card",
+          flagged: true,
+        }),
+      }),
+    ]);
+    expect(lines.filter((line) => line.event === "refund.failed")).toEqual([
+      expect.objectContaining({ level: "error", orderId, intentId: intent, refundId: "re_1", amount: total, reason: "expired_or_canceled_card" }),
+    ]);
+  });
+
+  test("a failed refund of a payment no order of ours holds is recorded and flagged, found: false; one whose parts are not as Stripe sends them is 400", async () => {
+    const failed = (object: object) => ({ id: `evt_${crypto.randomUUID()}`, type: "refund.failed", data: { object } });
+    expect((await deliver("stripe", await signed(failed({ id: "re_2", amount: 500, payment_intent: "pi_unknown", failure_reason: null })))).status).toBe(200);
+    expect(await auditsOf("stripe")).toEqual([
+      expect.objectContaining({ entityType: "webhook", entityId: null, changes: expect.objectContaining({ refundId: "re_2", found: false, flagged: true }) }),
+    ]);
+    for (const object of [
+      { id: "re_3", amount: "500", payment_intent: "pi_1" },
+      { id: "re_4", amount: 500, payment_intent: "pi_1", failure_reason: "a\u0000b" },
+    ])
+      expect(await deliver("stripe", await signed(failed(object)))).toMatchObject({ status: 400, body: { error: "Malformed event" } });
+  });
+
   test("a bad or stale signature is 400 and changes nothing; a type the shop does not act on is 200", async () => {
     const { orderId } = await anOrder();
     const event = succeeded("pi_x", orderId);

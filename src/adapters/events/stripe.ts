@@ -23,6 +23,16 @@ const chargeShape = z.object({
   refunded: z.boolean(),
   metadata,
 });
+const refundShape = z.object({
+  id,
+  amount: z.number().int().min(0),
+  payment_intent: z.union([id, z.object({ id }), z.null()]),
+  failure_reason: z
+    .string()
+    .max(200)
+    .regex(/^[^\u0000-\u001f\u007f]*$/)
+    .nullish(),
+});
 
 /** The SDK, loaded on the first delivery: a shop without Stripe's webhooks does not carry it. */
 const stripeSdk = () => require("stripe") as typeof Stripe;
@@ -56,11 +66,23 @@ export function stripeWebhookVerifier(secret: string | null, clock: Clock): Webh
 
 const KINDS = { "payment_intent.succeeded": "succeeded", "payment_intent.payment_failed": "failed", "payment_intent.canceled": "canceled" } as const;
 
-/** Decisions §8: the four payment events the shop acts on; null for any other. */
+const intentOf = (paymentIntent: string | { id: string } | null) => (typeof paymentIntent === "string" ? paymentIntent : (paymentIntent?.id ?? null));
+
+/**
+ * Decisions §8: the four payment events the shop acts on, and a refund that failed after it was
+ * made (`refund.failed`), which is recorded for staff; null for any other.
+ */
 function meaningOf(type: string, data: unknown): WebhookMeaning | null {
   const intentEvent = Object.hasOwn(KINDS, type);
-  if (!intentEvent && type !== "charge.refunded") return null;
+  if (!intentEvent && type !== "charge.refunded" && type !== "refund.failed") return null;
   const { object } = readPart(data, dataShape, "a Stripe event");
+  if (type === "refund.failed") {
+    const refund = refundShape.safeParse(object);
+    if (!refund.success) throw malformed(`a refund: ${refund.error.issues[0]?.message}`);
+    const intentId = intentOf(refund.data.payment_intent);
+    if (!intentId) return null;
+    return { kind: "refund-failed", intentId, refundId: refund.data.id, amount: refund.data.amount, reason: refund.data.failure_reason ?? null };
+  }
   if (intentEvent) {
     const intent = intentShape.safeParse(object);
     if (!intent.success) throw malformed(`a payment intent: ${intent.error.issues[0]?.message}`);
@@ -72,7 +94,7 @@ function meaningOf(type: string, data: unknown): WebhookMeaning | null {
   const charge = chargeShape.safeParse(object);
   if (!charge.success) throw malformed(`a charge: ${charge.error.issues[0]?.message}`);
   const { payment_intent, amount, amount_refunded, refunded, metadata: meta } = charge.data;
-  const intentId = typeof payment_intent === "string" ? payment_intent : (payment_intent?.id ?? null);
+  const intentId = intentOf(payment_intent);
   if (!intentId) return null;
   return { kind: "payment", event: { kind: "refunded", intentId, fully: refunded || amount_refunded >= amount }, orderId: orderIdOf(meta?.orderId) };
 }

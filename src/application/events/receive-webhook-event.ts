@@ -2,6 +2,7 @@ import { recordAudit } from "../audit.ts";
 import { applyMailWebhook } from "../mail/apply-mail-webhook.ts";
 import { applyShipmentWebhook } from "../orders/apply-shipment-webhook.ts";
 import { applyPaymentWebhook } from "../payments/apply-payment-webhook.ts";
+import { applyRefundFailure } from "../payments/apply-refund-failure.ts";
 import type { Repositories } from "../ports/index.ts";
 import { type Applied, type EventDeps, type EventOutcome, type WebhookEvent, type WebhookMeaning, webhookAudit } from "./webhook-event.ts";
 
@@ -15,6 +16,7 @@ type Apply<K extends WebhookMeaning["kind"]> = (
 /** How each kind of event is applied, in the transaction that records it. */
 const APPLY: { [K in WebhookMeaning["kind"]]: Apply<K> } = {
   payment: applyPaymentWebhook,
+  "refund-failed": applyRefundFailure,
   shipment: applyShipmentWebhook,
   "mail-suppression": applyMailWebhook,
   "mail-delivered": applyMailWebhook,

@@ -1,4 +1,5 @@
 import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
+import type { Cents } from "../../domain/money.ts";
 import type { ProcessorEvent } from "../../domain/payment.ts";
 import type { AuditFields } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
@@ -13,6 +14,11 @@ export type WebhookMeaning =
   | { kind: "mail-suppression"; addresses: string[]; reason: "bounced" | "complained" }
   /** A message the mail provider delivered (Resend), by the provider's id of it. */
   | { kind: "mail-delivered"; messageId: string }
+  /**
+   * A refund the processor had made that failed afterwards (Stripe's `refund.failed`: the card
+   * closed, say), so the customer never got the money: recorded on the order, flagged, for staff.
+   */
+  | { kind: "refund-failed"; intentId: string; refundId: string; amount: Cents; reason: string | null }
   /** Acted on by being recorded only (PayPal's refund, say). */
   | { kind: "record"; orderId: string | null };
 
