@@ -115,6 +115,7 @@ function listen(secret: string, web: Awaited<ReturnType<typeof buildWeb>>) {
     observeRequest: runtime.metrics?.request,
     tracer: runtime.tracing?.tracer ?? null,
     stripePublishableKey: config.stripe?.publishableKey ?? null,
+    shopTimeZone: config.shopTimeZone,
     session: {
       secret,
       cookieName: config.sessionCookieName,

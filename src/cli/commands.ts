@@ -15,7 +15,7 @@ import { presentSalesReport } from "../adapters/presenters/sales-report.ts";
 import { REPORT_INTERVALS, isReportInterval } from "../domain/report.ts";
 import { csvDocument } from "../adapters/presenters/csv.ts";
 import { ORDER_CSV_HEADER, orderCsvRow } from "../adapters/presenters/order-csv.ts";
-import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../adapters/presenters/order-filter.ts";
+import { orderFilterFieldsIn, orderQueueFilter, rangeRunsForwards } from "../adapters/presenters/order-filter.ts";
 import { USER_ROLES, type UserRole, isUserRole } from "../domain/user.ts";
 import { readySchema } from "../adapters/db/migrate.ts";
 import { settleAfterImport } from "../adapters/db/sales-repository.ts";
@@ -312,7 +312,7 @@ export const commands: Record<string, Command> = {
       if (extra.length) throw misuse("orders:export takes no arguments besides its options");
       if (!values.out) throw misuse("orders:export needs --out FILE (or --out - for stdout)");
       const read = z
-        .object(orderFilterFields)
+        .object(orderFilterFieldsIn(config.shopTimeZone))
         .refine(rangeRunsForwards.check, rangeRunsForwards.issue)
         .safeParse({ ...values, paymentStatus: values["payment-status"], customerId: values["customer-id"] });
       if (!read.success) throw misuse(read.error.issues.map((issue) => `--${flagOf(String(issue.path[0]))}: ${issue.message}`).join("; "));

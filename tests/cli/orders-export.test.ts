@@ -76,6 +76,27 @@ test(
 );
 
 test(
+  "--from and --to as dates are days of the shop's zone (SHOP_TIMEZONE), as the back office's are",
+  async () => {
+    const run = await runCliHere(
+      { DATABASE_URL: database.url, SHOP_TIMEZONE: "America/New_York" },
+      "orders:export",
+      ...["--q", "customer3", "--from", "2026-06-01", "--to", "2026-06-02", "--out", "-"],
+    );
+    expect(run.code).toBe(0);
+    const [entry] = await database.db
+      .selectFrom("audit_log")
+      .select("changes")
+      .where("action", "=", "order.export")
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .execute();
+    expect(entry?.changes).toEqual({ by: "SYSTEM", filters: { q: "customer3", from: "2026-06-01T04:00:00.000Z", to: "2026-06-02T04:00:00.000Z" } });
+  },
+  TIMEOUT,
+);
+
+test(
   "a bad filter, or no --out, is a usage error naming the flag; nothing is written or audited",
   async () => {
     const out = join(dir, "never.csv");

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, test } from "bun:test";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
@@ -86,6 +87,16 @@ describe("GET /api/admin/audit (settings:read)", () => {
     expect(await actions(`userId=${shopper.id}&action=order.&entityId=${order.orderId}`)).toEqual(["11:00 order.create"]);
     expect(await actions(`userId=${shopper.id}&action=auth.&to=2026-11-23`)).toEqual(["09:00 auth.register", "09:00 auth.login"]);
     expect(await actions(`userId=${shopper.id}&entityType=user&from=2026-11-23`)).toEqual([]);
+  });
+
+  test("a date is a day of the shop's zone (SHOP_TIMEZONE): on Kiritimati (UTC+14) 10:00 UTC on the 23rd is midnight on the 24th", async () => {
+    t = createTestApp(createMemoryDeps(), { shopTimeZone: "Pacific/Kiritimati" });
+    const { actions } = await aDay();
+    expect(await actions("from=2026-11-24")).toEqual(["11:00 order.create", "10:00 cart.add"]);
+    expect(await actions("from=2026-11-23&to=2026-11-24")).toEqual([]);
+    expect(await actions("from=2026-11-22&to=2026-11-23")).toEqual(["09:00 auth.register", "09:00 auth.login", "08:00 auth.register", "08:00 auth.login"]);
+    // A time with its offset is that instant, whatever the zone.
+    expect(await actions("from=2026-11-23T10:30:00Z")).toEqual(["11:00 order.create"]);
   });
 
   test("bad filters are 400 naming the field", async () => {

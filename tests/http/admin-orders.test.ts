@@ -3,6 +3,7 @@ import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Address } from "../../src/domain/address.ts";
 import { type Order, newOrder } from "../../src/domain/order.ts";
 import type { User } from "../../src/domain/user.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
@@ -101,6 +102,23 @@ describe("GET /api/admin/orders (orders:read)", () => {
     expect(await ids("from=2026-10-02T12:00:00%2B02:00&to=2026-10-03")).toEqual([paid.id]);
     expect(await ids(`customerId=${bo.id}`)).toEqual([refunded.id]);
     expect(await ids(`customerId=${ada.id}&status=PENDING,CONFIRMED&paymentStatus=PAID&q=ada@&from=2026-10-01&to=2026-10-03`)).toEqual([paid.id]);
+  });
+
+  test("a date is a day of the shop's zone (SHOP_TIMEZONE), as the sales report's days are; a time with its offset is that instant", async () => {
+    t = createTestApp(createMemoryDeps(), { shopTimeZone: "America/New_York" });
+    staff = await signedInAs(t, "STAFF");
+    const ada = await aCustomer();
+    // 22:30 on 26 November in New York, 03:30 on the 27th in UTC; then 20:00 on the 27th there (01:00 on the 28th in UTC).
+    const lateOn26th = await anOrder(ada, { at: "2026-11-27T03:30:00Z" });
+    const eveningOn27th = await anOrder(ada, { at: "2026-11-28T01:00:00Z" });
+    const ids = async (query: string) => (await get(`/api/admin/orders?${query}`)).body.data.map((o: { id: string }) => o.id);
+    expect(await ids("from=2026-11-26&to=2026-11-27")).toEqual([lateOn26th.id]);
+    expect(await ids("from=2026-11-27&to=2026-11-28")).toEqual([eveningOn27th.id]);
+    expect(await ids("from=2026-11-27T00:00:00Z&to=2026-11-28T00:00:00Z")).toEqual([lateOn26th.id]);
+    const exported = await get("/api/admin/orders/export?from=2026-11-27&to=2026-11-28");
+    expect(exported.status).toBe(200);
+    expect(exported.body).toContain(eveningOn27th.orderNumber);
+    expect(exported.body).not.toContain(lateOn26th.orderNumber);
   });
 
   test("a bad filter value is 400 naming the field, in the envelope", async () => {

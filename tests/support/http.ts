@@ -86,6 +86,7 @@ export function createTestApp<D extends Deps & { repos: Repositories } = MemoryD
     // As in the shop: the challenge page only while the fake processor takes the payments.
     fakeProcessor: "processor" in deps && deps.payments === deps.processor ? (deps.processor as FakeProcessor) : null,
     stripePublishableKey: options.stripePublishableKey ?? null,
+    shopTimeZone: options.shopTimeZone,
     webhooks: {
       stripe: stripeWebhookVerifier(options.stripeWebhookSecret === undefined ? TEST_WEBHOOK_SECRET : options.stripeWebhookSecret, systemClock),
       paypal: null,

@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * Every customer's orders, newest first, with their customer and line count (orders:read)
-         * @description Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time, customerId. A bad value is 400 naming its field. Paged as the other lists: page, limit (1 to 100), meta { total, page, limit }.
+         * @description Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time (a date is a day of the shop's zone, SHOP_TIMEZONE), customerId. A bad value is 400 naming its field. Paged as the other lists: page, limit (1 to 100), meta { total, page, limit }.
          */
         get: operations["getApiAdminOrders"];
         put?: never;
@@ -87,7 +87,7 @@ export interface paths {
         };
         /**
          * The matching orders as CSV, one row per order line, streamed (orders:export)
-         * @description Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time, customerId. A bad value is 400 naming its field. Columns: orderNumber, createdAt, updatedAt, status, paymentStatus, customerId, customerEmail, customerName, shippingAddress1, shippingAddress2, shippingCity, shippingState, shippingPostalCode, shippingCountry, trackingNumber, productSku, productName, quantity, unitPrice, lineTotal, orderSubtotal, orderShipping, orderTax, orderDiscount, orderTotal; money in dollars with two decimals, the order's own on each of its lines. Audited as order.export with the filters.
+         * @description Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time (a date is a day of the shop's zone, SHOP_TIMEZONE), customerId. A bad value is 400 naming its field. Columns: orderNumber, createdAt, updatedAt, status, paymentStatus, customerId, customerEmail, customerName, shippingAddress1, shippingAddress2, shippingCity, shippingState, shippingPostalCode, shippingCountry, trackingNumber, productSku, productName, quantity, unitPrice, lineTotal, orderSubtotal, orderShipping, orderTax, orderDiscount, orderTotal; money in dollars with two decimals, the order's own on each of its lines. Audited as order.export with the filters.
          */
         get: operations["getApiAdminOrdersExport"];
         put?: never;

@@ -57,6 +57,8 @@ export interface AppOptions {
   tracer?: Tracer | null;
   /** With Stripe: the publishable key the storefront's payment step loads Stripe.js with (STRIPE_PUBLISHABLE_KEY). */
   stripePublishableKey?: string | null;
+  /** SHOP_TIMEZONE: whose days a date in the back office's filters means (UTC when absent). */
+  shopTimeZone?: string;
 }
 
 export function createApp(
@@ -74,6 +76,7 @@ export function createApp(
     tracer,
     observeRequest,
     stripePublishableKey = null,
+    shopTimeZone = "UTC",
   }: AppOptions,
 ) {
   // zod's settings are the process's: the API's own words for a field's issues (fieldMessage).
@@ -112,9 +115,9 @@ export function createApp(
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))
     .use(adminUsersRoutes(useCases, auth, logger))
-    .use(adminAuditRoutes(useCases, auth))
+    .use(adminAuditRoutes(useCases, auth, shopTimeZone))
     .use(adminReportRoutes(useCases, auth))
-    .use(adminOrdersRoutes(useCases, auth, logger));
+    .use(adminOrdersRoutes(useCases, auth, logger, shopTimeZone));
   return app;
 }
 

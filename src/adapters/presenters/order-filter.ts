@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CUID2_PATTERN } from "../../domain/ids.ts";
 import { ORDER_STATUSES, PAYMENT_STATUSES } from "../../domain/order.ts";
+import { parseDay, startOfDay } from "../../domain/time-zone.ts";
 import type { OrderQueueFilter } from "../../application/ports/orders.ts";
 
 /**
@@ -24,19 +25,24 @@ const oneOrMore = <T extends string>(values: readonly T[]) => {
 };
 
 /**
- * An instant a filter starts or ends at: an ISO 8601 date or date-time, within the years 1 to 9999
- * in UTC, which every database the shop runs on reads (the embedded one refuses the rest: a 500).
+ * An instant a filter starts or ends at: an ISO 8601 date-time with its offset, or a date, which is
+ * the shop's day (SHOP_TIMEZONE) and starts at its first instant there, as the sales report's days
+ * do; within the years 1 to 9999 in UTC, which every database the shop runs on reads (the embedded
+ * one refuses the rest: a 500).
  */
-export const isoInstant = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: "must be an ISO 8601 date (2026-11-01) or date and time with its offset (2026-11-01T09:30:00Z)",
-  })
-  .transform((text) => new Date(text))
-  .refine((at) => at.getUTCFullYear() >= 1 && at.getUTCFullYear() <= 9999, "must be within the years 1 to 9999 (UTC)");
+export const isoInstantIn = (zone: string) =>
+  z
+    .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+      error: "must be an ISO 8601 date (2026-11-01) or date and time with its offset (2026-11-01T09:30:00Z)",
+    })
+    .transform((text) => {
+      const day = parseDay(text);
+      return day === null ? new Date(text) : startOfDay(zone, day);
+    })
+    .refine((at) => at.getUTCFullYear() >= 1 && at.getUTCFullYear() <= 9999, "must be within the years 1 to 9999 (UTC)");
 
-const instant = isoInstant.optional();
-
-export const orderFilterFields = {
+/** The back office's order filters, a date being a day of the shop's zone. */
+export const orderFilterFieldsIn = (zone: string) => ({
   status: oneOrMore(ORDER_STATUSES),
   paymentStatus: oneOrMore(PAYMENT_STATUSES),
   q: z
@@ -45,12 +51,16 @@ export const orderFilterFields = {
     .transform((text) => text.trim() || undefined)
     .optional()
     .describe("part of the order number, or of the customer's e-mail or name, in any case; blank is no filter"),
-  from: instant.describe("orders made at or after: a date (midnight UTC) or a date and time with its offset, ISO 8601"),
-  to: instant.describe("orders made before (exclusive): a date (midnight UTC) or a date and time with its offset, ISO 8601"),
+  from: isoInstantIn(zone)
+    .optional()
+    .describe("orders made at or after: a date (its start in the shop's zone, SHOP_TIMEZONE) or a date and time with its offset, ISO 8601"),
+  to: isoInstantIn(zone)
+    .optional()
+    .describe("orders made before (exclusive): a date (its start in the shop's zone, SHOP_TIMEZONE) or a date and time with its offset, ISO 8601"),
   customerId: z.string().regex(new RegExp(CUID2_PATTERN), "must be a customer id").optional(),
-};
+});
 
-type ReadFilter = z.output<z.ZodObject<typeof orderFilterFields>>;
+type ReadFilter = z.output<z.ZodObject<ReturnType<typeof orderFilterFieldsIn>>>;
 
 /** A range must run forwards: `to` after `from`. */
 export const rangeRunsForwards = {

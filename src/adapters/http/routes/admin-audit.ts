@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AuditEntry } from "../../../domain/audit.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { isoInstant } from "../../presenters/order-filter.ts";
+import { isoInstantIn } from "../../presenters/order-filter.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { envelopeError, idOf, pageQuery, pagedEnvelope, timestamp } from "../schemas.ts";
 
@@ -33,24 +33,26 @@ const present = (e: AuditEntry): z.infer<typeof auditEntrySchema> => ({
   createdAt: e.createdAt.toISOString(),
 });
 
-const auditQuery = z
-  .object({
-    userId: idOf("a user").optional(),
-    action: z
-      .string()
-      .max(100)
-      .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*\.?$/, "must be an action (order.create), or the start of some ending in . (order.)")
-      .optional(),
-    entityType: z.string().trim().min(1).max(50).optional(),
-    entityId: z.string().trim().min(1).max(200).optional(),
-    from: isoInstant.optional().describe("ISO 8601 date or date-time; entries at or after it"),
-    to: isoInstant.optional().describe("ISO 8601 date or date-time; entries before it"),
-    ...pageQuery,
-  })
-  .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: "must be after from", path: ["to"] });
+/** The audit log's filters as a query string reads them, a date being a day of the shop's zone. */
+const auditQueryIn = (zone: string) =>
+  z
+    .object({
+      userId: idOf("a user").optional(),
+      action: z
+        .string()
+        .max(100)
+        .regex(/^[a-z0-9_]+(\.[a-z0-9_]+)*\.?$/, "must be an action (order.create), or the start of some ending in . (order.)")
+        .optional(),
+      entityType: z.string().trim().min(1).max(50).optional(),
+      entityId: z.string().trim().min(1).max(200).optional(),
+      from: isoInstantIn(zone).optional().describe("ISO 8601 date (a day of the shop's zone, SHOP_TIMEZONE) or date-time; entries at or after it"),
+      to: isoInstantIn(zone).optional().describe("ISO 8601 date (a day of the shop's zone, SHOP_TIMEZONE) or date-time; entries before it"),
+      ...pageQuery,
+    })
+    .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: "must be after from", path: ["to"] });
 
 /** Decisions §12's audit log, for settings:read. */
-export function adminAuditRoutes(useCases: UseCases, auth: AuthSettings) {
+export function adminAuditRoutes(useCases: UseCases, auth: AuthSettings, shopTimeZone: string) {
   return new Elysia({ name: "routes.admin-audit", prefix: "/admin/audit", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, auth))
@@ -63,7 +65,7 @@ export function adminAuditRoutes(useCases: UseCases, auth: AuthSettings) {
       {
         envelope: true,
         auth: { permission: "settings:read" },
-        query: auditQuery,
+        query: auditQueryIn(shopTimeZone),
         response: {
           200: pagedEnvelope(auditEntrySchema).meta({ id: "AuditEntryPage" }).describe("A page of the audit log, newest first, and how many match in all"),
           400: envelopeError,

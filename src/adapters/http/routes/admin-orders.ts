@@ -6,22 +6,28 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import { adminOrderDetailSchema, adminOrderSchema, presentAdminOrder, presentOrderDetail } from "../../presenters/admin-order.ts";
 import { csvDocument } from "../../presenters/csv.ts";
 import { ORDER_CSV_HEADER, orderCsvRow } from "../../presenters/order-csv.ts";
-import { orderFilterFields, orderQueueFilter, rangeRunsForwards } from "../../presenters/order-filter.ts";
+import { orderFilterFieldsIn, orderQueueFilter, rangeRunsForwards } from "../../presenters/order-filter.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { csvHead, csvResponse, logCut } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { envelope, envelopeError, idOf, pageQuery, pagedEnvelope, queryText } from "../schemas.ts";
 
-const filterFields = {
-  status: queryText(orderFilterFields.status),
-  paymentStatus: queryText(orderFilterFields.paymentStatus),
-  q: queryText(orderFilterFields.q),
-  from: queryText(orderFilterFields.from),
-  to: queryText(orderFilterFields.to),
-  customerId: queryText(orderFilterFields.customerId),
-};
-const filterQuery = z.object(filterFields).refine(rangeRunsForwards.check, rangeRunsForwards.issue);
-const listQuery = z.object({ ...filterFields, ...pageQuery }).refine(rangeRunsForwards.check, rangeRunsForwards.issue);
+/** The filters as a query string reads them, a date being a day of the shop's zone. */
+function queries(zone: string) {
+  const fields = orderFilterFieldsIn(zone);
+  const filterFields = {
+    status: queryText(fields.status),
+    paymentStatus: queryText(fields.paymentStatus),
+    q: queryText(fields.q),
+    from: queryText(fields.from),
+    to: queryText(fields.to),
+    customerId: queryText(fields.customerId),
+  };
+  return {
+    filterQuery: z.object(filterFields).refine(rangeRunsForwards.check, rangeRunsForwards.issue),
+    listQuery: z.object({ ...filterFields, ...pageQuery }).refine(rangeRunsForwards.check, rangeRunsForwards.issue),
+  };
+}
 
 const orderPage = pagedEnvelope(adminOrderSchema).meta({ id: "AdminOrderPage" });
 const orderAnswer = envelope(adminOrderDetailSchema).meta({ id: "AdminOrderAnswer" });
@@ -29,10 +35,11 @@ const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 const csvAnswer = z.string().describe("The matching orders' lines as CSV, streamed: a download named orders-YYYYMMDD.csv");
 
 const FILTERS =
-  "Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time, customerId. A bad value is 400 naming its field.";
+  "Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time (a date is a day of the shop's zone, SHOP_TIMEZONE), customerId. A bad value is 400 naming its field.";
 
 /** The back office's orders (decisions §12): the queue, one order's detail, and the CSV export. */
-export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, logger: Logger) {
+export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, logger: Logger, shopTimeZone: string) {
+  const { filterQuery, listQuery } = queries(shopTimeZone);
   return new Elysia({ name: "routes.admin-orders", prefix: "/admin/orders", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
