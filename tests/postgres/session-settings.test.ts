@@ -38,7 +38,7 @@ test("the shop's sessions on PostgreSQL wait 2 s at most for a lock another sess
   expect(await sessionSetting("lock_timeout", "-c lock_timeout=30s")).toBe("30s");
 });
 
-test("dates in ISO and transactions read committed, whatever the database, the role or PGOPTIONS set: the shop's code relies on both (found by an attack)", async () => {
+test("dates in ISO, transactions read committed and nulls in arrays, whatever the database, the role or PGOPTIONS set: the shop's code relies on them (found by an attack)", async () => {
   // A database set to another date style made pg read every timestamp as null (each signed-in request
   // a 401, the catalog a 500), and one set to serializable failed checkouts at once.
   const odd = await createTestDatabase();
@@ -47,22 +47,28 @@ test("dates in ISO and transactions read committed, whatever the database, the r
     await sql`alter database ${name} set datestyle = 'SQL, DMY'`.execute(odd.db);
     await sql`alter database ${name} set intervalstyle = 'sql_standard'`.execute(odd.db);
     await sql`alter database ${name} set default_transaction_isolation = 'serializable'`.execute(odd.db);
+    await sql`alter database ${name} set array_nulls = off`.execute(odd.db);
     // An `options` parameter in DATABASE_URL, which pg lets replace the pool's own, too (found by an attack).
     const withUrlOptions = `${odd.url}?options=${encodeURIComponent("-c application_name=shop")}`;
     for (const [url, options] of [
       [odd.url, undefined],
-      [odd.url, "-c DateStyle=German -c default_transaction_isolation=repeatable\\ read"],
+      [odd.url, "-c DateStyle=German -c default_transaction_isolation=repeatable\\ read -c array_nulls=off"],
       [withUrlOptions, undefined],
     ] as const) {
       const opened = openDatabase({ kind: "postgres", url, poolMax: 1, options });
       try {
-        const { rows } = await sql<{ at: Date; isolation: string; style: string; interval: string; name: string }>`
+        const { rows } = await sql<{ at: Date; isolation: string; style: string; interval: string; name: string; texts: unknown; numbers: unknown }>`
           select timestamptz '2026-11-27 12:34:56.789+00' as at, current_setting('transaction_isolation') as isolation,
-            current_setting('DateStyle') as style, interval '1 day 2 hours' as interval, current_setting('application_name') as name`.execute(opened.db);
+            current_setting('DateStyle') as style, interval '1 day 2 hours' as interval, current_setting('application_name') as name,
+            ${["a", null]}::text[] as texts, ${[1, null]}::int[] as numbers`.execute(opened.db);
         expect(rows[0]!.at).toEqual(new Date("2026-11-27T12:34:56.789Z"));
         expect(rows[0]!.isolation).toBe("read committed");
         expect(rows[0]!.style).toStartWith("ISO,");
         expect(rows[0]!.interval).toMatchObject({ days: 1, hours: 2 });
+        expect([rows[0]!.texts, rows[0]!.numbers]).toEqual([
+          ["a", null],
+          [1, null],
+        ]);
         // The URL's own settings are sent, along with the shop's.
         if (url === withUrlOptions) expect(rows[0]!.name).toBe("shop");
       } finally {

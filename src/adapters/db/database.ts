@@ -135,9 +135,11 @@ function withoutOptions(databaseUrl: string): { url: string; options: string | n
  * dates: pg reads no other style, and under `SQL, DMY` read every timestamp as null, so each signed
  * in request was a 401 and the catalog a 500. Read committed: the shop's locking is written for it
  * (each statement sees what committed before it began), and under repeatable read or serializable
- * checkouts at once failed with serialization errors (both found by an attack).
+ * checkouts at once failed with serialization errors (both found by an attack). Nulls in arrays: pg
+ * writes an array parameter as text, a null as `NULL`, which `array_nulls = off` reads as the word
+ * (or refuses, in an array of numbers), so the demo orders' seeding failed.
  */
-const REQUIRED_SETTINGS = "-c DateStyle=ISO -c IntervalStyle=postgres -c default_transaction_isolation=read\\ committed";
+const REQUIRED_SETTINGS = "-c DateStyle=ISO -c IntervalStyle=postgres -c default_transaction_isolation=read\\ committed -c array_nulls=on";
 
 /**
  * The lock file of an embedded database: beside its directory, named after the directory's one
