@@ -195,9 +195,9 @@ const CLEANUP_MS = 5_000;
 let stopping = false;
 
 /**
- * SIGTERM (or SIGINT): stop accepting connections, let the requests in flight finish (up to
- * SHUTDOWN_DRAIN_SECONDS, then they are cut), stop the sweeper (and the fake processor's
- * redelivery) and the outbox worker, and close the database pool and Redis. A clean-up that hangs (a request cut while it waits on a database lock
+ * SIGTERM (or SIGINT): stop accepting connections and the outbox worker, let the requests (and the
+ * mail) in flight finish (up to SHUTDOWN_DRAIN_SECONDS, then they are cut), stop the sweeper (and the
+ * fake processor's redelivery), and close the database pool and Redis. A clean-up that hangs (a request cut while it waits on a database lock
  * keeps its connection) does not keep the process: 5 s after the drain it exits 1 all the same.
  */
 async function shutdown(signal: string) {
@@ -208,6 +208,9 @@ async function shutdown(signal: string) {
     logger.error("server.stop_timeout", { afterMs: DRAIN_MS + CLEANUP_MS });
     process.exit(1);
   }, DRAIN_MS + CLEANUP_MS).unref();
+  // The outbox takes no more mail from now; its send in flight has the drain's time to finish, and is
+  // cut then (a hung mail server held every stop to its timeout and exit 1: found by an attack).
+  const mailStopped = mailWorker.stop(DRAIN_MS);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const drained = await Promise.race([app.stop().then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), DRAIN_MS)))]);
   clearTimeout(timer);
@@ -215,7 +218,7 @@ async function shutdown(signal: string) {
     logger.warn("server.drain_timeout", { afterMs: DRAIN_MS });
     await app.stop(true);
   }
-  await mailWorker.stop();
+  await mailStopped;
   await housekeeping.stop();
   await fakeEvents?.stop();
   await metricsServer?.stop(true);

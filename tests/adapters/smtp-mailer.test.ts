@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import { createOutboxWorker } from "../../src/application/mail/outbox-worker.ts";
 import { createSmtpMailer } from "../../src/adapters/mail/smtp-mailer.ts";
+import { MailRefused } from "../../src/application/ports/mail.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 
 const createId = cuid2Ids.next;
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 /** A real SMTP server on a free port that keeps every message it accepts. */
-async function startSmtpServer(options: Partial<SMTPServerOptions> = {}) {
+async function startSmtpServer(options: Partial<SMTPServerOptions> = {}, url = (port: number) => `smtp://127.0.0.1:${port}`) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -39,7 +40,7 @@ async function startSmtpServer(options: Partial<SMTPServerOptions> = {}) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.server.address() as AddressInfo;
-  const mailer = createSmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: "Storefront <shop@example.com>" });
+  const mailer = createSmtpMailer({ url: url(port), from: "Storefront <shop@example.com>" });
   closers.push(async () => {
     mailer.close();
     await new Promise<void>((resolve) => server.close(resolve));
@@ -93,5 +94,81 @@ describe("SMTP mailer", () => {
     const [delivered] = await outbox.list();
     expect(delivered?.status).toBe("sent");
     expect(received).toHaveLength(1);
+  });
+
+  test("every try of a message goes out under one Message-ID, made of its outbox id, so a copy a lost answer made can be told from a second message", async () => {
+    const { mailer, received } = await startSmtpServer();
+    const mail = { to: "ada@example.com", subject: "Welcome", text: "Hello", html: null };
+    const first = await mailer.send(mail, { id: "welcome1" });
+    await mailer.send(mail, { id: "welcome1" });
+    expect(first.messageId).toBe("welcome1@example.com");
+    expect(received.map((m) => /^Message-ID: (.*)$/im.exec(m.raw)?.[1]?.trim())).toEqual(["<welcome1@example.com>", "<welcome1@example.com>"]);
+  });
+
+  test("a send whose signal aborts is cut at once, the connection closed: a server answering a byte at a time never goes quiet long enough for the socket's timeout (found by an attack)", async () => {
+    const closed = Promise.withResolvers<void>();
+    const dripping = createServer((socket) => {
+      const drip = setInterval(() => socket.write("2"), 20);
+      socket.on("close", () => {
+        clearInterval(drip);
+        closed.resolve();
+      });
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => dripping.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise<void>((resolve) => dripping.close(() => resolve())));
+    const { port } = dripping.address() as AddressInfo;
+    const mailer = createSmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: "shop@example.com" });
+    const started = performance.now();
+    const sending = mailer.send({ to: "ada@example.com", subject: "Hi", text: "Hi", html: null }, { signal: AbortSignal.timeout(300) });
+    await expect(sending).rejects.toThrow();
+    await closed.promise;
+    // Well under nodemailer's own 10 s: the signal cut it, not a timeout of its own.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test("a 5xx to the recipient or the message is a refusal for good (MailRefused); one to the sender, or a 4xx, is tried again", async () => {
+    const refusing = (stage: "mail" | "rcpt", responseCode: number) =>
+      startSmtpServer({
+        [stage === "mail" ? "onMailFrom" : "onRcptTo"](_address: unknown, _session: unknown, callback: (error?: Error) => void) {
+          callback(Object.assign(new Error(`${responseCode} refused`), { responseCode }));
+        },
+      });
+    const mail = { to: "nobody@example.com", subject: "Hi", text: "Hi", html: null };
+    const outcomes = [];
+    for (const [stage, code] of [
+      ["rcpt", 550],
+      ["rcpt", 450],
+      ["mail", 550],
+    ] as const) {
+      const { mailer } = await refusing(stage, code);
+      outcomes.push(
+        await mailer.send(mail).then(
+          () => "sent",
+          (error: unknown) => (error instanceof MailRefused ? "refused for good" : "failed"),
+        ),
+      );
+    }
+    expect(outcomes).toEqual(["refused for good", "failed", "failed"]);
+  });
+
+  test("credentials over smtp:// go only over TLS: a server that offers no STARTTLS gets no password (the send fails), unless the url says requireTLS=false", async () => {
+    const logins: string[] = [];
+    const options: Partial<SMTPServerOptions> = {
+      authOptional: false,
+      allowInsecureAuth: true,
+      onAuth(auth, _session, callback) {
+        logins.push(`${auth.username}:${auth.password}`);
+        callback(null, { user: auth.username });
+      },
+    };
+    const mail = { to: "ada@example.com", subject: "Hi", text: "Hi", html: null };
+    const strict = await startSmtpServer(options, (port) => `smtp://shop:s3cret@127.0.0.1:${port}`);
+    await expect(strict.mailer.send(mail)).rejects.toThrow(/STARTTLS/);
+    expect(logins).toEqual([]);
+    const allowed = await startSmtpServer(options, (port) => `smtp://shop:s3cret@127.0.0.1:${port}?requireTLS=false`);
+    await allowed.mailer.send(mail);
+    expect(logins).toEqual(["shop:s3cret"]);
+    expect(allowed.received).toHaveLength(1);
   });
 });

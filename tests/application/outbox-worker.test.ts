@@ -1,11 +1,12 @@
 import { describe, expect, jest, test } from "bun:test";
 import { cuid2Ids } from "../../src/adapters/system.ts";
-import type { Mailer, OutgoingMail } from "../../src/application/ports/mail.ts";
+import { MailRefused, type Mailer, type OutgoingMail } from "../../src/application/ports/mail.ts";
 import type { Logger } from "../../src/application/ports/system.ts";
 import { silentLogger } from "../../src/adapters/log.ts";
 import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/application/mail/outbox-worker.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { settled } from "../support/settled.ts";
+import { eventually } from "../support/eventually.ts";
 import { databaseReadOnly } from "../../src/domain/errors.ts";
 
 const createId = cuid2Ids.next;
@@ -85,6 +86,102 @@ describe("outbox worker", () => {
     });
   });
 
+  test("a send that has not finished by its deadline is cut and tried again later; the run goes on to the next message", async () => {
+    const hung = Promise.withResolvers<void>();
+    const sent: string[] = [];
+    const mailer: Mailer = {
+      async send(mail) {
+        sent.push(mail.to);
+        if (mail.to === "slow@example.com") await hung.promise;
+        return { messageId: null };
+      },
+    };
+    const { worker, enqueue, outbox } = setup(mailer, { sendDeadlineMs: 50 });
+    await enqueue("slow@example.com");
+    await enqueue("quick@example.com");
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 1, failed: 0, suppressed: 0 });
+    expect(sent.sort()).toEqual(["quick@example.com", "slow@example.com"]);
+    expect(Object.fromEntries((await outbox.list()).map((m) => [m.to, m.status]))).toEqual({ "slow@example.com": "pending", "quick@example.com": "sent" });
+    hung.resolve();
+  });
+
+  test("each try of a message names it by its outbox id, and gives the mailer a signal that ends with the send's deadline", async () => {
+    const given: Array<{ id?: string; signal?: AbortSignal }> = [];
+    const mailer: Mailer = {
+      async send(_mail, options = {}) {
+        given.push(options);
+        throw new Error("451 try later");
+      },
+    };
+    const { clock, worker, enqueue, only } = setup(mailer, { sendDeadlineMs: 50 });
+    await enqueue();
+    await worker.runOnce();
+    clock.set((await only()).nextAttemptAt);
+    await worker.runOnce();
+    const { id } = await only();
+    expect(given.map((options) => options.id)).toEqual([id, id]);
+    await eventually(() => expect(given.every((options) => options.signal?.aborted)).toBe(true));
+  });
+
+  test("a message the server refused for good (its recipient, its content) is given up at once, not tried twelve times", async () => {
+    const { mailer, sent } = fakeMailer(async () => {
+      throw new MailRefused("550 5.1.1 No such user here");
+    });
+    const logged: Array<[string, Record<string, unknown> | undefined]> = [];
+    const logger: Logger = { ...silentLogger, error: (event, fields) => logged.push([event, fields]) };
+    const { worker, enqueue, only } = setup(mailer, {}, logger);
+    await enqueue();
+    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 0, failed: 1, suppressed: 0 });
+    expect(sent).toHaveLength(1);
+    expect(await only()).toMatchObject({ status: "failed", attempts: 1, lastError: "550 5.1.1 No such user here" });
+    expect(logged).toEqual([["mail.gave_up", expect.objectContaining({ refused: true, attempts: 1 })]]);
+  });
+
+  test("what a failed send said is kept and logged cut to 1,000 characters: a server's 900 KB refusal filled the log and the outbox (found by an attack)", async () => {
+    const { mailer } = fakeMailer(async () => {
+      throw new Error(`451 ${"x".repeat(900_000)}`);
+    });
+    const logged: Array<Record<string, unknown> | undefined> = [];
+    const logger: Logger = { ...silentLogger, warn: (_event, fields) => logged.push(fields) };
+    const { worker, enqueue, only } = setup(mailer, {}, logger);
+    await enqueue();
+    await worker.runOnce();
+    expect((await only()).lastError).toHaveLength(1_000);
+    expect(String(logged[0]?.error)).toHaveLength(1_000);
+  });
+
+  test("two instances share the outbox: a batch held up past its lease sends nothing more, and the other instance sends the rest, each message once (found by an attack)", async () => {
+    const deps = createMemoryDeps({ logger: silentLogger });
+    const sentBy: string[] = [];
+    const mailer = (who: string): Mailer => ({
+      async send(mail) {
+        sentBy.push(`${who} ${mail.to}`);
+        return { messageId: null };
+      },
+    });
+    const options = { batchSize: 3, sendDeadlineMs: 1_000, leaseMs: 1_000 };
+    const second = createOutboxWorker({ ...deps, mailer: mailer("second") }, options);
+    // The first instance's database answers 31 s late each time it is asked about a recipient; while it
+    // waits the third time, past its lease of 63 s (3 sends × 1 s, and a minute), the second instance runs.
+    let stalls = 0;
+    const stalling = {
+      ...deps.uow,
+      async read<T>(work: Parameters<typeof deps.uow.read<T>>[0]) {
+        deps.clock.advance(31_000);
+        if (++stalls === 3) await second.runOnce();
+        return deps.uow.read(work);
+      },
+    };
+    const first = createOutboxWorker({ ...deps, uow: stalling, mailer: mailer("first") }, options);
+    for (const to of ["a@example.com", "b@example.com", "c@example.com"]) {
+      await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
+      deps.clock.advance(1);
+    }
+    expect((await first.runOnce()).sent).toBe(2);
+    expect(sentBy).toEqual(["first a@example.com", "first b@example.com", "second c@example.com"]);
+    expect((await deps.repos.outbox.list()).map((m) => m.status)).toEqual(["sent", "sent", "sent"]);
+  });
+
   test("one run drains a backlog larger than a batch", async () => {
     const { mailer, sent } = fakeMailer();
     const { worker, enqueue, outbox } = setup(mailer, { batchSize: 3 });
@@ -150,6 +247,27 @@ describe("outbox worker", () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  test("stop(grace) cuts a send that outlasts the grace, so a hung mail server holds no shutdown; the message comes back when its lease ends, and goes out then (found by an attack)", async () => {
+    const hung = Promise.withResolvers<void>();
+    const sending = Promise.withResolvers<void>();
+    let calls = 0;
+    const { mailer, sent } = fakeMailer(() => {
+      sending.resolve();
+      return ++calls === 1 ? hung.promise : Promise.resolve();
+    });
+    const { clock, worker, enqueue, only } = setup(mailer);
+    await enqueue();
+    worker.start();
+    await sending.promise;
+    await worker.stop(10);
+    expect(await only()).toMatchObject({ status: "pending", attempts: 1, lastError: null });
+    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 0, failed: 0, suppressed: 0 });
+    clock.set((await only()).nextAttemptAt);
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
+    expect(sent).toHaveLength(2);
+    hung.resolve();
   });
 
   test("stop() waits for the send in flight and records it before resolving", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "kysely";
+import { type AddressInfo, type Socket, createServer } from "node:net";
 import { eventually } from "../support/eventually.ts";
 import { type TestDatabase, createSeededTestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { processes, waitForStart } from "../support/processes.ts";
@@ -95,6 +96,41 @@ test("a request still running when the drain time is up is cut, and the process 
     expect(await paying).toBe("cut");
   } finally {
     held.release();
+  }
+}, 30_000);
+
+test("a mail server that never answers does not hold the stop: the send in flight is cut when the drain time is up, and the process exits 0 (found by an attack)", async () => {
+  const connected = Promise.withResolvers<void>();
+  const sockets = new Set<Socket>();
+  // Takes the connection and says nothing: not even a greeting.
+  const silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    connected.resolve();
+  });
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  try {
+    const server = children.spawn([process.execPath, "src/main.ts"], {
+      PORT: "0",
+      DATABASE_URL: shop.url,
+      SHUTDOWN_DRAIN_SECONDS: "1",
+      SMTP_URL: `smtp://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      MAIL_FROM: "shop@example.com",
+    });
+    const { port } = await waitForStart(server);
+    const registered = await fetch(`http://127.0.0.1:${port}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "kim@example.com", password: "sauce lover 99" }),
+    });
+    expect(registered.status).toBe(201);
+    // The welcome mail's send waits on the silent server (nodemailer would wait 10 s for a greeting).
+    await connected.promise;
+    server.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
   }
 }, 30_000);
 

@@ -1,17 +1,23 @@
 import type { Deps } from "../ports/index.ts";
-import type { OutboxMessage } from "../ports/mail.ts";
+import { MailRefused, type OutboxMessage } from "../ports/mail.ts";
 import { periodic } from "../system/periodic.ts";
 import { messageOf } from "../../domain/errors.ts";
 
 export interface OutboxWorkerOptions {
   batchSize: number;
-  /** How long a claimed message stays hidden, in case the worker dies mid-send. */
+  /** How long a claimed message stays hidden, in case the worker dies mid-send; at least a batch's sends at their deadline, and a minute more. */
   leaseMs: number;
   pollIntervalMs: number;
   /** Attempts before a message is given up as "failed" and left for an operator. */
   maxAttempts: number;
   /** Delay before the next try after the `attempt`-th failed one. */
   backoff(attempt: number): number;
+  /**
+   * The longest one send may take, the whole of it: a server that answers a byte at a time never
+   * goes quiet long enough for the socket's own timeout, and held a worker (and its batch, past the
+   * lease, so that another instance sent it all again) for as long as it liked (found by an attack).
+   */
+  sendDeadlineMs: number;
 }
 
 const defaults: OutboxWorkerOptions = {
@@ -20,20 +26,36 @@ const defaults: OutboxWorkerOptions = {
   pollIntervalMs: 5_000,
   maxAttempts: 12,
   backoff: (attempt) => Math.min(30_000 * 2 ** (attempt - 1), 60 * 60_000),
+  sendDeadlineMs: 20_000,
 };
 
-type Outcome = "sent" | "retried" | "failed" | "suppressed";
+/** What an error says, cut to this many characters in the log and the outbox: a server's 900 KB refusal, a dozen times a message, filled both (found by an attack). */
+const ERROR_CHARS = 1_000;
 
-/** Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. */
+type Outcome = "sent" | "retried" | "failed" | "suppressed" | "left";
+
+/**
+ * Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. Each
+ * send is cut at its deadline, and a batch stops sending before its lease can run out, so no other
+ * instance ever claims a message this one may still send. A message the server refused for good is
+ * given up at once. Mail goes out at least once: a server that took a message and whose answer was
+ * lost gets it again at the next try, under the same Message-ID.
+ */
 export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" | "logger">, options: Partial<OutboxWorkerOptions> = {}) {
   const { uow, mailer, clock, logger } = deps;
-  const { batchSize, leaseMs, pollIntervalMs, maxAttempts, backoff } = { ...defaults, ...options };
+  const { batchSize, pollIntervalMs, maxAttempts, backoff, sendDeadlineMs, ...rest } = { ...defaults, ...options };
+  const leaseMs = Math.max(rest.leaseMs, batchSize * sendDeadlineMs + 60_000);
+  /** Aborted when stop's grace is over: the send in flight is cut, and its message left claimed, to come back when its lease ends. */
+  let halt = new AbortController();
+  let stopping = false;
 
-  async function giveUpOrRetry(message: OutboxMessage, error: string): Promise<Outcome> {
+  async function giveUpOrRetry(message: OutboxMessage, failure: unknown): Promise<Outcome> {
+    const error = messageOf(failure).slice(0, ERROR_CHARS);
     const fields = { id: message.id, attempts: message.attempts, error };
-    if (message.attempts >= maxAttempts) {
+    const refused = failure instanceof MailRefused;
+    if (refused || message.attempts >= maxAttempts) {
       await uow.transaction((tx) => tx.outbox.markFailed(message.id, error, null));
-      logger.error("mail.gave_up", fields);
+      logger.error("mail.gave_up", refused ? { ...fields, refused: true } : fields);
       return "failed";
     }
     const retryAt = new Date(clock.now().getTime() + backoff(message.attempts));
@@ -42,18 +64,28 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     return "retried";
   }
 
-  async function deliver(message: OutboxMessage): Promise<Outcome> {
+  /** One claimed message, unless its lease could end before its send's deadline: then it is "left" for the lease's end. */
+  async function deliver(message: OutboxMessage, leaseEnds: number): Promise<Outcome> {
     // Decisions §11: an address that bounced or complained is never mailed again.
     if (await uow.read((db) => db.suppressions.has(message.to))) {
       await uow.transaction((tx) => tx.outbox.markSuppressed({ id: message.id }));
       logger.info("mail.suppressed", { id: message.id });
       return "suppressed";
     }
+    // Right before the send: whatever held the worker until now, no other instance may have this message yet.
+    if (stopping || clock.now().getTime() + sendDeadlineMs > leaseEnds) return "left";
     let sent: { messageId: string | null };
     try {
-      sent = await mailer.send({ to: message.to, subject: message.subject, text: message.text, html: message.html });
+      const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(sendDeadlineMs)]);
+      const mail = { to: message.to, subject: message.subject, text: message.text, html: message.html };
+      // Raced as well: a mailer that does not heed the signal holds the worker no longer for it.
+      sent = await abortable(mailer.send(mail, { id: message.id, signal }), signal);
     } catch (error) {
-      return giveUpOrRetry(message, messageOf(error));
+      if (halt.signal.aborted) {
+        logger.warn("mail.send_cut", { id: message.id, attempts: message.attempts });
+        return "left";
+      }
+      return giveUpOrRetry(message, error);
     }
     // Outside the try: a failure to record the send must not count as a failed send and mail it twice.
     await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now(), sent.messageId));
@@ -61,17 +93,52 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
   }
 
   async function runOnce() {
-    const totals: Record<Outcome, number> = { sent: 0, retried: 0, failed: 0, suppressed: 0 };
+    const totals: Record<Exclude<Outcome, "left">, number> = { sent: 0, retried: 0, failed: 0, suppressed: 0 };
     let claimed: OutboxMessage[];
     do {
       const now = clock.now();
-      claimed = await uow.transaction((tx) => tx.outbox.claimDue(now, new Date(now.getTime() + leaseMs), batchSize));
-      for (const message of claimed) totals[await deliver(message)] += 1;
-    } while (claimed.length === batchSize);
+      const leaseEnds = now.getTime() + leaseMs;
+      claimed = await uow.transaction((tx) => tx.outbox.claimDue(now, new Date(leaseEnds), batchSize));
+      for (const message of claimed) {
+        const outcome = await deliver(message, leaseEnds);
+        // What is left comes back when the lease ends, for this instance or another.
+        if (outcome === "left") return totals;
+        totals[outcome] += 1;
+      }
+    } while (claimed.length === batchSize && !stopping);
     return totals;
   }
 
   // Pending mail is safe in the outbox: a stopped process just leaves it for the next.
   const schedule = periodic(runOnce, { intervalMs: pollIntervalMs, logger, event: "mail.worker_failed" });
-  return { runOnce, start: schedule.start, notify: schedule.notify, stop: schedule.stop };
+  return {
+    runOnce,
+    start: schedule.start,
+    notify: schedule.notify,
+    /**
+     * Takes no more mail, and lets the send in flight finish for up to `graceMs` (by default its own
+     * deadline); then cuts it, its message left for the lease's end. Resolves once the run is over.
+     */
+    async stop(graceMs = sendDeadlineMs) {
+      stopping = true;
+      const grace = setTimeout(() => halt.abort(), graceMs);
+      try {
+        await schedule.stop();
+      } finally {
+        clearTimeout(grace);
+        stopping = false;
+        halt = new AbortController();
+      }
+    },
+  };
+}
+
+/** The promise, or a rejection as soon as the signal aborts, whichever comes first. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

@@ -46,9 +46,23 @@ export interface MailOutbox extends OutboxReader {
   markFailed(id: string, error: string, retryAt: Date | null): Promise<void>;
 }
 
+/**
+ * A message the mail server refused for good (a 5xx to its recipient or to its content): no retry
+ * changes that answer. A refusal of anything else (the sender, the shop's credentials) is the
+ * shop's to mend, and is retried as any failure.
+ */
+export class MailRefused extends Error {
+  override readonly name = "MailRefused";
+}
+
 export interface Mailer {
-  /** Delivers one message and says the provider's id of it, if it gives one; rejects when the mail server refuses or cannot be reached. */
-  send(mail: OutgoingMail): Promise<{ messageId: string | null }>;
+  /**
+   * Delivers one message and says the provider's id of it, if it gives one; rejects when the mail
+   * server refuses or cannot be reached, and, cutting the connection, when `signal` aborts. `id`
+   * (the outbox's) names the message the same on every try, so a copy the server took from a try
+   * whose answer was lost can be told apart from a second message.
+   */
+  send(mail: OutgoingMail, options?: { id?: string; signal?: AbortSignal }): Promise<{ messageId: string | null }>;
 }
 
 export interface SuppressionReader {
