@@ -420,6 +420,33 @@ describe("placing an order while things change", () => {
     });
   });
 
+  test("a price changed between pricing and locking is priced again: the order carries the new price, and tax is asked again for the new amounts", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const line = await add(habanero.id, 2);
+    const asked: number[][] = [];
+    let changes = 1;
+    const repriced = {
+      ...deps,
+      tax: {
+        calculate: async (input: Parameters<typeof deps.tax.calculate>[0]) => {
+          asked.push(input.lines.map((l) => l.amount));
+          if (changes-- > 0) await deps.repos.products.update(habanero.id, { price: 1499, updatedAt: new Date() });
+          return deps.tax.calculate(input);
+        },
+      },
+    };
+    const placed = await order(repriced, ada.id, { cartItemIds: [line.id] });
+    expect(asked).toEqual([[2598], [2998]]);
+    // 2 × 14.99 = 29.98, shipping 6.99, tax 6.25 %: 1.87.
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({
+      subtotal: 2998,
+      tax: 187,
+      total: 2998 + 699 + 187,
+      items: [expect.objectContaining({ quantity: 2, unitPrice: 1499, totalPrice: 2998 })],
+    });
+    expect(placed.amount).toBe(2998 + 699 + 187);
+  });
+
   test("a product taken off sale after its line was locked is, as decisions §4 says, not in the cart", async () => {
     const { deps, ada, habanero, verde, add } = await shop();
     const lines = [await add(habanero.id, 1), await add(verde.id, 1)];
@@ -461,6 +488,21 @@ describe("placing an order while things change", () => {
       details: { total: 9_900_000, maximum: 999_999.99 },
     });
     expect([asked, deps.state.orders.size, await stockOf(deps, gold.id)]).toEqual([0, 0, 500]);
+  });
+
+  test("an order just under $999,999.99 that its tax takes over is refused, with no order written, no stock taken and its line still in the cart", async () => {
+    const { deps, ada, add } = await shop();
+    const gold = aProduct({ name: "Gold Sauce", price: 1_000_000, inventory: 500 });
+    await deps.repos.products.create(gold);
+    const line = await add(gold.id, 99);
+    // 99 × $10,000 = $990,000.00 before tax; Texas's 6.25 % adds $61,875.00.
+    expect(await domainErrorOf(order(deps, ada.id, { cartItemIds: [line.id] }))).toMatchObject({
+      code: "order.too_large",
+      message: "An order may total at most $999,999.99",
+      details: { total: 1_051_875, maximum: 999_999.99 },
+    });
+    expect([deps.state.orders.size, await stockOf(deps, gold.id), deps.processor.intents.size]).toEqual([0, 500, 0]);
+    expect((await deps.repos.carts.lines(ada.id)).map((l) => [l.id, l.quantity])).toEqual([[line.id, 99]]);
   });
 
   test("staff cancelling the order while its payment intent is being made: the stock comes back once, the order stays as staff left it (its lines not put back), the caller gets 500", async () => {
@@ -995,6 +1037,53 @@ describe("unpaid orders running out of time", () => {
       foundWhen: "the order's payment time ran out",
     });
     expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [], paidMeanwhile: [] });
+  });
+
+  test("an order whose payment is still processing at the processor is not expired: it stays PENDING and keeps its stock, for the payment's outcome", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 2)).id] });
+    deps.clock.advance(61 * 60_000);
+    // A bank debit under way cannot be cancelled: the processor answers the intent as it is.
+    const processing = {
+      ...deps,
+      payments: { ...deps.payments, cancelIntent: async (id: string) => ({ ...(await deps.payments.retrieveIntent(id)), status: "processing" as const }) },
+    };
+    expect(await expireUnpaidOrders(processing, 60)).toEqual({ expired: [], paidMeanwhile: [] });
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", paymentStatus: "PENDING" });
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+    expect(await auditEntries(deps.repos.audit, { action: "order.expire" })).toEqual([]);
+  });
+
+  test("an order given a new payment intent while its old one was being stopped is not expired then: the new intent stays payable", async () => {
+    const { deps, ada, habanero, add } = await shop();
+    const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 2)).id] });
+    deps.clock.advance(61 * 60_000);
+    let fresh: string | undefined;
+    const racing = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        cancelIntent: async (id: string) => {
+          const stopped = await deps.payments.cancelIntent(id);
+          // A payment made the order a fresh intent meanwhile, as it does after a cancelled one.
+          if (!fresh) {
+            fresh = (
+              await deps.payments.createIntent({ amount: stopped.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "fresh" })
+            ).id;
+            await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: fresh, updatedAt: deps.clock.now() });
+          }
+          return stopped;
+        },
+      },
+    };
+    expect(await expireUnpaidOrders(racing, 60)).toEqual({ expired: [], paidMeanwhile: [] });
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: fresh });
+    expect(await stockOf(deps, habanero.id)).toBe(8);
+    expect(deps.processor.intents.get(fresh!)?.status).toBe("requires_payment_method");
+    // The next run stops the new intent too, and expires the order.
+    expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [placed.orderNumber], paidMeanwhile: [] });
+    expect(deps.processor.intents.get(fresh!)?.status).toBe("canceled");
+    expect(await stockOf(deps, habanero.id)).toBe(10);
   });
 
   test("orders the processor cannot answer for are passed over, and the sweep pages on past them", async () => {
