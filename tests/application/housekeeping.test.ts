@@ -6,6 +6,7 @@ import { signOut } from "../../src/application/auth/sign-out.ts";
 import { claimIdempotencyKey, keepIdempotentResponse } from "../../src/application/idempotency/idempotency-keys.ts";
 import { addToCart } from "../../src/application/cart/add-to-cart.ts";
 import { changeOrderStatus } from "../../src/application/orders/change-order-status.ts";
+import { receiveWebhookEvent } from "../../src/application/events/receive-webhook-event.ts";
 import { payOrder } from "../../src/application/payments/pay-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
@@ -147,6 +148,67 @@ test("a refund whose process died while asking is asked again by housekeeping on
   expect(await housekeeping.runOnce()).toMatchObject({ refundsMade: 1, refundsDue: 0 });
   expect(processor.asked).toEqual([`refund-${orderId}`]);
   expect(await order()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+});
+
+test("a refund due, then the payment refunded in full at the processor (its dashboard, heard by webhook): the refund is confirmed, and housekeeping asks the processor nothing more", async () => {
+  const { deps, flaky, processor, housekeeping, orderId, order } = await aPaidOrder();
+  expect(await changeOrderStatus(flaky, admin, { id: orderId }, { status: "CANCELLED" }, NO_ORIGIN)).toMatchObject({ refund: "due" });
+  const intentId = (await order()).stripePaymentIntentId!;
+  await deps.processor.refund({ intentId, idempotencyKey: "from-the-dashboard" });
+  const webhook = {
+    provider: "stripe" as const,
+    eventId: "evt_refunded_from_dashboard",
+    type: "charge.refunded",
+    meaning: { kind: "payment" as const, event: { kind: "refunded" as const, intentId, fully: true }, orderId },
+  };
+  expect(await receiveWebhookEvent(deps, webhook)).toBe("applied");
+  expect(await order()).toMatchObject({ status: "CANCELLED", paymentStatus: "REFUNDED" });
+  expect(await deps.repos.refunds.listOfOrder(orderId)).toEqual([expect.objectContaining({ confirmedAt: deps.clock.now() })]);
+  expect(await deps.repos.refunds.listDue()).toEqual([]);
+
+  processor.down = false;
+  deps.clock.advance(REFUND_RETRY_MS);
+  expect(await housekeeping.runOnce()).toMatchObject({ refundsMade: 0, refundsDue: 0 });
+  expect(processor.asked).toEqual([`refund-${orderId}`]);
+  expect(deps.processor.refunds.size).toBe(1);
+});
+
+test("more refunds due than one claim takes (20): one housekeeping run asks for every one of them", async () => {
+  const deps = createMemoryDeps();
+  const ada = aUser();
+  const sauce = aProduct({ price: 1299, inventory: 100 });
+  await deps.repos.users.create(ada);
+  await deps.repos.products.create(sauce);
+  const asked: string[] = [];
+  let down = true;
+  const refund = async (input: Parameters<PaymentGateway["refund"]>[0]) => {
+    asked.push(input.idempotencyKey);
+    if (down) throw new DomainError("payment.processor_failed", "Payment processing failed");
+    return deps.payments.refund(input);
+  };
+  const flaky: MemoryDeps = { ...deps, payments: { ...deps.payments, refund } };
+  const orderIds: string[] = [];
+  for (let i = 0; i < 25; i++) {
+    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, NO_ORIGIN);
+    const { orderId } = await placeOrder(
+      deps,
+      DEFAULT_ORDER_SETTINGS,
+      ada.id,
+      { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
+      NO_ORIGIN,
+    );
+    await payOrder(deps, ada.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+    await changeOrderStatus(flaky, admin, { id: orderId }, { status: "CANCELLED" }, NO_ORIGIN);
+    orderIds.push(orderId);
+  }
+  expect(await deps.repos.refunds.listDue()).toHaveLength(25);
+  asked.length = 0;
+  down = false;
+  deps.clock.advance(REFUND_RETRY_MS);
+  expect(await createHousekeeping(flaky, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 }).runOnce()).toMatchObject({ refundsMade: 25, refundsDue: 0 });
+  expect(asked.sort()).toEqual(orderIds.map((id) => `refund-${id}`).sort());
+  expect(await deps.repos.refunds.listDue()).toEqual([]);
+  for (const orderId of orderIds) expect((await deps.repos.orders.findById(orderId))?.paymentStatus).toBe("REFUNDED");
 });
 
 const GRACE_MS = 120_000;
@@ -446,14 +508,22 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     ]);
   });
 
-  test("a processor that cannot answer: the order waits for a later run, which gives it its intent", async () => {
-    const { deps, stored, housekeeping, stock } = await aStrandedCheckout({ intentMade: false });
-    deps.clock.advance(GRACE_MS);
-    const down = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(new Error("timeout")) } } as MemoryDeps;
-    expect(await housekeeping(down).runOnce()).toMatchObject({ intentsStored: 0, checkoutsUndone: 0 });
-    expect(await stored()).toMatchObject({ status: "PENDING", stripePaymentIntentId: null });
-    expect(await stock()).toEqual([8, 9]);
-    expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+  test("a processor that cannot answer (it failed without saying what it did): the order waits for a later run, which gives it its intent", async () => {
+    // As the Stripe gateway reports a call whose outcome it cannot know (a timeout, a 500), and a failure of no gateway's.
+    const failures = [
+      new DomainError("payment.processor_failed", "Payment processing failed", { operation: "createIntent", outcomeUnknown: true }),
+      new Error("timeout"),
+    ];
+    for (const failure of failures) {
+      const { deps, stored, housekeeping, stock } = await aStrandedCheckout({ intentMade: false });
+      deps.clock.advance(GRACE_MS);
+      const down = { ...deps, payments: { ...deps.payments, createIntent: () => Promise.reject(failure) } } as MemoryDeps;
+      expect(await housekeeping(down).runOnce()).toMatchObject({ intentsStored: 0, checkoutsUndone: 0 });
+      expect(await stored()).toMatchObject({ status: "PENDING", stripePaymentIntentId: null });
+      expect(await stock()).toEqual([8, 9]);
+      expect((await housekeeping().runOnce()).intentsStored).toBe(1);
+      expect(await stored()).toMatchObject({ status: "PENDING", stripePaymentIntentId: expect.any(String) });
+    }
   });
 
   test("an order staff cancelled while housekeeping asked for its intent is not given it: the intent is cancelled, so it is never paid", async () => {
@@ -505,5 +575,41 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     expect(placed.clientSecret).toBe(intent!.clientSecret);
     expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: intent!.id });
     expect(intent!.status).toBe("requires_payment_method");
+  });
+
+  test("a checkout whose intent call failed after housekeeping had stored that intent is not undone: the order stays payable, its stock taken", async () => {
+    const deps = createMemoryDeps();
+    const ada = aUser();
+    const sauce = aProduct({ price: 1299, inventory: 10 });
+    await deps.repos.users.create(ada);
+    await deps.repos.products.create(sauce);
+    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
+    let release = () => {};
+    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
+    // The processor makes the intent, and its answer to checkout is lost on the way back.
+    const lost = {
+      ...deps,
+      payments: {
+        ...deps.payments,
+        createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
+          await deps.payments.createIntent(input);
+          await slowAnswer;
+          throw new DomainError("payment.processor_failed", "Payment processing failed", { operation: "createIntent", outcomeUnknown: true });
+        },
+      },
+    };
+    const placing = placeOrder(lost, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
+    await eventually(() => expect(deps.processor.intents.size).toBe(1));
+    deps.clock.advance(GRACE_MS);
+    expect((await createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS }).runOnce()).intentsStored).toBe(1);
+    release();
+    expect((await domainErrorOf(placing)).code).toBe("order.creation_failed");
+    const [intent] = [...deps.processor.intents.values()];
+    const [order] = [...deps.state.orders.values()];
+    expect(order).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: intent!.id });
+    expect(intent!.status).toBe("requires_payment_method");
+    expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(8);
+    expect(await deps.repos.carts.lines(ada.id)).toEqual([]);
+    expect((await payOrder(deps, ada.id, { orderId: order!.id, paymentMethodId: "pm_card_visa" }, NO_ORIGIN)).success).toBe(true);
   });
 });
