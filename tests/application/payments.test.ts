@@ -311,6 +311,19 @@ describe("paying an order (decisions §4)", () => {
     const [succeeded] = await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" });
     expect(succeeded?.changes).toMatchObject({ paymentMethodId: "pm_card_visa" });
   });
+
+  test("an abandoned attempt the processor had declined, taken over with another card: that card is confirmed and pays, not answered with the first card's decline", async () => {
+    const { deps, stored, pay, placed, intentId } = await anOrder();
+    const crashing = { ...deps, ids: { next: throwing } };
+    expect(await pay("pm_card_chargeDeclined", undefined, crashing as MemoryDeps).catch((e: Error) => e.message)).toBe("the database went away");
+    expect((await stored()).paymentStartedAt).not.toBeNull();
+    deps.clock.advance(PAYMENT_ATTEMPT_ABANDONED_MS);
+    expect((await pay("pm_card_visa")).success).toBe(true);
+    expect(await stored()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paymentAttempts: 1 });
+    expect(deps.processor.intents.get(intentId)).toMatchObject({ status: "succeeded", paymentMethodId: "pm_card_visa" });
+    const [succeeded] = await auditEntries(deps.repos.audit, { entityId: placed.orderId, action: "payment.succeeded" });
+    expect(succeeded?.changes).toMatchObject({ paymentMethodId: "pm_card_visa", attempt: 1 });
+  });
 });
 
 describe("the grace time (HOUSEKEEPING_GRACE_SECONDS) is the shop's one measure of an abandoned attempt", () => {
