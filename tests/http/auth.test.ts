@@ -253,6 +253,13 @@ describe("sessions", () => {
     expect(bearer.status).toBe(200);
   });
 
+  test("a cookie-authenticated change from an opaque origin (Origin: null, as a sandboxed frame or a data: page sends) is refused (CSRF)", async () => {
+    const me = await signedInAs(t);
+    const opaque = await t.call("PUT", "/api/users/me", { body: { name: "Changed" }, headers: { ...me.headers, origin: "null" } });
+    expect([opaque.status, opaque.body.error]).toEqual([403, "Cross-site request refused"]);
+    expect((await t.call("GET", "/api/users/me", { headers: me.headers })).body.data.name).toBe("CUSTOMER");
+  });
+
   test("a role change in the database takes effect without signing in again", async () => {
     const me = await signedInAs(t, "CUSTOMER");
     const product = { name: "New Sauce", sku: "NEW-1", price: 9.99, featuredImage: "https://img.example.com/n.jpg", heatLevel: 2, inventory: 5 };

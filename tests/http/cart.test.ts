@@ -108,6 +108,17 @@ describe("cart", () => {
     expect((await t.call("DELETE", `/api/cart/${line.id}`, { headers: me.headers })).status).toBe(404);
   });
 
+  test("a line removed with the cookie from a foreign page is refused (CSRF) and stays in the cart; from our own page it is removed", async () => {
+    const line = (await add(habanero.id, 2)).body.cartItem;
+    const foreign = await t.call("DELETE", `/api/cart/${line.id}`, { headers: { ...me.headers, origin: "https://evil.example" } });
+    expect([foreign.status, foreign.body.error]).toEqual([403, "Cross-site request refused"]);
+    expect(
+      (await t.call("GET", "/api/cart", { headers: me.headers })).body.items.map((item: { id: string; quantity: number }) => [item.id, item.quantity]),
+    ).toEqual([[line.id, 2]]);
+    const own = await t.call("DELETE", `/api/cart/${line.id}`, { headers: { ...me.headers, origin: "http://localhost:3000" } });
+    expect(own.body).toEqual({ success: true, message: "Item removed from cart" });
+  });
+
   test("too little stock is a 400 naming what is available, on add and on update", async () => {
     await add(habanero.id, 10);
     const over = await add(habanero.id, 3);

@@ -94,6 +94,24 @@ describe("a checkout replayed with its Idempotency-Key answers the order it made
     expect([t.deps.state.orders.size, await stock(), (await t.call("GET", "/api/cart", { headers: me.headers })).body.itemCount]).toEqual([1, 9, 0]);
   });
 
+  test("after a crash before anything was written (while tax was asked): the key is held 5 minutes, a retry 4 minutes on is 409, one after 5 minutes places the order", async () => {
+    let taxAsked = false;
+    const dying = createTestApp({ ...t.deps, tax: { calculate: () => ((taxAsked = true), never()) } });
+    void dying.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "crash-tax" } });
+    await eventually(() => expect(taxAsked).toBe(true));
+
+    t.deps.clock.advance(4 * 60_000);
+    const early = await checkout(body(), "crash-tax");
+    expect([early.status, early.body.error]).toEqual([409, "A request with this Idempotency-Key is still being processed"]);
+    expect(t.deps.state.orders.size).toBe(0);
+
+    t.deps.clock.advance(60_000 + 1);
+    const late = await checkout(body(), "crash-tax");
+    expect(late.status).toBe(200);
+    expect(t.deps.state.orders.size).toBe(1);
+    expect(await stock()).toBe(9);
+  });
+
   test("after a crash before its payment intent was stored: 409 to try again shortly (not kept), then, once housekeeping gave it its intent, the order", async () => {
     const dying = createTestApp({ ...t.deps, payments: { ...t.deps.payments, createIntent: never } });
     void dying.call("POST", "/api/orders", { body: body(), headers: { ...me.headers, "idempotency-key": "crash-2" } });
