@@ -10,10 +10,30 @@ const scripted =
     return value;
   };
 
+/** Runs `check` (synchronous: nothing else runs meanwhile) with the process's local time zone set to `zone` (Bun reads TZ afresh), then puts the zone back. */
+function inZone(zone: string, check: () => void): void {
+  const was = process.env.TZ;
+  process.env.TZ = zone;
+  try {
+    check();
+  } finally {
+    // Unset, bun test runs in Etc/UTC (deleting TZ could bring back the machine's own zone instead).
+    process.env.TZ = was ?? "Etc/UTC";
+  }
+}
+
 test("PREFIX-YYYYMMDD-XXXX with the date in UTC, not the server's zone", () => {
-  // 23:30 in New York on the 31st is already the 1st in UTC.
-  expect(orderNumber("SF", new Date("2027-01-01T04:30:00Z"), scripted(0, 25, 26, 35))).toBe("SF-20270101-AZ09");
-  expect(orderNumber("HOT", new Date("2026-12-31T23:59:59.999Z"), scripted(1, 2, 3, 4))).toBe("HOT-20261231-BCDE");
+  // Tests run in UTC, where local and UTC dates agree: the server's zone is set far from it on either side.
+  for (const zone of ["America/New_York", "Pacific/Pago_Pago", "Pacific/Kiritimati"]) {
+    inZone(zone, () => {
+      // 23:30 in New York on the 31st is already the 1st in UTC.
+      const [early, late] = [new Date("2027-01-01T04:30:00Z"), new Date("2026-12-31T23:59:59.999Z")];
+      // The zone took effect: one of the two moments falls on another day there.
+      expect([early.getDate(), late.getDate()]).not.toEqual([1, 31]);
+      expect(orderNumber("SF", early, scripted(0, 25, 26, 35))).toBe("SF-20270101-AZ09");
+      expect(orderNumber("HOT", late, scripted(1, 2, 3, 4))).toBe("HOT-20261231-BCDE");
+    });
+  }
 });
 
 test("the suffix draws each character from A–Z and 0–9 with the randomness given", () => {
