@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { processes } from "../support/processes.ts";
 
 // The admin CLI's bin (src/cli/main.ts) as a child process: that it runs the command named by its
 // arguments on the database of its environment, and says so with the exit code and the stream the
@@ -7,6 +8,9 @@ import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 // held by another process is in start-up.test.ts.
 
 const TIMEOUT = 30_000;
+/** How long one command may run: one that hangs is killed and fails its test, well within the test's own time. */
+const COMMAND_MS = 20_000;
+const children = processes();
 let database: TestDatabase;
 
 beforeAll(async () => {
@@ -14,17 +18,24 @@ beforeAll(async () => {
 }, TIMEOUT);
 
 afterAll(async () => {
+  await children.stopAll();
   await database?.drop();
 }, TIMEOUT);
 
 async function cli(...args: string[]) {
-  const child = Bun.spawn([process.execPath, "src/cli/main.ts", ...args], {
-    env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: "silent" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { code, stdout, stderr };
+  const child = children.spawn([process.execPath, "src/cli/main.ts", ...args], { DATABASE_URL: database.url, LOG_LEVEL: "silent" });
+  let hung = false;
+  const limit = setTimeout(() => {
+    hung = true;
+    child.kill();
+  }, COMMAND_MS);
+  try {
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    if (hung) throw new Error(`cli ${args.join(" ")} did not finish within ${COMMAND_MS} ms: ${stdout}${stderr}`);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(limit);
+  }
 }
 
 test(
