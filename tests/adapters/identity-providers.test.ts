@@ -79,6 +79,11 @@ describe("google", () => {
     expect(profile).toMatchObject({ email: "bob@example.com", emailVerified: false, name: null, image: null });
   });
 
+  test("a picture that is no http(s) URL is dropped, as any other profile's is", async () => {
+    answer({ [GOOGLE_TOKEN]: () => tokenResponse({ sub: "g-3", email: "cy@example.com", email_verified: true, picture: "javascript:alert(1)" }) });
+    expect(await google().fetchProfile("code", verifier, {})).toMatchObject({ image: null });
+  });
+
   test("an id token without a subject fails the sign-in", async () => {
     answer({ [GOOGLE_TOKEN]: () => tokenResponse({ email: "ann@example.com", email_verified: true }) });
     await expectProviderFailure(google().fetchProfile("code", verifier, {}), "google");
@@ -151,6 +156,33 @@ describe("github", () => {
     expect(profile).toMatchObject({ providerAccountId: "4242", email: "public@example.com", emailVerified: false });
   });
 
+  test("fields of the wrong type are dropped, and an e-mail entry that is no verified string vouches for nothing (found by an attack)", async () => {
+    const odd = { ...user, name: 42, avatar_url: { evil: true }, email: "public@example.com" };
+    for (const entry of [{ email: ["ann@example.com"] }, {}, { email: 7 }, { email: "ann@example.com", verified: "true" }]) {
+      stub?.restore();
+      answer({
+        [GITHUB_TOKEN]: () => tokenResponse(),
+        [GITHUB_USER]: () => json(odd),
+        [GITHUB_EMAILS]: () => json([{ primary: true, verified: true, ...entry }]),
+      });
+      const profile = await github().fetchProfile("code", null, {});
+      const email = typeof entry.email === "string" ? entry.email : "public@example.com";
+      expect(profile).toEqual({ provider: "github", providerAccountId: "4242", email, emailVerified: false, name: "ann-hub", image: null });
+    }
+  });
+
+  test("a login, e-mail or avatar of the wrong type or form is dropped; an id that is no number fails the sign-in", async () => {
+    answer({
+      [GITHUB_TOKEN]: () => tokenResponse(),
+      [GITHUB_USER]: () => json({ id: 4242, login: { x: 1 }, name: null, email: ["public@example.com"], avatar_url: "javascript:alert(1)" }),
+      [GITHUB_EMAILS]: () => json("not a list"),
+    });
+    expect(await github().fetchProfile("code", null, {})).toMatchObject({ email: null, emailVerified: false, name: null, image: null });
+    stub?.restore();
+    answer({ [GITHUB_TOKEN]: () => tokenResponse(), [GITHUB_USER]: () => json({ ...user, id: "4242" }), [GITHUB_EMAILS]: () => json(emails) });
+    await expectProviderFailure(github().fetchProfile("code", null, {}), "github");
+  });
+
   test("GitHub's way of refusing a code (200 with an error body) fails the sign-in", async () => {
     answer({ [GITHUB_TOKEN]: () => json({ error: "bad_verification_code", error_description: "The code is incorrect" }) });
     await expectProviderFailure(github().fetchProfile("code", null, {}), "github");
@@ -199,6 +231,20 @@ describe("facebook", () => {
     answer({ [FACEBOOK_TOKEN]: () => tokenResponse(), [FACEBOOK_ME]: () => json({ id: "fb-8", name: "Bob" }) });
     const profile = await facebook().fetchProfile("code", null, {});
     expect(profile).toMatchObject({ providerAccountId: "fb-8", email: null, emailVerified: false, image: null });
+  });
+  test("fields of the wrong type are dropped, and an e-mail that is no string is neither kept nor verified (found by an attack)", async () => {
+    for (const email of [42, ["ann@example.com"], { value: "ann@example.com" }, null]) {
+      stub?.restore();
+      answer({
+        [FACEBOOK_TOKEN]: () => tokenResponse(),
+        [FACEBOOK_ME]: () => json({ id: "fb-9", name: 7, email, picture: { data: { url: { evil: true } } } }),
+      });
+      const profile = await facebook().fetchProfile("code", null, {});
+      expect(profile).toEqual({ provider: "facebook", providerAccountId: "fb-9", email: null, emailVerified: false, name: null, image: null });
+    }
+    stub?.restore();
+    answer({ [FACEBOOK_TOKEN]: () => tokenResponse(), [FACEBOOK_ME]: () => json({ ...me, picture: "https://fb/ann.jpg" }) });
+    expect(await facebook().fetchProfile("code", null, {})).toMatchObject({ email: "ann@example.com", emailVerified: true, image: null });
   });
 });
 

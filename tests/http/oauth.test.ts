@@ -9,6 +9,7 @@ import { type ProviderStub, appleSigningKey, json, stubProviders, tokenResponse 
 const GITHUB_TOKEN = "https://github.com/login/oauth/access_token";
 const GOOGLE_TOKEN = "https://oauth2.googleapis.com/token";
 const APPLE_TOKEN = "https://appleid.apple.com/auth/token";
+const FACEBOOK_TOKEN = "https://graph.facebook.com/v16.0/oauth/access_token";
 
 let stub: ProviderStub | undefined;
 let t: TestApp;
@@ -161,6 +162,54 @@ describe("OAuth sign-in", () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe("Your account with this provider has no verified email address");
     expect(t.deps.state.users.size).toBe(0);
+  });
+
+  test("a GitHub profile of odd types never answers 500: the odd fields are dropped, and an e-mail entry that is no verified string opens no account (found by an attack)", async () => {
+    const answers = (entry: Record<string, unknown>) => {
+      stub?.restore();
+      stub = stubProviders({
+        [GITHUB_TOKEN]: () => tokenResponse(),
+        "https://api.github.com/user": () => json({ id: 4242, login: "ada", name: 42, email: "public@example.com", avatar_url: { evil: true } }),
+        "https://api.github.com/user/emails": () => json([{ primary: true, verified: true, ...entry }]),
+      });
+    };
+    for (const entry of [{ email: ["public@example.com"] }, {}]) {
+      const { state, cookie } = await begin("github");
+      answers(entry);
+      const res = await t.call("GET", `/api/auth/callback/github?code=c&state=${state}`, { headers: { cookie } });
+      expect([res.status, res.body.error]).toEqual([400, "Your account with this provider has no verified email address"]);
+      expect(t.deps.state.users.size).toBe(0);
+    }
+    const { state, cookie } = await begin("github");
+    answers({ email: "ada@example.com" });
+    const res = await t.call("GET", `/api/auth/callback/github?code=c&state=${state}`, { headers: { cookie } });
+    expect(res.status).toBe(302);
+    expect([...t.deps.state.users.values()][0]).toMatchObject({ email: "ada@example.com", name: "ada", image: null, isEmailVerified: true });
+  });
+
+  test("a Facebook profile of odd types never answers 500: an e-mail that is no string opens no account, a name that is none is dropped (found by an attack)", async () => {
+    const facebook = createTestApp(
+      createMemoryDeps({ identityProviders: createIdentityProviders({ facebook: { clientId: "fb", clientSecret: "fb-secret" } }, TEST_PUBLIC_URL) }),
+    );
+    const signIn = async (me: Record<string, unknown>) => {
+      const started = await facebook.call("GET", "/api/auth/signin/facebook");
+      const state = new URL(started.headers.get("location") ?? "").searchParams.get("state");
+      const cookie =
+        started.headers
+          .getSetCookie()
+          .find((c) => c.startsWith("storefront.oauth-state="))
+          ?.split(";")[0] ?? "";
+      stub?.restore();
+      stub = stubProviders({ [FACEBOOK_TOKEN]: () => tokenResponse(), "https://graph.facebook.com/me": () => json(me) });
+      return facebook.call("GET", `/api/auth/callback/facebook?code=c&state=${state}`, { headers: { cookie } });
+    };
+    for (const email of [42, ["fay@example.com"]]) {
+      const res = await signIn({ id: "fb-1", name: "Fay", email });
+      expect([res.status, res.body.error]).toEqual([400, "Your account with this provider has no verified email address"]);
+    }
+    const res = await signIn({ id: "fb-1", name: 42, email: "fay@example.com", picture: { data: { url: ["https://fb/fay.jpg"] } } });
+    expect(res.status).toBe(302);
+    expect([...facebook.deps.state.users.values()]).toEqual([expect.objectContaining({ email: "fay@example.com", name: null, image: null })]);
   });
 
   test("a missing or wrong state is 400 and no provider is called", async () => {

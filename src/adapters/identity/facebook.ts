@@ -1,13 +1,15 @@
 import { Facebook } from "arctic";
+import { z } from "zod";
 import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
+import { imageUrl, optionalText } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
-interface FacebookUser {
-  id?: unknown;
-  name?: string;
-  email?: string;
-  picture?: { data?: { url?: string } };
-}
+const facebookUser = z.object({
+  id: z.string().min(1),
+  name: optionalText,
+  email: optionalText,
+  picture: z.object({ data: z.object({ url: imageUrl }) }).catch({ data: { url: null } }),
+});
 
 export function createFacebookProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
   const facebook = new Facebook(config.clientId, config.clientSecret, redirectUri);
@@ -22,7 +24,7 @@ export function createFacebookProvider(config: OAuthClientConfig, redirectUri: s
       return facebook.createAuthorizationURL(state, ["email", "public_profile"]);
     },
     async fetchProfile(code) {
-      let user: FacebookUser;
+      let found: unknown;
       try {
         const accessToken = (await facebook.validateAuthorizationCode(code)).accessToken();
         const url = new URL("https://graph.facebook.com/me");
@@ -30,19 +32,21 @@ export function createFacebookProvider(config: OAuthClientConfig, redirectUri: s
         url.searchParams.set("access_token", accessToken);
         const response = await fetch(url);
         if (!response.ok) throw new Error(`Facebook answered ${response.status}`);
-        user = (await response.json()) as FacebookUser;
+        found = await response.json();
       } catch {
         throw failed();
       }
-      if (typeof user.id !== "string" || user.id === "") throw failed();
+      const user = facebookUser.safeParse(found);
+      if (!user.success) throw failed();
+      const { id, name, email, picture } = user.data;
       return {
         provider: "facebook",
-        providerAccountId: user.id,
-        email: user.email ?? null,
+        providerAccountId: id,
+        email,
         // The Graph API leaves `email` out until the address is confirmed, so having one means verified.
-        emailVerified: user.email !== undefined,
-        name: user.name ?? null,
-        image: user.picture?.data?.url ?? null,
+        emailVerified: email !== null,
+        name,
+        image: picture.data.url,
       };
     },
   };

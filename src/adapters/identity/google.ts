@@ -1,5 +1,6 @@
 import { decodeIdToken, Google } from "arctic";
 import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
+import { imageUrl, optionalText } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
 interface GoogleClaims {
@@ -38,8 +39,8 @@ export function createGoogleProvider(config: OAuthClientConfig, redirectUri: str
         providerAccountId: claims.sub,
         email,
         emailVerified: email !== null && claims.email_verified === true,
-        name: typeof claims.name === "string" ? claims.name : null,
-        image: typeof claims.picture === "string" ? claims.picture : null,
+        name: optionalText.parse(claims.name),
+        image: imageUrl.parse(claims.picture),
       };
     },
   };
