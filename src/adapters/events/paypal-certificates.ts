@@ -1,5 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import type { Clock } from "../../application/ports/system.ts";
+import { fetchWithin } from "../bounded-fetch.ts";
 
 /**
  * Where the certificate a PayPal delivery names comes from: its text (PEM) at a URL already known to
@@ -61,20 +62,8 @@ const LIMITS = { timeoutMs: 5_000, maxBytes: 64 * 1024 };
 export function httpsCertificateSource(limits = LIMITS): PayPalCertificateSource {
   return {
     async fetch(url) {
-      const response = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(limits.timeoutMs) });
-      if (!response.ok) throw new Error(`${url.host} answered ${response.status} for a certificate`);
-      return new TextDecoder().decode(await readAtMost(response, limits.maxBytes));
+      const pem = await fetchWithin(url, {}, { signal: AbortSignal.timeout(limits.timeoutMs), maxBytes: limits.maxBytes });
+      return new TextDecoder().decode(pem);
     },
   };
-}
-
-async function readAtMost(response: Response, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new Error("The certificate is too large");
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
