@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { ProviderClient } from "../../src/adapters/identity/provider-client.ts";
 import { createAppleProvider } from "../../src/adapters/identity/apple.ts";
 import { createFacebookProvider } from "../../src/adapters/identity/facebook.ts";
@@ -6,7 +6,16 @@ import { createGitHubProvider } from "../../src/adapters/identity/github.ts";
 import { createGoogleProvider } from "../../src/adapters/identity/google.ts";
 import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
 import { DomainError } from "../../src/domain/errors.ts";
-import { appleSigningKey, json, type ProviderHandlers, type ProviderStub, stubProviders, tokenResponse } from "../support/provider-stub.ts";
+import {
+  appleSigningKey,
+  json,
+  type ProviderHandlers,
+  type ProviderStub,
+  startUnrulyProvider,
+  stubProviders,
+  tokenResponse,
+  type Unruly,
+} from "../support/provider-stub.ts";
 
 const GOOGLE_TOKEN = "https://oauth2.googleapis.com/token";
 const GITHUB_TOKEN = "https://github.com/login/oauth/access_token";
@@ -313,6 +322,48 @@ test.each(everyProvider)("%s: a code the token endpoint refuses fails the sign-i
   answer({ [endpoint]: () => json({ error: "invalid_grant", error_description: "Bad code" }, 400) });
   await expectProviderFailure(make().fetchProfile("stale-code", verifier, {}), id);
   expect(stub!.to(endpoint)).toHaveLength(1);
+});
+
+describe("a provider that hangs, drips or answers too much (found by an attack)", () => {
+  const host = startUnrulyProvider();
+  afterAll(() => host.stop());
+  const limits = { timeoutMs: 300, maxBytes: 64 * 1024 };
+  const ok: ProviderHandlers = {
+    [GITHUB_TOKEN]: () => tokenResponse(),
+    [GITHUB_USER]: () => json({ id: 1, login: "ann", email: "ann@example.com" }),
+    [GITHUB_EMAILS]: () => json([{ email: "ann@example.com", primary: true, verified: true }]),
+    [FACEBOOK_TOKEN]: () => tokenResponse(),
+  };
+  const calls: [string, string, () => ProviderClient][] = [
+    ["google", GOOGLE_TOKEN, () => createGoogleProvider(client, redirect("google"), limits)],
+    ["github", GITHUB_TOKEN, () => createGitHubProvider(client, redirect("github"), limits)],
+    ["github", GITHUB_USER, () => createGitHubProvider(client, redirect("github"), limits)],
+    ["facebook", FACEBOOK_TOKEN, () => createFacebookProvider(client, redirect("facebook"), limits)],
+    ["facebook", FACEBOOK_ME, () => createFacebookProvider(client, redirect("facebook"), limits)],
+    ["apple", APPLE_TOKEN, () => createAppleProvider(appleConfig(), redirect("apple"), limits)],
+  ];
+  const unruly: Unruly[] = ["hang", "drip", "huge", "huge-length"];
+
+  test.each(calls)("%s: %s fails the sign-in within the deadline, and no more of an answer than the size is read", async (id, endpoint, make) => {
+    for (const how of unruly) {
+      stub?.restore();
+      answer({ ...ok, [endpoint]: host.answers(how) });
+      const started = performance.now();
+      await expectProviderFailure(make().fetchProfile("code", verifier, {}), id);
+      expect([how, performance.now() - started < 1_500]).toEqual([how, true]);
+    }
+    await Bun.sleep(100);
+    // Dropping the rest closes the connection: the host stops at what the sockets' buffers took (4 to 8 MB seen), not at 50 MB.
+    expect(host.sent("huge")).toBeLessThan(20 * 1024 * 1024);
+  });
+
+  test("github: an e-mail list that hangs costs the verified e-mail, within the same deadline, not the sign-in", async () => {
+    answer({ ...ok, [GITHUB_EMAILS]: host.answers("hang") });
+    const started = performance.now();
+    const profile = await createGitHubProvider(client, redirect("github"), limits).fetchProfile("code", null, {});
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(profile).toMatchObject({ providerAccountId: "1", email: "ann@example.com", emailVerified: false });
+  });
 });
 
 describe("createIdentityProviders", () => {

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createIdentityProviders } from "../../src/adapters/identity/index.ts";
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { sessionCookieOf } from "../support/accounts.ts";
 import { CookieJar } from "../support/cookie-jar.ts";
 import { TEST_PUBLIC_URL, type TestApp, createTestApp } from "../support/http.ts";
-import { type ProviderStub, appleSigningKey, json, stubProviders, tokenResponse } from "../support/provider-stub.ts";
+import { type ProviderStub, appleSigningKey, json, startUnrulyProvider, stubProviders, tokenResponse } from "../support/provider-stub.ts";
 
 const GITHUB_TOKEN = "https://github.com/login/oauth/access_token";
 const GOOGLE_TOKEN = "https://oauth2.googleapis.com/token";
@@ -273,6 +273,46 @@ describe("OAuth sign-in", () => {
     const providers = await t.call("GET", "/api/auth/providers");
     expect(Object.keys(providers.body).sort()).toEqual(["apple", "credentials", "github", "google"]);
     expect(providers.body.github).toMatchObject({ type: "oauth", signinUrl: `${TEST_PUBLIC_URL}/api/auth/signin/github` });
+  });
+});
+
+describe("a provider that hangs, drips or answers too much (found by an attack)", () => {
+  const host = startUnrulyProvider();
+  afterAll(() => host.stop());
+
+  test("its callback is 400 Sign-in with GitHub failed within the deadline, and no account or session is made", async () => {
+    const limits = { timeoutMs: 300, maxBytes: 64 * 1024 };
+    const github = createTestApp(
+      createMemoryDeps({ identityProviders: createIdentityProviders({ github: { clientId: "gh", clientSecret: "gh-secret" } }, TEST_PUBLIC_URL, limits) }),
+    );
+    const user = () => json({ id: 4242, login: "ada", email: "ada@example.com" });
+    const emails = () => json([{ email: "ada@example.com", primary: true, verified: true }]);
+    for (const how of ["hang", "drip", "huge", "huge-length"] as const) {
+      for (const answers of [
+        { [GITHUB_TOKEN]: host.answers(how) },
+        { [GITHUB_TOKEN]: () => tokenResponse(), "https://api.github.com/user": host.answers(how), "https://api.github.com/user/emails": emails },
+      ]) {
+        const started = await github.call("GET", "/api/auth/signin/github");
+        const state = new URL(started.headers.get("location") ?? "").searchParams.get("state");
+        const cookie =
+          started.headers
+            .getSetCookie()
+            .find((c) => c.startsWith("storefront.oauth-state="))
+            ?.split(";")[0] ?? "";
+        stub?.restore();
+        stub = stubProviders({ "https://api.github.com/user": user, "https://api.github.com/user/emails": emails, ...answers });
+        const before = performance.now();
+        const res = await github.call("GET", `/api/auth/callback/github?code=c&state=${state}`, { headers: { cookie } });
+        expect([how, res.status, res.body, performance.now() - before < 1_500]).toEqual([
+          how,
+          400,
+          { error: "Sign-in with GitHub failed", details: { provider: "github" } },
+          true,
+        ]);
+        expect(sessionCookieOf(res.headers)).toBeNull();
+      }
+    }
+    expect(github.deps.state.users.size).toBe(0);
   });
 });
 

@@ -22,6 +22,8 @@ export interface RecordedRequest {
   headers: Headers;
   /** The form-encoded body, as token requests carry; null for any other body. */
   form: URLSearchParams | null;
+  /** The caller's signal: a handler that forwards the request (to an unruly host) passes it on, as fetch would honour it. */
+  signal: AbortSignal;
 }
 
 /** Keyed by origin and path, e.g. "https://oauth2.googleapis.com/token". */
@@ -47,6 +49,7 @@ export function stubProviders(handlers: ProviderHandlers): ProviderStub {
       url,
       headers: request.headers,
       form: isForm ? new URLSearchParams(await request.text()) : null,
+      signal: request.signal,
     };
     requests.push(recorded);
     const handler = handlers[url.origin + url.pathname];
@@ -89,4 +92,48 @@ export async function appleSigningKey(): Promise<{ pem: string; publicKey: Crypt
   const der = Buffer.from(await crypto.subtle.exportKey("pkcs8", pair.privateKey)).toString("base64");
   const lines = der.match(/.{1,64}/g) ?? [];
   return { pem: `-----BEGIN PRIVATE KEY-----\n${lines.join("\n")}\n-----END PRIVATE KEY-----\n`, publicKey: pair.publicKey };
+}
+
+/** How the attack's stand-in misbehaved: no answer at all, a byte at a time for ever, or 50 MB (chunked, or with its length). */
+export type Unruly = "hang" | "drip" | "huge" | "huge-length";
+
+/**
+ * A real local server standing in for a provider that misbehaves (stubProviders' handlers forward
+ * to it with the caller's signal), counting what it sent so a test can see a body left unread.
+ */
+export function startUnrulyProvider() {
+  const sent: Record<string, number> = {};
+  const never = Promise.withResolvers<void>();
+  const chunk = new TextEncoder().encode("A".repeat(64 * 1024));
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 0,
+    async fetch(request) {
+      const path = new URL(request.url).pathname.slice(1) as Unruly;
+      sent[path] = 0;
+      const count = (bytes: Uint8Array) => ((sent[path] = (sent[path] ?? 0) + bytes.byteLength), bytes);
+      const start = new TextEncoder().encode('{"access_token":"');
+      if (path === "hang") await never.promise;
+      if (path === "huge-length") return new Response(new Uint8Array(50 * 1024 * 1024).fill(65), { headers: { "content-type": "application/json" } });
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => controller.enqueue(count(start)),
+        async pull(controller) {
+          if (path === "drip") await Bun.sleep(50);
+          if ((sent[path] ?? 0) > 50 * 1024 * 1024) return controller.close();
+          controller.enqueue(count(path === "drip" ? chunk.subarray(0, 1) : chunk));
+        },
+      });
+      return new Response(body, { headers: { "content-type": "application/json" } });
+    },
+  });
+  return {
+    /** A handler answering as this host does for `how`. */
+    answers: (how: Unruly) => (request: RecordedRequest) => fetch(`http://127.0.0.1:${server.port}/${how}`, { signal: request.signal }),
+    sent: (how: Unruly) => sent[how] ?? 0,
+    stop() {
+      never.resolve();
+      server.stop(true);
+    },
+  };
 }

@@ -1,5 +1,7 @@
 import { Apple, decodeIdToken } from "arctic";
+import { SignJWT } from "jose";
 import type { ProviderClient } from "./provider-client.ts";
+import { PROVIDER_LIMITS, providerCalls } from "./provider-calls.ts";
 import { DomainError } from "../../domain/errors.ts";
 
 export interface AppleClientConfig {
@@ -16,8 +18,11 @@ interface AppleClaims {
   email_verified?: unknown;
 }
 
-export function createAppleProvider(config: AppleClientConfig, redirectUri: string): ProviderClient {
-  const apple = new Apple(config.clientId, config.teamId, config.keyId, pkcs8FromPem(config.privateKey), redirectUri);
+const TOKEN_ENDPOINT = "https://appleid.apple.com/auth/token";
+
+export function createAppleProvider(config: AppleClientConfig, redirectUri: string, limits = PROVIDER_LIMITS): ProviderClient {
+  const pkcs8 = pkcs8FromPem(config.privateKey);
+  const apple = new Apple(config.clientId, config.teamId, config.keyId, pkcs8, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with Apple failed", { provider: "apple" });
   return {
     id: "apple",
@@ -34,7 +39,9 @@ export function createAppleProvider(config: AppleClientConfig, redirectUri: stri
     async fetchProfile(code, _codeVerifier, extra) {
       let claims: AppleClaims;
       try {
-        claims = decodeIdToken((await apple.validateAuthorizationCode(code)).idToken()) as AppleClaims;
+        const client = { form: { client_id: config.clientId, client_secret: await clientSecret(config, pkcs8) } };
+        const tokens = await providerCalls(limits).tokens(TOKEN_ENDPOINT, { code, redirect_uri: redirectUri }, client);
+        claims = decodeIdToken(tokens.idToken()) as AppleClaims;
       } catch {
         throw failed();
       }
@@ -53,13 +60,29 @@ export function createAppleProvider(config: AppleClientConfig, redirectUri: stri
   };
 }
 
-function pkcs8FromPem(pem: string): Uint8Array {
+function pkcs8FromPem(pem: string): Uint8Array<ArrayBuffer> {
   const body = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, "").replace(/\s+/g, "");
   try {
     return Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
   } catch {
     throw new Error("The Apple private key is not a PKCS#8 PEM");
   }
+}
+
+/**
+ * Apple's client secret: a JWT the team's key signs, as arctic's Apple client makes it (whose method
+ * is private; the token request is sent by providerCalls, see there), valid 5 minutes.
+ */
+async function clientSecret(config: AppleClientConfig, pkcs8: Uint8Array<ArrayBuffer>): Promise<string> {
+  const key = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+  return new SignJWT()
+    .setProtectedHeader({ alg: "ES256", kid: config.keyId, typ: "JWT" })
+    .setIssuer(config.teamId)
+    .setSubject(config.clientId)
+    .setAudience("https://appleid.apple.com")
+    .setIssuedAt()
+    .setExpirationTime("5m")
+    .sign(key);
 }
 
 /** Apple sends the name only on the first sign-in, as JSON the browser posts along; it may be absent or odd. */

@@ -1,6 +1,7 @@
 import { Facebook } from "arctic";
 import { z } from "zod";
 import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
+import { PROVIDER_LIMITS, providerCalls } from "./provider-calls.ts";
 import { imageUrl, optionalText } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -11,7 +12,9 @@ const facebookUser = z.object({
   picture: z.object({ data: z.object({ url: imageUrl }) }).catch({ data: { url: null } }),
 });
 
-export function createFacebookProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
+const TOKEN_ENDPOINT = "https://graph.facebook.com/v16.0/oauth/access_token";
+
+export function createFacebookProvider(config: OAuthClientConfig, redirectUri: string, limits = PROVIDER_LIMITS): ProviderClient {
   const facebook = new Facebook(config.clientId, config.clientSecret, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with Facebook failed", { provider: "facebook" });
   return {
@@ -26,13 +29,13 @@ export function createFacebookProvider(config: OAuthClientConfig, redirectUri: s
     async fetchProfile(code) {
       let found: unknown;
       try {
-        const accessToken = (await facebook.validateAuthorizationCode(code)).accessToken();
+        const calls = providerCalls(limits);
+        const client = { form: { client_id: config.clientId, client_secret: config.clientSecret } };
+        const accessToken = (await calls.tokens(TOKEN_ENDPOINT, { code, redirect_uri: redirectUri }, client)).accessToken();
         const url = new URL("https://graph.facebook.com/me");
         url.searchParams.set("fields", "id,name,email,picture.type(large)");
         url.searchParams.set("access_token", accessToken);
-        const response = await fetch(url);
-        if (!response.ok) throw new Error(`Facebook answered ${response.status}`);
-        found = await response.json();
+        found = await calls.json(url);
       } catch {
         throw failed();
       }

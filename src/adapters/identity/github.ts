@@ -1,6 +1,7 @@
 import { GitHub } from "arctic";
 import { z } from "zod";
 import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
+import { PROVIDER_LIMITS, providerCalls } from "./provider-calls.ts";
 import { imageUrl, optionalText } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -16,7 +17,9 @@ const gitHubUser = z.object({
 const gitHubEmail = z.object({ email: z.string(), primary: z.literal(true), verified: z.boolean().catch(false) });
 const gitHubEmails = z.array(z.unknown()).catch([]);
 
-export function createGitHubProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
+const TOKEN_ENDPOINT = "https://github.com/login/oauth/access_token";
+
+export function createGitHubProvider(config: OAuthClientConfig, redirectUri: string, limits = PROVIDER_LIMITS): ProviderClient {
   const github = new GitHub(config.clientId, config.clientSecret, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with GitHub failed", { provider: "github" });
   return {
@@ -32,11 +35,13 @@ export function createGitHubProvider(config: OAuthClientConfig, redirectUri: str
       let found: unknown;
       let emails: unknown;
       try {
-        const accessToken = (await github.validateAuthorizationCode(code)).accessToken();
-        found = await getJson("https://api.github.com/user", accessToken);
+        const calls = providerCalls(limits);
+        const accessToken = (await calls.tokens(TOKEN_ENDPOINT, { code, redirect_uri: redirectUri }, { basic: config })).accessToken();
+        const headers = { Authorization: `Bearer ${accessToken}`, Accept: "application/vnd.github+json", "User-Agent": "storefront" };
+        found = await calls.json("https://api.github.com/user", { headers });
         // /user shows only the public e-mail and says nothing of verification; losing the emails
         // call costs the user an automatic link to an existing account, not the sign-in.
-        emails = await getJson("https://api.github.com/user/emails", accessToken).catch(() => null);
+        emails = await calls.json("https://api.github.com/user/emails", { headers }).catch(() => null);
       } catch {
         throw failed();
       }
@@ -61,12 +66,4 @@ function primaryEmail(emails: unknown): z.infer<typeof gitHubEmail> | null {
     if (email.success) return email.data;
   }
   return null;
-}
-
-async function getJson(url: string, accessToken: string): Promise<unknown> {
-  const response = await fetch(url, {
-    headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/vnd.github+json", "User-Agent": "storefront" },
-  });
-  if (!response.ok) throw new Error(`GitHub answered ${response.status} for ${url}`);
-  return response.json();
 }

@@ -1,5 +1,6 @@
 import { decodeIdToken, Google } from "arctic";
 import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
+import { PROVIDER_LIMITS, providerCalls } from "./provider-calls.ts";
 import { imageUrl, optionalText } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
@@ -11,7 +12,9 @@ interface GoogleClaims {
   picture?: unknown;
 }
 
-export function createGoogleProvider(config: OAuthClientConfig, redirectUri: string): ProviderClient {
+const TOKEN_ENDPOINT = "https://oauth2.googleapis.com/token";
+
+export function createGoogleProvider(config: OAuthClientConfig, redirectUri: string, limits = PROVIDER_LIMITS): ProviderClient {
   const google = new Google(config.clientId, config.clientSecret, redirectUri);
   const failed = () => new DomainError("auth.provider_failed", "Sign-in with Google failed", { provider: "google" });
   return {
@@ -27,7 +30,8 @@ export function createGoogleProvider(config: OAuthClientConfig, redirectUri: str
       if (codeVerifier === null) throw failed();
       let claims: GoogleClaims;
       try {
-        const tokens = await google.validateAuthorizationCode(code, codeVerifier);
+        const form = { code, code_verifier: codeVerifier, redirect_uri: redirectUri };
+        const tokens = await providerCalls(limits).tokens(TOKEN_ENDPOINT, form, { basic: config });
         claims = decodeIdToken(tokens.idToken()) as GoogleClaims;
       } catch {
         throw failed();

@@ -3,6 +3,7 @@ import { type AppleClientConfig, createAppleProvider } from "./apple.ts";
 import { createFacebookProvider } from "./facebook.ts";
 import { createGitHubProvider } from "./github.ts";
 import { createGoogleProvider } from "./google.ts";
+import { PROVIDER_LIMITS } from "./provider-calls.ts";
 import { type OAuthClientConfig, type ProviderClient, asIdentityProvider } from "./provider-client.ts";
 
 /** The providers with credentials; one without is not offered. */
@@ -14,13 +15,13 @@ export interface OAuthConfig {
 }
 
 /** One provider for every client that has credentials; the others are not offered at all. */
-export function createIdentityProviders(config: OAuthConfig, publicUrl: string): ReadonlyMap<ProviderId, IdentityProvider> {
+export function createIdentityProviders(config: OAuthConfig, publicUrl: string, limits = PROVIDER_LIMITS): ReadonlyMap<ProviderId, IdentityProvider> {
   const callback = (id: ProviderId) => `${publicUrl}/api/auth/callback/${id}`;
   const providers = [
-    config.google && createGoogleProvider(config.google, callback("google")),
-    config.github && createGitHubProvider(config.github, callback("github")),
-    config.facebook && createFacebookProvider(config.facebook, callback("facebook")),
-    config.apple && createAppleProvider(config.apple, callback("apple")),
+    config.google && createGoogleProvider(config.google, callback("google"), limits),
+    config.github && createGitHubProvider(config.github, callback("github"), limits),
+    config.facebook && createFacebookProvider(config.facebook, callback("facebook"), limits),
+    config.apple && createAppleProvider(config.apple, callback("apple"), limits),
   ].filter((p): p is ProviderClient => p !== undefined);
   return new Map(providers.map((p) => [p.id, asIdentityProvider(p)]));
 }
