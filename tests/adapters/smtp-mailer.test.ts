@@ -127,29 +127,37 @@ describe("SMTP mailer", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  test("a 5xx to the recipient or the message is a refusal for good (MailRefused); one to the sender, or a 4xx, is tried again", async () => {
-    const refusing = (stage: "mail" | "rcpt", responseCode: number) =>
+  test("a refusal of the recipient or the content for good (5.1.x, 5.2.x, 5.3.4, 5.6.x) is MailRefused; policy (5.7.x, a relay refused to the shop's credentials), a bare 5xx, a 4xx or a refused sender are tried again", async () => {
+    const refusing = (stage: "mail" | "rcpt", responseCode: number, text: string) =>
       startSmtpServer({
         [stage === "mail" ? "onMailFrom" : "onRcptTo"](_address: unknown, _session: unknown, callback: (error?: Error) => void) {
-          callback(Object.assign(new Error(`${responseCode} refused`), { responseCode }));
+          callback(Object.assign(new Error(text), { responseCode }));
         },
       });
     const mail = { to: "nobody@example.com", subject: "Hi", text: "Hi", html: null };
-    const outcomes = [];
-    for (const [stage, code] of [
-      ["rcpt", 550],
-      ["rcpt", 450],
-      ["mail", 550],
+    const outcomes: Record<string, string> = {};
+    for (const [stage, code, text] of [
+      ["rcpt", 550, "5.1.1 No such user here"],
+      ["rcpt", 552, "5.2.2 Mailbox full"],
+      ["rcpt", 554, "5.7.1 Relay access denied"],
+      ["rcpt", 550, "Rejected"],
+      ["rcpt", 450, "4.2.1 Try later"],
+      ["mail", 550, "5.1.8 Bad sender domain"],
     ] as const) {
-      const { mailer } = await refusing(stage, code);
-      outcomes.push(
-        await mailer.send(mail).then(
-          () => "sent",
-          (error: unknown) => (error instanceof MailRefused ? "refused for good" : "failed"),
-        ),
+      const { mailer } = await refusing(stage, code, text);
+      outcomes[`${stage} ${code} ${text}`] = await mailer.send(mail).then(
+        () => "sent",
+        (error: unknown) => (error instanceof MailRefused ? "refused for good" : "tried again"),
       );
     }
-    expect(outcomes).toEqual(["refused for good", "failed", "failed"]);
+    expect(outcomes).toEqual({
+      "rcpt 550 5.1.1 No such user here": "refused for good",
+      "rcpt 552 5.2.2 Mailbox full": "refused for good",
+      "rcpt 554 5.7.1 Relay access denied": "tried again",
+      "rcpt 550 Rejected": "tried again",
+      "rcpt 450 4.2.1 Try later": "tried again",
+      "mail 550 5.1.8 Bad sender domain": "tried again",
+    });
   });
 
   test("credentials over smtp:// go only over TLS: a server that offers no STARTTLS gets no password (the send fails), unless the url says requireTLS=false", async () => {

@@ -150,7 +150,7 @@ describe("outbox worker", () => {
     expect(String(logged[0]?.error)).toHaveLength(1_000);
   });
 
-  test("two instances share the outbox: a batch held up past its lease sends nothing more, and the other instance sends the rest, each message once (found by an attack)", async () => {
+  test("two instances share the outbox: a batch held up near its lease's end sends nothing more and hands the rest back, and the other instance sends them, each message once (found by an attack)", async () => {
     const deps = createMemoryDeps({ logger: silentLogger });
     const sentBy: string[] = [];
     const mailer = (who: string): Mailer => ({
@@ -159,16 +159,14 @@ describe("outbox worker", () => {
         return { messageId: null };
       },
     });
+    // The lease: 3 sends × 1 s, and two minutes (123 s); a send starts only with its second and a minute of it left.
     const options = { batchSize: 3, sendDeadlineMs: 1_000, leaseMs: 1_000 };
     const second = createOutboxWorker({ ...deps, mailer: mailer("second") }, options);
-    // The first instance's database answers 31 s late each time it is asked about a recipient; while it
-    // waits the third time, past its lease of 63 s (3 sends × 1 s, and a minute), the second instance runs.
-    let stalls = 0;
+    // The first instance's database answers 61 s late each time it is asked about a recipient.
     const stalling = {
       ...deps.uow,
       async read<T>(work: Parameters<typeof deps.uow.read<T>>[0]) {
-        deps.clock.advance(31_000);
-        if (++stalls === 3) await second.runOnce();
+        deps.clock.advance(61_000);
         return deps.uow.read(work);
       },
     };
@@ -177,9 +175,15 @@ describe("outbox worker", () => {
       await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
       deps.clock.advance(1);
     }
-    expect((await first.runOnce()).sent).toBe(2);
-    expect(sentBy).toEqual(["first a@example.com", "first b@example.com", "second c@example.com"]);
-    expect((await deps.repos.outbox.list()).map((m) => m.status)).toEqual(["sent", "sent", "sent"]);
+    // a at 61 s; b would start at 122 s, its deadline and margin past the lease's end at 123 s.
+    expect(await first.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
+    expect(await second.runOnce()).toEqual({ sent: 2, retried: 0, failed: 0, suppressed: 0 });
+    expect(sentBy).toEqual(["first a@example.com", "second b@example.com", "second c@example.com"]);
+    expect((await deps.repos.outbox.list()).map((m) => [m.status, m.attempts])).toEqual([
+      ["sent", 1],
+      ["sent", 1],
+      ["sent", 1],
+    ]);
   });
 
   test("one run drains a backlog larger than a batch", async () => {
@@ -249,7 +253,7 @@ describe("outbox worker", () => {
     }
   });
 
-  test("stop(grace) cuts a send that outlasts the grace, so a hung mail server holds no shutdown; the message comes back when its lease ends, and goes out then (found by an attack)", async () => {
+  test("stop(grace) cuts a send that outlasts the grace, so a hung mail server holds no shutdown; the message is due again at once, for any instance (found by an attack)", async () => {
     const hung = Promise.withResolvers<void>();
     const sending = Promise.withResolvers<void>();
     let calls = 0;
@@ -262,12 +266,35 @@ describe("outbox worker", () => {
     worker.start();
     await sending.promise;
     await worker.stop(10);
-    expect(await only()).toMatchObject({ status: "pending", attempts: 1, lastError: null });
-    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 0, failed: 0, suppressed: 0 });
-    clock.set((await only()).nextAttemptAt);
+    expect(await only()).toMatchObject({ status: "pending", attempts: 1, lastError: "cut: the instance stopped while sending", nextAttemptAt: clock.now() });
     expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
     expect(sent).toHaveLength(2);
     hung.resolve();
+  });
+
+  test("stop() during a batch takes no more mail: the send in flight finishes, and the rest are handed back untried, due at once", async () => {
+    const sending = Promise.withResolvers<void>();
+    const send = Promise.withResolvers<void>();
+    const { mailer, sent } = fakeMailer(() => {
+      sending.resolve();
+      return send.promise;
+    });
+    const { clock, worker, enqueue, outbox } = setup(mailer);
+    for (let i = 0; i < 3; i++) {
+      await enqueue(`customer${i}@example.com`);
+      clock.advance(1);
+    }
+    worker.start();
+    await sending.promise;
+    const stopping = worker.stop();
+    send.resolve();
+    await stopping;
+    expect(sent.map((m) => m.to)).toEqual(["customer0@example.com"]);
+    expect((await outbox.list()).map((m) => [m.status, m.attempts, m.nextAttemptAt])).toEqual([
+      ["sent", 1, expect.any(Date)],
+      ["pending", 0, clock.now()],
+      ["pending", 0, clock.now()],
+    ]);
   });
 
   test("stop() waits for the send in flight and records it before resolving", async () => {

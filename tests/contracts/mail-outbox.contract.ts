@@ -62,6 +62,19 @@ export function mailOutboxContract(target: () => ContractTarget) {
       expect(reclaimed).toMatchObject({ id: mail.id, attempts: 2 });
     });
 
+    test("claimed messages handed back untried are due again when told, their claim's attempt not counted; a sent one is left as it is", async () => {
+      const [untried, sent] = [aMail({ createdAt: at(1) }), aMail({ createdAt: at(2) })];
+      for (const mail of [untried, sent]) await outbox().enqueue(mail);
+      await outbox().claimDue(at(2), at(300), 10);
+      await outbox().markSent(sent.id, at(5), null);
+      await outbox().release([untried.id, sent.id], at(6));
+      expect((await outbox().list()).map((m) => [m.id, m.status, m.attempts, m.nextAttemptAt])).toEqual([
+        [untried.id, "pending", 0, at(6)],
+        [sent.id, "sent", 1, at(300)],
+      ]);
+      expect(await claimIds(at(6), at(306))).toEqual([untried.id]);
+    });
+
     test("a sent message records when, and the provider's id of it, and is never claimed again", async () => {
       const mail = aMail();
       await outbox().enqueue(mail);

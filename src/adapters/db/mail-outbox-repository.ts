@@ -61,6 +61,16 @@ export function createPgMailOutbox(db: Db): MailOutbox {
       return rows.map(toMessage);
     },
 
+    async release(ids, at) {
+      if (ids.length === 0) return;
+      await db
+        .updateTable("mail_outbox")
+        .set({ attempts: sql`greatest(attempts - 1, 0)`, next_attempt_at: at })
+        .where("id", "in", ids)
+        .where("status", "=", sql.lit("pending"))
+        .execute();
+    },
+
     async markSent(id, at, providerMessageId) {
       await db.updateTable("mail_outbox").set({ status: "sent", sent_at: at, provider_message_id: providerMessageId }).where("id", "=", id).execute();
     },

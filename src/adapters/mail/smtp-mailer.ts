@@ -4,15 +4,22 @@ import { MailRefused, type Mailer } from "../../application/ports/mail.ts";
 // nodemailer waits minutes by default; a hung server must fail the attempt so the worker moves on and retries later.
 const TIMEOUT_MS = 10_000;
 
-/** The SMTP commands whose 5xx refuses the message itself (its recipient, its content), not the shop's settings. */
+/** The SMTP commands whose answer can refuse the message itself (its recipient, its content). */
 const MESSAGE_COMMANDS = new Set(["RCPT TO", "DATA"]);
+/**
+ * A refusal of the message for good, by its enhanced status code (RFC 3463): the address (5.1.x),
+ * the mailbox (5.2.x), the message too big (5.3.4) or its content (5.6.x). A 5.7.x is policy (a
+ * relay refused to the shop's credentials, SPF or DMARC), the shop's to mend, and a bare 5xx says
+ * too little: both are tried again, as any failure.
+ */
+const REFUSED_FOR_GOOD = /^5\d\d[ -]5\.(1\.\d{1,3}|2\.\d{1,3}|3\.4|6\.\d{1,3})\b/;
 
 /**
  * Delivers through the SMTP server at `url` (smtp:// or smtps://, credentials in the url). With
  * credentials over smtp://, the server must offer STARTTLS (`requireTLS`), or the password would go
  * out in clear to anyone on the way who strips the offer; `?requireTLS=false` in the url allows it.
- * A send that is aborted is cut at once (the socket destroyed, not ended), so nothing buffered, the
- * message's last line included, goes out after it.
+ * A send that is aborted is cut at once: the socket is destroyed, not ended, so what is still
+ * buffered is dropped rather than sent.
  */
 export function createSmtpMailer(options: { url: string; from: string }): Mailer & { close(): void } {
   // nodemailer is loaded on the first message (some 20 MB a process that sends none would carry).
@@ -50,8 +57,8 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
         // The Message-ID the message went out with, which a provider's delivery events name it by.
         return { messageId: typeof info.messageId === "string" ? info.messageId.replace(/^<|>$/g, "") : null };
       } catch (error) {
-        const { responseCode, command } = error as { responseCode?: unknown; command?: unknown };
-        if (typeof responseCode === "number" && responseCode >= 500 && typeof command === "string" && MESSAGE_COMMANDS.has(command))
+        const { response, command } = error as { response?: unknown; command?: unknown };
+        if (typeof command === "string" && MESSAGE_COMMANDS.has(command) && typeof response === "string" && REFUSED_FOR_GOOD.test(response))
           throw new MailRefused((error as Error).message, { cause: error });
         throw error;
       }

@@ -43,6 +43,14 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
       }
       return due.map((m) => structuredClone(m));
     },
+    async release(ids, at) {
+      for (const id of ids) {
+        const message = messages.get(id);
+        if (message?.status !== "pending") continue;
+        message.attempts = Math.max(message.attempts - 1, 0);
+        message.nextAttemptAt = new Date(at);
+      }
+    },
     async markSent(id, at, providerMessageId) {
       const message = messages.get(id);
       if (!message) return;

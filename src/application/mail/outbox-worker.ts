@@ -5,7 +5,7 @@ import { messageOf } from "../../domain/errors.ts";
 
 export interface OutboxWorkerOptions {
   batchSize: number;
-  /** How long a claimed message stays hidden, in case the worker dies mid-send; at least a batch's sends at their deadline, and a minute more. */
+  /** How long a claimed message stays hidden, in case the worker dies mid-send; at least a batch's sends at their deadline, and two minutes more. */
   leaseMs: number;
   pollIntervalMs: number;
   /** Attempts before a message is given up as "failed" and left for an operator. */
@@ -29,6 +29,12 @@ const defaults: OutboxWorkerOptions = {
   sendDeadlineMs: 20_000,
 };
 
+/**
+ * How much of its lease a message must have left, beyond its send's deadline, for the send to
+ * start: recording the outcome comes after the send, and another instance's clock may run ahead.
+ */
+const LEASE_MARGIN_MS = 60_000;
+
 /** What an error says, cut to this many characters in the log and the outbox: a server's 900 KB refusal, a dozen times a message, filled both (found by an attack). */
 const ERROR_CHARS = 1_000;
 
@@ -36,16 +42,16 @@ type Outcome = "sent" | "retried" | "failed" | "suppressed" | "left";
 
 /**
  * Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. Each
- * send is cut at its deadline, and a batch stops sending before its lease can run out, so no other
- * instance ever claims a message this one may still send. A message the server refused for good is
+ * send is cut at its deadline, and a batch stops sending (handing back the rest) while its lease
+ * still has a margin, so no other instance ever claims a message this one may still send. A message the server refused for good is
  * given up at once. Mail goes out at least once: a server that took a message and whose answer was
  * lost gets it again at the next try, under the same Message-ID.
  */
 export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" | "logger">, options: Partial<OutboxWorkerOptions> = {}) {
   const { uow, mailer, clock, logger } = deps;
   const { batchSize, pollIntervalMs, maxAttempts, backoff, sendDeadlineMs, ...rest } = { ...defaults, ...options };
-  const leaseMs = Math.max(rest.leaseMs, batchSize * sendDeadlineMs + 60_000);
-  /** Aborted when stop's grace is over: the send in flight is cut, and its message left claimed, to come back when its lease ends. */
+  const leaseMs = Math.max(rest.leaseMs, batchSize * sendDeadlineMs + 2 * LEASE_MARGIN_MS);
+  /** Aborted when stop's grace is over: the send in flight is cut, and its message due again at once. */
   let halt = new AbortController();
   let stopping = false;
 
@@ -64,7 +70,7 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     return "retried";
   }
 
-  /** One claimed message, unless its lease could end before its send's deadline: then it is "left" for the lease's end. */
+  /** One claimed message, unless the worker is stopping or its lease could end before the send is recorded: then it is "left" untried. */
   async function deliver(message: OutboxMessage, leaseEnds: number): Promise<Outcome> {
     // Decisions §11: an address that bounced or complained is never mailed again.
     if (await uow.read((db) => db.suppressions.has(message.to))) {
@@ -73,7 +79,7 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
       return "suppressed";
     }
     // Right before the send: whatever held the worker until now, no other instance may have this message yet.
-    if (stopping || clock.now().getTime() + sendDeadlineMs > leaseEnds) return "left";
+    if (stopping || clock.now().getTime() + sendDeadlineMs + LEASE_MARGIN_MS > leaseEnds) return "left";
     let sent: { messageId: string | null };
     try {
       const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(sendDeadlineMs)]);
@@ -82,8 +88,10 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
       sent = await abortable(mailer.send(mail, { id: message.id, signal }), signal);
     } catch (error) {
       if (halt.signal.aborted) {
+        // Tried, and maybe taken by the server before the cut: due again at once, for any instance.
+        await uow.transaction((tx) => tx.outbox.markFailed(message.id, "cut: the instance stopped while sending", clock.now()));
         logger.warn("mail.send_cut", { id: message.id, attempts: message.attempts });
-        return "left";
+        return "retried";
       }
       return giveUpOrRetry(message, error);
     }
@@ -99,10 +107,18 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
       const now = clock.now();
       const leaseEnds = now.getTime() + leaseMs;
       claimed = await uow.transaction((tx) => tx.outbox.claimDue(now, new Date(leaseEnds), batchSize));
-      for (const message of claimed) {
+      for (const [i, message] of claimed.entries()) {
         const outcome = await deliver(message, leaseEnds);
-        // What is left comes back when the lease ends, for this instance or another.
-        if (outcome === "left") return totals;
+        if (outcome === "left") {
+          // Untried: due again at once, for this instance's next run or another's, the attempt not counted.
+          await uow.transaction((tx) =>
+            tx.outbox.release(
+              claimed.slice(i).map((m) => m.id),
+              clock.now(),
+            ),
+          );
+          return totals;
+        }
         totals[outcome] += 1;
       }
     } while (claimed.length === batchSize && !stopping);
@@ -116,8 +132,9 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     start: schedule.start,
     notify: schedule.notify,
     /**
-     * Takes no more mail, and lets the send in flight finish for up to `graceMs` (by default its own
-     * deadline); then cuts it, its message left for the lease's end. Resolves once the run is over.
+     * Takes no more mail (what the run has claimed and not tried is handed back), and lets the send in
+     * flight finish for up to `graceMs` (by default its own deadline); then cuts it, its message due
+     * again at once. Resolves once the run is over.
      */
     async stop(graceMs = sendDeadlineMs) {
       stopping = true;
