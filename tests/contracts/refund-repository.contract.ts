@@ -60,6 +60,14 @@ export function refundRepositoryContract(target: () => ContractTarget) {
       expect(await refunds().listOfOrder("z12345678901234567890123")).toEqual([]);
     });
 
+    test("orderOfIntent: the order a payment was refunded for, by the payment's intent; none for an intent never refunded", async () => {
+      const orderId = await anOrderId();
+      const intentId = `pi_late_${cuid2Ids.next()}`;
+      await markDue(aRefund(orderId, { intentId, idempotencyKey: `late-payment-${intentId}` }));
+      expect(await refunds().orderOfIntent(intentId)).toBe(orderId);
+      expect(await refunds().orderOfIntent("pi_never_refunded")).toBeNull();
+    });
+
     test("one refund per idempotency key: marking it due again writes nothing", async () => {
       const orderId = await anOrderId();
       await markDue(aRefund(orderId));

@@ -150,6 +150,25 @@ describe("Stripe", () => {
     ]);
   });
 
+  test("a failed refund of a late payment (an intent the order never took, refunded at once) is recorded on that order, found through the refund (found by a review)", async () => {
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    await deliver("stripe", await signed(succeeded(intent, orderId, total)));
+    // A second intent of the same order paid too: the shop sends that money back.
+    const late = await t.deps.processor.createIntent({ amount: total, currency: "usd", metadata: { orderId }, idempotencyKey: "second-tab" });
+    await deliver("stripe", await signed(succeeded(late.id, orderId, total, "evt_paid_late")));
+    expect(await t.deps.repos.refunds.listOfOrder(orderId)).toEqual([expect.objectContaining({ intentId: late.id, reason: "late_payment" })]);
+    const failed = {
+      id: "evt_late_refund_failed",
+      type: "refund.failed",
+      data: { object: { id: "re_late", amount: total, payment_intent: late.id, failure_reason: "unknown" } },
+    };
+    expect((await deliver("stripe", await signed(failed))).status).toBe(200);
+    expect((await auditsOf("stripe")).filter((entry) => entry.changes.type === "refund.failed")).toEqual([
+      expect.objectContaining({ entityType: "order", entityId: orderId, changes: expect.objectContaining({ refundId: "re_late", flagged: true }) }),
+    ]);
+  });
+
   test("a failed refund of a payment no order of ours holds is recorded and flagged, found: false; one whose parts are not as Stripe sends them is 400", async () => {
     const failed = (object: object) => ({ id: `evt_${crypto.randomUUID()}`, type: "refund.failed", data: { object } });
     expect((await deliver("stripe", await signed(failed({ id: "re_2", amount: 500, payment_intent: "pi_unknown", failure_reason: null })))).status).toBe(200);

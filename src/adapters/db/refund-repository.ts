@@ -98,5 +98,10 @@ export function createPgRefundRepository(db: Db): RefundRepository {
     async listOfOrder(orderId) {
       return (await oldestFirst().where("order_id", "=", orderId).execute()).map(toRefund);
     },
+
+    async orderOfIntent(intentId) {
+      const row = await db.selectFrom("refunds").select("order_id").where("intent_id", "=", intentId).limit(1).executeTakeFirst();
+      return row?.order_id ?? null;
+    },
   };
 }

@@ -58,5 +58,8 @@ export function createMemoryRefundRepository(refunds: Map<string, RefundRecord>)
     async listOfOrder(orderId) {
       return listed((r) => r.orderId === orderId);
     },
+    async orderOfIntent(intentId) {
+      return [...refunds.values()].find((r) => r.intentId === intentId)?.orderId ?? null;
+    },
   };
 }

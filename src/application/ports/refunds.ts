@@ -7,6 +7,8 @@ export interface RefundReader {
   listDue(): Promise<RefundRecord[]>;
   /** An order's refunds, oldest first. */
   listOfOrder(orderId: string): Promise<RefundRecord[]>;
+  /** The order the shop refunded this payment (intent) for, if it ever asked for a refund of it: one it has since replaced, say. */
+  orderOfIntent(intentId: string): Promise<string | null>;
 }
 
 /** Refunds the shop owes and has made (decisions §14), one per idempotency key. */
