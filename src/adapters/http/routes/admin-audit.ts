@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AuditEntry } from "../../../domain/audit.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { isoInstantIn } from "../../presenters/order-filter.ts";
+import { isoInstantIn, rangeRunsForwards } from "../../presenters/order-filter.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { envelopeError, idOf, pageQuery, pagedEnvelope, timestamp } from "../schemas.ts";
 
@@ -49,7 +49,7 @@ const auditQueryIn = (zone: string) =>
       to: isoInstantIn(zone).optional().describe("ISO 8601 date (a day of the shop's zone, SHOP_TIMEZONE) or date-time; entries before it"),
       ...pageQuery,
     })
-    .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, { message: "must be after from", path: ["to"] });
+    .refine(rangeRunsForwards.check, rangeRunsForwards.issue);
 
 /** Decisions §12's audit log, for settings:read. */
 export function adminAuditRoutes(useCases: UseCases, auth: AuthSettings, shopTimeZone: string) {
