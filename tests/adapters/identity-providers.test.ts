@@ -350,10 +350,11 @@ describe("a provider that hangs, drips or answers too much (found by an attack)"
       answer({ ...ok, [endpoint]: host.answers(how) });
       const started = performance.now();
       await expectProviderFailure(make().fetchProfile("code", verifier, {}), id);
-      expect([how, performance.now() - started < 1_500]).toEqual([how, true]);
+      // The deadline is 300 ms; the margin is for a loaded machine. Without it, a hang waited minutes.
+      expect([how, performance.now() - started < 5_000]).toEqual([how, true]);
     }
-    await Bun.sleep(100);
     // Dropping the rest closes the connection: the host stops at what the sockets' buffers took (4 to 8 MB seen), not at 50 MB.
+    await host.ended("huge");
     expect(host.sent("huge")).toBeLessThan(20 * 1024 * 1024);
   });
 
@@ -361,7 +362,7 @@ describe("a provider that hangs, drips or answers too much (found by an attack)"
     answer({ ...ok, [GITHUB_EMAILS]: host.answers("hang") });
     const started = performance.now();
     const profile = await createGitHubProvider(client, redirect("github"), limits).fetchProfile("code", null, {});
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(profile).toMatchObject({ providerAccountId: "1", email: "ann@example.com", emailVerified: false });
   });
 });

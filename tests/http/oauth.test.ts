@@ -303,7 +303,7 @@ describe("a provider that hangs, drips or answers too much (found by an attack)"
         stub = stubProviders({ "https://api.github.com/user": user, "https://api.github.com/user/emails": emails, ...answers });
         const before = performance.now();
         const res = await github.call("GET", `/api/auth/callback/github?code=c&state=${state}`, { headers: { cookie } });
-        expect([how, res.status, res.body, performance.now() - before < 1_500]).toEqual([
+        expect([how, res.status, res.body, performance.now() - before < 5_000]).toEqual([
           how,
           400,
           { error: "Sign-in with GitHub failed", details: { provider: "github" } },

@@ -103,6 +103,8 @@ export type Unruly = "hang" | "drip" | "huge" | "huge-length";
  */
 export function startUnrulyProvider() {
   const sent: Record<string, number> = {};
+  /** Settled when the last answer of each kind stopped being sent: its reader gone, or all of it sent. */
+  const ended: Record<string, PromiseWithResolvers<void>> = {};
   const never = Promise.withResolvers<void>();
   const chunk = new TextEncoder().encode("A".repeat(64 * 1024));
   const server = Bun.serve({
@@ -112,6 +114,7 @@ export function startUnrulyProvider() {
     async fetch(request) {
       const path = new URL(request.url).pathname.slice(1) as Unruly;
       sent[path] = 0;
+      const end = (ended[path] = Promise.withResolvers<void>());
       const count = (bytes: Uint8Array) => ((sent[path] = (sent[path] ?? 0) + bytes.byteLength), bytes);
       const start = new TextEncoder().encode('{"access_token":"');
       if (path === "hang") await never.promise;
@@ -120,9 +123,13 @@ export function startUnrulyProvider() {
         start: (controller) => controller.enqueue(count(start)),
         async pull(controller) {
           if (path === "drip") await Bun.sleep(50);
-          if ((sent[path] ?? 0) > 50 * 1024 * 1024) return controller.close();
+          if ((sent[path] ?? 0) > 50 * 1024 * 1024) {
+            end.resolve();
+            return controller.close();
+          }
           controller.enqueue(count(path === "drip" ? chunk.subarray(0, 1) : chunk));
         },
+        cancel: () => end.resolve(),
       });
       return new Response(body, { headers: { "content-type": "application/json" } });
     },
@@ -131,6 +138,8 @@ export function startUnrulyProvider() {
     /** A handler answering as this host does for `how`. */
     answers: (how: Unruly) => (request: RecordedRequest) => fetch(`http://127.0.0.1:${server.port}/${how}`, { signal: request.signal }),
     sent: (how: Unruly) => sent[how] ?? 0,
+    /** Once the last answer of this kind has stopped being sent (a streamed one: drip, huge). */
+    ended: (how: Unruly) => ended[how]?.promise ?? Promise.resolve(),
     stop() {
       never.resolve();
       server.stop(true);
