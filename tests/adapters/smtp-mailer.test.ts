@@ -127,7 +127,7 @@ describe("SMTP mailer", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  test("a refusal of the recipient or the content for good (5.1.x, 5.2.x, 5.3.4, 5.6.x) is MailRefused; policy (5.7.x, a relay refused to the shop's credentials), a bare 5xx, a 4xx or a refused sender are tried again", async () => {
+  test("a refusal of the recipient or the content for good (5.1.x, 5.2.x, 5.3.4, 5.6.x) is MailRefused; policy (5.7.x, a relay refused to the shop's credentials), the sender's codes (5.1.7, 5.1.8, at RCPT TO too), a full mailbox, a bare 5xx, a 4xx or a refused sender are tried again", async () => {
     const refusing = (stage: "mail" | "rcpt", responseCode: number, text: string) =>
       startSmtpServer({
         [stage === "mail" ? "onMailFrom" : "onRcptTo"](_address: unknown, _session: unknown, callback: (error?: Error) => void) {
@@ -138,7 +138,9 @@ describe("SMTP mailer", () => {
     const outcomes: Record<string, string> = {};
     for (const [stage, code, text] of [
       ["rcpt", 550, "5.1.1 No such user here"],
+      ["rcpt", 550, "5.2.1 Mailbox disabled"],
       ["rcpt", 552, "5.2.2 Mailbox full"],
+      ["rcpt", 550, "5.1.8 Access denied, bad outbound sender"],
       ["rcpt", 554, "5.7.1 Relay access denied"],
       ["rcpt", 550, "Rejected"],
       ["rcpt", 450, "4.2.1 Try later"],
@@ -152,7 +154,9 @@ describe("SMTP mailer", () => {
     }
     expect(outcomes).toEqual({
       "rcpt 550 5.1.1 No such user here": "refused for good",
-      "rcpt 552 5.2.2 Mailbox full": "refused for good",
+      "rcpt 550 5.2.1 Mailbox disabled": "refused for good",
+      "rcpt 552 5.2.2 Mailbox full": "tried again",
+      "rcpt 550 5.1.8 Access denied, bad outbound sender": "tried again",
       "rcpt 554 5.7.1 Relay access denied": "tried again",
       "rcpt 550 Rejected": "tried again",
       "rcpt 450 4.2.1 Try later": "tried again",

@@ -67,12 +67,23 @@ export function mailOutboxContract(target: () => ContractTarget) {
       for (const mail of [untried, sent]) await outbox().enqueue(mail);
       await outbox().claimDue(at(2), at(300), 10);
       await outbox().markSent(sent.id, at(5), null);
-      await outbox().release([untried.id, sent.id], at(6));
+      await outbox().release([untried.id, sent.id], at(300), at(6));
       expect((await outbox().list()).map((m) => [m.id, m.status, m.attempts, m.nextAttemptAt])).toEqual([
         [untried.id, "pending", 0, at(6)],
         [sent.id, "sent", 1, at(300)],
       ]);
       expect(await claimIds(at(6), at(306))).toEqual([untried.id]);
+    });
+
+    test("a claim whose lease has ended hands back nothing another claim holds since (found by a review)", async () => {
+      const mail = aMail();
+      await outbox().enqueue(mail);
+      await outbox().claimDue(at(0), at(300), 10);
+      // The first claim's lease is over; another instance claims the message and is sending it.
+      await outbox().claimDue(at(300), at(600), 10);
+      await outbox().release([mail.id], at(300), at(310));
+      expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "pending", attempts: 2, nextAttemptAt: at(600) })]);
+      expect(await claimIds(at(310), at(610))).toEqual([]);
     });
 
     test("a sent message records when, and the provider's id of it, and is never claimed again", async () => {

@@ -61,13 +61,14 @@ export function createPgMailOutbox(db: Db): MailOutbox {
       return rows.map(toMessage);
     },
 
-    async release(ids, at) {
+    async release(ids, leaseUntil, at) {
       if (ids.length === 0) return;
       await db
         .updateTable("mail_outbox")
         .set({ attempts: sql`greatest(attempts - 1, 0)`, next_attempt_at: at })
         .where("id", "in", ids)
         .where("status", "=", sql.lit("pending"))
+        .where("next_attempt_at", "=", leaseUntil)
         .execute();
     },
 

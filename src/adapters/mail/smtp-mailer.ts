@@ -7,12 +7,13 @@ const TIMEOUT_MS = 10_000;
 /** The SMTP commands whose answer can refuse the message itself (its recipient, its content). */
 const MESSAGE_COMMANDS = new Set(["RCPT TO", "DATA"]);
 /**
- * A refusal of the message for good, by its enhanced status code (RFC 3463): the address (5.1.x),
- * the mailbox (5.2.x), the message too big (5.3.4) or its content (5.6.x). A 5.7.x is policy (a
- * relay refused to the shop's credentials, SPF or DMARC), the shop's to mend, and a bare 5xx says
- * too little: both are tried again, as any failure.
+ * A refusal of the message for good, by its enhanced status code (RFC 3463): the recipient's address
+ * (5.1.x but the sender's, 5.1.7 and 5.1.8), the mailbox (5.2.x but a full one, 5.2.2, which RFC
+ * 3463 calls persistent but transient), the message too big (5.3.4) or its content (5.6.x). A 5.7.x
+ * is policy (a relay refused to the shop's credentials, SPF or DMARC), the sender's codes and a full
+ * mailbox are the shop's to mend or pass, and a bare 5xx says too little: all are tried again.
  */
-const REFUSED_FOR_GOOD = /^5\d\d[ -]5\.(1\.\d{1,3}|2\.\d{1,3}|3\.4|6\.\d{1,3})\b/;
+const REFUSED_FOR_GOOD = /^5\d\d[ -]5\.(1\.(?![78]\b)\d{1,3}|2\.(?!2\b)\d{1,3}|3\.4|6\.\d{1,3})\b/;
 
 /**
  * Delivers through the SMTP server at `url` (smtp:// or smtps://, credentials in the url). With

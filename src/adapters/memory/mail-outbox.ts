@@ -43,10 +43,10 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
       }
       return due.map((m) => structuredClone(m));
     },
-    async release(ids, at) {
+    async release(ids, leaseUntil, at) {
       for (const id of ids) {
         const message = messages.get(id);
-        if (message?.status !== "pending") continue;
+        if (message?.status !== "pending" || message.nextAttemptAt.getTime() !== leaseUntil.getTime()) continue;
         message.attempts = Math.max(message.attempts - 1, 0);
         message.nextAttemptAt = new Date(at);
       }

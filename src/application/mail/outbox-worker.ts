@@ -111,12 +111,8 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
         const outcome = await deliver(message, leaseEnds);
         if (outcome === "left") {
           // Untried: due again at once, for this instance's next run or another's, the attempt not counted.
-          await uow.transaction((tx) =>
-            tx.outbox.release(
-              claimed.slice(i).map((m) => m.id),
-              clock.now(),
-            ),
-          );
+          const untried = claimed.slice(i).map((m) => m.id);
+          await uow.transaction((tx) => tx.outbox.release(untried, new Date(leaseEnds), clock.now()));
           return totals;
         }
         totals[outcome] += 1;

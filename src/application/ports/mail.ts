@@ -38,8 +38,12 @@ export interface MailOutbox extends OutboxReader {
    */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<OutboxMessage[]>;
   markSent(id: string, at: Date, providerMessageId: string | null): Promise<void>;
-  /** Hands back claimed messages not tried after all (the worker stopping, or its lease too short): due again at `at`, their claim's attempt not counted. */
-  release(ids: readonly string[], at: Date): Promise<void>;
+  /**
+   * Hands back claimed messages not tried after all (the worker stopping, or its lease too short):
+   * due again at `at`, their claim's attempt not counted; only those still held by the claim whose
+   * lease ends at `leaseUntil`, as another instance may have claimed them since.
+   */
+  release(ids: readonly string[], leaseUntil: Date, at: Date): Promise<void>;
   /** Marks the message the provider knows by this id delivered; false when there is none. */
   markDelivered(providerMessageId: string, at: Date): Promise<boolean>;
   /** Marks one message, or every pending message to an address, suppressed: never sent. How many. */
