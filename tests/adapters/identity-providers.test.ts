@@ -11,6 +11,7 @@ import {
   json,
   type ProviderHandlers,
   type ProviderStub,
+  type RecordedRequest,
   startUnrulyProvider,
   stubProviders,
   tokenResponse,
@@ -27,6 +28,24 @@ const APPLE_TOKEN = "https://appleid.apple.com/auth/token";
 const ACCESS_TOKEN = "access-token-from-provider";
 
 const client = { clientId: "client-id", clientSecret: "client-secret" };
+
+/**
+ * The token request as arctic sends it to each provider (RFC 6749 §4.1.3): a form POST asking for
+ * JSON, grant type authorization_code, the client known by HTTP Basic (Google, GitHub) or by fields
+ * of the form (Facebook, Apple): a provider refuses a code asked for otherwise.
+ */
+function expectTokenRequest(request: RecordedRequest | undefined, { basic, clientId = "client-id" }: { basic: boolean; clientId?: string }) {
+  expect(request?.method).toBe("POST");
+  expect(request?.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
+  expect(request?.headers.get("accept")).toBe("application/json");
+  expect(request?.form?.get("grant_type")).toBe("authorization_code");
+  if (basic) {
+    expect(request?.headers.get("authorization")).toBe(`Basic ${Buffer.from("client-id:client-secret").toString("base64")}`);
+  } else {
+    expect(request?.headers.get("authorization")).toBeNull();
+    expect(request?.form?.get("client_id")).toBe(clientId);
+  }
+}
 const redirect = (id: string) => `https://shop.example.com/api/auth/callback/${id}`;
 const verifier = "verifier-0123456789-0123456789-0123456789";
 
@@ -72,6 +91,7 @@ describe("google", () => {
     expect(token?.form?.get("code")).toBe("code-abc");
     expect(token?.form?.get("code_verifier")).toBe(verifier);
     expect(token?.form?.get("redirect_uri")).toBe(redirect("google"));
+    expectTokenRequest(token, { basic: true });
     expect(profile).toEqual({
       provider: "google",
       providerAccountId: "g-1",
@@ -129,6 +149,7 @@ describe("github", () => {
     answer({ [GITHUB_TOKEN]: () => tokenResponse(), [GITHUB_USER]: () => json(user), [GITHUB_EMAILS]: () => json(emails) });
     const profile = await github().fetchProfile("code-abc", null, {});
     expect(stub!.to(GITHUB_TOKEN)[0]?.form?.get("code")).toBe("code-abc");
+    expectTokenRequest(stub!.to(GITHUB_TOKEN)[0], { basic: true });
     for (const call of [...stub!.to(GITHUB_USER), ...stub!.to(GITHUB_EMAILS)]) {
       expect(call.headers.get("authorization")).toBe(`Bearer ${ACCESS_TOKEN}`);
       expect(call.headers.get("accept")).toBe("application/vnd.github+json");
@@ -223,6 +244,8 @@ describe("facebook", () => {
     const token = stub!.to(FACEBOOK_TOKEN)[0];
     expect(token?.form?.get("code")).toBe("code-abc");
     expect(token?.form?.get("client_id")).toBe("client-id");
+    expectTokenRequest(token, { basic: false });
+    expect(token?.form?.get("client_secret")).toBe("client-secret");
     const graph = stub!.to(FACEBOOK_ME)[0];
     expect(graph?.url.searchParams.get("access_token")).toBe(ACCESS_TOKEN);
     expect(graph?.url.searchParams.get("fields")).toBe("id,name,email,picture.type(large)");
@@ -277,6 +300,7 @@ describe("apple", () => {
     await appleProvider().fetchProfile("code-abc", null, {});
     const form = stub!.to(APPLE_TOKEN)[0]?.form;
     expect(form?.get("code")).toBe("code-abc");
+    expectTokenRequest(stub!.to(APPLE_TOKEN)[0], { basic: false, clientId: "com.example.shop" });
     const [header, payload, signature] = (form?.get("client_secret") ?? "").split(".");
     const decode = (part = "") => JSON.parse(Buffer.from(part, "base64url").toString());
     expect(decode(header)).toMatchObject({ alg: "ES256", kid: "KEY456" });

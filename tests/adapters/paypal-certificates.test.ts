@@ -44,12 +44,18 @@ describe("the platform's CRC-32, which PayPal's signature covers", () => {
 describe("fetching a certificate over the network", () => {
   const huge = "x".repeat(200 * 1024);
   let stalled = Promise.withResolvers<void>();
+  let askedEncoding: string | null = null;
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
       const path = new URL(request.url).pathname;
-      if (path === "/cert.pem") return new Response(PAYPAL_TEST_CERT);
+      if (path === "/cert.pem") {
+        askedEncoding = request.headers.get("accept-encoding");
+        return new Response(PAYPAL_TEST_CERT);
+      }
+      // A host that compresses all the same: 64 KB of gzip would inflate to 64 MB (a bomb).
+      if (path === "/gzip") return new Response(Bun.gzipSync(new Uint8Array(64 * 1024 * 1024)), { headers: { "content-encoding": "gzip" } });
       if (path === "/moved") return Response.redirect("/cert.pem", 302);
       if (path === "/huge") return new Response(huge);
       if (path === "/huge-streamed") {
@@ -87,12 +93,13 @@ describe("fetching a certificate over the network", () => {
   const at = (path: string) => new URL(`http://127.0.0.1:${server.port}${path}`);
   const source = httpsCertificateSource({ timeoutMs: 300, maxBytes: 64 * 1024 });
 
-  test("answers the certificate's text", async () => {
+  test("answers the certificate's text, asked for uncompressed", async () => {
     expect(await source.fetch(at("/cert.pem"))).toBe(PAYPAL_TEST_CERT);
+    expect(askedEncoding).toBe("identity");
   });
 
-  test("refuses an error status, a redirect (it could leave paypal.com) and more than 64 KB, with a length or sent chunked", async () => {
-    for (const path of ["/missing", "/moved", "/huge", "/huge-streamed"]) {
+  test("refuses an error status, a redirect (it could leave paypal.com), more than 64 KB, with a length or sent chunked, and a compressed answer (found by a review)", async () => {
+    for (const path of ["/missing", "/moved", "/huge", "/huge-streamed", "/gzip"]) {
       expect(
         await source.fetch(at(path)).then(
           () => `${path} fetched`,

@@ -8,7 +8,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.ts";
 /** An id of the shop's (decisions §2: a path or body id of another shape is a 400), named in the issue: "must be an order id". */
 export const idOf = (what: `a ${string}` | `an ${string}`) => z.string().regex(new RegExp(CUID2_PATTERN), `must be ${what} id`);
 
-export { money, timestamp } from "../presenters/shapes.ts";
+export { money, timestamp, webUrl } from "../presenters/shapes.ts";
 
 /**
  * A name shown on one line (a product's, a person's), trimmed, up to `max` characters: a line break

@@ -70,8 +70,9 @@ function pkcs8FromPem(pem: string): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * Apple's client secret: a JWT the team's key signs, as arctic's Apple client makes it (whose method
- * is private; the token request is sent by providerCalls, see there), valid 5 minutes.
+ * Apple's client secret: a JWT the team's key signs, with the claims arctic's Apple client gives it
+ * (whose method is private; the token request is sent by providerCalls, see there), valid 5
+ * minutes; its audience a string where arctic writes a one-element array, which JWT takes alike.
  */
 async function clientSecret(config: AppleClientConfig, pkcs8: Uint8Array<ArrayBuffer>): Promise<string> {
   const key = await crypto.subtle.importKey("pkcs8", pkcs8, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { webUrl } from "../presenters/shapes.ts";
 
 /**
  * A provider's profile is read field by field: a field of another type or form than the provider
@@ -8,8 +9,4 @@ import { z } from "zod";
 export const optionalText = z.string().nullable().catch(null);
 
 /** A picture is kept only as a profile's image may be set (routes/users.ts): an http(s) URL of at most 2048 characters. */
-export const imageUrl = z
-  .url({ protocol: /^https?$/ })
-  .max(2048)
-  .nullable()
-  .catch(null);
+export const imageUrl = webUrl.nullable().catch(null);

@@ -22,7 +22,8 @@ export type ClientAuth = { basic: { clientId: string; clientSecret: string } } |
  * its request helpers are not exported; the package is finished, so none will come). A timer raced
  * against its promise would answer in time but leave the request and its whole body being read;
  * replacing the global fetch would reach every other caller in the process. So this sends the
- * request as arctic sends it for each of these providers (RFC 6749 §4.1.3) and reads the answer with
+ * request with the fields and client authentication arctic sends for each of these providers (RFC
+ * 6749 §4.1.3; its User-Agent is the shop's) and reads the answer with
  * arctic's own OAuth2Tokens; arctic still builds the authorization URL, the PKCE challenge and the
  * state, and decodes the id token.
  */

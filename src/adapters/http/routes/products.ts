@@ -18,6 +18,7 @@ import {
   queryDollars,
   queryNumber,
   timestamp,
+  webUrl,
 } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 
@@ -97,8 +98,8 @@ const productFields = {
     .min(1)
     .max(64)
     .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, "must be printable characters on one line"),
-  featuredImage: z.url({ protocol: /^https?$/ }).max(2048),
-  images: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(20),
+  featuredImage: webUrl,
+  images: z.array(webUrl).max(20),
   heatLevel: z.int().min(MIN_HEAT_LEVEL).max(MAX_HEAT_LEVEL),
   inventory: z.int().min(0).max(MAX_INVENTORY),
   isActive: z.boolean(),

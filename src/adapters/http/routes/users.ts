@@ -4,7 +4,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import { type Actor, PERMISSIONS } from "../../../domain/permissions.ts";
 import type { User } from "../../../domain/user.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
-import { JSON_BODY, envelope, envelopeError, newPassword, oneLineName, sessionCookie, timestamp } from "../schemas.ts";
+import { JSON_BODY, envelope, envelopeError, newPassword, oneLineName, sessionCookie, timestamp, webUrl } from "../schemas.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
 import { clientOfRequest } from "../plumbing/rate-limit.ts";
 
@@ -46,11 +46,7 @@ const profileChanges = z
       .nullable()
       .optional()
       .describe("null or blank takes the name away"),
-    image: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .nullable()
-      .optional(),
+    image: webUrl.nullable().optional(),
   })
   .strict()
   .meta({ id: "ProfileChanges" });
