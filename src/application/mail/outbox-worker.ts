@@ -43,9 +43,9 @@ type Outcome = "sent" | "retried" | "failed" | "suppressed" | "left";
 /**
  * Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. Each
  * send is cut at its deadline, and a batch stops sending (handing back the rest) while its lease
- * still has a margin, so no other instance ever claims a message this one may still send. A message the server refused for good is
- * given up at once. Mail goes out at least once: a server that took a message and whose answer was
- * lost gets it again at the next try, under the same Message-ID.
+ * still has a margin, so no other instance ever claims a message this one may still send. A message
+ * the server refused for good is given up at once. Mail goes out at least once: a server that took
+ * a message and whose answer was lost gets it again at the next try, under the same Message-ID.
  */
 export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" | "logger">, options: Partial<OutboxWorkerOptions> = {}) {
   const { uow, mailer, clock, logger } = deps;
