@@ -545,69 +545,55 @@ describe("housekeeping finishes a checkout a crash left without its payment inte
     expect([...deps.processor.intents.values()].map((intent) => intent.status)).toEqual(["canceled"]);
   });
 
-  test("a checkout still alive past the grace time, whose intent housekeeping stored first, answers its order as placed: not undone", async () => {
+  /**
+   * A customer's checkout of two sauces whose call for its payment intent is held past the grace
+   * time: the processor makes the intent at once, and its answer waits for `release`; then it comes
+   * back (`answer: "returned"`), or is lost on the way, as a processor that failed without saying
+   * what it did (`"lost"`). Housekeeping has stored the intent meanwhile.
+   */
+  async function aCheckoutHeldPastGrace(answer: "returned" | "lost") {
     const deps = createMemoryDeps();
     const ada = aUser();
     const sauce = aProduct({ price: 1299, inventory: 10 });
     await deps.repos.users.create(ada);
     await deps.repos.products.create(sauce);
     const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
-    let release = () => {};
-    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
-    const slow = {
+    const held = Promise.withResolvers<void>();
+    const holding = {
       ...deps,
       payments: {
         ...deps.payments,
         createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
           const intent = await deps.payments.createIntent(input);
-          await slowAnswer;
-          return intent;
-        },
-      },
-    };
-    const placing = placeOrder(slow, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
-    await eventually(() => expect(deps.processor.intents.size).toBe(1));
-    deps.clock.advance(GRACE_MS);
-    expect((await createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS }).runOnce()).intentsStored).toBe(1);
-    release();
-    const placed = await placing;
-    const [intent] = [...deps.processor.intents.values()];
-    expect(placed.clientSecret).toBe(intent!.clientSecret);
-    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: intent!.id });
-    expect(intent!.status).toBe("requires_payment_method");
-  });
-
-  test("a checkout whose intent call failed after housekeeping had stored that intent is not undone: the order stays payable, its stock taken", async () => {
-    const deps = createMemoryDeps();
-    const ada = aUser();
-    const sauce = aProduct({ price: 1299, inventory: 10 });
-    await deps.repos.users.create(ada);
-    await deps.repos.products.create(sauce);
-    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 2 }, NO_ORIGIN);
-    let release = () => {};
-    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
-    // The processor makes the intent, and its answer to checkout is lost on the way back.
-    const lost = {
-      ...deps,
-      payments: {
-        ...deps.payments,
-        createIntent: async (input: Parameters<typeof deps.payments.createIntent>[0]) => {
-          await deps.payments.createIntent(input);
-          await slowAnswer;
+          await held.promise;
+          if (answer === "returned") return intent;
           throw new DomainError("payment.processor_failed", "Payment processing failed", { operation: "createIntent", outcomeUnknown: true });
         },
       },
     };
-    const placing = placeOrder(lost, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
+    const placing = placeOrder(holding, DEFAULT_ORDER_SETTINGS, ada.id, { cartItemIds: [line.id], shippingAddress: texas }, NO_ORIGIN);
     await eventually(() => expect(deps.processor.intents.size).toBe(1));
     deps.clock.advance(GRACE_MS);
     expect((await createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60, graceMs: GRACE_MS }).runOnce()).intentsStored).toBe(1);
-    release();
-    expect((await domainErrorOf(placing)).code).toBe("order.creation_failed");
+    held.resolve();
     const [intent] = [...deps.processor.intents.values()];
+    return { deps, ada, sauce, placing, intent: intent! };
+  }
+
+  test("a checkout still alive past the grace time, whose intent housekeeping stored first, answers its order as placed: not undone", async () => {
+    const { deps, placing, intent } = await aCheckoutHeldPastGrace("returned");
+    const placed = await placing;
+    expect(placed.clientSecret).toBe(intent.clientSecret);
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: intent.id });
+    expect(intent.status).toBe("requires_payment_method");
+  });
+
+  test("a checkout whose intent call failed after housekeeping had stored that intent is not undone: the order stays payable, its stock taken", async () => {
+    const { deps, ada, sauce, placing, intent } = await aCheckoutHeldPastGrace("lost");
+    expect((await domainErrorOf(placing)).code).toBe("order.creation_failed");
     const [order] = [...deps.state.orders.values()];
-    expect(order).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: intent!.id });
-    expect(intent!.status).toBe("requires_payment_method");
+    expect(order).toMatchObject({ status: "PENDING", paymentStatus: "PENDING", stripePaymentIntentId: intent.id });
+    expect(intent.status).toBe("requires_payment_method");
     expect((await deps.repos.products.findById(sauce.id))!.inventory).toBe(8);
     expect(await deps.repos.carts.lines(ada.id)).toEqual([]);
     expect((await payOrder(deps, ada.id, { orderId: order!.id, paymentMethodId: "pm_card_visa" }, NO_ORIGIN)).success).toBe(true);

@@ -69,6 +69,29 @@ const addOne = (deps: MemoryDeps, userId: string, productId: string) => {
   return addToCart(deps, userId, { productId, quantity: 1 }, origin);
 };
 
+/**
+ * The deps with a processor whose first cancel of an intent comes with a fresh intent made the
+ * order's meanwhile, as a payment after a cancelled intent makes one; `fresh()` is its id.
+ */
+function freshIntentWhileStopping(deps: MemoryDeps, orderId: string) {
+  let fresh: string | undefined;
+  const racing = {
+    ...deps,
+    payments: {
+      ...deps.payments,
+      cancelIntent: async (id: string) => {
+        const stopped = await deps.payments.cancelIntent(id);
+        if (!fresh) {
+          fresh = (await deps.payments.createIntent({ amount: stopped.amount, currency: "usd", metadata: { orderId }, idempotencyKey: "fresh" })).id;
+          await deps.repos.orders.update(orderId, { stripePaymentIntentId: fresh, updatedAt: deps.clock.now() });
+        }
+        return stopped;
+      },
+    },
+  };
+  return { racing, fresh: () => fresh };
+}
+
 describe("placing an order", () => {
   test("takes the stock, writes the order with copied items, removes the lines, audits, and creates the payment intent", async () => {
     const { deps, ada, habanero, verde, add } = await shop();
@@ -947,26 +970,9 @@ describe("a customer cancelling an unpaid order (decisions §15)", () => {
 
   test("an order given a new payment intent while its old one was being stopped has that one stopped too", async () => {
     const { deps, ada, placed, stored, intentId } = await anUnpaidOrder();
-    let fresh: string | undefined;
-    const racing = {
-      ...deps,
-      payments: {
-        ...deps.payments,
-        cancelIntent: async (id: string) => {
-          const stopped = await deps.payments.cancelIntent(id);
-          if (!fresh) {
-            // As a payment after a cancelled intent does: a fresh intent becomes the order's.
-            fresh = (
-              await deps.payments.createIntent({ amount: stopped.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "fresh" })
-            ).id;
-            await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: fresh, updatedAt: deps.clock.now() });
-          }
-          return stopped;
-        },
-      },
-    };
-    expect(await cancelOrder(racing, ada.id, placed.orderId, origin)).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: fresh });
-    expect([intentId, fresh!].map((id) => deps.processor.intents.get(id)?.status)).toEqual(["canceled", "canceled"]);
+    const { racing, fresh } = freshIntentWhileStopping(deps, placed.orderId);
+    expect(await cancelOrder(racing, ada.id, placed.orderId, origin)).toMatchObject({ status: "CANCELLED", stripePaymentIntentId: fresh() });
+    expect([intentId, fresh()!].map((id) => deps.processor.intents.get(id)?.status)).toEqual(["canceled", "canceled"]);
     expect((await stored()).status).toBe("CANCELLED");
   });
 
@@ -1058,31 +1064,14 @@ describe("unpaid orders running out of time", () => {
     const { deps, ada, habanero, add } = await shop();
     const placed = await order(deps, ada.id, { cartItemIds: [(await add(habanero.id, 2)).id] });
     deps.clock.advance(61 * 60_000);
-    let fresh: string | undefined;
-    const racing = {
-      ...deps,
-      payments: {
-        ...deps.payments,
-        cancelIntent: async (id: string) => {
-          const stopped = await deps.payments.cancelIntent(id);
-          // A payment made the order a fresh intent meanwhile, as it does after a cancelled one.
-          if (!fresh) {
-            fresh = (
-              await deps.payments.createIntent({ amount: stopped.amount, currency: "usd", metadata: { orderId: placed.orderId }, idempotencyKey: "fresh" })
-            ).id;
-            await deps.repos.orders.update(placed.orderId, { stripePaymentIntentId: fresh, updatedAt: deps.clock.now() });
-          }
-          return stopped;
-        },
-      },
-    };
+    const { racing, fresh } = freshIntentWhileStopping(deps, placed.orderId);
     expect(await expireUnpaidOrders(racing, 60)).toEqual({ expired: [], paidMeanwhile: [] });
-    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: fresh });
+    expect(await deps.repos.orders.findById(placed.orderId)).toMatchObject({ status: "PENDING", stripePaymentIntentId: fresh() });
     expect(await stockOf(deps, habanero.id)).toBe(8);
-    expect(deps.processor.intents.get(fresh!)?.status).toBe("requires_payment_method");
+    expect(deps.processor.intents.get(fresh()!)?.status).toBe("requires_payment_method");
     // The next run stops the new intent too, and expires the order.
     expect(await expireUnpaidOrders(deps, 60)).toEqual({ expired: [placed.orderNumber], paidMeanwhile: [] });
-    expect(deps.processor.intents.get(fresh!)?.status).toBe("canceled");
+    expect(deps.processor.intents.get(fresh()!)?.status).toBe("canceled");
     expect(await stockOf(deps, habanero.id)).toBe(10);
   });
 

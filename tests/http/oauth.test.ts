@@ -28,9 +28,9 @@ beforeEach(async () => {
 });
 afterEach(() => stub?.restore());
 
-/** Starts sign-in and returns the state the provider would echo back plus the state cookie. */
-async function begin(provider: string) {
-  const res = await t.call("GET", `/api/auth/signin/${provider}`);
+/** Starts sign-in (on the shop of these tests unless told) and returns the state the provider would echo back plus the state cookie. */
+async function begin(provider: string, app: TestApp = t) {
+  const res = await app.call("GET", `/api/auth/signin/${provider}`);
   expect(res.status).toBe(302);
   const location = new URL(res.headers.get("location") ?? "");
   const stateCookie = res.headers.getSetCookie().find((c) => c.startsWith("storefront.oauth-state="));
@@ -192,13 +192,7 @@ describe("OAuth sign-in", () => {
       createMemoryDeps({ identityProviders: createIdentityProviders({ facebook: { clientId: "fb", clientSecret: "fb-secret" } }, TEST_PUBLIC_URL) }),
     );
     const signIn = async (me: Record<string, unknown>) => {
-      const started = await facebook.call("GET", "/api/auth/signin/facebook");
-      const state = new URL(started.headers.get("location") ?? "").searchParams.get("state");
-      const cookie =
-        started.headers
-          .getSetCookie()
-          .find((c) => c.startsWith("storefront.oauth-state="))
-          ?.split(";")[0] ?? "";
+      const { state, cookie } = await begin("facebook", facebook);
       stub?.restore();
       stub = stubProviders({ [FACEBOOK_TOKEN]: () => tokenResponse(), "https://graph.facebook.com/me": () => json(me) });
       return facebook.call("GET", `/api/auth/callback/facebook?code=c&state=${state}`, { headers: { cookie } });
@@ -292,13 +286,7 @@ describe("a provider that hangs, drips or answers too much (found by an attack)"
         { [GITHUB_TOKEN]: host.answers(how) },
         { [GITHUB_TOKEN]: () => tokenResponse(), "https://api.github.com/user": host.answers(how), "https://api.github.com/user/emails": emails },
       ]) {
-        const started = await github.call("GET", "/api/auth/signin/github");
-        const state = new URL(started.headers.get("location") ?? "").searchParams.get("state");
-        const cookie =
-          started.headers
-            .getSetCookie()
-            .find((c) => c.startsWith("storefront.oauth-state="))
-            ?.split(";")[0] ?? "";
+        const { state, cookie } = await begin("github", github);
         stub?.restore();
         stub = stubProviders({ "https://api.github.com/user": user, "https://api.github.com/user/emails": emails, ...answers });
         const before = performance.now();
