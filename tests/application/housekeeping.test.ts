@@ -77,6 +77,20 @@ test("the access cache forgets what it has not used for 30 seconds, so it never 
 
 const admin = { userId: "admin-1", role: "ADMIN" as const, permissions: new Set(DEFAULT_ROLE_PERMISSIONS.ADMIN) };
 
+/** One sauce ordered by the customer and paid with a card: the order's id. */
+async function orderedAndPaid(deps: MemoryDeps, userId: string, productId: string): Promise<string> {
+  const line = await addToCart(deps, userId, { productId, quantity: 1 }, NO_ORIGIN);
+  const { orderId } = await placeOrder(
+    deps,
+    DEFAULT_ORDER_SETTINGS,
+    userId,
+    { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
+    NO_ORIGIN,
+  );
+  await payOrder(deps, userId, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+  return orderId;
+}
+
 /** A paid order, and a processor that refuses refunds while `down`, noting every key it is asked with. */
 async function aPaidOrder() {
   const deps = createMemoryDeps();
@@ -84,15 +98,7 @@ async function aPaidOrder() {
   const sauce = aProduct({ price: 1299, inventory: 10 });
   await deps.repos.users.create(ada);
   await deps.repos.products.create(sauce);
-  const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, NO_ORIGIN);
-  const { orderId } = await placeOrder(
-    deps,
-    DEFAULT_ORDER_SETTINGS,
-    ada.id,
-    { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
-    NO_ORIGIN,
-  );
-  await payOrder(deps, ada.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+  const orderId = await orderedAndPaid(deps, ada.id, sauce.id);
   const processor = { down: true, asked: [] as string[] };
   const refund = async (input: Parameters<PaymentGateway["refund"]>[0]) => {
     processor.asked.push(input.idempotencyKey);
@@ -189,15 +195,7 @@ test("more refunds due than one claim takes (20): one housekeeping run asks for 
   const flaky: MemoryDeps = { ...deps, payments: { ...deps.payments, refund } };
   const orderIds: string[] = [];
   for (let i = 0; i < 25; i++) {
-    const line = await addToCart(deps, ada.id, { productId: sauce.id, quantity: 1 }, NO_ORIGIN);
-    const { orderId } = await placeOrder(
-      deps,
-      DEFAULT_ORDER_SETTINGS,
-      ada.id,
-      { cartItemIds: [line.id], shippingAddress: { address1: "1 Main St", city: "Austin", state: "TX", postalCode: "78701" } },
-      NO_ORIGIN,
-    );
-    await payOrder(deps, ada.id, { orderId, paymentMethodId: "pm_card_visa" }, NO_ORIGIN);
+    const orderId = await orderedAndPaid(deps, ada.id, sauce.id);
     await changeOrderStatus(flaky, admin, { id: orderId }, { status: "CANCELLED" }, NO_ORIGIN);
     orderIds.push(orderId);
   }
