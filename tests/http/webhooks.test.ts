@@ -172,9 +172,20 @@ describe("Stripe", () => {
   test("a failed refund of a payment no order of ours holds is recorded and flagged, found: false; one whose parts are not as Stripe sends them is 400", async () => {
     const failed = (object: object) => ({ id: `evt_${crypto.randomUUID()}`, type: "refund.failed", data: { object } });
     expect((await deliver("stripe", await signed(failed({ id: "re_2", amount: 500, payment_intent: "pi_unknown", failure_reason: null })))).status).toBe(200);
-    expect(await auditsOf("stripe")).toEqual([
-      expect.objectContaining({ entityType: "webhook", entityId: null, changes: expect.objectContaining({ refundId: "re_2", found: false, flagged: true }) }),
-    ]);
+    // A refund of a charge made without an intent (found by an attack: it was dropped unrecorded).
+    expect((await deliver("stripe", await signed(failed({ id: "re_5", amount: 700, payment_intent: null, failure_reason: "unknown" })))).status).toBe(200);
+    const recorded = await auditsOf("stripe");
+    expect(recorded).toHaveLength(2);
+    expect(recorded).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ entityType: "webhook", entityId: null, changes: expect.objectContaining({ refundId: "re_2", found: false, flagged: true }) }),
+        expect.objectContaining({
+          entityType: "webhook",
+          entityId: null,
+          changes: expect.objectContaining({ refundId: "re_5", intentId: null, found: false, flagged: true }),
+        }),
+      ]),
+    );
     for (const object of [
       { id: "re_3", amount: "500", payment_intent: "pi_1" },
       { id: "re_4", amount: 500, payment_intent: "pi_1", failure_reason: "a\u0000b" },

@@ -79,8 +79,8 @@ function meaningOf(type: string, data: unknown): WebhookMeaning | null {
   if (type === "refund.failed") {
     const refund = refundShape.safeParse(object);
     if (!refund.success) throw malformed(`a refund: ${refund.error.issues[0]?.message}`);
+    // One of a charge made without an intent is of no order of the shop's: recorded and flagged all the same.
     const intentId = intentOf(refund.data.payment_intent);
-    if (!intentId) return null;
     return { kind: "refund-failed", intentId, refundId: refund.data.id, amount: refund.data.amount, reason: refund.data.failure_reason ?? null };
   }
   if (intentEvent) {

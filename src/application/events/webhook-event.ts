@@ -18,7 +18,7 @@ export type WebhookMeaning =
    * A refund the processor had made that failed afterwards (Stripe's `refund.failed`: the card
    * closed, say), so the customer never got the money: recorded on the order, flagged, for staff.
    */
-  | { kind: "refund-failed"; intentId: string; refundId: string; amount: Cents; reason: string | null }
+  | { kind: "refund-failed"; intentId: string | null; refundId: string; amount: Cents; reason: string | null }
   /** Acted on by being recorded only (PayPal's refund, say). */
   | { kind: "record"; orderId: string | null };
 

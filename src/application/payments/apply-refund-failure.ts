@@ -17,7 +17,8 @@ export async function applyRefundFailure(
   { intentId, refundId, amount, reason }: Extract<WebhookMeaning, { kind: "refund-failed" }>,
 ): Promise<Applied> {
   // The order whose current intent it is, else the one the shop refunded it for (a late payment's intent, which the order never took).
-  const orderId = (await tx.orders.idOfPaymentIntent(intentId)) ?? (await tx.refunds.orderOfIntent(intentId));
+  // A refund of a charge made without an intent (none of the shop's) names no order.
+  const orderId = intentId ? ((await tx.orders.idOfPaymentIntent(intentId)) ?? (await tx.refunds.orderOfIntent(intentId))) : null;
   const changes = { event: "refund_failed", intentId, refundId, amount, reason, ...(orderId ? {} : { found: false }), flagged: true };
   await recordAudit(tx, deps, { ...webhookAudit(event, changes), entityType: orderId ? "order" : "webhook", entityId: orderId });
   return { outcome: "flagged", afterCommit: async () => deps.logger.error("refund.failed", { orderId, intentId, refundId, amount, reason }) };
