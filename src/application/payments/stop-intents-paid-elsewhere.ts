@@ -2,10 +2,7 @@ import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { failureOf, isDatabaseUnavailable, isRefusingWrites } from "../../domain/errors.ts";
 import type { Order } from "../../domain/order.ts";
 import { INTENT_STOP_LEASE_MS } from "../../domain/payment.ts";
-import type { Deps } from "../ports/index.ts";
-import { type StoppedPayment, stopPayment } from "./stop-payment.ts";
-
-type StopDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+import { type StopDeps, type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
 /** How many orders one claim takes; a run claims on until none is due. */
 const BATCH = 20;

@@ -6,7 +6,7 @@ import { applyProcessorEvent } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
 
 export type StoppedPayment = { intentId: string | null; outcome: "stopped" | "paid" | "processing" };
-type StopDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
+export type StopDeps = Pick<Deps, "uow" | "payments" | "ids" | "clock" | "logger">;
 
 /** Rounds of "stop the payment, then move the order" before giving up on an order that keeps getting a new payment intent. */
 const ROUNDS = 3;
