@@ -90,6 +90,9 @@ export function parseDay(text: string): DayNumber | null {
   return at.getTime() / DAY_MS;
 }
 
+/** The date the zone's clocks show at an instant. */
+export const dayAt = (zone: string, instant: Date): DayNumber => Math.floor((instant.getTime() + offsetAt(zone, instant.getTime())) / DAY_MS);
+
 export const formatDay = (day: DayNumber): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /** The Monday of the date's ISO week (weeks begin on Monday; 1970-01-01 was a Thursday). */

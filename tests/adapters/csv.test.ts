@@ -29,7 +29,7 @@ test("a text cell a spreadsheet would run as a formula gets a leading quote; num
   expect(csvRows([["=1+1", "a,b"]])).toBe('\'=1+1,"a,b"\r\n');
 });
 
-test("a document is its header, then each batch as it comes; an export is offered as <what>-<YYYYMMDD>.csv", async () => {
+test("a document is its header, then each batch as it comes", async () => {
   async function* batches() {
     yield [1, 2];
     yield [];
@@ -38,7 +38,18 @@ test("a document is its header, then each batch as it comes; an export is offere
   const chunks: string[] = [];
   for await (const chunk of csvDocument(["n", "square"], batches(), (n: number) => [n, n * n])) chunks.push(chunk);
   expect(chunks).toEqual(["n,square\r\n", "1,1\r\n2,4\r\n", "3,9\r\n"]);
-  expect(csvFileName("orders", new Date("2026-01-05T23:59:00Z"))).toBe("orders-20260105.csv");
+});
+
+test("an export is offered as <what>-<YYYYMMDD>.csv, dated as the shop's clocks show the instant", () => {
+  const lateEvening = new Date("2026-01-05T23:59:00Z");
+  expect(csvFileName("orders", lateEvening, "UTC")).toBe("orders-20260105.csv");
+  // Already the 6th in Tokyo, still the 5th in New York at 04:30 UTC on the 6th.
+  expect(csvFileName("orders", lateEvening, "Asia/Tokyo")).toBe("orders-20260106.csv");
+  expect(csvFileName("sales", new Date("2026-01-06T04:30:00Z"), "America/New_York")).toBe("sales-20260105.csv");
+  // The clocks went forward on 8 March 2026: that day began at 05:00 UTC (EST), the 9th at 04:00 UTC (EDT).
+  expect(csvFileName("users", new Date("2026-03-08T04:59:00Z"), "America/New_York")).toBe("users-20260307.csv");
+  expect(csvFileName("users", new Date("2026-03-09T03:59:00Z"), "America/New_York")).toBe("users-20260308.csv");
+  expect(csvFileName("users", new Date("2026-03-09T04:00:00Z"), "America/New_York")).toBe("users-20260309.csv");
 });
 
 test("a batch of a thousand rows is written as chunks of at most CSV_CHUNK_ROWS, in order, none lost", async () => {
@@ -58,7 +69,7 @@ test("the HTTP answer is text/csv, a download with its dated name, and streams t
     yield "a\r\n";
     yield "b\r\n";
   }
-  const res = csvResponse(new Request("http://localhost/api/admin/users/export"), "users", new Date("2026-11-25T12:00:00Z"), chunks());
+  const res = csvResponse(new Request("http://localhost/api/admin/users/export"), "users-20261125.csv", chunks());
   expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   expect(res.headers.get("content-disposition")).toBe('attachment; filename="users-20261125.csv"');
   expect(await res.text()).toBe("a\r\nb\r\n");
@@ -79,7 +90,7 @@ test("between two chunks of a streamed answer, other work waiting on the thread 
       yield `${i}\r\n`;
     }
   }
-  expect(await csvResponse(new Request("http://localhost/api/admin/orders/export"), "orders", new Date(), chunks()).text()).toBe("0\r\n1\r\n2\r\n3\r\n4\r\n");
+  expect(await csvResponse(new Request("http://localhost/api/admin/orders/export"), "orders.csv", chunks()).text()).toBe("0\r\n1\r\n2\r\n3\r\n4\r\n");
   streaming = false;
   // Each chunk was made after the other work had run once more.
   for (let i = 1; i < turnsSeen.length; i++) expect(turnsSeen[i]!).toBeGreaterThan(turnsSeen[i - 1]!);

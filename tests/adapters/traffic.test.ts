@@ -66,13 +66,7 @@ test("a download cut short (the client went away) closes its source, so its conn
 
 test("a streamed CSV answer gives way: the same pieces, with the rests the traffic called for", async () => {
   const { state, traffic } = fakeTraffic();
-  const res = csvResponse(
-    new Request("http://localhost/api/admin/orders/export"),
-    "orders",
-    new Date("2026-11-26T00:00:00Z"),
-    pieces(state, [3, 3, 3], [2, 2, 0]),
-    { traffic },
-  );
+  const res = csvResponse(new Request("http://localhost/api/admin/orders/export"), "orders-20261126.csv", pieces(state, [3, 3, 3], [2, 2, 0]), { traffic });
   expect(await res.text()).toBe("piece 0piece 1piece 2");
   expect(state.rests).toEqual([6, 6]);
 });

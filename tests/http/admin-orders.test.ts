@@ -3,7 +3,7 @@ import { cuid2Ids } from "../../src/adapters/system.ts";
 import type { Address } from "../../src/domain/address.ts";
 import { type Order, newOrder } from "../../src/domain/order.ts";
 import type { User } from "../../src/domain/user.ts";
-import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { createFixedClock, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct, aUser, orderedLinesOf } from "../support/builders.ts";
 import { type TestApp, createTestApp } from "../support/http.ts";
@@ -104,8 +104,9 @@ describe("GET /api/admin/orders (orders:read)", () => {
     expect(await ids(`customerId=${ada.id}&status=PENDING,CONFIRMED&paymentStatus=PAID&q=ada@&from=2026-10-01&to=2026-10-03`)).toEqual([paid.id]);
   });
 
-  test("a date is a day of the shop's zone (SHOP_TIMEZONE), as the sales report's days are; a time with its offset is that instant", async () => {
-    t = createTestApp(createMemoryDeps(), { shopTimeZone: "America/New_York" });
+  test("a date is a day of the shop's zone (SHOP_TIMEZONE), as the sales report's days are; a time with its offset is that instant; the export is named after the shop's day", async () => {
+    // Exported at 21:30 on 27 November in New York, already the 28th in UTC.
+    t = createTestApp({ ...createMemoryDeps(), clock: createFixedClock(new Date("2026-11-28T02:30:00Z")) }, { shopTimeZone: "America/New_York" });
     staff = await signedInAs(t, "STAFF");
     const ada = await aCustomer();
     // 22:30 on 26 November in New York, 03:30 on the 27th in UTC; then 20:00 on the 27th there (01:00 on the 28th in UTC).
@@ -119,6 +120,7 @@ describe("GET /api/admin/orders (orders:read)", () => {
     expect(exported.status).toBe(200);
     expect(exported.body).toContain(eveningOn27th.orderNumber);
     expect(exported.body).not.toContain(lateOn26th.orderNumber);
+    expect(exported.headers.get("content-disposition")).toBe('attachment; filename="orders-20261127.csv"');
   });
 
   test("a bad filter value is 400 naming the field, in the envelope", async () => {

@@ -2096,7 +2096,7 @@ export interface operations {
             /** @description The matching orders' lines as CSV, streamed: a download named orders-YYYYMMDD.csv */
             200: {
                 headers: {
-                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv" */
+                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv", the date in the shop's zone (SHOP_TIMEZONE) */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -2225,7 +2225,7 @@ export interface operations {
             /** @description The series as CSV, a download named sales-YYYYMMDD.csv: a header row, then a row a period, money in dollars */
             200: {
                 headers: {
-                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv" */
+                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv", the date in the shop's zone (SHOP_TIMEZONE) */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
@@ -2352,7 +2352,7 @@ export interface operations {
             /** @description The accounts as CSV, streamed */
             200: {
                 headers: {
-                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv" */
+                    /** @description attachment; filename="<what>-<YYYYMMDD>.csv", the date in the shop's zone (SHOP_TIMEZONE) */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };

@@ -114,9 +114,9 @@ export function createApp(
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))
-    .use(adminUsersRoutes(useCases, auth, logger))
+    .use(adminUsersRoutes(useCases, auth, logger, shopTimeZone))
     .use(adminAuditRoutes(useCases, auth, shopTimeZone))
-    .use(adminReportRoutes(useCases, auth))
+    .use(adminReportRoutes(useCases, auth, shopTimeZone))
     .use(adminOrdersRoutes(useCases, auth, logger, shopTimeZone));
   return app;
 }

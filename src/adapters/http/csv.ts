@@ -1,18 +1,17 @@
 import type { Logger } from "../../application/ports/system.ts";
 import { failureOf } from "../../domain/errors.ts";
-import { csvFileName } from "../presenters/csv.ts";
 import { type Traffic, givingWay, processTraffic } from "../traffic.ts";
 import { requestInfo } from "./plumbing/request-context.ts";
 import { streamingBody } from "./plumbing/streamed-body.ts";
 
-const csvHeaders = (what: string, at: Date) => ({
+const csvHeaders = (fileName: string) => ({
   "content-type": "text/csv; charset=utf-8",
-  "content-disposition": `attachment; filename="${csvFileName(what, at)}"`,
+  "content-disposition": `attachment; filename="${fileName}"`,
 });
 
 /**
  * A streamed CSV answer (decisions §12) to `request`: text/csv in UTF-8, offered as a download named
- * `<what>-<YYYYMMDD>.csv`, its chunks pulled one at a time as the client reads, so a slow reader
+ * `fileName` (csvFileName), its chunks pulled one at a time as the client reads, so a slow reader
  * holds back the export instead of piling it up in memory. Before each chunk is written the other
  * requests waiting on this thread get their turn, and while others keep arriving the export runs at
  * background priority (givingWay): an export never holds them up for longer than one chunk's work,
@@ -23,8 +22,7 @@ const csvHeaders = (what: string, at: Date) => ({
  */
 export function csvResponse(
   request: Request,
-  what: string,
-  at: Date,
+  fileName: string,
   chunks: AsyncGenerator<string>,
   { traffic = processTraffic, onCut }: { traffic?: Traffic; onCut?: (error: unknown) => void } = {},
 ): Response {
@@ -54,7 +52,7 @@ export function csvResponse(
       await pieces.return(undefined);
     },
   });
-  return new Response(body, { headers: csvHeaders(what, at) });
+  return new Response(body, { headers: csvHeaders(fileName) });
 }
 
 /** An export's onCut: the cut logged (`export.cut`, an error) with the request's id, what was exported and why (the database's words). */
@@ -66,6 +64,6 @@ export const logCut = (logger: Logger, request: Request, what: string) => (error
  * a download would be, so no export is made (the database read, the CSV written and thrown away)
  * and none is audited: nothing was exported.
  */
-export function csvHead(what: string, at: Date): Response {
-  return new Response(null, { headers: csvHeaders(what, at) });
+export function csvHead(fileName: string): Response {
+  return new Response(null, { headers: csvHeaders(fileName) });
 }

@@ -1,3 +1,5 @@
+import { dayAt, formatDay } from "../../domain/time-zone.ts";
+
 /** Money in a CSV column: dollars with two decimals (negative allowed: a period's net of refunds). */
 export interface CsvMoney {
   cents: number;
@@ -63,7 +65,7 @@ export async function* csvDocument<T>(
   }
 }
 
-/** The file name an export is offered under: `<what>-<YYYYMMDD>.csv`, dated in UTC. */
-export function csvFileName(what: string, at: Date): string {
-  return `${what}-${at.toISOString().slice(0, 10).replaceAll("-", "")}.csv`;
+/** The file name an export is offered under: `<what>-<YYYYMMDD>.csv`, dated as the shop's clocks (SHOP_TIMEZONE) show `at`. */
+export function csvFileName(what: string, at: Date, zone: string): string {
+  return `${what}-${formatDay(dayAt(zone, at)).replaceAll("-", "")}.csv`;
 }

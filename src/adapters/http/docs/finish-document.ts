@@ -206,7 +206,12 @@ function finishOperation(path: string, method: string, operation: Operation, coo
   // A CSV download (decisions §12): the generator can only call a text answer text/plain.
   if (success && csv) {
     success.content = { "text/csv": { schema: { type: "string", description: "RFC 4180, CRLF lines, a header row first" } } };
-    success.headers = { "Content-Disposition": { description: 'attachment; filename="<what>-<YYYYMMDD>.csv"', schema: { type: "string" } } };
+    success.headers = {
+      "Content-Disposition": {
+        description: 'attachment; filename="<what>-<YYYYMMDD>.csv", the date in the shop\'s zone (SHOP_TIMEZONE)',
+        schema: { type: "string" },
+      },
+    };
   }
   const unavailable = responses["503"] as Json | undefined;
   if (retryAfter && unavailable) unavailable.headers = { "Retry-After": integerHeader("Seconds to wait before asking again") };

@@ -4,7 +4,7 @@ import { ORDER_HISTORY_SHOWN } from "../../../application/admin/order-detail.ts"
 import type { Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { adminOrderDetailSchema, adminOrderSchema, presentAdminOrder, presentOrderDetail } from "../../presenters/admin-order.ts";
-import { csvDocument } from "../../presenters/csv.ts";
+import { csvDocument, csvFileName } from "../../presenters/csv.ts";
 import { ORDER_CSV_HEADER, orderCsvRow } from "../../presenters/order-csv.ts";
 import { orderFilterFieldsIn, orderQueueFilter, rangeRunsForwards } from "../../presenters/order-filter.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
@@ -64,9 +64,9 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, lo
     .get(
       "/export",
       async ({ principal, query, origin, request }) => {
-        if (request.method === "HEAD") return csvHead("orders", new Date());
+        if (request.method === "HEAD") return csvHead(csvFileName("orders", new Date(), shopTimeZone));
         const exported = await useCases.exportOrders(principal.actor, orderQueueFilter(query), origin);
-        return csvResponse(request, "orders", exported.startedAt, csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow), {
+        return csvResponse(request, csvFileName("orders", exported.startedAt, shopTimeZone), csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow), {
           onCut: logCut(logger, request, "orders"),
         });
       },

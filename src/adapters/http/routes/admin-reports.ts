@@ -5,7 +5,7 @@ import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { csvHead, csvResponse } from "../csv.ts";
 import { envelopeMacro } from "../plumbing/envelope.ts";
-import { csvDocument } from "../../presenters/csv.ts";
+import { csvDocument, csvFileName } from "../../presenters/csv.ts";
 import { SALES_CSV_HEADER, presentSalesReport, salesCsvRow, salesReportSchema } from "../../presenters/sales-report.ts";
 import { envelope, envelopeError } from "../schemas.ts";
 
@@ -19,7 +19,7 @@ const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 const csvAnswer = z.string().describe("The series as CSV, a download named sales-YYYYMMDD.csv: a header row, then a row a period, money in dollars");
 
 /** The sales report (decisions §12), in the shop's time zone. */
-export function adminReportRoutes(useCases: UseCases, settings: AuthSettings) {
+export function adminReportRoutes(useCases: UseCases, settings: AuthSettings, shopTimeZone: string) {
   return new Elysia({ name: "routes.admin-reports", prefix: "/admin/reports", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
@@ -48,12 +48,12 @@ export function adminReportRoutes(useCases: UseCases, settings: AuthSettings) {
     .get(
       "/sales/export",
       async ({ query, principal, origin, request }) => {
-        if (request.method === "HEAD") return csvHead("sales", new Date());
+        if (request.method === "HEAD") return csvHead(csvFileName("sales", new Date(), shopTimeZone));
         const { startedAt, report } = await useCases.exportSalesReport(principal.actor, query, origin);
         const series = (async function* () {
           yield report.series;
         })();
-        return csvResponse(request, "sales", startedAt, csvDocument(SALES_CSV_HEADER, series, salesCsvRow));
+        return csvResponse(request, csvFileName("sales", startedAt, shopTimeZone), csvDocument(SALES_CSV_HEADER, series, salesCsvRow));
       },
       {
         envelope: true,

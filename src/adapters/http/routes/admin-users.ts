@@ -5,7 +5,7 @@ import { USER_ROLES } from "../../../domain/user.ts";
 import type { Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { ACCOUNT_CSV_HEADER, accountCsvRow, accountSchema, accountSummarySchema, presentAccount, presentAccountSummary } from "../../presenters/account.ts";
-import { csvDocument } from "../../presenters/csv.ts";
+import { csvDocument, csvFileName } from "../../presenters/csv.ts";
 import { orderSchema, presentOrder } from "../../presenters/order.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { csvHead, csvResponse, logCut } from "../csv.ts";
@@ -31,7 +31,7 @@ const csvAnswer = z.string().describe("The accounts as CSV, streamed");
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
 /** Decisions §12's accounts: the list, one account, a role change, the CSV export. */
-export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger: Logger) {
+export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger: Logger, shopTimeZone: string) {
   return new Elysia({ name: "routes.admin-users", prefix: "/admin/users", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, auth))
@@ -57,9 +57,9 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger:
     .get(
       "/export",
       async ({ query, principal, origin, request }) => {
-        if (request.method === "HEAD") return csvHead("users", new Date());
+        if (request.method === "HEAD") return csvHead(csvFileName("users", new Date(), shopTimeZone));
         const started = await useCases.exportUsers(principal.actor, query, origin);
-        return csvResponse(request, "users", started.startedAt, csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow), {
+        return csvResponse(request, csvFileName("users", started.startedAt, shopTimeZone), csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow), {
           onCut: logCut(logger, request, "users"),
         });
       },
