@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { sql } from "kysely";
+import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { createPgFakeLedger } from "../../src/adapters/db/fake-processor-ledger.ts";
+import type { Database } from "../../src/adapters/db/tables.ts";
 import { type FakeProcessor, challengePageAt, createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import { domainErrorOf } from "../support/errors.ts";
-import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
 
 // What only the fake has: its books in the shop's database. Two fakes on one database are two
 // instances of the shop (or one before and after a restart): each sees what the other did.
@@ -170,4 +171,27 @@ test("a 3-D Secure answer keeps its event until the shop has it: any instance li
   expect((await other.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(true);
   await other.eventDelivered(eventId);
   expect((await one.undeliveredEvents(0)).some((event) => event.eventId === eventId)).toBe(false);
+});
+
+test("a confirmation finds its intent by id, even in the plan made once for all calls: the books' size does not slow it", async () => {
+  // A shop that has taken many payments: the planner reads them all to find one when the statement lets it.
+  await sql`insert into fake_processor_intents (id, intent)
+    select 'pi_old_' || n, jsonb_build_object('id', 'pi_old_' || n, 'status', 'succeeded') from generate_series(1, 10000) as n`.execute(database.db);
+  await sql`vacuum analyze fake_processor_intents`.execute(database.db);
+  const ran: CompiledQuery[] = [];
+  const spy = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
+    log: (event) => void (event.level === "query" && ran.push(event.query)),
+  });
+  try {
+    const fake = createFakeProcessor(cuid2Ids.next, createPgFakeLedger(spy), challengePageAt("http://localhost:3000"));
+    const intent = await fake.createIntent({ amount: 1500, currency: "usd", metadata, idempotencyKey: "order-plan" });
+    const confirmation = (query: CompiledQuery) => query.sql.includes("update fake_processor_intents");
+    const plan = await genericPlanOf(spy, ran, () => fake.confirmIntent(intent.id, "pm_card_visa", "confirm-plan-1"), confirmation);
+    expect(plan).toMatch(/Update on fake_processor_intents\s[\s\S]*Index (Only )?Scan using fake_processor_intents_pkey/);
+    expect(plan).not.toContain("Seq Scan");
+    expect((await fake.retrieveIntent(intent.id)).status).toBe("succeeded");
+  } finally {
+    await spy.destroy();
+  }
 });
