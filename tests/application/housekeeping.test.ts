@@ -13,7 +13,7 @@ import { placeOrder } from "../../src/application/orders/place-order.ts";
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";
 import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
-import { DomainError } from "../../src/domain/errors.ts";
+import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissions.ts";
 import { REFUND_ATTEMPT_LEASE_MS, REFUND_RETRY_MS } from "../../src/domain/refund.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
@@ -207,6 +207,47 @@ test("more refunds due than one claim takes (20): one housekeeping run asks for 
   expect(asked.sort()).toEqual(orderIds.map((id) => `refund-${id}`).sort());
   expect(await deps.repos.refunds.listDue()).toEqual([]);
   for (const orderId of orderIds) expect((await deps.repos.orders.findById(orderId))?.paymentStatus).toBe("REFUNDED");
+});
+
+/** 20 paid orders (a claim's worth) and a processor that takes 10 s to fail each call, as Stripe timing out does. */
+async function aClaimOfOrdersAndASlowProcessor() {
+  const deps = createMemoryDeps();
+  const ada = aUser();
+  const sauce = aProduct({ price: 1299, inventory: 100 });
+  await deps.repos.users.create(ada);
+  await deps.repos.products.create(sauce);
+  const orderIds: string[] = [];
+  for (let i = 0; i < 20; i++) orderIds.push(await orderedAndPaid(deps, ada.id, sauce.id));
+  const asked: string[] = [];
+  const slowToFail = async (what: string) => {
+    asked.push(what);
+    deps.clock.advance(10_000);
+    // Past two asks of each, the run would never have ended: the database's refusal ends it here.
+    if (asked.length > 40) throw databaseUnavailable(new Error("the run went round again"));
+    throw new DomainError("payment.processor_failed", "Payment processing failed");
+  };
+  const slow: MemoryDeps = {
+    ...deps,
+    payments: { ...deps.payments, refund: (input) => slowToFail(input.idempotencyKey), cancelIntent: (intentId) => slowToFail(intentId) },
+  };
+  return { deps, slow, orderIds, asked, housekeeping: createHousekeeping(slow, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 }) };
+}
+
+test("a run whose refunds take the processor longer to fail than their retry time asks each once, and ends (found by a review)", async () => {
+  const { deps, slow, orderIds, asked, housekeeping } = await aClaimOfOrdersAndASlowProcessor();
+  for (const orderId of orderIds) await changeOrderStatus(slow, admin, { id: orderId }, { status: "CANCELLED" }, NO_ORIGIN);
+  asked.length = 0;
+  deps.clock.advance(REFUND_RETRY_MS);
+  expect(await housekeeping.runOnce()).toMatchObject({ refundsMade: 0, refundsDue: 20 });
+  expect(asked.sort()).toEqual(orderIds.map((id) => `refund-${id}`).sort());
+});
+
+test("a run whose intents take the processor longer to fail than their lease tries each once, and ends (found by a review)", async () => {
+  const { deps, orderIds, asked, housekeeping } = await aClaimOfOrdersAndASlowProcessor();
+  for (const orderId of orderIds) await deps.uow.write((db) => db.orders.markIntentStopDue(orderId, deps.clock.now()));
+  expect(await housekeeping.runOnce()).toMatchObject({ intentsStopped: 0 });
+  expect(asked).toHaveLength(20);
+  expect(new Set(asked).size).toBe(20);
 });
 
 const GRACE_MS = 120_000;

@@ -2,9 +2,10 @@ import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { failureOf, isDatabaseUnavailable, isRefusingWrites } from "../../domain/errors.ts";
 import type { Order } from "../../domain/order.ts";
 import { INTENT_STOP_LEASE_MS } from "../../domain/payment.ts";
+import { workThroughDue } from "../system/work-through-due.ts";
 import { type StopDeps, type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
-/** How many orders one claim takes; a run claims on until none is due. */
+/** How many orders one claim takes; a run claims on until none is due, or for as long as workThroughDue allows. */
 const BATCH = 20;
 
 /**
@@ -28,22 +29,24 @@ export async function stopIntentPaidElsewhere(
  * Housekeeping's step: every intent still due to be cancelled (its first try, right after the
  * payment through another provider, failed, or its process died) is tried again. Each is claimed
  * with a lease, so instances running at once never try the same one, and one that fails is tried
- * again at a later run. A database out of reach or refusing writes ends the run; anything else
+ * again at a later run (a run claims no more once it has lasted a lease, so it tries each at most
+ * once). A database out of reach or refusing writes ends the run; anything else
  * passes the order over, said at warn. Returns the numbers of the orders whose intent was stopped.
  */
 export async function stopDueIntents(deps: StopDeps): Promise<string[]> {
   const stopped: string[] = [];
-  for (;;) {
-    const now = deps.clock.now();
-    const claimed = await deps.uow.write((db) => db.orders.claimIntentStopsDue(now, new Date(now.getTime() + INTENT_STOP_LEASE_MS), BATCH));
-    for (const order of claimed) {
+  await workThroughDue(
+    deps.clock,
+    { batch: BATCH, windowMs: INTENT_STOP_LEASE_MS },
+    (now) => deps.uow.write((db) => db.orders.claimIntentStopsDue(now, new Date(now.getTime() + INTENT_STOP_LEASE_MS), BATCH)),
+    async (order) => {
       try {
         if ((await stopIntentPaidElsewhere(deps, order, NO_ORIGIN)) !== "processing") stopped.push(order.orderNumber);
       } catch (error) {
         if (isDatabaseUnavailable(error) || isRefusingWrites(error)) throw error;
         deps.logger.warn("payment.intent_not_stopped", { orderId: order.id, intentId: order.stripePaymentIntentId, ...failureOf(error) });
       }
-    }
-    if (claimed.length < BATCH) return stopped;
-  }
+    },
+  );
+  return stopped;
 }
