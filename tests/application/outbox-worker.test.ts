@@ -7,7 +7,7 @@ import { type OutboxWorkerOptions, createOutboxWorker } from "../../src/applicat
 import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { settled } from "../support/settled.ts";
 import { eventually } from "../support/eventually.ts";
-import { databaseReadOnly } from "../../src/domain/errors.ts";
+import { databaseReadOnly, databaseUnavailable } from "../../src/domain/errors.ts";
 
 const createId = cuid2Ids.next;
 
@@ -184,6 +184,35 @@ describe("outbox worker", () => {
       ["sent", 1],
       ["sent", 1],
     ]);
+  });
+
+  test("a batch the database fails in the middle of hands back what it had not reached, due at once and its attempt not counted; the one it was on waits out its lease (found by a review)", async () => {
+    const { mailer, sent } = fakeMailer();
+    const deps = createMemoryDeps({ mailer, logger: silentLogger });
+    let reads = 0;
+    // The second message's recipient cannot be looked up: the database went away for a moment.
+    const blinking = {
+      ...deps.uow,
+      read<T>(work: Parameters<typeof deps.uow.read<T>>[0]) {
+        return ++reads === 2 ? Promise.reject(databaseUnavailable(new Error("connection terminated"))) : deps.uow.read(work);
+      },
+    };
+    const worker = createOutboxWorker({ ...deps, uow: blinking }, { batchSize: 3 });
+    for (const to of ["a@example.com", "b@example.com", "c@example.com"]) {
+      await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
+      deps.clock.advance(1);
+    }
+    await expect(worker.runOnce()).rejects.toThrow();
+    expect(sent.map((m) => m.to)).toEqual(["a@example.com"]);
+    const now = deps.clock.now();
+    const dueLater = (m: { status: string; nextAttemptAt: Date }) => (m.status === "pending" ? m.nextAttemptAt > now : null);
+    expect((await deps.repos.outbox.list()).map((m) => [m.to, m.status, m.attempts, dueLater(m)])).toEqual([
+      ["a@example.com", "sent", 1, null],
+      ["b@example.com", "pending", 1, true],
+      ["c@example.com", "pending", 0, false],
+    ]);
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
+    expect(sent.map((m) => m.to)).toEqual(["a@example.com", "c@example.com"]);
   });
 
   test("one run drains a backlog larger than a batch", async () => {

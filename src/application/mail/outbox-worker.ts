@@ -100,6 +100,12 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     return "sent";
   }
 
+  /** Claimed messages not tried after all: due again at once, for this instance's next run or another's, the attempt not counted. */
+  function handBack(untried: OutboxMessage[], leaseEnds: number) {
+    const ids = untried.map((m) => m.id);
+    return uow.transaction((tx) => tx.outbox.release(ids, new Date(leaseEnds), clock.now()));
+  }
+
   async function runOnce() {
     const totals: Record<Exclude<Outcome, "left">, number> = { sent: 0, retried: 0, failed: 0, suppressed: 0 };
     let claimed: OutboxMessage[];
@@ -108,11 +114,18 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
       const leaseEnds = now.getTime() + leaseMs;
       claimed = await uow.transaction((tx) => tx.outbox.claimDue(now, new Date(leaseEnds), batchSize));
       for (const [i, message] of claimed.entries()) {
-        const outcome = await deliver(message, leaseEnds);
+        let outcome: Outcome;
+        try {
+          outcome = await deliver(message, leaseEnds);
+        } catch (error) {
+          // The database failing (a lookup, or the record of a send) ends the run; what it had not reached
+          // is handed back all the same if the database lets it, and the message it was on, maybe sent,
+          // waits out its lease (found by a review: the rest waited it out too, each an attempt down).
+          await handBack(claimed.slice(i + 1), leaseEnds).catch(() => undefined);
+          throw error;
+        }
         if (outcome === "left") {
-          // Untried: due again at once, for this instance's next run or another's, the attempt not counted.
-          const untried = claimed.slice(i).map((m) => m.id);
-          await uow.transaction((tx) => tx.outbox.release(untried, new Date(leaseEnds), clock.now()));
+          await handBack(claimed.slice(i), leaseEnds);
           return totals;
         }
         totals[outcome] += 1;
