@@ -348,6 +348,25 @@ test.each(everyProvider)("%s: a code the token endpoint refuses fails the sign-i
   expect(stub!.to(endpoint)).toHaveLength(1);
 });
 
+const idTokenProviders: [string, string, () => ProviderClient][] = [
+  ["google", GOOGLE_TOKEN, () => createGoogleProvider(client, redirect("google"))],
+  ["apple", APPLE_TOKEN, () => createAppleProvider(appleConfig(), redirect("apple"))],
+];
+
+test.each(idTokenProviders)(
+  "%s: an id token whose subject is missing, empty or no string fails the sign-in; an e-mail that is no string is neither kept nor verified",
+  async (id, endpoint, make) => {
+    for (const sub of [undefined, "", 42]) {
+      stub?.restore();
+      answer({ [endpoint]: () => tokenResponse({ sub, email: "ann@example.com", email_verified: true }) });
+      await expectProviderFailure(make().fetchProfile("code", verifier, {}), id);
+    }
+    stub?.restore();
+    answer({ [endpoint]: () => tokenResponse({ sub: "id-1", email: ["ann@example.com"], email_verified: true }) });
+    expect(await make().fetchProfile("code", verifier, {})).toMatchObject({ providerAccountId: "id-1", email: null, emailVerified: false });
+  },
+);
+
 describe("a provider that hangs, drips or answers too much (found by an attack)", () => {
   const host = startUnrulyProvider();
   afterAll(() => host.stop());

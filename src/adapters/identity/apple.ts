@@ -2,6 +2,7 @@ import { Apple, decodeIdToken } from "arctic";
 import { SignJWT } from "jose";
 import type { ProviderClient } from "./provider-client.ts";
 import { PROVIDER_LIMITS, providerCalls } from "./provider-calls.ts";
+import { idTokenClaims } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
 export interface AppleClientConfig {
@@ -10,12 +11,6 @@ export interface AppleClientConfig {
   keyId: string;
   /** PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----"). */
   privateKey: string;
-}
-
-interface AppleClaims {
-  sub?: unknown;
-  email?: unknown;
-  email_verified?: unknown;
 }
 
 const TOKEN_ENDPOINT = "https://appleid.apple.com/auth/token";
@@ -37,22 +32,23 @@ export function createAppleProvider(config: AppleClientConfig, redirectUri: stri
       return url;
     },
     async fetchProfile(code, _codeVerifier, extra) {
-      let claims: AppleClaims;
+      let found: unknown;
       try {
         const client = { form: { client_id: config.clientId, client_secret: await clientSecret(config, pkcs8) } };
         const tokens = await providerCalls(limits).tokens(TOKEN_ENDPOINT, { code, redirect_uri: redirectUri }, client);
-        claims = decodeIdToken(tokens.idToken()) as AppleClaims;
+        found = decodeIdToken(tokens.idToken());
       } catch {
         throw failed();
       }
-      if (typeof claims.sub !== "string" || claims.sub === "") throw failed();
-      const email = typeof claims.email === "string" ? claims.email : null;
+      const claims = idTokenClaims.safeParse(found);
+      if (!claims.success) throw failed();
+      const { sub, email, email_verified } = claims.data;
       return {
         provider: "apple",
-        providerAccountId: claims.sub,
+        providerAccountId: sub,
         email,
         // Apple has sent this claim both as a boolean and as the string "true".
-        emailVerified: email !== null && (claims.email_verified === true || claims.email_verified === "true"),
+        emailVerified: email !== null && (email_verified === true || email_verified === "true"),
         name: nameFromUserField(extra.user),
         image: null,
       };

@@ -1,16 +1,10 @@
 import { decodeIdToken, Google } from "arctic";
 import type { OAuthClientConfig, ProviderClient } from "./provider-client.ts";
 import { PROVIDER_LIMITS, providerCalls } from "./provider-calls.ts";
-import { imageUrl, optionalText } from "./profile-fields.ts";
+import { idTokenClaims, imageUrl, optionalText } from "./profile-fields.ts";
 import { DomainError } from "../../domain/errors.ts";
 
-interface GoogleClaims {
-  sub?: unknown;
-  email?: unknown;
-  email_verified?: unknown;
-  name?: unknown;
-  picture?: unknown;
-}
+const googleClaims = idTokenClaims.extend({ name: optionalText, picture: imageUrl });
 
 const TOKEN_ENDPOINT = "https://oauth2.googleapis.com/token";
 
@@ -28,23 +22,24 @@ export function createGoogleProvider(config: OAuthClientConfig, redirectUri: str
     },
     async fetchProfile(code, codeVerifier) {
       if (codeVerifier === null) throw failed();
-      let claims: GoogleClaims;
+      let found: unknown;
       try {
         const form = { code, code_verifier: codeVerifier, redirect_uri: redirectUri };
         const tokens = await providerCalls(limits).tokens(TOKEN_ENDPOINT, form, { basic: config });
-        claims = decodeIdToken(tokens.idToken()) as GoogleClaims;
+        found = decodeIdToken(tokens.idToken());
       } catch {
         throw failed();
       }
-      if (typeof claims.sub !== "string" || claims.sub === "") throw failed();
-      const email = typeof claims.email === "string" ? claims.email : null;
+      const claims = googleClaims.safeParse(found);
+      if (!claims.success) throw failed();
+      const { sub, email, email_verified, name, picture } = claims.data;
       return {
         provider: "google",
-        providerAccountId: claims.sub,
+        providerAccountId: sub,
         email,
-        emailVerified: email !== null && claims.email_verified === true,
-        name: optionalText.parse(claims.name),
-        image: imageUrl.parse(claims.picture),
+        emailVerified: email !== null && email_verified === true,
+        name,
+        image: picture,
       };
     },
   };

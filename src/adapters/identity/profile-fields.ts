@@ -10,3 +10,9 @@ export const optionalText = z.string().nullable().catch(null);
 
 /** A picture is kept only as a profile's image may be set (routes/users.ts): an http(s) URL of at most 2048 characters. */
 export const imageUrl = webUrl.nullable().catch(null);
+
+/**
+ * What the shop reads of an id token (Google's, Apple's): its subject, without which the sign-in
+ * fails, and an e-mail as any profile's; whether that e-mail is verified each provider says its own way.
+ */
+export const idTokenClaims = z.object({ sub: z.string().min(1), email: optionalText, email_verified: z.unknown() });
