@@ -127,13 +127,18 @@ describe("SMTP mailer", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  test("a refusal of the recipient or the content for good (5.1.x, 5.2.x, 5.3.4, 5.6.x) is MailRefused; policy (5.7.x, a relay refused to the shop's credentials), the sender's codes (5.1.7, 5.1.8, at RCPT TO too), a full mailbox, a bare 5xx, a 4xx or a refused sender are tried again", async () => {
-    const refusing = (stage: "mail" | "rcpt", responseCode: number, text: string) =>
-      startSmtpServer({
+  test("a refusal of the recipient or the content for good (5.1.x, 5.2.x, 5.3.4, 5.6.x, at RCPT TO or at the end of DATA) is MailRefused; policy (5.7.x, a relay refused to the shop's credentials), the sender's codes (5.1.7, 5.1.8, at RCPT TO too), a full mailbox, a bare 5xx, a 4xx or a refused sender are tried again", async () => {
+    const refusing = (stage: "mail" | "rcpt" | "data", responseCode: number, text: string) => {
+      const refusal = () => Object.assign(new Error(text), { responseCode });
+      if (stage === "data")
+        // The message's end refused, once its content has come (its size, its content).
+        return startSmtpServer({ onData: (stream, _session, callback) => stream.on("end", () => callback(refusal())).resume() });
+      return startSmtpServer({
         [stage === "mail" ? "onMailFrom" : "onRcptTo"](_address: unknown, _session: unknown, callback: (error?: Error) => void) {
-          callback(Object.assign(new Error(text), { responseCode }));
+          callback(refusal());
         },
       });
+    };
     const mail = { to: "nobody@example.com", subject: "Hi", text: "Hi", html: null };
     const outcomes: Record<string, string> = {};
     for (const [stage, code, text] of [
@@ -145,6 +150,10 @@ describe("SMTP mailer", () => {
       ["rcpt", 550, "Rejected"],
       ["rcpt", 450, "4.2.1 Try later"],
       ["mail", 550, "5.1.8 Bad sender domain"],
+      ["data", 552, "5.3.4 Message too big for system"],
+      ["data", 554, "5.6.0 Content rejected"],
+      ["data", 554, "5.7.1 Message rejected as spam"],
+      ["data", 451, "4.3.0 Try again later"],
     ] as const) {
       const { mailer } = await refusing(stage, code, text);
       outcomes[`${stage} ${code} ${text}`] = await mailer.send(mail).then(
@@ -161,6 +170,10 @@ describe("SMTP mailer", () => {
       "rcpt 550 Rejected": "tried again",
       "rcpt 450 4.2.1 Try later": "tried again",
       "mail 550 5.1.8 Bad sender domain": "tried again",
+      "data 552 5.3.4 Message too big for system": "refused for good",
+      "data 554 5.6.0 Content rejected": "refused for good",
+      "data 554 5.7.1 Message rejected as spam": "tried again",
+      "data 451 4.3.0 Try again later": "tried again",
     });
   });
 
