@@ -21,6 +21,17 @@ const seconds = (max: number, tooMany: string) =>
   whole(
     z.number({ error: "must be a whole number of seconds" }).int("must be a whole number of seconds").min(1, "must be at least 1 second").max(max, tooMany),
   );
+/** A share from 0 to 1 written as a plain decimal (`0.1`, `.5`, `1`): "must be a whole number" would mislead here. */
+const share = () =>
+  z.preprocess(
+    (value) => (typeof value === "string" && /^\s*(\d+\.?\d*|\.\d+)\s*$/.test(value) ? Number(value) : value),
+    z
+      .number({
+        error: (issue) => (issue.code === "invalid_type" ? `must be a number from 0 to 1 such as 0.1, not ${JSON.stringify(issue.input)}` : undefined),
+      })
+      .min(0)
+      .max(1),
+  );
 /** A URL with one of these schemes; the message names them (and never echoes the value: a URL may hold a password). */
 const urlOf = (...schemes: string[]) =>
   z.url({
@@ -59,7 +70,7 @@ const envSchema = z.object({
   OTEL_TRACES_SAMPLER: z
     .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
     .default("parentbased_always_on"),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  OTEL_TRACES_SAMPLER_ARG: share().default(1),
   AUTH_SECRET: z
     .string()
     .min(32, "must be at least 32 characters")

@@ -185,6 +185,10 @@ describe("configuration", () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: must be a http:\/\/ or https:\/\/ URL/);
     expect(() => sampled("sometimes")).toThrow(/OTEL_TRACES_SAMPLER: must be one of always_on, .*, not "sometimes"/);
     expect(() => sampled("traceidratio", "1.5")).toThrow(/OTEL_TRACES_SAMPLER_ARG: must be at most 1, not 1.5/);
+    // A share, not a count: "must be a whole number" sent people looking for an integer (found by an audit).
+    expect(() => sampled("traceidratio", "half")).toThrow('OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1 such as 0.1, not "half"');
+    expect(() => sampled("traceidratio", "1e-1")).toThrow('OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1 such as 0.1, not "1e-1"');
+    expect(sampled("traceidratio", ".5")).toEqual({ ratio: 0.5, parentBased: false });
   });
 
   test("a value of the wrong kind is named in plain words: what the variable must be, and what was given where it is no secret", () => {
