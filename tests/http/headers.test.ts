@@ -108,6 +108,11 @@ describe("CORS for the origins in CORS_ORIGINS (decisions §10)", () => {
     expect(corsHeaders((await createTestApp().call("GET", "/api/products", { headers: { origin: WEB } })).headers)).toEqual([]);
   });
 
+  test("Vary: Origin also on an answer refused before the CORS step, a target with a fragment (found by an audit)", async () => {
+    const refused = await app().call("GET", "/api/health#x");
+    expect([refused.status, refused.headers.get("vary")]).toEqual([400, "Origin"]);
+  });
+
   test("a preflight for a path the shop does not serve is a 404", async () => {
     expect((await app().call("OPTIONS", "/api/nowhere", { headers: { origin: WEB, "access-control-request-method": "GET" } })).status).toBe(404);
   });

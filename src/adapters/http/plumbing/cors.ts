@@ -6,14 +6,14 @@ const EXPOSED = ["X-Request-Id", "X-Total-Count", "X-RateLimit-Limit", "X-RateLi
 /**
  * Decisions §10: for an origin listed in CORS_ORIGINS (exact match), preflights get 204 with the
  * allowed methods and headers, and answers carry Allow-Origin (echoed), Allow-Credentials and
- * Expose-Headers; any other origin gets no CORS header at all; every answer varies by Origin.
+ * Expose-Headers; any other origin gets no CORS header at all (`Vary: Origin`, on every answer, is
+ * set by the request context, which runs first).
  * (@elysiajs/cors adds its credential and header lists to every answer, whatever the origin.)
  * `methodsFor` says which methods a path serves; a preflight for a path that serves none is a 404.
  */
 export function cors(allowedOrigins: readonly string[], methodsFor: (path: string) => string[]) {
   const allowed = new Set(allowedOrigins);
   return new Elysia({ name: "plumbing.cors" }).onRequest(({ request, set }) => {
-    set.headers.vary = "Origin";
     const origin = request.headers.get("origin");
     const trusted = origin !== null && allowed.has(origin);
     if (trusted) {

@@ -108,6 +108,8 @@ export function requestContext({ trustProxy, https, sessionCookieName, dispatch 
         set.headers["x-request-id"] = info.id;
         set.headers["x-api-version"] = API_VERSION;
         set.headers["x-content-type-options"] = "nosniff";
+        // Every answer varies by Origin (decisions §10), those refused here before the CORS step too.
+        set.headers.vary = "Origin";
         if (https) set.headers["strict-transport-security"] = "max-age=31536000; includeSubDomains";
         if (carriesCredentials(request, sessionCookieName) || pathOf(request).startsWith("/api/auth/")) set.headers["cache-control"] = "no-store";
         // Served, but with no address: its connection was gone before it was read (a client that reset
