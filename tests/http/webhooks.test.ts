@@ -486,6 +486,36 @@ describe("Square", () => {
     expect(t.deps.processor.refunds.size).toBe(1);
   });
 
+  test("a stop that found the intent paid and crashed right after settling it: a later run settles it no second time (one flagged entry, one refund)", async () => {
+    const { down, housekeeping } = stripeAwayForCancels();
+    const { orderId, order, total } = await anOrder();
+    const intent = (await order()).stripePaymentIntentId!;
+    await deliver("square", signedBySquare(completed(orderId, total), SQUARE_KEY, SQUARE_URL));
+    await t.deps.processor.confirmIntent(intent, "pm_card_visa", "confirm-other-tab");
+    down.value = false;
+    // The process dies after the settlement's commit: every write after it fails, this run.
+    const write = t.deps.uow.write;
+    let crashed = false;
+    t.deps.uow.write = (work) => (crashed ? Promise.reject(new Error("the process died here")) : write(work));
+    const transaction = t.deps.uow.transaction;
+    t.deps.uow.transaction = async (work) => {
+      const done = await transaction(work);
+      if (!crashed && (await auditEntries(t.deps.repos.audit, { action: "payment.succeeded", entityId: orderId })).length > 0) crashed = true;
+      return done;
+    };
+    t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+    await housekeeping.runOnce();
+    [t.deps.uow.write, t.deps.uow.transaction, crashed] = [write, transaction, false];
+    for (let run = 0; run < 3; run++) {
+      t.deps.clock.advance(INTENT_STOP_LEASE_MS);
+      await housekeeping.runOnce();
+    }
+    const found = await auditEntries(t.deps.repos.audit, { action: "payment.succeeded", entityId: orderId });
+    expect(found.map((entry) => entry.changes)).toEqual([expect.objectContaining({ intentId: intent, flagged: true, foundWhen: "paid_elsewhere" })]);
+    expect([...t.deps.processor.refunds.values()]).toEqual([expect.objectContaining({ intentId: intent, amount: total })]);
+    expect(await order()).toMatchObject({ status: "CONFIRMED", paymentStatus: "PAID", paidVia: "square" });
+  });
+
   test("another amount or currency is recorded and flagged, not applied", async () => {
     const { orderId, order, total } = await anOrder();
     await deliver("square", signedBySquare(completed(orderId, total - 1), SQUARE_KEY, SQUARE_URL));

@@ -2,6 +2,7 @@ import { NO_ORIGIN, type RequestOrigin } from "../../domain/audit.ts";
 import { failureOf, isDatabaseUnavailable, isRefusingWrites } from "../../domain/errors.ts";
 import type { Order } from "../../domain/order.ts";
 import { INTENT_STOP_LEASE_MS } from "../../domain/payment.ts";
+import type { SingleStatementWrites } from "../ports/index.ts";
 import { workThroughDue } from "../system/work-through-due.ts";
 import { type StopDeps, type StoppedPayment, stopPayment } from "./stop-payment.ts";
 
@@ -11,17 +12,20 @@ const BATCH = 20;
 /**
  * The intent of an order paid through another provider, cancelled so it cannot be paid a second
  * time (stopPayment: one the processor had paid meanwhile is settled as its webhook would settle it,
- * flagged, and its money sent back). Once stopped, or paid and sent back, it is due no more; one
- * still processing stays due, and is asked again when its lease ends (the processor's webhook may
- * settle it first). A processor or database out of reach throws, leaving it due.
+ * flagged, and its money sent back). Once stopped, or paid and sent back, it is due no more: found
+ * paid, in the transaction that settles it, so a crash after that commit cannot settle it again
+ * (a second flagged entry) at a later run. One still processing stays due, and is asked again when
+ * its lease ends (the processor's webhook may settle it first). A processor or database out of
+ * reach throws, leaving it due.
  */
 export async function stopIntentPaidElsewhere(
   deps: StopDeps,
   order: Pick<Order, "id" | "stripePaymentIntentId">,
   origin: RequestOrigin,
 ): Promise<StoppedPayment["outcome"]> {
-  const { outcome } = await stopPayment(deps, order, origin, "paid_elsewhere");
-  if (outcome !== "processing") await deps.uow.write((db) => db.orders.markIntentStopDue(order.id, null));
+  const dueNoMore = (db: SingleStatementWrites) => db.orders.markIntentStopDue(order.id, null);
+  const { outcome } = await stopPayment(deps, order, origin, "paid_elsewhere", dueNoMore);
+  if (outcome === "stopped") await deps.uow.write(dueNoMore);
   return outcome;
 }
 

@@ -1,7 +1,7 @@
 import type { RequestOrigin } from "../../domain/audit.ts";
 import type { Order } from "../../domain/order.ts";
 import { eventOfIntent, paymentInProgress } from "../../domain/payment.ts";
-import type { Deps } from "../ports/index.ts";
+import type { Deps, SingleStatementWrites } from "../ports/index.ts";
 import { applyProcessorEvent } from "./apply-processor-event.ts";
 import { askForRefund } from "./refunds.ts";
 
@@ -14,14 +14,16 @@ const ROUNDS = 3;
 /**
  * Before an unpaid order ends, its payment intent is cancelled at the processor, so it can never
  * be paid afterwards. An intent that had already succeeded cannot be: the order is settled as paid
- * right here (as the processor's webhook would settle it), so the caller goes on with a paid order.
- * One still processing is left alone. A processor that cannot be reached stops the caller.
+ * right here (as the processor's webhook would settle it), so the caller goes on with a paid order;
+ * `withSettlement` is written in that settlement's transaction. One still processing is left alone.
+ * A processor that cannot be reached stops the caller.
  */
 export async function stopPayment(
   deps: StopDeps,
   order: Pick<Order, "id" | "stripePaymentIntentId">,
   origin: RequestOrigin,
   why: string,
+  withSettlement?: (tx: SingleStatementWrites) => Promise<void>,
 ): Promise<StoppedPayment> {
   const intentId = order.stripePaymentIntentId;
   if (!intentId) return { intentId, outcome: "stopped" };
@@ -32,6 +34,7 @@ export async function stopPayment(
   const refund = await deps.uow.transaction(async (tx) => {
     const locked = await tx.orders.lock(order.id);
     if (!locked) return null;
+    await withSettlement?.(tx);
     return (await applyProcessorEvent(tx, deps, locked, event, { action: "payment.succeeded", userId: null, origin, changes: { foundWhen: why } })).refund;
   });
   // Ended meanwhile by someone else, the order needs the money no more: it goes back.
