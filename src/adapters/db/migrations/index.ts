@@ -26,6 +26,7 @@ import * as m0024 from "./0024_tracking_numbers_as_carriers_write_them.ts";
 import * as m0025 from "./0025_names_in_composed_form.ts";
 import * as m0026 from "./0026_skus_as_the_shop_keeps_them.ts";
 import * as m0027 from "./0027_intent_stops_due.ts";
+import * as m0028 from "./0028_sessions_revoked_index.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   "0025_names_in_composed_form": m0025,
   "0026_skus_as_the_shop_keeps_them": m0026,
   "0027_intent_stops_due": m0027,
+  "0028_sessions_revoked_index": m0028,
 };
 
 export const migrationProvider: MigrationProvider = {
