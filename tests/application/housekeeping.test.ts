@@ -11,11 +11,12 @@ import { payOrder } from "../../src/application/payments/pay-order.ts";
 import { DEFAULT_ORDER_SETTINGS } from "../../src/application/orders/settings.ts";
 import { placeOrder } from "../../src/application/orders/place-order.ts";
 import type { PaymentGateway } from "../../src/application/ports/payments.ts";
-import { createHousekeeping } from "../../src/application/system/housekeeping.ts";
+import { PURGE_BATCH, createHousekeeping } from "../../src/application/system/housekeeping.ts";
 import { NO_ORIGIN } from "../../src/domain/audit.ts";
 import { DomainError, databaseUnavailable } from "../../src/domain/errors.ts";
 import { type Actor, DEFAULT_ROLE_PERMISSIONS } from "../../src/domain/permissions.ts";
 import { REFUND_ATTEMPT_LEASE_MS, REFUND_RETRY_MS } from "../../src/domain/refund.ts";
+import { newSession } from "../../src/domain/session.ts";
 import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { aProduct, aUser } from "../support/builders.ts";
 import { domainErrorOf } from "../support/errors.ts";
@@ -61,6 +62,28 @@ test("housekeeping deletes idempotency keys past their 24 hours, and only those"
   expect((await housekeeping.runOnce()).idempotencyKeysPurged).toBe(1);
   expect(await claimIdempotencyKey(deps, user.id, "young", "A")).toEqual({ kind: "replay", response: { status: 200, body: {} } });
   expect(await claimIdempotencyKey(deps, user.id, "old", "B")).toMatchObject({ kind: "claimed" });
+});
+
+test("a backlog of ended sessions bigger than a batch is purged whole in one run, at most PURGE_BATCH a transaction, each committed alone", async () => {
+  const deps = createMemoryDeps();
+  const user = aUser();
+  await deps.repos.users.create(user);
+  const backlog = 2 * PURGE_BATCH + 1;
+  for (let n = 0; n < backlog; n++) await deps.repos.sessions.create(newSession(`ended-${n}`, user.id, deps.clock.now()));
+  deps.clock.advance(31 * 24 * 3600 * 1000);
+  await deps.repos.sessions.create(newSession("live", user.id, deps.clock.now()));
+  const purgedPerTransaction: number[] = [];
+  const { transaction } = deps.uow;
+  deps.uow.transaction = async (work) => {
+    const before = deps.state.sessions.size;
+    const result = await transaction(work);
+    purgedPerTransaction.push(before - deps.state.sessions.size);
+    return result;
+  };
+  const housekeeping = createHousekeeping(deps, { intervalMs: 60_000, orderPaymentTtlMinutes: 60 });
+  expect((await housekeeping.runOnce()).sessionsPurged).toBe(backlog);
+  expect([...deps.state.sessions.keys()]).toEqual(["live"]);
+  expect(purgedPerTransaction.filter((purged) => purged > 0)).toEqual([PURGE_BATCH, PURGE_BATCH, 1]);
 });
 
 test("the access cache forgets what it has not used for 30 seconds, so it never grows past the callers of the last half minute", async () => {

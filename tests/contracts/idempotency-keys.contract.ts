@@ -95,8 +95,16 @@ export function idempotencyKeysContract(target: () => ContractTarget) {
       const user = await aUserId();
       await claim(user, "old", "A");
       await answered(user, "new", { status: 200, body: {} }, 60);
-      expect(await keys().purgeExpired(at(DAY + 1))).toBe(1);
+      expect(await keys().purgeExpired(at(DAY + 1), 100)).toBe(1);
       expect(await claim(user, "new", "B", DAY + 1)).toEqual({ kind: "mismatch" });
+    });
+
+    test("purgeExpired deletes at most as many keys as it is asked to, the next call the rest", async () => {
+      const user = await aUserId();
+      for (const key of ["a", "b", "c"]) await claim(user, key, "A");
+      expect(await keys().purgeExpired(at(DAY + 1), 2)).toBe(2);
+      expect(await keys().purgeExpired(at(DAY + 1), 2)).toBe(1);
+      expect(await keys().purgeExpired(at(DAY + 1), 2)).toBe(0);
     });
 
     test("a claim that made an order answers it (decisions §15), however old the claim: the same request resumes under the first claim, another is a mismatch", async () => {

@@ -49,11 +49,20 @@ export function sessionRepositoryContract(target: () => ContractTarget) {
         sessions: [live, revoked, expiring],
       } = await sessionsOf(3);
       await repo().revoke(revoked!.id, later);
-      expect(await repo().purgeEnded(later)).toBe(1);
+      expect(await repo().purgeEnded(later, 100)).toBe(1);
       expect(await repo().findById(revoked!.id)).toBeNull();
       expect(await repo().findById(live!.id)).not.toBeNull();
-      expect(await repo().purgeEnded(expiring!.expiresAt)).toBe(2);
+      expect(await repo().purgeEnded(expiring!.expiresAt, 100)).toBe(2);
       expect(await repo().findById(live!.id)).toBeNull();
+    });
+
+    test("purgeEnded deletes at most as many sessions as it is asked to, the next call the rest", async () => {
+      const { sessions } = await sessionsOf(3);
+      await repo().revoke(sessions[0]!.id, later);
+      const ended = sessions[0]!.expiresAt;
+      expect(await repo().purgeEnded(ended, 2)).toBe(2);
+      expect(await repo().purgeEnded(ended, 2)).toBe(1);
+      expect(await repo().purgeEnded(ended, 2)).toBe(0);
     });
 
     test("revokeAllOf ends every live session of that user only, and counts them", async () => {

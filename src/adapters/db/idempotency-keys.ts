@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { IdempotencyKeys } from "../../application/ports/idempotency.ts";
 import type { Db } from "./database.ts";
 
@@ -82,8 +83,11 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
       await db.deleteFrom("idempotency_keys").where("order_id", "=", orderId).where("response_status", "is", null).execute();
     },
 
-    async purgeExpired(now) {
-      const result = await db.deleteFrom("idempotency_keys").where("expires_at", "<=", now).executeTakeFirst();
+    async purgeExpired(now, limit) {
+      const expired = db.selectFrom("idempotency_keys").select(sql`ctid`.as("row")).where("expires_at", "<=", now).orderBy("expires_at").limit(limit);
+      // The oldest first, from the index by expiry, deleted by their rows' addresses: a batch never reads the
+      // keys still kept, however many, nor joins the whole table (as "(user_id, key) in (…)" was planned).
+      const result = await db.deleteFrom("idempotency_keys").where(sql<boolean>`ctid = any(array(${expired}))`).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

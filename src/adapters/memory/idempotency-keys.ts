@@ -44,9 +44,9 @@ export function createMemoryIdempotencyKeys(keys: Map<string, StoredKey>): Idemp
     async forgetOrder(orderId) {
       for (const [k, stored] of keys) if (stored.orderId === orderId && stored.response === null) keys.delete(k);
     },
-    async purgeExpired(now) {
+    async purgeExpired(now, limit) {
       let purged = 0;
-      for (const [k, stored] of keys) if (stored.expiresAt <= now && keys.delete(k)) purged++;
+      for (const [k, stored] of keys) if (purged < limit && stored.expiresAt <= now && keys.delete(k)) purged++;
       return purged;
     },
   };

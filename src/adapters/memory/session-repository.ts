@@ -16,9 +16,10 @@ export function createMemorySessionRepository(sessions: Map<string, Session>): S
       session.revokedAt = new Date(at);
       return true;
     },
-    async purgeEnded(now) {
+    async purgeEnded(now, limit) {
       let purged = 0;
       for (const [id, session] of sessions) {
+        if (purged >= limit) break;
         if (session.revokedAt === null && session.expiresAt > now) continue;
         sessions.delete(id);
         purged++;

@@ -47,6 +47,6 @@ export interface IdempotencyKeys {
   release(userId: string, key: string, claimedAt: Date): Promise<void>;
   /** Gives up the unanswered claims that made this order, which was undone: the next request with their key runs again. */
   forgetOrder(orderId: string): Promise<void>;
-  /** Deletes expired keys; how many. */
-  purgeExpired(now: Date): Promise<number>;
+  /** Deletes up to `limit` of the expired keys; how many. */
+  purgeExpired(now: Date, limit: number): Promise<number>;
 }

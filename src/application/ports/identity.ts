@@ -56,8 +56,8 @@ export interface SessionRepository extends SessionReader {
   revoke(id: string, at: Date): Promise<boolean>;
   /** Ends every live session of the user; returns how many. */
   revokeAllOf(userId: string, at: Date): Promise<number>;
-  /** Deletes the sessions that have ended (expired, or revoked) by `now`: a token naming one is refused all the same. Returns how many. */
-  purgeEnded(now: Date): Promise<number>;
+  /** Deletes up to `limit` of the sessions that have ended (expired, or revoked) by `now`: a token naming one is refused all the same. Returns how many. */
+  purgeEnded(now: Date, limit: number): Promise<number>;
 }
 
 export interface RolePermission {
