@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES, bodyReading } from "../../src/adapters/http/plumbing/bo
 import { envelopeMacro } from "../../src/adapters/http/plumbing/envelope.ts";
 import { errorMapper } from "../../src/adapters/http/plumbing/error-mapper.ts";
 import { requestContext } from "../../src/adapters/http/plumbing/request-context.ts";
-import { requestLog } from "../../src/adapters/http/plumbing/request-log.ts";
+import { LOGGED_PATH_CHARS, requestLog } from "../../src/adapters/http/plumbing/request-log.ts";
 import { routeTable } from "../../src/adapters/http/plumbing/route-table.ts";
 import { eventually } from "../support/eventually.ts";
 import { call, createTestApp } from "../support/http.ts";
@@ -164,6 +164,18 @@ describe("HTTP plumbing", () => {
       return found;
     });
     expect(typeof entry.durationMs).toBe("number");
+  });
+
+  test("a path of over 1,000 characters is logged cut, with its length", async () => {
+    const { app, lines } = probeApp();
+    const path = `/api/${"x".repeat(12_000)}`;
+    expect((await call(app, "GET", path)).status).toBe(404);
+    const entry = await eventually(() => {
+      const found = lines.find((l) => l.event === "request");
+      expect(found).toMatchObject({ status: 404, pathLength: path.length });
+      return found;
+    });
+    expect(entry.path).toBe(path.slice(0, LOGGED_PATH_CHARS));
   });
 
   test("a redirect is logged with its own status", async () => {
