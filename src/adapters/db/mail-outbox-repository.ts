@@ -83,7 +83,10 @@ export function createPgMailOutbox(db: Db): MailOutbox {
 
     async markSuppressed(which) {
       let rows = db.updateTable("mail_outbox").set({ status: "suppressed" });
-      rows = "id" in which ? rows.where("id", "=", which.id) : rows.where(sql`lower(recipient)`, "=", which.to.toLowerCase()).where("status", "=", "pending");
+      rows =
+        "id" in which
+          ? rows.where("id", "=", which.id)
+          : rows.where(sql`lower(recipient)`, "=", which.to.toLowerCase()).where("status", "=", sql.lit("pending"));
       return Number((await rows.executeTakeFirst()).numUpdatedRows);
     },
 

@@ -27,6 +27,7 @@ import * as m0025 from "./0025_names_in_composed_form.ts";
 import * as m0026 from "./0026_skus_as_the_shop_keeps_them.ts";
 import * as m0027 from "./0027_intent_stops_due.ts";
 import * as m0028 from "./0028_sessions_revoked_index.ts";
+import * as m0029 from "./0029_outbox_pending_recipient_index.ts";
 
 /** Migrations are listed here, not read from disk, so they work the same from source and from a bundle. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   "0026_skus_as_the_shop_keeps_them": m0026,
   "0027_intent_stops_due": m0027,
   "0028_sessions_revoked_index": m0028,
+  "0029_outbox_pending_recipient_index": m0029,
 };
 
 export const migrationProvider: MigrationProvider = {
