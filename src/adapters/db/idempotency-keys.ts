@@ -87,7 +87,15 @@ export function createPgIdempotencyKeys(db: Db): IdempotencyKeys {
       const expired = db.selectFrom("idempotency_keys").select(sql`ctid`.as("row")).where("expires_at", "<=", now).orderBy("expires_at").limit(limit);
       // The oldest first, from the index by expiry, deleted by their rows' addresses: a batch never reads the
       // keys still kept, however many, nor joins the whole table (as "(user_id, key) in (…)" was planned).
-      const result = await db.deleteFrom("idempotency_keys").where(sql<boolean>`ctid = any(array(${expired}))`).executeTakeFirst();
+      // Still expired when deleted: a key claimed again meanwhile (a new request under it, its checkout
+      // running) is a new row at another address, which PostgreSQL's minor releases before November
+      // 2025 (15.14, say) deleted all the same, not rechecking the address after the wait for the
+      // claim's lock (found by a review).
+      const result = await db
+        .deleteFrom("idempotency_keys")
+        .where(sql<boolean>`ctid = any(array(${expired}))`)
+        .where("expires_at", "<=", now)
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
