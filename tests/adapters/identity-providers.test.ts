@@ -367,6 +367,17 @@ test.each(idTokenProviders)(
   },
 );
 
+test.each(idTokenProviders)(
+  "%s: an id token that says nothing of the e-mail's verification, or names no e-mail at all, signs in all the same, its e-mail unverified",
+  async (_id, endpoint, make) => {
+    for (const claims of [{ sub: "id-2", email: "ann@example.com" }, { sub: "id-2" }]) {
+      stub?.restore();
+      answer({ [endpoint]: () => tokenResponse(claims) });
+      expect(await make().fetchProfile("code", verifier, {})).toMatchObject({ providerAccountId: "id-2", email: claims.email ?? null, emailVerified: false });
+    }
+  },
+);
+
 describe("a provider that hangs, drips or answers too much (found by an attack)", () => {
   const host = startUnrulyProvider();
   afterAll(() => host.stop());
