@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { createPgProductRepository } from "../../src/adapters/db/product-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { AdminProductQuery } from "../../src/domain/product.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -17,10 +17,7 @@ beforeAll(async () => {
            case when n % 200 = 0 then n % 5 else 40 + n % 100 end, n % 150 <> 0
     from generate_series(1, 20000) as n`.execute(database.db);
   await sql`vacuum analyze`.execute(database.db);
-  spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: spy, ran } = recordingDb(database, 1));
 });
 afterAll(async () => {
   await spy.destroy();

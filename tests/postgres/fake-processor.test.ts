@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, sql } from "kysely";
 import { createPgFakeLedger } from "../../src/adapters/db/fake-processor-ledger.ts";
-import type { Database } from "../../src/adapters/db/tables.ts";
 import { type FakeProcessor, challengePageAt, createFakeProcessor } from "../../src/adapters/payments/fake-processor.ts";
 import { cuid2Ids } from "../../src/adapters/system.ts";
 import { domainErrorOf } from "../support/errors.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 // What only the fake has: its books in the shop's database. Two fakes on one database are two
 // instances of the shop (or one before and after a restart): each sees what the other did.
@@ -178,11 +177,7 @@ test("a confirmation finds its intent by id, even in the plan made once for all 
   await sql`insert into fake_processor_intents (id, intent)
     select 'pi_old_' || n, jsonb_build_object('id', 'pi_old_' || n, 'status', 'succeeded') from generate_series(1, 10000) as n`.execute(database.db);
   await sql`vacuum analyze fake_processor_intents`.execute(database.db);
-  const ran: CompiledQuery[] = [];
-  const spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  const { db: spy, ran } = recordingDb(database, 1);
   try {
     const fake = createFakeProcessor(cuid2Ids.next, createPgFakeLedger(spy), challengePageAt("http://localhost:3000"));
     const intent = await fake.createIntent({ amount: 1500, currency: "usd", metadata, idempotencyKey: "order-plan" });

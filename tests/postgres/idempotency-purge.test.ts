@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { createPgIdempotencyKeys } from "../../src/adapters/db/idempotency-keys.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import { eventually } from "../support/eventually.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let purger: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 const DAY = 86_400_000;
 const now = new Date("2026-11-27T12:00:00Z");
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await sql`insert into users (id, email) values ('u1', 'ann@example.com')`.execute(database.db);
-  purger = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: purger, ran } = recordingDb(database, 1));
 });
 beforeEach(() => sql`delete from idempotency_keys`.execute(database.db));
 afterAll(async () => {

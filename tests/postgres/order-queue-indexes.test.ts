@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import { createPgOrderRepository } from "../../src/adapters/db/order-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import type { OrderQueueFilter } from "../../src/application/ports/orders.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 const customer = (n: number) => `u${String(n).padStart(23, "0")}`;
 
 beforeAll(async () => {
   // Enough orders that the planner would scan and sort the table without the right index.
   database = await createTestDatabase({ history: { orders: 30_000, customers: 3_000, until: new Date("2026-11-20T12:00:00Z") } });
-  spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 2) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: spy, ran } = recordingDb(database, 2));
 }, 30_000);
 afterAll(async () => {
   await spy.destroy();

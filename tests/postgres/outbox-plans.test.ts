@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { createPgMailOutbox } from "../../src/adapters/db/mail-outbox-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -16,10 +16,7 @@ beforeAll(async () => {
            case when n % 4 = 0 then null else now() end
     from generate_series(1, 40000) as n`.execute(database.db);
   await sql`vacuum analyze mail_outbox`.execute(database.db);
-  spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: spy, ran } = recordingDb(database, 1));
 });
 afterAll(async () => {
   await spy.destroy();

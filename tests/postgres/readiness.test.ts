@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
+
 import { Migrator } from "kysely/migration";
 import { migrateToLatest, pendingMigrations } from "../../src/adapters/db/migrate.ts";
 import { migrationProvider } from "../../src/adapters/db/migrations/index.ts";
 import { PROBE_WAIT_MS, createPgProbe } from "../../src/adapters/db/store.ts";
-import type { Database } from "../../src/adapters/db/tables.ts";
 import { createTestApp } from "../support/http.ts";
 import { createPgDeps } from "../support/pg-deps.ts";
-import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -43,11 +42,7 @@ test("a database behind this code's migrations is not ready (503, naming them), 
 
 test("readiness reads which migrations ran in one statement, not the catalog, on a database never migrated too (found by an attack: a flood of probes slowed every request)", async () => {
   const fresh = await createTestDatabase({ migrate: false });
-  const ran: CompiledQuery[] = [];
-  const spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(fresh, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  const { db: spy, ran } = recordingDb(fresh, 1);
   try {
     const names = Object.keys(await migrationProvider.getMigrations()).sort();
     expect(await pendingMigrations(spy)).toEqual(names);

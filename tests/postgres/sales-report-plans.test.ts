@@ -1,21 +1,18 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { createPgSalesRepository } from "../../src/adapters/db/sales-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
 import { boundsOf, reportPeriods } from "../../src/domain/report.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 const until = new Date("2026-11-20T12:00:00Z");
 
 beforeAll(async () => {
   database = await createTestDatabase({ history: { orders: 30_000, customers: 3_000, until } });
-  spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 3) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: spy, ran } = recordingDb(database, 3));
 }, 30_000);
 afterAll(async () => {
   await spy.destroy();

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { createPgLocationRepository } from "../../src/adapters/db/location-repository.ts";
 import { createPgProductRepository } from "../../src/adapters/db/product-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
-import { type TestDatabase, createTestDatabase, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -22,10 +22,7 @@ beforeAll(async () => {
   // As autovacuum would: rows inserted after the index sit in GIN's pending list until a vacuum.
   await sql`vacuum analyze`.execute(database.db);
   // The log shows the repositories' own SQL, to be explained as it is.
-  spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: spy, ran } = recordingDb(database, 1));
 });
 afterAll(async () => {
   await spy.destroy();

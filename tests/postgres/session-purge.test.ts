@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { createPgSessionRepository } from "../../src/adapters/db/session-repository.ts";
 import type { Database } from "../../src/adapters/db/tables.ts";
-import { type TestDatabase, createTestDatabase, genericPlanOf, poolOn } from "../support/postgres.ts";
+import { type TestDatabase, createTestDatabase, genericPlanOf, recordingDb } from "../support/postgres.ts";
 
 let database: TestDatabase;
 let spy: Kysely<Database>;
-const ran: CompiledQuery[] = [];
+let ran: CompiledQuery[];
 const now = new Date("2026-11-27T12:00:00Z");
 
 beforeAll(async () => {
@@ -20,10 +20,7 @@ beforeAll(async () => {
   await sql`insert into sessions (id, user_id, created_at, expires_at) select 'e' || n, 'u1', ${now}::timestamptz - interval '31 days', ${now}::timestamptz - interval '1 minute'
     from generate_series(1, 5) as n`.execute(database.db);
   await sql`vacuum analyze sessions`.execute(database.db);
-  spy = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: poolOn(database, 1) }),
-    log: (event) => void (event.level === "query" && ran.push(event.query)),
-  });
+  ({ db: spy, ran } = recordingDb(database, 1));
 });
 afterAll(async () => {
   await spy.destroy();

@@ -2,10 +2,11 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CompiledQuery, type Kysely, sql } from "kysely";
+import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { Client, Pool } from "pg";
 import { type Db, openDatabase } from "../../src/adapters/db/database.ts";
 import { migrateToLatest } from "../../src/adapters/db/migrate.ts";
+import type { Database } from "../../src/adapters/db/tables.ts";
 import { withMigratedDatabase } from "./embedded-template.ts";
 import { type OrderHistory, SEED_SOURCE, seedOrderHistory } from "./seed-orders.ts";
 
@@ -208,6 +209,19 @@ export function poolOn(database: TestDatabase, max: number): Pool {
     if ((error as { code?: string }).code !== "57P01") throw error;
   });
   return pool;
+}
+
+/**
+ * A Kysely of its own on the database (a pool of `connections`) that records each statement it runs
+ * in `ran`, as the repositories compile them: what genericPlanOf, or an EXPLAIN, reads back.
+ */
+export function recordingDb(database: TestDatabase, connections = 1): { db: Kysely<Database>; ran: CompiledQuery[] } {
+  const ran: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: poolOn(database, connections) }),
+    log: (event) => void (event.level === "query" && ran.push(event.query)),
+  });
+  return { db, ran };
 }
 
 const tablesOf = new WeakMap<Db, Promise<string[]>>();
