@@ -13,13 +13,20 @@ type Where = ExpressionBuilder<Database, "orders">;
 /** The filter's conditions but `q`, each served by an index of migration 0013 (customerId by 0001's). */
 function conditions(eb: Where, f: OrderQueueFilter): Expression<SqlBool>[] {
   const all: Expression<SqlBool>[] = [];
-  if (f.statuses?.length) all.push(eb("orders.status", "=", sql<string>`any(${f.statuses}::text[])`));
-  if (f.paymentStatuses?.length) all.push(eb("orders.payment_status", "=", sql<string>`any(${f.paymentStatuses}::text[])`));
+  // One status (the usual filter) as a plain parameter: the plan made once for every value then reads
+  // that status's orders newest first from its index. As `any(array)`, it guessed most orders match,
+  // walked every order newest first and filtered: 17,600 pages and 140 ms for the few PENDING ones
+  // of 200,000 orders.
+  if (f.statuses?.length) all.push(oneOrAny(eb, "orders.status", f.statuses));
+  if (f.paymentStatuses?.length) all.push(oneOrAny(eb, "orders.payment_status", f.paymentStatuses));
   if (f.from) all.push(eb("orders.created_at", ">=", f.from));
   if (f.to) all.push(eb("orders.created_at", "<", f.to));
   if (f.customerId) all.push(eb("orders.user_id", "=", f.customerId));
   return all;
 }
+
+const oneOrAny = (eb: Where, column: "orders.status" | "orders.payment_status", values: readonly string[]) =>
+  values.length === 1 ? eb(column, "=", values[0]!) : eb(column, "=", sql<string>`any(${values}::text[])`);
 
 /** The customer's e-mail or name holds the pattern (trigram indexes of 0015). */
 const customerMatches = (u: ExpressionBuilder<Database, "users">, pattern: string) =>
