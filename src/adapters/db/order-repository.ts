@@ -436,6 +436,10 @@ export function createPgOrderRepository(db: Db): OrderRepository {
         .from("claimed")
         .set({ intent_stop_due_at: until })
         .whereRef("orders.id", "=", "claimed.id")
+        // The claimed ids as an array too, so the orders are found by their key: joined to the claim
+        // alone, the plan made once for every limit took it for a tenth of the orders due and hashed
+        // the whole table (14,000 pages and 170 ms of 200,000 orders, each tick with a stop due).
+        .where("orders.id", "=", sql<string>`any(array(select id from claimed))`)
         .returning(["orders.id", "orders.order_number", "orders.stripe_payment_intent_id", "claimed.due"])
         .execute();
       // Returned in no order of the claim's: put back in it.
