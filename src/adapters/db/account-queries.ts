@@ -20,7 +20,11 @@ function matching(db: Db, filter: AccountFilter): Users {
     const pattern = containsPattern(filter.q);
     query = query.where((eb) => eb.or([eb("email", "ilike", pattern), eb("name", "ilike", pattern)]));
   }
-  if (filter.role !== undefined) query = query.where("role", "=", filter.role);
+  // The role written into the statement (one of six, so six statements at most): as a parameter, the
+  // plan made once for every role took it for most accounts and walked every account newest first,
+  // filtering, for the few STAFF of 47,000 (47,000 pages and 34 ms a page); written, the planner knows
+  // how few hold it and reads the index by role.
+  if (filter.role !== undefined) query = query.where("role", "=", sql.lit(filter.role));
   return query;
 }
 
