@@ -44,9 +44,9 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const [a, b, c] = [aMail({ createdAt: at(1) }), aMail({ createdAt: at(2) }), aMail({ createdAt: at(3) })];
       for (const mail of [a, b, c]) await outbox().enqueue(mail);
       await outbox().claimDue(at(10), at(20), 10);
-      await outbox().markFailed(a.id, "busy", at(50));
-      await outbox().markFailed(b.id, "busy", at(40));
-      await outbox().markFailed(c.id, "busy", at(40));
+      await outbox().markFailed(a.id, at(20), "busy", at(50));
+      await outbox().markFailed(b.id, at(20), "busy", at(40));
+      await outbox().markFailed(c.id, at(20), "busy", at(40));
       expect(await claimIds(at(60), at(90), 1)).toEqual([b.id]);
       expect(await claimIds(at(60), at(90), 1)).toEqual([c.id]);
       expect(await claimIds(at(60), at(90), 1)).toEqual([a.id]);
@@ -121,7 +121,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const mail = aMail();
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
-      await outbox().markFailed(mail.id, "451 try later", at(30));
+      await outbox().markFailed(mail.id, at(300), "451 try later", at(30));
       expect(await outbox().list()).toEqual([expect.objectContaining({ status: "pending", attempts: 1, nextAttemptAt: at(30), lastError: "451 try later" })]);
       expect(await claimIds(at(29), at(300))).toEqual([]);
       const [retry] = await outbox().claimDue(at(30), at(330), 10);
@@ -132,9 +132,26 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const mail = aMail();
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
-      await outbox().markFailed(mail.id, "550 no such user", null);
+      await outbox().markFailed(mail.id, at(300), "550 no such user", null);
       expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "failed", attempts: 1, lastError: "550 no such user" })]);
       expect(await claimIds(forever, forever)).toEqual([]);
+    });
+
+    test("a failure recorded after the claim's lease ended changes nothing another instance did since: sent it, or claimed it to send (found by a review)", async () => {
+      const [sentSince, claimedSince] = [aMail(), aMail()];
+      for (const mail of [sentSince, claimedSince]) await outbox().enqueue(mail);
+      await outbox().claimDue(at(0), at(300), 10);
+      // The first claim's lease is over; another instance claims both, and sends the first.
+      await outbox().claimDue(at(300), at(600), 10);
+      await outbox().markSent(sentSince.id, at(310), "msg-1");
+      // The first instance's failures, recorded late: a give-up and a retry.
+      await outbox().markFailed(sentSince.id, at(300), "timeout", null);
+      await outbox().markFailed(claimedSince.id, at(300), "timeout", at(320));
+      const byId = new Map((await outbox().list()).map((m) => [m.id, m]));
+      expect(byId.get(sentSince.id)).toMatchObject({ status: "sent", lastError: null });
+      expect(byId.get(claimedSince.id)).toMatchObject({ status: "pending", nextAttemptAt: at(600), lastError: null });
+      // Still hidden by the second claim: no third instance takes it while the second may be sending it.
+      expect(await claimIds(at(320), at(620))).toEqual([]);
     });
 
     test("the backlog counts the mail waiting (claimed or not, due or not) and the mail given up on; sent and suppressed mail is neither", async () => {
@@ -142,9 +159,9 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const [waiting, later, claimed, sent, failed, suppressed] = [0, 60, 0, 0, 0, 0].map((seconds) => aMail({ createdAt: at(seconds) }));
       for (const mail of [waiting, later, claimed, sent, failed, suppressed]) await outbox().enqueue(mail!);
       await outbox().claimDue(at(0), at(300), 10);
-      await outbox().markFailed(waiting!.id, "451 try later", at(30));
+      await outbox().markFailed(waiting!.id, at(300), "451 try later", at(30));
       await outbox().markSent(sent!.id, at(1), "msg-1");
-      await outbox().markFailed(failed!.id, "550 no such user", null);
+      await outbox().markFailed(failed!.id, at(300), "550 no such user", null);
       await outbox().markSuppressed({ id: suppressed!.id });
       expect(await outbox().backlog()).toEqual({ pending: 3, failed: 1 });
     });

@@ -90,12 +90,14 @@ export function createPgMailOutbox(db: Db): MailOutbox {
       return Number((await rows.executeTakeFirst()).numUpdatedRows);
     },
 
-    async markFailed(id, error, retryAt) {
+    async markFailed(id, leaseUntil, error, retryAt) {
       const changes = retryAt ? { next_attempt_at: retryAt } : { status: "failed" };
       await db
         .updateTable("mail_outbox")
         .set({ last_error: error, ...changes })
         .where("id", "=", id)
+        .where("status", "=", sql.lit("pending"))
+        .where("next_attempt_at", "=", leaseUntil)
         .execute();
     },
 

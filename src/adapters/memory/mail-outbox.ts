@@ -70,9 +70,9 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
       for (const message of found) message.status = "suppressed";
       return found.length;
     },
-    async markFailed(id, error, retryAt) {
+    async markFailed(id, leaseUntil, error, retryAt) {
       const message = messages.get(id);
-      if (!message) return;
+      if (message?.status !== "pending" || message.nextAttemptAt.getTime() !== leaseUntil.getTime()) return;
       message.lastError = error;
       if (retryAt) message.nextAttemptAt = new Date(retryAt);
       else message.status = "failed";

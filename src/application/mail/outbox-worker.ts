@@ -55,17 +55,17 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
   let halt = new AbortController();
   let stopping = false;
 
-  async function giveUpOrRetry(message: OutboxMessage, failure: unknown): Promise<Outcome> {
+  async function giveUpOrRetry(message: OutboxMessage, lease: Date, failure: unknown): Promise<Outcome> {
     const error = messageOf(failure).slice(0, ERROR_CHARS);
     const fields = { id: message.id, attempts: message.attempts, error };
     const refused = failure instanceof MailRefused;
     if (refused || message.attempts >= maxAttempts) {
-      await uow.transaction((tx) => tx.outbox.markFailed(message.id, error, null));
+      await uow.transaction((tx) => tx.outbox.markFailed(message.id, lease, error, null));
       logger.error("mail.gave_up", refused ? { ...fields, refused: true } : fields);
       return "failed";
     }
     const retryAt = new Date(clock.now().getTime() + backoff(message.attempts));
-    await uow.transaction((tx) => tx.outbox.markFailed(message.id, error, retryAt));
+    await uow.transaction((tx) => tx.outbox.markFailed(message.id, lease, error, retryAt));
     logger.warn("mail.retry_scheduled", { ...fields, retryAt: retryAt.toISOString() });
     return "retried";
   }
@@ -89,11 +89,11 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     } catch (error) {
       if (halt.signal.aborted) {
         // Tried, and maybe taken by the server before the cut: due again at once, for any instance.
-        await uow.transaction((tx) => tx.outbox.markFailed(message.id, "cut: the instance stopped while sending", clock.now()));
+        await uow.transaction((tx) => tx.outbox.markFailed(message.id, new Date(leaseEnds), "cut: the instance stopped while sending", clock.now()));
         logger.warn("mail.send_cut", { id: message.id, attempts: message.attempts });
         return "retried";
       }
-      return giveUpOrRetry(message, error);
+      return giveUpOrRetry(message, new Date(leaseEnds), error);
     }
     // Outside the try: a failure to record the send must not count as a failed send and mail it twice.
     await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now(), sent.messageId));

@@ -48,8 +48,13 @@ export interface MailOutbox extends OutboxReader {
   markDelivered(providerMessageId: string, at: Date): Promise<boolean>;
   /** Marks one message, or every pending message to an address, suppressed: never sent. How many. */
   markSuppressed(which: { id: string } | { to: string }): Promise<number>;
-  /** Schedules another attempt at `retryAt`, or gives up (status "failed", kept for an operator) when it is null. */
-  markFailed(id: string, error: string, retryAt: Date | null): Promise<void>;
+  /**
+   * Schedules another attempt at `retryAt`, or gives up (status "failed", kept for an operator) when
+   * it is null: only while the message is still pending under the claim whose lease ends at
+   * `leaseUntil`. A failure recorded late (a stalled database, a clock behind) never undoes what
+   * another instance has done with the message since: sent it, or claimed it to send.
+   */
+  markFailed(id: string, leaseUntil: Date, error: string, retryAt: Date | null): Promise<void>;
 }
 
 /**
