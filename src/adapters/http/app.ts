@@ -114,10 +114,10 @@ export function createApp(
     .use(webhookRoutes(useCases, webhooks))
     .use(fakeProcessor ? fakeProcessorRoutes(useCases, fakeProcessor) : new Elysia({ name: "routes.fake-processor" }))
     .use(locationRoutes(useCases))
-    .use(adminUsersRoutes(useCases, auth, logger, shopTimeZone))
+    .use(adminUsersRoutes(useCases, auth, logger, shopTimeZone, clock))
     .use(adminAuditRoutes(useCases, auth, shopTimeZone))
-    .use(adminReportRoutes(useCases, auth, shopTimeZone))
-    .use(adminOrdersRoutes(useCases, auth, logger, shopTimeZone));
+    .use(adminReportRoutes(useCases, auth, shopTimeZone, clock))
+    .use(adminOrdersRoutes(useCases, auth, logger, shopTimeZone, clock));
   return app;
 }
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { ORDER_HISTORY_SHOWN } from "../../../application/admin/order-detail.ts";
-import type { Logger } from "../../../application/ports/system.ts";
+import type { Clock, Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { adminOrderDetailSchema, adminOrderSchema, presentAdminOrder, presentOrderDetail } from "../../presenters/admin-order.ts";
 import { csvDocument, csvFileName } from "../../presenters/csv.ts";
@@ -38,7 +38,7 @@ const FILTERS =
   "Filters, each optional, all together: status and paymentStatus (one value or several, comma-separated), q (part of the order number, or of the customer's e-mail or name, any case), from (inclusive) and to (exclusive) on the creation time (a date is a day of the shop's zone, SHOP_TIMEZONE), customerId. A bad value is 400 naming its field.";
 
 /** The back office's orders (decisions §12): the queue, one order's detail, and the CSV export. */
-export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, logger: Logger, shopTimeZone: string) {
+export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, logger: Logger, shopTimeZone: string, clock: Clock) {
   const { filterQuery, listQuery } = queries(shopTimeZone);
   return new Elysia({ name: "routes.admin-orders", prefix: "/admin/orders", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
@@ -64,7 +64,7 @@ export function adminOrdersRoutes(useCases: UseCases, settings: AuthSettings, lo
     .get(
       "/export",
       async ({ principal, query, origin, request }) => {
-        if (request.method === "HEAD") return csvHead(csvFileName("orders", new Date(), shopTimeZone));
+        if (request.method === "HEAD") return csvHead(csvFileName("orders", clock.now(), shopTimeZone));
         const exported = await useCases.exportOrders(principal.actor, orderQueueFilter(query), origin);
         return csvResponse(request, csvFileName("orders", exported.startedAt, shopTimeZone), csvDocument(ORDER_CSV_HEADER, exported.lines, orderCsvRow), {
           onCut: logCut(logger, request, "orders"),

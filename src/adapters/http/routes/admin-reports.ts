@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { REPORT_INTERVALS } from "../../../domain/report.ts";
+import type { Clock } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { type AuthSettings, authPlugin } from "../auth.ts";
 import { csvHead, csvResponse } from "../csv.ts";
@@ -19,7 +20,7 @@ const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 const csvAnswer = z.string().describe("The series as CSV, a download named sales-YYYYMMDD.csv: a header row, then a row a period, money in dollars");
 
 /** The sales report (decisions §12), in the shop's time zone. */
-export function adminReportRoutes(useCases: UseCases, settings: AuthSettings, shopTimeZone: string) {
+export function adminReportRoutes(useCases: UseCases, settings: AuthSettings, shopTimeZone: string, clock: Clock) {
   return new Elysia({ name: "routes.admin-reports", prefix: "/admin/reports", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, settings))
@@ -48,7 +49,7 @@ export function adminReportRoutes(useCases: UseCases, settings: AuthSettings, sh
     .get(
       "/sales/export",
       async ({ query, principal, origin, request }) => {
-        if (request.method === "HEAD") return csvHead(csvFileName("sales", new Date(), shopTimeZone));
+        if (request.method === "HEAD") return csvHead(csvFileName("sales", clock.now(), shopTimeZone));
         const { startedAt, report } = await useCases.exportSalesReport(principal.actor, query, origin);
         const series = (async function* () {
           yield report.series;

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { accountOf } from "../../../domain/account.ts";
 import { USER_ROLES } from "../../../domain/user.ts";
-import type { Logger } from "../../../application/ports/system.ts";
+import type { Clock, Logger } from "../../../application/ports/system.ts";
 import type { UseCases } from "../../../application/use-cases.ts";
 import { ACCOUNT_CSV_HEADER, accountCsvRow, accountSchema, accountSummarySchema, presentAccount, presentAccountSummary } from "../../presenters/account.ts";
 import { csvDocument, csvFileName } from "../../presenters/csv.ts";
@@ -31,7 +31,7 @@ const csvAnswer = z.string().describe("The accounts as CSV, streamed");
 const errors = { 400: envelopeError, 401: envelopeError, 403: envelopeError };
 
 /** Decisions §12's accounts: the list, one account, a role change, the CSV export. */
-export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger: Logger, shopTimeZone: string) {
+export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger: Logger, shopTimeZone: string, clock: Clock) {
   return new Elysia({ name: "routes.admin-users", prefix: "/admin/users", detail: { tags: ["Back office"] } })
     .use(envelopeMacro)
     .use(authPlugin(useCases, auth))
@@ -57,7 +57,7 @@ export function adminUsersRoutes(useCases: UseCases, auth: AuthSettings, logger:
     .get(
       "/export",
       async ({ query, principal, origin, request }) => {
-        if (request.method === "HEAD") return csvHead(csvFileName("users", new Date(), shopTimeZone));
+        if (request.method === "HEAD") return csvHead(csvFileName("users", clock.now(), shopTimeZone));
         const started = await useCases.exportUsers(principal.actor, query, origin);
         return csvResponse(request, csvFileName("users", started.startedAt, shopTimeZone), csvDocument(ACCOUNT_CSV_HEADER, started.batches, accountCsvRow), {
           onCut: logCut(logger, request, "users"),
