@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { Client, Pool } from "pg";
@@ -65,7 +65,9 @@ const urlOf = (name: string) => {
  * for these migrations and this seed: 30,000 orders take several seconds of the machine's CPU.
  */
 export async function createTestDatabase({ migrate = true, history }: { migrate?: boolean; history?: OrderHistory } = {}): Promise<TestDatabase> {
-  const name = `storefront_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  sweeping ??= sweepDeadRuns();
+  await sweeping;
+  const name = `${OURS}${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const template = () => (history ? historyTemplate(history) : migrate ? migratedTemplate() : Promise.resolve(null));
   const create = async (from: string | null) => admin((c) => c.query(from ? `create database ${name} template ${from}` : `create database ${name}`));
   try {
@@ -87,6 +89,42 @@ export async function createTestDatabase({ migrate = true, history }: { migrate?
       await admin((c) => c.query(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+/**
+ * This machine's mark in its test databases' names, then the process's pid: a sweep drops only what
+ * this machine's processes that no longer run left (a server several machines share sees pids that
+ * are not its own).
+ */
+const OURS = `storefront_test_${createHash("sha256").update(hostname()).digest("hex").slice(0, 6)}_`;
+
+let sweeping: Promise<void> | undefined;
+
+/**
+ * Drops the test databases of this machine's test processes that no longer run: a run killed
+ * mid-way (Ctrl-C, a timeout) dropped none of its own. Run once by each test process, before its
+ * first database; those of live processes (this run's others, another checkout's run) stay.
+ */
+export async function sweepDeadRuns(): Promise<void> {
+  await admin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>("select datname from pg_database where starts_with(datname, $1)", [OURS]);
+    for (const { datname } of rows) {
+      const pid = Number(datname.slice(OURS.length).split("_")[0]);
+      if (!Number.isInteger(pid) || pid <= 0 || running(pid)) continue;
+      // Best effort: one another process drops at the same moment is its to drop, or the next run's.
+      await c.query(`drop database if exists ${datname} with (force)`).catch(() => {});
+    }
+  });
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as someone else.
+    return (error as { code?: string }).code === "EPERM";
+  }
 }
 
 const MIGRATIONS = join(import.meta.dir, "../../src/adapters/db/migrations");
