@@ -1,20 +1,11 @@
 import { expect, test } from "bun:test";
-import { Client } from "pg";
-import { ADMIN_DATABASE_URL, createTestDatabase, sweepDeadRuns } from "../support/postgres.ts";
+import { admin, createTestDatabase, sweepDeadRuns } from "../support/postgres.ts";
 
 // The suite's own databases (tests/support/postgres.ts): a run killed mid-way drops none of its
 // databases, so each test process first drops those of this machine's processes that no longer run.
 
-async function databases(prefix: string): Promise<string[]> {
-  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ datname: string }>("select datname from pg_database where starts_with(datname, $1) order by datname", [prefix]);
-    return rows.map((row) => row.datname);
-  } finally {
-    await client.end();
-  }
-}
+const named = (name: string) =>
+  admin(async (c) => (await c.query<{ datname: string }>("select datname from pg_database where datname = $1", [name])).rows.map((row) => row.datname));
 
 test("a killed run's databases are swept; a running process's are kept", async () => {
   const mine = await createTestDatabase({ migrate: false });
@@ -24,17 +15,14 @@ test("a killed run's databases are swept; a running process's are kept", async (
   const ended = Bun.spawn(["true"]);
   await ended.exited;
   const orphan = `${prefix}${ended.pid}_killedrun`;
-  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
   try {
-    await client.query(`create database ${orphan}`);
-    expect(await databases(orphan)).toEqual([orphan]);
+    await admin((c) => c.query(`create database ${orphan}`));
+    expect(await named(orphan)).toEqual([orphan]);
     await sweepDeadRuns();
-    expect(await databases(orphan)).toEqual([]);
-    expect(await databases(name)).toEqual([name]);
+    expect(await named(orphan)).toEqual([]);
+    expect(await named(name)).toEqual([name]);
   } finally {
-    await client.query(`drop database if exists ${orphan}`);
-    await client.end();
+    await admin((c) => c.query(`drop database if exists ${orphan}`));
     await mine.drop();
   }
 });

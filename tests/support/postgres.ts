@@ -40,7 +40,7 @@ async function connectOrStop(client: Client): Promise<void> {
   }
 }
 
-async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
+export async function admin<T>(work: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: ADMIN_DATABASE_URL, connectionTimeoutMillis: 3_000 });
   await connectOrStop(client);
   try {
