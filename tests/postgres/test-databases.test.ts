@@ -16,8 +16,8 @@ test("a killed run's databases are swept; a running process's are kept", async (
   await ended.exited;
   const orphan = `${prefix}${ended.pid}_killedrun`;
   try {
+    // (Another test process starting at this moment may sweep it first: the outcome is the same.)
     await admin((c) => c.query(`create database ${orphan}`));
-    expect(await named(orphan)).toEqual([orphan]);
     await sweepDeadRuns();
     expect(await named(orphan)).toEqual([]);
     expect(await named(name)).toEqual([name]);
