@@ -82,7 +82,7 @@ describe("SMTP mailer", () => {
     const worker = createOutboxWorker(deps);
     await outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Welcome", text: "Hello", html: null, createdAt: clock.now() });
 
-    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0, suppressed: 0, superseded: 0 });
     const [waiting] = await outbox.list();
     expect(waiting?.status).toBe("pending");
     expect(waiting?.lastError).toContain("451");
@@ -90,7 +90,7 @@ describe("SMTP mailer", () => {
     expect(received).toHaveLength(0);
 
     clock.set(waiting!.nextAttemptAt);
-    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
     const [delivered] = await outbox.list();
     expect(delivered?.status).toBe("sent");
     expect(received).toHaveLength(1);

@@ -46,7 +46,7 @@ describe("outbox worker", () => {
     await enqueue();
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 9; attempt++) {
-      expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0, suppressed: 0 });
+      expect(await worker.runOnce()).toEqual({ sent: 0, retried: 1, failed: 0, suppressed: 0, superseded: 0 });
       const { nextAttemptAt } = await only();
       waits.push(nextAttemptAt.getTime() - clock.now().getTime());
       clock.set(nextAttemptAt);
@@ -78,7 +78,7 @@ describe("outbox worker", () => {
     for (const to of ["bounced@example.com", "fine@example.com"])
       await deps.repos.outbox.enqueue({ id: createId(), to, subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
     await deps.uow.transaction((tx) => tx.suppressions.add("Bounced@Example.com", "bounced", deps.clock.now()));
-    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 1 });
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 1, superseded: 0 });
     expect(sent.map((m) => m.to)).toEqual(["fine@example.com"]);
     expect(Object.fromEntries((await deps.repos.outbox.list()).map((m) => [m.to, [m.status, m.providerMessageId]]))).toEqual({
       "bounced@example.com": ["suppressed", null],
@@ -99,7 +99,7 @@ describe("outbox worker", () => {
     const { worker, enqueue, outbox } = setup(mailer, { sendDeadlineMs: 50 });
     await enqueue("slow@example.com");
     await enqueue("quick@example.com");
-    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 1, failed: 0, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 1, failed: 0, suppressed: 0, superseded: 0 });
     expect(sent.sort()).toEqual(["quick@example.com", "slow@example.com"]);
     expect(Object.fromEntries((await outbox.list()).map((m) => [m.to, m.status]))).toEqual({ "slow@example.com": "pending", "quick@example.com": "sent" });
     hung.resolve();
@@ -131,7 +131,7 @@ describe("outbox worker", () => {
     const logger: Logger = { ...silentLogger, error: (event, fields) => logged.push([event, fields]) };
     const { worker, enqueue, only } = setup(mailer, {}, logger);
     await enqueue();
-    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 0, failed: 1, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 0, retried: 0, failed: 1, suppressed: 0, superseded: 0 });
     expect(sent).toHaveLength(1);
     expect(await only()).toMatchObject({ status: "failed", attempts: 1, lastError: "550 5.1.1 No such user here" });
     expect(logged).toEqual([["mail.gave_up", expect.objectContaining({ refused: true, attempts: 1 })]]);
@@ -176,14 +176,35 @@ describe("outbox worker", () => {
       deps.clock.advance(1);
     }
     // a at 61 s; b would start at 122 s, its deadline and margin past the lease's end at 123 s.
-    expect(await first.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
-    expect(await second.runOnce()).toEqual({ sent: 2, retried: 0, failed: 0, suppressed: 0 });
+    expect(await first.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
+    expect(await second.runOnce()).toEqual({ sent: 2, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
     expect(sentBy).toEqual(["first a@example.com", "second b@example.com", "second c@example.com"]);
     expect((await deps.repos.outbox.list()).map((m) => [m.status, m.attempts])).toEqual([
       ["sent", 1],
       ["sent", 1],
       ["sent", 1],
     ]);
+  });
+
+  test("a failed send recorded after its claim's lease ended, when another instance has sent the message since, is neither given up nor logged as given up (found by a review)", async () => {
+    const events: string[] = [];
+    const record = (event: string) => events.push(event);
+    const deps = createMemoryDeps({ logger: { ...silentLogger, error: record, warn: record } });
+    const options = { batchSize: 1, sendDeadlineMs: 1_000, leaseMs: 1_000 };
+    const second = createOutboxWorker({ ...deps, mailer: { send: async () => ({ messageId: "second" }) } }, options);
+    // The first instance's send outlasts its lease (a stalled process, say): meanwhile the second claims the message and sends it.
+    const stalled: Mailer = {
+      async send() {
+        deps.clock.advance(10 * 60_000);
+        expect(await second.runOnce()).toMatchObject({ sent: 1 });
+        throw new MailRefused("550 mailbox unavailable");
+      },
+    };
+    const first = createOutboxWorker({ ...deps, mailer: stalled }, options);
+    await deps.repos.outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
+    expect(await first.runOnce()).toEqual({ sent: 0, retried: 0, failed: 0, suppressed: 0, superseded: 1 });
+    expect(events).toEqual(["mail.claim_ended"]);
+    expect(await deps.repos.outbox.list()).toMatchObject([{ status: "sent", providerMessageId: "second", lastError: null }]);
   });
 
   test("a batch the database fails in the middle of hands back what it had not reached, due at once and its attempt not counted; the one it was on waits out its lease (found by a review)", async () => {
@@ -211,7 +232,7 @@ describe("outbox worker", () => {
       ["b@example.com", "pending", 1, true],
       ["c@example.com", "pending", 0, false],
     ]);
-    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
     expect(sent.map((m) => m.to)).toEqual(["a@example.com", "c@example.com"]);
   });
 
@@ -219,7 +240,7 @@ describe("outbox worker", () => {
     const { mailer, sent } = fakeMailer();
     const { worker, enqueue, outbox } = setup(mailer, { batchSize: 3 });
     for (let i = 0; i < 7; i++) await enqueue(`customer${i}@example.com`);
-    expect(await worker.runOnce()).toEqual({ sent: 7, retried: 0, failed: 0, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 7, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
     expect(new Set(sent.map((m) => m.to)).size).toBe(7);
     expect((await outbox.list()).every((m) => m.status === "sent")).toBe(true);
   });
@@ -296,7 +317,7 @@ describe("outbox worker", () => {
     await sending.promise;
     await worker.stop(10);
     expect(await only()).toMatchObject({ status: "pending", attempts: 1, lastError: "cut: the instance stopped while sending", nextAttemptAt: clock.now() });
-    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0 });
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
     expect(sent).toHaveLength(2);
     hung.resolve();
   });

@@ -121,7 +121,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const mail = aMail();
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
-      await outbox().markFailed(mail.id, at(300), "451 try later", at(30));
+      expect(await outbox().markFailed(mail.id, at(300), "451 try later", at(30))).toBe(true);
       expect(await outbox().list()).toEqual([expect.objectContaining({ status: "pending", attempts: 1, nextAttemptAt: at(30), lastError: "451 try later" })]);
       expect(await claimIds(at(29), at(300))).toEqual([]);
       const [retry] = await outbox().claimDue(at(30), at(330), 10);
@@ -132,7 +132,7 @@ export function mailOutboxContract(target: () => ContractTarget) {
       const mail = aMail();
       await outbox().enqueue(mail);
       await outbox().claimDue(at(0), at(300), 10);
-      await outbox().markFailed(mail.id, at(300), "550 no such user", null);
+      expect(await outbox().markFailed(mail.id, at(300), "550 no such user", null)).toBe(true);
       expect(await outbox().list()).toEqual([expect.objectContaining({ id: mail.id, status: "failed", attempts: 1, lastError: "550 no such user" })]);
       expect(await claimIds(forever, forever)).toEqual([]);
     });
@@ -144,9 +144,9 @@ export function mailOutboxContract(target: () => ContractTarget) {
       // The first claim's lease is over; another instance claims both, and sends the first.
       await outbox().claimDue(at(300), at(600), 10);
       await outbox().markSent(sentSince.id, at(310), "msg-1");
-      // The first instance's failures, recorded late: a give-up and a retry.
-      await outbox().markFailed(sentSince.id, at(300), "timeout", null);
-      await outbox().markFailed(claimedSince.id, at(300), "timeout", at(320));
+      // The first instance's failures, recorded late (a give-up and a retry), say that they changed nothing.
+      expect(await outbox().markFailed(sentSince.id, at(300), "timeout", null)).toBe(false);
+      expect(await outbox().markFailed(claimedSince.id, at(300), "timeout", at(320))).toBe(false);
       const byId = new Map((await outbox().list()).map((m) => [m.id, m]));
       expect(byId.get(sentSince.id)).toMatchObject({ status: "sent", lastError: null });
       expect(byId.get(claimedSince.id)).toMatchObject({ status: "pending", nextAttemptAt: at(600), lastError: null });

@@ -92,13 +92,14 @@ export function createPgMailOutbox(db: Db): MailOutbox {
 
     async markFailed(id, leaseUntil, error, retryAt) {
       const changes = retryAt ? { next_attempt_at: retryAt } : { status: "failed" };
-      await db
+      const result = await db
         .updateTable("mail_outbox")
         .set({ last_error: error, ...changes })
         .where("id", "=", id)
         .where("status", "=", sql.lit("pending"))
         .where("next_attempt_at", "=", leaseUntil)
-        .execute();
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
 
     async backlog() {

@@ -72,10 +72,11 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
     },
     async markFailed(id, leaseUntil, error, retryAt) {
       const message = messages.get(id);
-      if (message?.status !== "pending" || message.nextAttemptAt.getTime() !== leaseUntil.getTime()) return;
+      if (message?.status !== "pending" || message.nextAttemptAt.getTime() !== leaseUntil.getTime()) return false;
       message.lastError = error;
       if (retryAt) message.nextAttemptAt = new Date(retryAt);
       else message.status = "failed";
+      return true;
     },
     async list() {
       return [...messages.values()].sort(byCreation).map((m) => structuredClone(m));

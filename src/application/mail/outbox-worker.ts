@@ -38,7 +38,8 @@ const LEASE_MARGIN_MS = 60_000;
 /** What an error says, cut to this many characters in the log and the outbox: a server's 900 KB refusal, a dozen times a message, filled both (found by an attack). */
 const ERROR_CHARS = 1_000;
 
-type Outcome = "sent" | "retried" | "failed" | "suppressed" | "left";
+/** "superseded": the send failed, but by the time that was recorded the claim had ended, so nothing was recorded (see markFailed). */
+type Outcome = "sent" | "retried" | "failed" | "suppressed" | "superseded" | "left";
 
 /**
  * Delivers what the outbox holds: claimed under a lease, retried with backoff, never dropped. Each
@@ -60,14 +61,24 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     const fields = { id: message.id, attempts: message.attempts, error };
     const refused = failure instanceof MailRefused;
     if (refused || message.attempts >= maxAttempts) {
-      await uow.transaction((tx) => tx.outbox.markFailed(message.id, lease, error, null));
+      if (!(await uow.transaction((tx) => tx.outbox.markFailed(message.id, lease, error, null)))) return superseded(fields);
       logger.error("mail.gave_up", refused ? { ...fields, refused: true } : fields);
       return "failed";
     }
     const retryAt = new Date(clock.now().getTime() + backoff(message.attempts));
-    await uow.transaction((tx) => tx.outbox.markFailed(message.id, lease, error, retryAt));
+    if (!(await uow.transaction((tx) => tx.outbox.markFailed(message.id, lease, error, retryAt)))) return superseded(fields);
     logger.warn("mail.retry_scheduled", { ...fields, retryAt: retryAt.toISOString() });
     return "retried";
+  }
+
+  /**
+   * A failure recorded after the claim's lease ended: the message is no longer this instance's to
+   * give up or retry (another may have sent it since), so neither is logged, lest an operator chase
+   * a give-up that did not happen (found by a review).
+   */
+  function superseded(fields: Record<string, unknown>): Outcome {
+    logger.warn("mail.claim_ended", fields);
+    return "superseded";
   }
 
   /** One claimed message, unless the worker is stopping or its lease could end before the send is recorded: then it is "left" untried. */
@@ -89,7 +100,10 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
     } catch (error) {
       if (halt.signal.aborted) {
         // Tried, and maybe taken by the server before the cut: due again at once, for any instance.
-        await uow.transaction((tx) => tx.outbox.markFailed(message.id, new Date(leaseEnds), "cut: the instance stopped while sending", clock.now()));
+        const cut = "cut: the instance stopped while sending";
+        if (!(await uow.transaction((tx) => tx.outbox.markFailed(message.id, new Date(leaseEnds), cut, clock.now())))) {
+          return superseded({ id: message.id, attempts: message.attempts, error: cut });
+        }
         logger.warn("mail.send_cut", { id: message.id, attempts: message.attempts });
         return "retried";
       }
@@ -107,7 +121,7 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
   }
 
   async function runOnce() {
-    const totals: Record<Exclude<Outcome, "left">, number> = { sent: 0, retried: 0, failed: 0, suppressed: 0 };
+    const totals: Record<Exclude<Outcome, "left">, number> = { sent: 0, retried: 0, failed: 0, suppressed: 0, superseded: 0 };
     let claimed: OutboxMessage[];
     do {
       const now = clock.now();

@@ -52,9 +52,10 @@ export interface MailOutbox extends OutboxReader {
    * Schedules another attempt at `retryAt`, or gives up (status "failed", kept for an operator) when
    * it is null: only while the message is still pending under the claim whose lease ends at
    * `leaseUntil`. A failure recorded late (a stalled database, a clock behind) never undoes what
-   * another instance has done with the message since: sent it, or claimed it to send.
+   * another instance has done with the message since: sent it, or claimed it to send. True when
+   * recorded; false when the claim had ended, and nothing changed.
    */
-  markFailed(id: string, leaseUntil: Date, error: string, retryAt: Date | null): Promise<void>;
+  markFailed(id: string, leaseUntil: Date, error: string, retryAt: Date | null): Promise<boolean>;
 }
 
 /**
