@@ -108,6 +108,15 @@ describe("POST /api/auth/callback/credentials", () => {
   });
 });
 
+test("the lockout's 429 carries the spec's Retry-After: 900, however long the five failures took (found by an audit)", async () => {
+  for (let i = 0; i < 5; i++) {
+    await t.call("POST", "/api/auth/callback/credentials", { body: { email: "ada@example.com", password: "wrong" } });
+    t.deps.clock.advance(61_000);
+  }
+  const locked = await t.call("POST", "/api/auth/callback/credentials", { body: { email: "ada@example.com", password: "wrong" } });
+  expect([locked.status, locked.headers.get("retry-after")]).toEqual([429, "900"]);
+});
+
 describe("sessions", () => {
   test("GET /api/auth/session gives the user and expiry, or {} without a session", async () => {
     const me = await signedInAs(t, "CUSTOMER", "ada@example.com");
