@@ -21,7 +21,8 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   // Its own commands only: "toString" or "__proto__" is no command.
   const command = name && Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    output.err(name ? `Unknown command: ${name} (every command: npm run cli -- --help)` : usage());
+    // One line either way (decisions §1); the usage itself is --help's.
+    output.err(`${name ? `Unknown command: ${name}` : "No command given"} (every command: npm run cli -- --help)`);
     return 2;
   }
   // One line (decisions §1), whatever the parser wrote: Node's own words for `--orders -5` take three.

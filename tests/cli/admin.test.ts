@@ -525,6 +525,15 @@ test(
 );
 
 test(
+  "no command at all exits 2 with one line saying so, and where every command is (it printed the whole usage: found by an audit)",
+  async () => {
+    const result = await cli();
+    expectUsage(result, "No command given (every command: npm run cli -- --help)");
+  },
+  TIMEOUT,
+);
+
+test(
   "--help prints the usage on stdout and exits 0",
   async () => {
     const result = await cli("--help");
