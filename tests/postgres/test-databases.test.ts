@@ -7,7 +7,7 @@ import { admin, createTestDatabase, sweepDeadRuns } from "../support/postgres.ts
 const named = (name: string) =>
   admin(async (c) => (await c.query<{ datname: string }>("select datname from pg_database where datname = $1", [name])).rows.map((row) => row.datname));
 
-test("a killed run's databases are swept; a running process's are kept", async () => {
+test("a killed run's databases are swept; a running process's, and another machine's or container's, are kept", async () => {
   const mine = await createTestDatabase({ migrate: false });
   const name = new URL(mine.url).pathname.slice(1);
   const prefix = name.slice(0, name.indexOf(`_${process.pid}_`) + 1);
@@ -15,14 +15,17 @@ test("a killed run's databases are swept; a running process's are kept", async (
   const ended = Bun.spawn(["true"]);
   await ended.exited;
   const orphan = `${prefix}${ended.pid}_killedrun`;
+  // The same pid on another machine, or in another container of this one (another pid namespace): not ours to judge.
+  const elsewhere = `storefront_test_000000000000_${ended.pid}_killedrun`;
   try {
     // (Another test process starting at this moment may sweep it first: the outcome is the same.)
-    await admin((c) => c.query(`create database ${orphan}`));
+    for (const database of [orphan, elsewhere]) await admin((c) => c.query(`create database ${database}`));
     await sweepDeadRuns();
     expect(await named(orphan)).toEqual([]);
+    expect(await named(elsewhere)).toEqual([elsewhere]);
     expect(await named(name)).toEqual([name]);
   } finally {
-    await admin((c) => c.query(`drop database if exists ${orphan}`));
+    for (const database of [orphan, elsewhere]) await admin((c) => c.query(`drop database if exists ${database}`));
     await mine.drop();
   }
 });

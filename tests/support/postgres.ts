@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
@@ -95,9 +95,19 @@ export async function createTestDatabase({ migrate = true, history }: { migrate?
 /**
  * This machine's mark in its test databases' names, then the process's pid: a sweep drops only what
  * this machine's processes that no longer run left (a server several machines share sees pids that
- * are not its own).
+ * are not its own). The machine is its host name and its pid namespace: containers given one host
+ * name each count their pids apart, so one's pid says nothing of the other's processes.
  */
-const OURS = `storefront_test_${createHash("sha256").update(hostname()).digest("hex").slice(0, 6)}_`;
+const OURS = `storefront_test_${createHash("sha256").update(`${hostname()} ${pidNamespace()}`).digest("hex").slice(0, 12)}_`;
+
+function pidNamespace(): string {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    // No /proc (macOS): the host name alone.
+    return "";
+  }
+}
 
 let sweeping: Promise<void> | undefined;
 
