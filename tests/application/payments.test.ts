@@ -378,6 +378,16 @@ describe("payment events from the processor (decisions §8)", () => {
       flagged: true,
       ignored: `paid again through stripe (${second.id}), after stripe (${intentId}): refunded`,
     });
+
+    // The same payment heard again under another event (as a stop that finds the intent paid hears
+    // it too): one flag and one refund for it, not two (found by a review).
+    expect(await receiveWebhookEvent(deps, stripeEvent("evt_c", "charge.succeeded", { ...paid, intentId: second.id }, placed.orderId))).toBe("unchanged");
+    expect(deps.processor.refunds.size).toBe(1);
+    const again = await auditEntries(deps.repos.audit, { action: "webhook.stripe", entityId: placed.orderId });
+    expect(again.filter((entry) => entry.changes.flagged).map((entry) => entry.changes.eventId)).toEqual(["evt_b"]);
+    expect(again.find((entry) => entry.changes.eventId === "evt_c")?.changes.ignored).toBe(
+      `paid again through stripe (${second.id}), after stripe (${intentId}): refunded; heard before, its refund recorded then`,
+    );
   });
 
   test("applied once: a redelivery is a duplicate, with one state change and one audit entry", async () => {

@@ -21,17 +21,20 @@ export async function applyProcessorEvent(
   audit: OrderChange["audit"],
   also: OrderChange["changes"] = {},
 ): Promise<PaymentDecision & { refund: RefundRecord | null }> {
-  const decision = decidePayment(order, event);
-  const refund =
-    decision.refundLatePayment && event.kind === "succeeded"
-      ? await markRefundDue(tx, deps, {
-          orderId: order.id,
-          intentId: event.intentId,
-          idempotencyKey: latePaymentRefundKey(event.intentId),
-          reason: "late_payment",
-          amount: event.amount,
-        })
-      : null;
+  const decided = decidePayment(order, event);
+  const lateRefund = decided.refundLatePayment && event.kind === "succeeded";
+  const refund = lateRefund
+    ? await markRefundDue(tx, deps, {
+        orderId: order.id,
+        intentId: event.intentId,
+        idempotencyKey: latePaymentRefundKey(event.intentId),
+        reason: "late_payment",
+        amount: event.amount,
+      })
+    : null;
+  // The refund recorded already: this payment was heard before (its webhook, and the stop that found
+  // the intent paid; or two of its events), and flagged then. Flagged once, not at each hearing.
+  const decision = lateRefund && !refund ? { ...decided, flagged: false, ignored: `${decided.ignored}; heard before, its refund recorded then` } : decided;
   if (event.kind === "refunded" && event.fully) await tx.refunds.confirmAllOf(event.intentId, deps.clock.now());
   await applyToOrder(tx, deps, order, processorEventChange(order, event, decision, audit, also, refund));
   return { ...decision, refund };
