@@ -141,6 +141,18 @@ test("the API's errors are shown beside the fields they name", async () => {
   expect(names).toEqual(expect.arrayContaining(["city", "state"]));
   expect(names).not.toContain("address1");
   for (const error of errors) expect(error).toMatchObject({ describedBy: true, invalid: "true", message: true });
+
+  // A field corrected no longer says what was wrong with it; the others still do, until the form is sent again (found by a newcomer).
+  const invalid = () => page.$$eval(".field--invalid", (fields) => fields.map((field) => field.querySelector("input, select")?.getAttribute("name")).sort());
+  const before = await invalid();
+  await page.locator("input[name=city]").fill("Austin");
+  await page.waitForFunction(() => !document.querySelector("input[name=city][aria-invalid]"));
+  expect(await invalid()).toEqual(before.filter((name) => name !== "city"));
+  const refused = page.waitForResponse((answer) => answer.url().endsWith("/api/orders") && answer.request().method() === "POST");
+  await page.locator("form[aria-label='Shipping address and order'] button[type=submit]").click();
+  expect((await refused).status()).toBe(400);
+  await page.waitForFunction(() => document.querySelector(".field--invalid"));
+  expect(await invalid()).toEqual(before.filter((name) => name !== "city"));
 }, 15_000);
 
 test("the CSP blocks an inline script", async () => {

@@ -1,5 +1,5 @@
 import type { ButtonHTMLAttributes, ComponentChildren } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Problem } from "../api/client.ts";
 import { formatDollars } from "./format.ts";
 
@@ -25,12 +25,23 @@ interface FieldProps {
  * When errors come to the form the person is in (its button pressed), the first field of it that
  * has one takes the focus, which reads out its label and its error: a form says a field's error
  * nowhere else. A form left meanwhile (another cart line's quantity being typed) keeps no claim on
- * the focus.
+ * the focus. A field of a form changed since its error came no longer shows it (it was about a
+ * value no longer there) until the form is sent again.
  */
-export function Field({ label, name, error, hint, children }: FieldProps) {
+export function Field({ label, name, error: given, hint, children }: FieldProps) {
   const id = useId();
-  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
   const box = useRef<HTMLDivElement>(null);
+  const [edited, setEdited] = useState(false);
+  // A new error, or the form sent again (which may bring the same words back), is shown.
+  useEffect(() => setEdited(false), [given]);
+  useEffect(() => {
+    const form = box.current?.closest("form");
+    const rearm = () => setEdited(false);
+    form?.addEventListener("submit", rearm);
+    return () => form?.removeEventListener("submit", rearm);
+  }, []);
+  const error = edited ? undefined : given;
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
   useEffect(() => {
     const control = error ? box.current?.querySelector<HTMLElement>("[aria-invalid='true']") : null;
     const form = control?.closest("form");
@@ -38,7 +49,7 @@ export function Field({ label, name, error, hint, children }: FieldProps) {
     if (control && here && form?.querySelector("[aria-invalid='true']") === control) control.focus();
   }, [error]);
   return (
-    <div ref={box} class={error ? "field field--invalid" : "field"}>
+    <div ref={box} class={error ? "field field--invalid" : "field"} onInput={() => given && box.current?.closest("form") && setEdited(true)}>
       <label for={id}>{label}</label>
       {hint && (
         <p class="field__hint" id={`${id}-hint`}>
