@@ -214,8 +214,9 @@ export const commands: Record<string, Command> = {
       return withUseCases(config, output, async (useCases) =>
         listEvery(output, await useCases.everyUser(SYSTEM_ACTOR, filter), values.json === true, "account", {
           json: presentAccountSummary,
+          // The e-mail, of any length, last: the lines come a batch at a time, so no column could be sized to the longest.
           text: (a) =>
-            `${a.email}  ${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${a.lastOrderAt?.toISOString() ?? "never"}`,
+            `${a.role.padEnd(10)} ${String(a.orderCount).padStart(5)} order(s) ${formatDollars(a.totalSpent).padStart(11)} spent  last order ${(a.lastOrderAt?.toISOString() ?? "never").padEnd(24)}  ${a.email}`,
         }),
       );
     },
