@@ -166,6 +166,17 @@ describe("github", () => {
     });
   });
 
+  test("answers compressed with gzip though asked not to (some hosts and CDNs do) still sign in (found by an attack)", async () => {
+    const gzipped = async (answer: Response) =>
+      new Response(Bun.gzipSync(new Uint8Array(await answer.arrayBuffer())), { headers: { "content-type": "application/json", "content-encoding": "gzip" } });
+    answer({
+      [GITHUB_TOKEN]: () => gzipped(tokenResponse()),
+      [GITHUB_USER]: () => gzipped(json(user)),
+      [GITHUB_EMAILS]: () => gzipped(json(emails)),
+    });
+    expect(await github().fetchProfile("code-abc", null, {})).toMatchObject({ providerAccountId: "4242", email: "ann@example.com", emailVerified: true });
+  });
+
   test("an unverified primary e-mail is reported as unverified, and the login stands in for a missing name", async () => {
     answer({
       [GITHUB_TOKEN]: () => tokenResponse(),

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { crc32 } from "node:zlib";
+import { brotliCompressSync, crc32, zstdCompressSync } from "node:zlib";
 import { certificateCache, httpsCertificateSource } from "../../src/adapters/events/paypal-certificates.ts";
 import { createFixedClock } from "../../src/adapters/memory/deps.ts";
 import { PAYPAL_TEST_CERT, testCertificateSource } from "../support/paypal-certificates.ts";
@@ -56,6 +56,13 @@ describe("fetching a certificate over the network", () => {
       }
       // A host that compresses all the same: 64 KB of gzip would inflate to 64 MB (a bomb).
       if (path === "/gzip") return new Response(Bun.gzipSync(new Uint8Array(64 * 1024 * 1024)), { headers: { "content-encoding": "gzip" } });
+      // The certificate compressed though asked not to, as some hosts and CDNs do; in an encoding nobody reads; and broken.
+      const cert = new TextEncoder().encode(PAYPAL_TEST_CERT);
+      if (path === "/cert.gz") return new Response(Bun.gzipSync(cert), { headers: { "content-encoding": "gzip" } });
+      if (path === "/cert.br") return new Response(brotliCompressSync(cert), { headers: { "content-encoding": "br" } });
+      if (path === "/cert.zst") return new Response(zstdCompressSync(cert), { headers: { "content-encoding": "zstd" } });
+      if (path === "/cert.Z") return new Response(cert, { headers: { "content-encoding": "compress" } });
+      if (path === "/cert.broken") return new Response(Bun.gzipSync(cert).subarray(0, 100), { headers: { "content-encoding": "gzip" } });
       if (path === "/moved") return Response.redirect("/cert.pem", 302);
       if (path === "/huge") return new Response(huge);
       if (path === "/huge-streamed") {
@@ -98,8 +105,12 @@ describe("fetching a certificate over the network", () => {
     expect(askedEncoding).toBe("identity");
   });
 
-  test("refuses an error status, a redirect (it could leave paypal.com), more than 64 KB, with a length or sent chunked, and a compressed answer (found by a review)", async () => {
-    for (const path of ["/missing", "/moved", "/huge", "/huge-streamed", "/gzip"]) {
+  test("takes the certificate compressed with gzip, br or zstd when the host compresses though asked not to", async () => {
+    for (const path of ["/cert.gz", "/cert.br", "/cert.zst"]) expect(await source.fetch(at(path))).toBe(PAYPAL_TEST_CERT);
+  });
+
+  test("refuses an error status, a redirect (it could leave paypal.com), more than 64 KB, with a length, sent chunked or once inflated (a bomb: found by a review), an encoding it does not read, and a broken one", async () => {
+    for (const path of ["/missing", "/moved", "/huge", "/huge-streamed", "/gzip", "/cert.Z", "/cert.broken"]) {
       expect(
         await source.fetch(at(path)).then(
           () => `${path} fetched`,
