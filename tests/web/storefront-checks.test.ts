@@ -153,6 +153,13 @@ test("the API's errors are shown beside the fields they name", async () => {
   expect((await refused).status()).toBe(400);
   await page.waitForFunction(() => document.querySelector(".field--invalid"));
   expect(await invalid()).toEqual(before.filter((name) => name !== "city"));
+  // Changed to another value with the same fault, and sent: the same words again, shown again.
+  await page.locator("input[name=city]").fill("   ");
+  const again = page.waitForResponse((answer) => answer.url().endsWith("/api/orders") && answer.request().method() === "POST");
+  await page.locator("form[aria-label='Shipping address and order'] button[type=submit]").click();
+  expect((await again).status()).toBe(400);
+  await page.waitForFunction(() => document.querySelector("input[name=city][aria-invalid]"));
+  expect(await invalid()).toEqual(before);
 }, 15_000);
 
 test("the CSP blocks an inline script", async () => {

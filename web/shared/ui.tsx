@@ -25,21 +25,15 @@ interface FieldProps {
  * When errors come to the form the person is in (its button pressed), the first field of it that
  * has one takes the focus, which reads out its label and its error: a form says a field's error
  * nowhere else. A form left meanwhile (another cart line's quantity being typed) keeps no claim on
- * the focus. A field of a form changed since its error came no longer shows it (it was about a
- * value no longer there) until the form is sent again.
+ * the focus. A field of a form changed since its error came no longer shows it: it was about a
+ * value no longer there. (A form clears its errors when it is sent, so the same words coming back
+ * are a new error, shown again.)
  */
 export function Field({ label, name, error: given, hint, children }: FieldProps) {
   const id = useId();
   const box = useRef<HTMLDivElement>(null);
   const [edited, setEdited] = useState(false);
-  // A new error, or the form sent again (which may bring the same words back), is shown.
   useEffect(() => setEdited(false), [given]);
-  useEffect(() => {
-    const form = box.current?.closest("form");
-    const rearm = () => setEdited(false);
-    form?.addEventListener("submit", rearm);
-    return () => form?.removeEventListener("submit", rearm);
-  }, []);
   const error = edited ? undefined : given;
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
   useEffect(() => {

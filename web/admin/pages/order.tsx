@@ -163,6 +163,7 @@ function Moves({ order, onMoved, onRefused }: { order: Order; onMoved: (text: st
   if (moves.length === 0) return null;
 
   async function move(to: Move, trackingNumber?: string) {
+    setProblem(null);
     setBusy(true);
     const outcome = await run(
       api.PUT("/api/orders/{id}/status", {

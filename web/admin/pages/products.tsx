@@ -151,6 +151,7 @@ function Adjust({ product, onChanged }: { product: Product; onChanged: (news: Co
     if (!/^[+-]?\d+$/.test(deltaText) || delta === 0) {
       return setProblem(localProblem("Check the units.", { delta: "a whole number of units other than 0 (negative takes units)" }));
     }
+    setProblem(null);
     setBusy(true);
     const outcome = await run(
       api.POST("/api/admin/products/{id}/inventory", {

@@ -13,6 +13,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => Promise<void> }) 
   async function signIn(event: Event) {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
+    setProblem(null);
     setBusy(true);
     const outcome = await run(
       api.POST("/api/auth/callback/credentials", { body: { email: String(form.get("email")), password: String(form.get("password")) } }),

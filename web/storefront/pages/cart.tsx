@@ -38,7 +38,8 @@ function CartLine({ item, onChanged, onGone }: { item: CartItem; onChanged: () =
   }
   const update = () => {
     const count = Number.parseInt(quantity, 10);
-    if (count === item.quantity) return;
+    // Back to what the cart holds: nothing to send, and a refusal of another quantity says nothing of it.
+    if (count === item.quantity) return setProblem(null);
     return run(() => unwrap(api.PUT("/api/cart/{id}", { params: { path: { id: item.id } }, body: { quantity: count } })));
   };
   const remove = () => run(() => unwrap(api.DELETE("/api/cart/{id}", { params: { path: { id: item.id } } })));
