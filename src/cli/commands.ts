@@ -247,7 +247,7 @@ export const commands: Record<string, Command> = {
       return withUseCases(config, output, async (useCases) => {
         const { order, refund } = await useCases.changeOrderStatus(SYSTEM_ACTOR, { orderNumber }, { status, trackingNumber: values.tracking }, NO_ORIGIN);
         output.out(`${order.orderNumber} is now ${order.status} (payment ${order.paymentStatus})`);
-        if (refund === "due") output.out("Its refund is due: the processor did not make it yet; the server's housekeeping asks again at its next run");
+        if (refund === "due") output.out("Its refund is due: the processor did not make it yet; the server's housekeeping asks again a minute after each try");
       });
     },
   },

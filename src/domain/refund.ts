@@ -45,5 +45,5 @@ export const latePaymentRefundKey = (intentId: string) => `late-payment-${intent
 /** How long an attempt may wait on the processor before another may be made: longer than the processor adapter's own worst case. */
 export const REFUND_ATTEMPT_LEASE_MS = PAYMENT_ATTEMPT_ABANDONED_MS;
 
-/** After a failed attempt, the next is made by the next housekeeping run (every minute). */
+/** After a failed attempt, the next is made by the first housekeeping run this long after it. */
 export const REFUND_RETRY_MS = 60_000;

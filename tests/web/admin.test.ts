@@ -505,7 +505,9 @@ test("a refund the processor does not make yet: the move stands, and the page sa
   try {
     await click("button", "Refund");
     await click("button", `Yes, refund $${order.amount.toFixed(2)}`);
-    await shows("The order is now Refunded; payment Paid. The processor has not made the refund yet: it is due, and asked again every minute.");
+    await shows(
+      "The order is now Refunded; payment Paid. The processor has not made the refund yet: it is due, and housekeeping asks again a minute after each try.",
+    );
   } finally {
     processor.refund = refund;
     await leave();

@@ -185,7 +185,9 @@ function Moves({ order, onMoved, onRefused }: { order: Order; onMoved: (text: st
     // Ended, a paid order's refund not made yet (the processor refused or was away) leaves its payment PAID.
     const ended = outcome.data.status === "CANCELLED" || outcome.data.status === "REFUNDED";
     const refundDue =
-      ended && outcome.data.paymentStatus === "PAID" ? " The processor has not made the refund yet: it is due, and asked again every minute." : "";
+      ended && outcome.data.paymentStatus === "PAID"
+        ? " The processor has not made the refund yet: it is due, and housekeeping asks again a minute after each try."
+        : "";
     await onMoved(`The order is now ${label(outcome.data.status)}; payment ${label(outcome.data.paymentStatus)}.${refundDue}`);
   }
 
