@@ -186,26 +186,32 @@ describe("outbox worker", () => {
     ]);
   });
 
-  test("a failed send recorded after its claim's lease ended, when another instance has sent the message since, is neither given up nor logged as given up (found by a review)", async () => {
-    const events: string[] = [];
-    const record = (event: string) => events.push(event);
-    const deps = createMemoryDeps({ logger: { ...silentLogger, error: record, warn: record } });
-    const options = { batchSize: 1, sendDeadlineMs: 1_000, leaseMs: 1_000 };
-    const second = createOutboxWorker({ ...deps, mailer: { send: async () => ({ messageId: "second" }) } }, options);
-    // The first instance's send outlasts its lease (a stalled process, say): meanwhile the second claims the message and sends it.
-    const stalled: Mailer = {
-      async send() {
-        deps.clock.advance(10 * 60_000);
-        expect(await second.runOnce()).toMatchObject({ sent: 1 });
-        throw new MailRefused("550 mailbox unavailable");
-      },
-    };
-    const first = createOutboxWorker({ ...deps, mailer: stalled }, options);
-    await deps.repos.outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
-    expect(await first.runOnce()).toEqual({ sent: 0, retried: 0, failed: 0, suppressed: 0, superseded: 1 });
-    expect(events).toEqual(["mail.claim_ended"]);
-    expect(await deps.repos.outbox.list()).toMatchObject([{ status: "sent", providerMessageId: "second", lastError: null }]);
-  });
+  test.each([
+    ["given up", new MailRefused("550 mailbox unavailable")],
+    ["retried", new Error("451 try later")],
+  ])(
+    "a failed send recorded after its claim's lease ended, when another instance has sent the message since, is neither %s nor logged so (found by a review)",
+    async (_, failure) => {
+      const events: string[] = [];
+      const record = (event: string) => events.push(event);
+      const deps = createMemoryDeps({ logger: { ...silentLogger, error: record, warn: record } });
+      const options = { batchSize: 1, sendDeadlineMs: 1_000, leaseMs: 1_000 };
+      const second = createOutboxWorker({ ...deps, mailer: { send: async () => ({ messageId: "second" }) } }, options);
+      // The first instance's send outlasts its lease (a stalled process, say): meanwhile the second claims the message and sends it.
+      const stalled: Mailer = {
+        async send() {
+          deps.clock.advance(10 * 60_000);
+          expect(await second.runOnce()).toMatchObject({ sent: 1 });
+          throw failure;
+        },
+      };
+      const first = createOutboxWorker({ ...deps, mailer: stalled }, options);
+      await deps.repos.outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Hi", text: "Hi", html: null, createdAt: deps.clock.now() });
+      expect(await first.runOnce()).toEqual({ sent: 0, retried: 0, failed: 0, suppressed: 0, superseded: 1 });
+      expect(events).toEqual(["mail.claim_ended"]);
+      expect(await deps.repos.outbox.list()).toMatchObject([{ status: "sent", providerMessageId: "second", lastError: null }]);
+    },
+  );
 
   test("a batch the database fails in the middle of hands back what it had not reached, due at once and its attempt not counted; the one it was on waits out its lease (found by a review)", async () => {
     const { mailer, sent } = fakeMailer();

@@ -72,9 +72,10 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
   }
 
   /**
-   * A failure recorded after the claim's lease ended: the message is no longer this instance's to
-   * give up or retry (another may have sent it since), so neither is logged, lest an operator chase
-   * a give-up that did not happen (found by a review).
+   * A failure recorded too late: by then the message was no longer pending under this claim (its
+   * lease ended and another instance claimed or sent it, or a bounce marked it suppressed), so it is
+   * not this instance's to give up or retry, and neither is logged, lest an operator chase a give-up
+   * that did not happen (found by a review).
    */
   function superseded(fields: Record<string, unknown>): Outcome {
     logger.warn("mail.claim_ended", fields);
