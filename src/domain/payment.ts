@@ -218,7 +218,8 @@ function decide(order: PaymentState, event: ProcessorEvent): PaymentDecision {
         const { via, reference } = paidWith(order);
         if (via === event.processor && reference === event.intentId) return ignore(`payment is already ${order.paymentStatus}`);
         const again = `paid again through ${event.processor} (${event.intentId}), after ${via} (${reference})`;
-        if (ours && order.paymentStatus === "PAID") return flag(`${again}: refunded`, { refundLatePayment: true });
+        // Paid, or paid and refunded since: the order needs no more of the shop's processor's money.
+        if (ours) return flag(`${again}: refunded`, { refundLatePayment: true });
         return flag(`${again}: not applied`);
       }
       const paid = moved(order.paymentStatus, "paid");

@@ -208,6 +208,13 @@ describe("processor events, applied monotonically (decisions §8)", () => {
       flagged: true,
     });
     expect(decidePayment(paid, succeeded)).toMatchObject({ refundLatePayment: false, flagged: false, ignored: "payment is already PAID" });
+    // Refunded since, the same: the order needs that money no more than before (it was kept, flagged for staff: found by a review).
+    const refundedSince = { ...paid, status: "REFUNDED", paymentStatus: "REFUNDED" } as const;
+    expect(decidePayment(refundedSince, { ...succeeded, intentId: "pi_2" })).toMatchObject({
+      refundLatePayment: true,
+      flagged: true,
+      ignored: "paid again through stripe (pi_2), after stripe (pi_1): refunded",
+    });
     expect(decidePayment(paid, { ...refunded, intentId: "pi_2" })).toMatchObject({
       changes: {},
       restock: false,

@@ -34,7 +34,9 @@ export async function applyProcessorEvent(
     : null;
   // The refund recorded already: this payment was heard before (its webhook, and the stop that found
   // the intent paid; or two of its events), and flagged then. Flagged once, not at each hearing.
-  const decision = lateRefund && !refund ? { ...decided, flagged: false, ignored: `${decided.ignored}; heard before, its refund recorded then` } : decided;
+  const heardBefore = "heard before, its refund recorded then";
+  const decision =
+    lateRefund && !refund ? { ...decided, flagged: false, ignored: decided.ignored ? `${decided.ignored}; ${heardBefore}` : heardBefore } : decided;
   if (event.kind === "refunded" && event.fully) await tx.refunds.confirmAllOf(event.intentId, deps.clock.now());
   await applyToOrder(tx, deps, order, processorEventChange(order, event, decision, audit, also, refund));
   return { ...decision, refund };
