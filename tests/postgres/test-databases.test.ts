@@ -1,4 +1,6 @@
 import { expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
 import { admin, createTestDatabase, sweepDeadRuns } from "../support/postgres.ts";
 
 // The suite's own databases (tests/support/postgres.ts): a run killed mid-way drops none of its
@@ -15,17 +17,20 @@ test("a killed run's databases are swept; a running process's, and another machi
   const ended = Bun.spawn(["true"]);
   await ended.exited;
   const orphan = `${prefix}${ended.pid}_killedrun`;
+  // One the code before named by the host name alone (6 digits of its hash).
+  const older = `storefront_test_${createHash("sha256").update(hostname()).digest("hex").slice(0, 6)}_${ended.pid}_killedrun`;
   // The same pid on another machine, or in another container of this one (another pid namespace): not ours to judge.
   const elsewhere = `storefront_test_000000000000_${ended.pid}_killedrun`;
   try {
-    // (Another test process starting at this moment may sweep it first: the outcome is the same.)
-    for (const database of [orphan, elsewhere]) await admin((c) => c.query(`create database ${database}`));
+    // (Another test process starting at this moment may sweep them first: the outcome is the same.)
+    for (const database of [orphan, older, elsewhere]) await admin((c) => c.query(`create database ${database}`));
     await sweepDeadRuns();
     expect(await named(orphan)).toEqual([]);
+    expect(await named(older)).toEqual([]);
     expect(await named(elsewhere)).toEqual([elsewhere]);
     expect(await named(name)).toEqual([name]);
   } finally {
-    for (const database of [orphan, elsewhere]) await admin((c) => c.query(`drop database if exists ${database}`));
+    for (const database of [orphan, older, elsewhere]) await admin((c) => c.query(`drop database if exists ${database}`));
     await mine.drop();
   }
 });
