@@ -38,7 +38,7 @@ const LEASE_MARGIN_MS = 60_000;
 /** What an error says, cut to this many characters in the log and the outbox: a server's 900 KB refusal, a dozen times a message, filled both (found by an attack). */
 const ERROR_CHARS = 1_000;
 
-/** "superseded": the send failed, but by the time that was recorded the claim had ended, so nothing was recorded (see markFailed). */
+/** "superseded": the send failed, but by the time that was recorded the message had left this claim, so nothing was (see superseded()). */
 type Outcome = "sent" | "retried" | "failed" | "suppressed" | "superseded" | "left";
 
 /**

@@ -53,7 +53,7 @@ export interface MailOutbox extends OutboxReader {
    * it is null: only while the message is still pending under the claim whose lease ends at
    * `leaseUntil`. A failure recorded late (a stalled database, a clock behind) never undoes what
    * another instance has done with the message since: sent it, or claimed it to send. True when
-   * recorded; false when the claim had ended, and nothing changed.
+   * recorded; false when the message was no longer pending under that claim, and nothing changed.
    */
   markFailed(id: string, leaseUntil: Date, error: string, retryAt: Date | null): Promise<boolean>;
 }
