@@ -344,6 +344,17 @@ test("API errors stand beside the field they name; a 429 says when to try again"
   // Said beside the field only, not again as a vague "Invalid request" above the form; the field takes the focus, which reads it out (found by a review).
   expect(await page.evaluate(() => document.querySelector("main form [role=alert]")?.textContent ?? null)).toBeNull();
   await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === "reason", { timeout: 5_000 });
+  // The form's own check: its error hides once the field is edited, and the same words come back at the next press (found by an attack).
+  const units = "Units to add (negative to take)";
+  const unitsInvalid = () => page.waitForFunction(() => document.querySelector("main input[name=delta][aria-invalid='true']"));
+  await fill(units, "1.5");
+  await click("button", "Apply");
+  await unitsInvalid();
+  await fill(units, "0");
+  await page.waitForFunction(() => !document.querySelector("main input[name=delta][aria-invalid]"));
+  await click("button", "Apply");
+  await unitsInvalid();
+  expect((await errorBeside(units)).says).toBe("a whole number of units other than 0 (negative takes units)");
   expect(blocked).toEqual([]);
 }, 20_000);
 

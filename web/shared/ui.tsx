@@ -26,14 +26,21 @@ interface FieldProps {
  * has one takes the focus, which reads out its label and its error: a form says a field's error
  * nowhere else. A form left meanwhile (another cart line's quantity being typed) keeps no claim on
  * the focus. A field of a form changed since its error came no longer shows it: it was about a
- * value no longer there. (A form clears its errors when it is sent, so the same words coming back
- * are a new error, shown again.)
+ * value no longer there. Sending the form again shows what its answer brings, the same words
+ * included (a form's own check gives them back at once; one asking the API clears its errors as
+ * it sends, so no old error shows meanwhile).
  */
 export function Field({ label, name, error: given, hint, children }: FieldProps) {
   const id = useId();
   const box = useRef<HTMLDivElement>(null);
   const [edited, setEdited] = useState(false);
   useEffect(() => setEdited(false), [given]);
+  useEffect(() => {
+    const form = box.current?.closest("form");
+    const rearm = () => setEdited(false);
+    form?.addEventListener("submit", rearm);
+    return () => form?.removeEventListener("submit", rearm);
+  }, []);
   const error = edited ? undefined : given;
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
   useEffect(() => {
