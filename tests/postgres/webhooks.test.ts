@@ -167,12 +167,22 @@ test("Stripe and Square both report success for one order at once: it is paid on
     const words = [...(await audits("webhook.stripe")), ...(await audits("webhook.square"))];
     expect(words).toHaveLength(2);
     expect(words.filter((w) => !w.changes.flagged && !w.changes.ignored)).toHaveLength(1);
-    const flagged = words.filter((w) => w.changes.flagged === true).map((w) => w.changes.ignored);
     const refunded = await fakeRefundsOf(database.db, intentId);
     if (paid.paidVia === "square") {
-      expect(flagged).toEqual([`paid again through stripe (${intentId}), after square (sq_cross): refunded`]);
+      // Square's word stops the Stripe intent, and finds it paid: whichever hears Stripe's payment first
+      // (that stop, or Stripe's own word) flags it and sends the money back; the other finds it heard.
+      const stops = await audits("payment.succeeded");
+      const hearings = [...words, ...stops].filter((w) => w.changes.intentId === intentId);
+      expect(hearings.filter((w) => w.changes.flagged === true).map((w) => w.changes.ignored)).toEqual([
+        `paid again through stripe (${intentId}), after square (sq_cross): refunded`,
+      ]);
+      expect(stops).toHaveLength(1);
+      expect(hearings.filter((w) => w.changes.flagged !== true).map((w) => w.changes.ignored)).toEqual([
+        `paid again through stripe (${intentId}), after square (sq_cross): refunded; heard before, its refund recorded then`,
+      ]);
       expect(refunded).toEqual([total]);
     } else {
+      const flagged = words.filter((w) => w.changes.flagged === true).map((w) => w.changes.ignored);
       expect([paid.paidVia, paid.paidReference]).toEqual(["stripe", intentId]);
       expect(flagged).toEqual([`paid again through square (sq_cross), after stripe (${intentId}): not applied`]);
       expect(refunded).toEqual([]);
