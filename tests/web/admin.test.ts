@@ -328,6 +328,13 @@ test("API errors stand beside the field they name; a 429 says when to try again"
   await page.goto(`${origin}/admin/orders?from=2026-12-01&to=2026-11-01`);
   await shows("must be after from");
   expect(await errorBeside("Placed before")).toEqual({ invalid: "true", says: "must be after from" });
+  // A filter of several values (checkboxes) says its error too, and hides it once a box is ticked.
+  await page.goto(`${origin}/admin/orders?status=LOST`);
+  const statusError = () => page.evaluate(() => document.querySelector("fieldset.field--invalid .field__error")?.textContent ?? null);
+  await page.waitForFunction(() => document.querySelector("fieldset.field--invalid"));
+  expect(await statusError()).toBe("must be one or more of PENDING, CONFIRMED, PROCESSING, SHIPPED, DELIVERED, CANCELLED, REFUNDED, separated by commas");
+  await (await find("field", "Pending")).click();
+  await page.waitForFunction(() => !document.querySelector("fieldset.field--invalid"));
 
   await page.goto(`${origin}/admin/products?q=Ghost%20Pepper%20Inferno`);
   await click("button", "Adjust stock");
@@ -396,6 +403,19 @@ test("products: low stock listed, stock added and a product taken off sale; user
   await click("button", "Change role of admin@example.com");
   await shows("The last ADMIN cannot be demoted");
   expect(await page.$eval("tbody tr:has(select[name=role] option[value=ADMIN]:checked) th", (cell) => cell.firstChild?.textContent)).toBe("admin@example.com");
+  // Said beside the select; another role picked hides it, and the next press says it again.
+  expect(await errorBeside("Role of admin@example.com")).toEqual({
+    invalid: "true",
+    says: "The last ADMIN cannot be demoted; make another account ADMIN first",
+  });
+  await (await find("field", "Role of admin@example.com")).select("STAFF");
+  await page.waitForFunction(() => !document.querySelector("select[aria-invalid]"));
+  await click("button", "Change role of admin@example.com");
+  await page.waitForFunction(() => document.querySelector("select[aria-invalid='true']"));
+  expect(await errorBeside("Role of admin@example.com")).toEqual({
+    invalid: "true",
+    says: "The last ADMIN cannot be demoted; make another account ADMIN first",
+  });
   expect(blocked).toEqual([]);
 }, 20_000);
 

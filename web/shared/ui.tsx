@@ -32,16 +32,7 @@ interface FieldProps {
  */
 export function Field({ label, name, error: given, hint, children }: FieldProps) {
   const id = useId();
-  const box = useRef<HTMLDivElement>(null);
-  const [edited, setEdited] = useState(false);
-  useEffect(() => setEdited(false), [given]);
-  useEffect(() => {
-    const form = box.current?.closest("form");
-    const rearm = () => setEdited(false);
-    form?.addEventListener("submit", rearm);
-    return () => form?.removeEventListener("submit", rearm);
-  }, []);
-  const error = edited ? undefined : given;
+  const { box, error, onInput } = useErrorShown<HTMLDivElement>(given);
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ");
   useEffect(() => {
     const control = error ? box.current?.querySelector<HTMLElement>("[aria-invalid='true']") : null;
@@ -50,7 +41,7 @@ export function Field({ label, name, error: given, hint, children }: FieldProps)
     if (control && here && form?.querySelector("[aria-invalid='true']") === control) control.focus();
   }, [error]);
   return (
-    <div ref={box} class={error ? "field field--invalid" : "field"} onInput={() => given && box.current?.closest("form") && setEdited(true)}>
+    <div ref={box} class={error ? "field field--invalid" : "field"} onInput={onInput}>
       <label for={id}>{label}</label>
       {hint && (
         <p class="field__hint" id={`${id}-hint`}>
@@ -65,6 +56,27 @@ export function Field({ label, name, error: given, hint, children }: FieldProps)
       )}
     </div>
   );
+}
+
+/**
+ * Which of a form's error for a control to show: `given`, until the person changes the control
+ * (an input event inside `box`, which holds it), for the error was about a value no longer there.
+ * It shows again when the form is sent or a new error is given.
+ */
+export function useErrorShown<T extends HTMLElement>(given: string | undefined) {
+  const box = useRef<T>(null);
+  const [edited, setEdited] = useState(false);
+  useEffect(() => setEdited(false), [given]);
+  useEffect(() => {
+    const form = box.current?.closest("form");
+    const rearm = () => setEdited(false);
+    form?.addEventListener("submit", rearm);
+    return () => form?.removeEventListener("submit", rearm);
+  }, []);
+  const onInput = () => {
+    if (given && box.current?.closest("form")) setEdited(true);
+  };
+  return { box, error: edited ? undefined : given, onInput };
 }
 
 interface InputProps {

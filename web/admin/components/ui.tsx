@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 import type { Problem } from "../api.ts";
-import { Field } from "../../shared/ui.tsx";
+import { Field, useErrorShown } from "../../shared/ui.tsx";
 
 /**
  * The back office's form controls, on the shared Field (label, hint, the API's error beside the
@@ -76,7 +76,7 @@ function Options({ options, chosen }: { options: Options; chosen: string | undef
 export function CellSelect({
   label,
   name,
-  error,
+  error: given,
   options,
   defaultValue,
 }: {
@@ -87,8 +87,9 @@ export function CellSelect({
   defaultValue?: string;
 }) {
   const id = useId();
+  const { box, error, onInput } = useErrorShown<HTMLDivElement>(given);
   return (
-    <div class={error ? "field field--invalid" : "field"}>
+    <div ref={box} class={error ? "field field--invalid" : "field"} onInput={onInput}>
       <label for={id} class="visually-hidden">
         {label}
       </label>
@@ -110,7 +111,7 @@ export function CheckGroup({
   legend,
   values,
   checked,
-  error,
+  error: given,
 }: {
   name: string;
   legend: string;
@@ -119,8 +120,9 @@ export function CheckGroup({
   error?: string | undefined;
 }) {
   const id = useId();
+  const { box, error, onInput } = useErrorShown<HTMLFieldSetElement>(given);
   return (
-    <fieldset class={error ? "checks field--invalid" : "checks"} aria-describedby={error ? `${id}-error` : undefined}>
+    <fieldset ref={box} class={error ? "checks field--invalid" : "checks"} aria-describedby={error ? `${id}-error` : undefined} onInput={onInput}>
       <legend>{legend}</legend>
       {values.map((value) => (
         <label key={value} class="choice">
