@@ -42,7 +42,7 @@ export function createMemoryRateLimitStore(): RateLimitStore {
       const hits = (slides.get(key)?.hits ?? []).filter((kept) => kept.at > at - windowMs);
       hits.push({ at, name: hit });
       slides.set(key, { hits, windowMs });
-      return { count: hits.length, resetAt: new Date(hits[0]!.at + windowMs) };
+      return hits.length;
     },
     async takeBackSliding(key, hit) {
       const slide = slides.get(key);

@@ -11,13 +11,12 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {count, ttl}`;
 
 // A sliding window's hits as a sorted set scored by their time: the hits that no longer count
-// dropped, this one added (its member unique), and the count with the oldest hit's time.
+// dropped, this one added (its member unique), and the count.
 const HIT_SLIDING = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {redis.call('ZCARD', KEYS[1]), oldest[2]}`;
+return redis.call('ZCARD', KEYS[1])`;
 
 // The failover store's check that Redis takes the counts: a write, by a script.
 const PROBE = "return redis.call('SET', KEYS[1], '1', 'PX', 60000)";
@@ -55,8 +54,7 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     // that gave up waiting must run after it, and a Redis that does not know the script yet (just
     // restarted) would run the EVAL after the take-back (found by a test).
     async hitSliding(key, windowMs, now, hit) {
-      const [count, oldest] = (await client.send("EVAL", [HIT_SLIDING, "1", prefix + key, String(now.getTime()), String(windowMs), hit])) as [number, string];
-      return { count: Number(count), resetAt: new Date(Number(oldest) + windowMs) };
+      return Number(await client.send("EVAL", [HIT_SLIDING, "1", prefix + key, String(now.getTime()), String(windowMs), hit]));
     },
     async takeBackSliding(key, hit) {
       return Number(await client.send("ZREM", [prefix + key, hit])) > 0;

@@ -33,7 +33,7 @@ export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clo
   const now = deps.clock.now();
   const hit = deps.ids.next();
   const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, now, hit);
-  if (attempts.count > MAX_FAILED_SIGN_INS) {
+  if (attempts > MAX_FAILED_SIGN_INS) {
     await deps.loginAttempts.takeBackSliding(key, hit);
     throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, {
       reason: "Too many failed sign-in attempts for this e-mail",

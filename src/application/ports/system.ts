@@ -37,11 +37,10 @@ export interface RateLimitStore {
   increment(key: string, windowMs: number, now: Date): Promise<WindowCount>;
   /**
    * A hit at `now` in the key's sliding window, named `hit` (unique) to take it back by: each hit
-   * counts for `windowMs` after it. How many there are now, this one included, and (`resetAt`) when
-   * the oldest of them stops counting. The sign-in lockout's "5 in 15 minutes", which a fixed
-   * window let through twice over across its end.
+   * counts for `windowMs` after it. How many there are now, this one included. The sign-in
+   * lockout's "5 in 15 minutes", which a fixed window let through twice over across its end.
    */
-  hitSliding(key: string, windowMs: number, now: Date, hit: string): Promise<WindowCount>;
+  hitSliding(key: string, windowMs: number, now: Date, hit: string): Promise<number>;
   /**
    * Takes back a hit (one that turned out not to happen): that one, not another request's, which
    * may have come since. True when it was there; nothing is done if it is gone (forgotten, or
