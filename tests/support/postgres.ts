@@ -118,20 +118,15 @@ let sweeping: Promise<void> | undefined;
  */
 export async function sweepDeadRuns(): Promise<void> {
   await admin(async (c) => {
-    for (const mark of [OURS, BEFORE_NAMESPACES]) {
-      const { rows } = await c.query<{ datname: string }>("select datname from pg_database where starts_with(datname, $1)", [mark]);
-      for (const { datname } of rows) {
-        const pid = Number(datname.slice(mark.length).split("_")[0]);
-        if (!Number.isInteger(pid) || pid <= 0 || running(pid)) continue;
-        // Best effort: one another process drops at the same moment is its to drop, or the next run's.
-        await c.query(`drop database if exists ${datname} with (force)`).catch(() => {});
-      }
+    const { rows } = await c.query<{ datname: string }>("select datname from pg_database where starts_with(datname, $1)", [OURS]);
+    for (const { datname } of rows) {
+      const pid = Number(datname.slice(OURS.length).split("_")[0]);
+      if (!Number.isInteger(pid) || pid <= 0 || running(pid)) continue;
+      // Best effort: one another process drops at the same moment is its to drop, or the next run's.
+      await c.query(`drop database if exists ${datname} with (force)`).catch(() => {});
     }
   });
 }
-
-/** The mark of the code before 2026-11-28 (the host name's alone, 6 digits): what its killed runs left is swept too. */
-const BEFORE_NAMESPACES = `storefront_test_${createHash("sha256").update(hostname()).digest("hex").slice(0, 6)}_`;
 
 function running(pid: number): boolean {
   try {
