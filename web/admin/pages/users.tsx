@@ -131,6 +131,8 @@ function RoleChange({ account, onChanged }: { account: Account; onChanged: (news
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const role = String(new FormData(form).get("role")) as Role;
+    // The last answer's error goes as this one is asked (or nothing is: the role is the account's already).
+    setProblem(null);
     if (role === account.role) return;
     setBusy(true);
     const outcome = await run(api.PUT("/api/admin/users/{id}/role", { params: { path: { id: account.id } }, body: { role } }));
