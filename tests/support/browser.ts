@@ -101,3 +101,25 @@ export function leftEdges(page: Page, selector: string, within: string, texts: s
     texts,
   );
 }
+
+/** What `holdPuts` gives the page: how many PUTs wait, and a way to let them all go. */
+export type HeldPuts = { heldCount: () => number; release: () => void };
+
+/**
+ * For `evaluateOnNewDocument`, ahead of the page's scripts (which keep the fetch they find): the
+ * page's PUT requests wait until the test calls `release()` in it, as on a slow network.
+ */
+export function holdPuts(): void {
+  const original = window.fetch;
+  const held: Array<() => void> = [];
+  Object.assign(window, {
+    heldCount: () => held.length,
+    release: () => {
+      for (const go of held.splice(0)) go();
+    },
+  });
+  (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
+    (input instanceof Request ? input.method : init?.method) === "PUT"
+      ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init))
+      : original(input, init);
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
-import { launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
+import { type HeldPuts, holdPuts, launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
 
 // Issue 21, the back office in a real Chromium against the real shop (tests/support/web.ts: the API
@@ -409,27 +409,13 @@ test("products: low stock listed, stock added and a product taken off sale; user
   expect(await errorBeside("Role of admin@example.com")).toEqual(refusal);
   await (await find("field", "Role of admin@example.com")).select("STAFF");
   await page.waitForFunction(() => !document.querySelector("select[aria-invalid]"));
-  const holding = await page.evaluateOnNewDocument(() => {
-    const original = window.fetch;
-    const held: Array<() => void> = [];
-    Object.assign(window, {
-      heldCount: () => held.length,
-      release: () => {
-        for (const go of held.splice(0)) go();
-      },
-    });
-    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
-      (input instanceof Request ? input.method : init?.method) === "PUT"
-        ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init))
-        : original(input, init);
-  });
-  type Holding = { heldCount: () => number; release: () => void };
+  const holding = await page.evaluateOnNewDocument(holdPuts);
   const pressHeld = async () => {
     await click("button", "Change role of admin@example.com");
-    await page.waitForFunction(() => (window as unknown as Holding).heldCount() === 1);
+    await page.waitForFunction(() => (window as unknown as HeldPuts).heldCount() === 1);
   };
   const released = async () => {
-    await page.evaluate(() => (window as unknown as Holding).release());
+    await page.evaluate(() => (window as unknown as HeldPuts).release());
     await page.waitForFunction(() => document.querySelector("select[aria-invalid='true']"));
     expect(await errorBeside("Role of admin@example.com")).toEqual(refusal);
   };

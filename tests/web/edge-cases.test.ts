@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
-import { launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
+import { type HeldPuts, holdPuts, launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
 
 // What a review of the pages found in a real Chromium, each kept mended here: browsers that lack
@@ -262,21 +262,8 @@ test("a cart changed in another tab: a refused change reads the cart again, and 
 }, 20_000);
 
 test("a cart line's refusal that comes late leaves the focus where the shopper has moved on to, another line's quantity (found by a review)", async () => {
-  const { page } = await newPage(() => {
-    // The page's quantity changes wait until the test lets them go, as on a slow network.
-    const original = window.fetch;
-    const held: Array<() => void> = [];
-    Object.assign(window, {
-      heldCount: () => held.length,
-      release: () => {
-        for (const go of held.splice(0)) go();
-      },
-    });
-    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
-      (input instanceof Request ? input.method : init?.method) === "PUT"
-        ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init))
-        : original(input, init);
-  });
+  // The page's quantity changes wait until the test lets them go, as on a slow network.
+  const { page } = await newPage(holdPuts);
   await signedInWithCart(page);
   await addedToCart(page, "caribbean-habanero-hot-sauce");
   await page.goto(`${shop.origin}/cart`);
@@ -297,13 +284,13 @@ test("a cart line's refusal that comes late leaves the focus where the shopper h
   await first.click({ count: 3 });
   await first.type("2");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => (window as unknown as { heldCount: () => number }).heldCount() === 1);
+  await page.waitForFunction(() => (window as unknown as HeldPuts).heldCount() === 1);
   // While the change is on its way, the shopper moves on to the other line, and the sauce sells out.
   await second.focus();
   const sauce = (await shop.call("GET", "/api/products/caribbean-habanero-hot-sauce")).body.data;
   await shop.deps.repos.products.adjustInventory(sauce.id, -sauce.inventory, new Date());
   try {
-    await page.evaluate(() => (window as unknown as { release: () => void }).release());
+    await page.evaluate(() => (window as unknown as HeldPuts).release());
     await page.waitForFunction(() => document.querySelector("main .cart-line [aria-invalid='true']"));
     expect(await page.evaluate((input) => document.activeElement === input, second)).toBe(true);
   } finally {
