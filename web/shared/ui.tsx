@@ -59,9 +59,9 @@ export function Field({ label, name, error: given, hint, children }: FieldProps)
 }
 
 /**
- * Which of a form's error for a control to show: `given`, until the person changes the control
- * (an input event inside `box`, which holds it), for the error was about a value no longer there.
- * It shows again when the form is sent or a new error is given.
+ * A control's error as it is to be shown: `given`, until the person changes the control (an input
+ * event inside `box`, which holds it), for it was about a value no longer there; again once the
+ * form is sent or another error is given.
  */
 export function useErrorShown<T extends HTMLElement>(given: string | undefined) {
   const box = useRef<T>(null);
