@@ -22,7 +22,9 @@ export async function applyMailWebhook(
     await audit(meaning.messageId, found ? { delivered: true } : { found: false });
     return { outcome: found ? "applied" : "not_found" };
   }
-  const addresses = [...new Set(meaning.addresses.map((address) => address.trim().toLowerCase()))];
+  // In one order, whatever the event's: two events naming the same addresses lock their rows alike,
+  // where opposite orders deadlocked into a 500 (found by an attack).
+  const addresses = [...new Set(meaning.addresses.map((address) => address.trim().toLowerCase()))].sort();
   let suppressedMessages = 0;
   for (const address of addresses) {
     await tx.suppressions.add(address, meaning.reason, now);
