@@ -123,8 +123,38 @@ describe("SMTP mailer", () => {
     const sending = mailer.send({ to: "ada@example.com", subject: "Hi", text: "Hi", html: null }, { signal: AbortSignal.timeout(300) });
     await expect(sending).rejects.toThrow();
     await closed.promise;
-    // Well under nodemailer's own 10 s: the signal cut it, not a timeout of its own.
+    // Well under the connect timeout's 10 s: the signal cut it, not a timeout of nodemailer's own.
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test("a server slow to confirm the end of the message is waited for until the send's deadline, not cut by a timeout of the socket's: a cut there mailed it again at every try (found by an attack)", async () => {
+    const received: string[] = [];
+    const slow = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      onData(stream, _session, callback) {
+        stream.on("end", () => {
+          received.push("message");
+          // A content scan: the reply to the message's end comes well after the connect timeout below.
+          setTimeout(callback, 800);
+        });
+        stream.resume();
+      },
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    const { port } = slow.server.address() as AddressInfo;
+    const mailer = createSmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: "shop@example.com", connectTimeoutMs: 200 });
+    closers.push(async () => {
+      mailer.close();
+      await new Promise<void>((resolve) => slow.close(resolve));
+    });
+    const deps = createMemoryDeps({ mailer });
+    const worker = createOutboxWorker(deps);
+    await deps.repos.outbox.enqueue({ id: createId(), to: "ada@example.com", subject: "Welcome", text: "Hello", html: null, createdAt: deps.clock.now() });
+
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
+    expect((await deps.repos.outbox.list()).map((m) => m.status)).toEqual(["sent"]);
+    expect(received).toHaveLength(1);
   });
 
   test("a refusal of the recipient or the content for good (5.1.x, 5.2.x, 5.3.4, 5.6.x, at RCPT TO or at the end of DATA) is MailRefused; policy (5.7.x, a relay refused to the shop's credentials), the sender's codes (5.1.7, 5.1.8, at RCPT TO too), a full mailbox, a bare 5xx, a 4xx or a refused sender are tried again", async () => {

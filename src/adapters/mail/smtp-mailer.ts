@@ -1,8 +1,14 @@
 import type { Transporter } from "nodemailer";
 import { MailRefused, type Mailer } from "../../application/ports/mail.ts";
 
-// nodemailer waits minutes by default; a hung server must fail the attempt so the worker moves on and retries later.
-const TIMEOUT_MS = 10_000;
+/**
+ * How long a connection and the server's greeting may take: nodemailer waits minutes by default,
+ * and nothing is sent yet, so a hung server fails the attempt cheaply and it is tried again later.
+ * Once the message is on its way, only the send's signal cuts it (the worker's deadline): the
+ * server's reply to the end of the message may come late (RFC 5321 allows it 10 minutes, a content
+ * scan takes seconds), and a cut before it comes sends the message again at every try.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /** The SMTP commands whose answer can refuse the message itself (its recipient, its content). */
 const MESSAGE_COMMANDS = new Set(["RCPT TO", "DATA"]);
@@ -22,7 +28,7 @@ const REFUSED_FOR_GOOD = /^5\d\d[ -]5\.(1\.(?![78]\b)\d{1,3}|2\.(?!2\b)\d{1,3}|3
  * A send that is aborted is cut at once: the socket is destroyed, not ended, so what is still
  * buffered is dropped rather than sent.
  */
-export function createSmtpMailer(options: { url: string; from: string }): Mailer & { close(): void } {
+export function createSmtpMailer(options: { url: string; from: string; connectTimeoutMs?: number }): Mailer & { close(): void } {
   // nodemailer is loaded on the first message (some 20 MB a process that sends none would carry).
   let transport: Promise<Transporter> | undefined;
   const url = new URL(options.url);
@@ -32,9 +38,9 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
     return createTransport(
       {
         url: options.url,
-        connectionTimeout: TIMEOUT_MS,
-        greetingTimeout: TIMEOUT_MS,
-        socketTimeout: TIMEOUT_MS,
+        connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        greetingTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        // No socketTimeout: nodemailer's own 10 minutes, the RFC's for the message's end; the send's signal cuts sooner.
         socketCloseTimeout: 0,
         // The url's own `requireTLS` comes after these, so it has the last word.
         requireTLS: url.protocol === "smtp:" && url.username !== "",
