@@ -86,6 +86,21 @@ describe("outbox worker", () => {
     });
   });
 
+  test("a bounce for its address that comes while a message is being sent leaves it sent, as it went out, and the worker says so at warn: the bounce's audit counted it suppressed (found by an attack)", async () => {
+    let bounce = async () => undefined;
+    const { mailer } = fakeMailer(() => bounce());
+    const warned: [string, unknown][] = [];
+    const { clock, outbox, worker, enqueue, only } = setup(mailer, {}, { ...silentLogger, warn: (event, fields) => warned.push([event, fields]) });
+    bounce = async () => {
+      await outbox.markSuppressed({ to: "ada@example.com" });
+    };
+    await enqueue();
+    const { id } = await only();
+    expect(await worker.runOnce()).toEqual({ sent: 1, retried: 0, failed: 0, suppressed: 0, superseded: 0 });
+    expect(await only()).toMatchObject({ status: "sent", sentAt: clock.now(), providerMessageId: "provider-1" });
+    expect(warned).toEqual([["mail.sent_while_suppressed", { id }]]);
+  });
+
   test("a send that has not finished by its deadline is cut and tried again later; the run goes on to the next message", async () => {
     const hung = Promise.withResolvers<void>();
     const sent: string[] = [];

@@ -117,6 +117,20 @@ export function mailOutboxContract(target: () => ContractTarget) {
       expect(await claimIds(forever, forever)).toEqual([other.id]);
     });
 
+    test("marking a message sent says the status it had: pending, or suppressed when a bounce for its address came while it was being sent; it is sent all the same", async () => {
+      const [plain, bounced] = [aMail({ to: "fine@example.com" }), aMail({ to: "bounce@example.com" })];
+      for (const m of [plain, bounced]) await outbox().enqueue(m);
+      await outbox().claimDue(at(0), at(300), 10);
+      expect(await target().uow.transaction((tx) => tx.outbox.markSuppressed({ to: "bounce@example.com" }))).toBe(1);
+      expect(await target().uow.transaction((tx) => tx.outbox.markSent(plain.id, at(5), "msg-1"))).toBe("pending");
+      expect(await target().uow.transaction((tx) => tx.outbox.markSent(bounced.id, at(6), "msg-2"))).toBe("suppressed");
+      expect(await target().uow.transaction((tx) => tx.outbox.markSent("no-such-message", at(7), "msg-3"))).toBeNull();
+      expect(Object.fromEntries((await outbox().list()).map((m) => [m.id, [m.status, m.sentAt, m.providerMessageId]]))).toEqual({
+        [plain.id]: ["sent", at(5), "msg-1"],
+        [bounced.id]: ["sent", at(6), "msg-2"],
+      });
+    });
+
     test("a failed attempt with a retry date is due again at that date, with its error", async () => {
       const mail = aMail();
       await outbox().enqueue(mail);

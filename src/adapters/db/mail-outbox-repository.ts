@@ -73,7 +73,17 @@ export function createPgMailOutbox(db: Db): MailOutbox {
     },
 
     async markSent(id, at, providerMessageId) {
-      await db.updateTable("mail_outbox").set({ status: "sent", sent_at: at, provider_message_id: providerMessageId }).where("id", "=", id).execute();
+      // The status before, read under the row's lock, so a bounce committing meanwhile is seen, not a snapshot from before it.
+      // Joined, not a subquery of the returning clause: that would be read after the update, and see neither version of the row.
+      const row = await db
+        .with("before", (db) => db.selectFrom("mail_outbox").select(["id", "status"]).where("id", "=", id).forUpdate())
+        .updateTable("mail_outbox")
+        .from("before")
+        .set({ status: "sent", sent_at: at, provider_message_id: providerMessageId })
+        .whereRef("mail_outbox.id", "=", "before.id")
+        .returning("before.status as was")
+        .executeTakeFirst();
+      return (row?.was as OutboxStatus | undefined) ?? null;
     },
 
     async markDelivered(providerMessageId, at) {

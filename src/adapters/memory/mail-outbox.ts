@@ -53,10 +53,12 @@ export function createMemoryMailOutbox(messages: Map<string, OutboxMessage>): Ma
     },
     async markSent(id, at, providerMessageId) {
       const message = messages.get(id);
-      if (!message) return;
+      if (!message) return null;
+      const was = message.status;
       message.status = "sent";
       message.sentAt = new Date(at);
       message.providerMessageId = providerMessageId;
+      return was;
     },
     async markDelivered(providerMessageId, at) {
       const found = [...messages.values()].filter((m) => m.providerMessageId === providerMessageId);

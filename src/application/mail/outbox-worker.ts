@@ -111,7 +111,9 @@ export function createOutboxWorker(deps: Pick<Deps, "uow" | "mailer" | "clock" |
       return giveUpOrRetry(message, new Date(leaseEnds), error);
     }
     // Outside the try: a failure to record the send must not count as a failed send and mail it twice.
-    await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now(), sent.messageId));
+    const was = await uow.transaction((tx) => tx.outbox.markSent(message.id, clock.now(), sent.messageId));
+    // Sent all the same: the bounce's audit entry counted it among the mail it suppressed.
+    if (was === "suppressed") logger.warn("mail.sent_while_suppressed", { id: message.id });
     return "sent";
   }
 

@@ -37,7 +37,12 @@ export interface MailOutbox extends OutboxReader {
    * messages come back.
    */
   claimDue(now: Date, leaseUntil: Date, limit: number): Promise<OutboxMessage[]>;
-  markSent(id: string, at: Date, providerMessageId: string | null): Promise<void>;
+  /**
+   * Marks the message sent, whatever it was: it went out, whoever claimed it since. The status it
+   * had (null when there is no such message): `suppressed` when a bounce or complaint for its
+   * address came while it was being sent.
+   */
+  markSent(id: string, at: Date, providerMessageId: string | null): Promise<OutboxStatus | null>;
   /**
    * Hands back claimed messages not tried after all (the worker stopping, or its lease too short):
    * due again at `at`, their claim's attempt not counted; only those still held by the claim whose
