@@ -28,11 +28,20 @@ export async function finishProviderSignIn(
   origin: RequestOrigin,
 ): Promise<StartedSession> {
   const profile = await configured(deps, input.providerId).fetchProfile(input.code, input.codeVerifier, input.extra);
-  return deps.uow.transaction(async (tx) => {
-    const { user, event } = await accountFor(tx, deps, profile, origin);
-    await recordAudit(tx, deps, { userId: user.id, action: event, entityType: "user", entityId: user.id, changes: { method: profile.provider }, origin });
-    return startSession(tx, deps, user, profile.image);
-  });
+  const signIn = () =>
+    deps.uow.transaction(async (tx) => {
+      const { user, event } = await accountFor(tx, deps, profile, origin);
+      await recordAudit(tx, deps, { userId: user.id, action: event, entityType: "user", entityId: user.id, changes: { method: profile.provider }, origin });
+      return startSession(tx, deps, user, profile.image);
+    });
+  try {
+    return await signIn();
+  } catch (error) {
+    // The e-mail's account was opened since this one looked (the same person's second tab, or a
+    // registration): once more, it finds that account and signs in to it (found by an attack).
+    if (error instanceof DomainError && error.code === "auth.email_taken") return signIn();
+    throw error;
+  }
 }
 
 /**
