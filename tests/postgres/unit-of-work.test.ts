@@ -51,6 +51,23 @@ test("a transaction PostgreSQL gives up to break a deadlock is run again, and bo
   expect(inventories.sort()).toEqual([8, 9]);
 });
 
+test("a transaction given up to a deadlock at every one of its three runs is database.busy (a 503 with Retry-After), never a 500 (found by an attack)", async () => {
+  const uow = createPgUnitOfWork(database.db);
+  let runs = 0;
+  const deadlocked = uow.transaction(async () => {
+    runs++;
+    // What PostgreSQL raises on the transaction it gives up to break a deadlock.
+    await sql`do $$ begin raise exception 'deadlock detected' using errcode = '40P01'; end $$`.execute(database.db);
+  });
+  const error = await deadlocked.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  expect(error).toMatchObject({ code: "database.busy", details: { retryAfterSeconds: expect.any(Number) } });
+  expect(runs).toBe(3);
+});
+
 test("a transaction whose connection is cut before it commits (pg_terminate_backend) is run again on another connection, and lands once", async () => {
   // The unit of work on a pool of its own, named, so its connection can be found and cut.
   const application = `uow-${crypto.randomUUID().slice(0, 8)}`;

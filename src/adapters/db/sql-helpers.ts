@@ -104,12 +104,12 @@ export function isLockTimeout(error: unknown): boolean {
 
 /**
  * A failure that is the database's, not the request's, as the caller is told of it: unreachable or
- * lost (databaseUnavailable), a lock waited on too long (databaseBusy), or its disk full
- * (databaseFull), each a 503 with Retry-After. Anything else as it is.
+ * lost (databaseUnavailable), a lock waited on too long or a deadlock (databaseBusy), its disk full
+ * (databaseFull), or writes refused (databaseReadOnly), each a 503 with Retry-After. Anything else as it is.
  */
 export function asDatabaseRefusal(error: unknown): unknown {
   if (isConnectionLost(error)) return databaseUnavailable(error);
-  if (isLockTimeout(error) || isCancelled(error)) return databaseBusy(error);
+  if (isLockTimeout(error) || isCancelled(error) || isDeadlock(error)) return databaseBusy(error);
   if (isDiskFull(error)) return databaseFull(error);
   if (isReadOnly(error)) return databaseReadOnly(error);
   return error;

@@ -74,7 +74,8 @@ export function createPgUnitOfWork(db: Db): UnitOfWork {
           // A lock held elsewhere past lock_timeout (database.ts), a statement cancelled, the disk full,
           // writes refused: nothing of it landed, and running it again at once would only meet the same
           // refusal; the caller is told to try again.
-          if (isRefusedWhole(error)) throw asDatabaseRefusal(error);
+          // A deadlock still, after its reruns (the same rows fought over without end): as busy, for the same reply.
+          if (isRefusedWhole(error) || isDeadlock(error)) throw asDatabaseRefusal(error);
           if (isConnectionLost(error)) {
             // Lost before the commit was asked for (its backend terminated, the server restarted):
             // nothing of it landed, so it is run again on another connection, as for a deadlock. Lost
