@@ -46,6 +46,7 @@ export type ErrorCode =
   | "webhook.not_configured"
   | "auth.busy"
   | "auth.check_waiting"
+  | "auth.checks_running"
   | "database.unavailable"
   | "database.busy"
   | "database.full"

@@ -205,7 +205,39 @@ describe("password sign-in", () => {
     for (const check of checks) check.resolve();
     const outcomes = await Promise.all(guesses);
     expect(outcomes.filter((code) => code === "auth.invalid_credentials")).toHaveLength(MAX_FAILED_SIGN_INS);
-    expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(20 - MAX_FAILED_SIGN_INS);
+    // Refused while the five were still being checked: to try again in a moment, not locked out yet…
+    expect(outcomes.filter((code) => code === "auth.checks_running")).toHaveLength(20 - MAX_FAILED_SIGN_INS);
+    // …and locked out once the five are failures, even with the right password.
+    await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).rejects.toMatchObject({
+      code: "auth.too_many_attempts",
+      details: { retryAfterSeconds: 900 },
+    });
+  });
+
+  test("eight right sign-ins at once lock no one out: five are checked, three are told to try again in a second, and then sign in (found by an attack: they were 429 for 15 minutes)", async () => {
+    const { deps } = await withAccount();
+    const checks: Array<PromiseWithResolvers<void>> = [];
+    const heldHasher = {
+      ...deps.hasher,
+      verify: async (passwords: readonly string[], hash: string | null) => {
+        const check = Promise.withResolvers<void>();
+        checks.push(check);
+        await check.promise;
+        return deps.hasher.verify(passwords, hash);
+      },
+    };
+    const signIns = Array.from({ length: 8 }, () =>
+      signInWithPassword({ ...deps, hasher: heldHasher }, { email: "ada@example.com", password: "correct horse" }, origin).then(
+        () => "signed in",
+        (error: DomainError) => `${error.code} ${error.details?.retryAfterSeconds}`,
+      ),
+    );
+    await settled();
+    expect(checks).toHaveLength(MAX_FAILED_SIGN_INS);
+    for (const check of checks) check.resolve();
+    expect((await Promise.all(signIns)).sort()).toEqual([...Array(3).fill("auth.checks_running 1"), ...Array(5).fill("signed in")]);
+    for (let retry = 0; retry < 3; retry++)
+      await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 
   test("a check the hasher refused before it ran (too busy) does not count against the e-mail's limit", async () => {
@@ -270,7 +302,7 @@ describe("password sign-in", () => {
     for (const check of checks) check.reject(new DomainError("auth.busy", "Too many sign-ins at once; please try again in a moment"));
     const outcomes = await Promise.all(flood);
     expect(outcomes.filter((code) => code === "auth.busy")).toHaveLength(MAX_FAILED_SIGN_INS);
-    expect(outcomes.filter((code) => code === "auth.too_many_attempts")).toHaveLength(12 - MAX_FAILED_SIGN_INS);
+    expect(outcomes.filter((code) => code === "auth.checks_running")).toHaveLength(12 - MAX_FAILED_SIGN_INS);
     await expect(signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin)).resolves.toBeDefined();
   });
 

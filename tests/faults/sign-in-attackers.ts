@@ -23,6 +23,7 @@ const KINDS: Record<string, string> = {
   "Too many failed sign-in attempts for this e-mail": "429 e-mail locked",
   "Another password check from your address is still waiting": "429 check already waiting",
   "Too many sign-ins at once; please try again in a moment": "503 busy",
+  "Another sign-in for this e-mail is being checked; please try again in a moment": "503 e-mail's checks running",
 };
 const OWN_SIGN_IN = "200 signed in to its own account";
 const answers: Record<string, number> = {};

@@ -49,6 +49,7 @@ export const statusOf = {
   "webhook.not_configured": 503,
   "auth.busy": 503,
   "auth.check_waiting": 429,
+  "auth.checks_running": 503,
   "database.unavailable": 503,
   "database.busy": 503,
   "database.full": 503,

@@ -4,51 +4,79 @@ import type { Deps } from "../ports/index.ts";
 export const MAX_FAILED_SIGN_INS = 5;
 export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 
-export interface AdmittedCheck {
-  /** The password was right: the count starts again. */
-  succeeded(): Promise<void>;
-  /**
-   * Runs the check (reading the account, and the hasher's verdict). One that ends in an error gave
-   * no verdict and is not counted: the hasher refused it before it ran (too busy, the client's
-   * check already waiting), or the database was away.
-   */
-  run<T>(check: () => Promise<T>): Promise<T>;
+/**
+ * Runs a password check (reading the account, and the hasher's verdict) within its e-mail's limit,
+ * and returns what it found; `isRight` says from that whether the password was right.
+ *
+ * The check counts against the limit before it runs, so guesses sent all at once cannot slip past
+ * the limit while the first ones are still being checked. Past five in any 15 minutes (a sliding
+ * window: a fixed one let ten through in seconds across its end, found by an attack) the check is
+ * refused with 429, until the oldest of the five is 15 minutes old; its Retry-After is the spec's
+ * 900, the window, which is never too soon (the time left, which it said before, was 899 after five
+ * quick guesses, off the spec's letter: found by an audit). A right password clears the count.
+ *
+ * Only checks that gave a verdict count: one that ends in an error (refused by the hasher before it
+ * ran, too busy or the client's check already waiting; the database away), like one refused here,
+ * takes its own hit back, so a flood of sign-ins, however many, or an outage with clients retrying
+ * as told, leaves the count where the real checks put it and cannot lock anyone out by itself.
+ *
+ * A check refused while some of the five are still running in this process is not locked out: they
+ * may yet be right, and the spec's lockout is for five failures. It is a 503 to retry in a second,
+ * by when they have their verdicts (eight right sign-ins at once were three 429s for 15 minutes,
+ * found by an attack). Checks running on another instance are not known here, and count as failures.
+ */
+export async function checkPasswordWithinLimit<T>(
+  deps: Pick<Deps, "loginAttempts" | "clock" | "ids">,
+  email: string,
+  check: () => Promise<T>,
+  isRight: (found: T) => boolean,
+): Promise<T> {
+  // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
+  const key = `sign-in-checks:${email}`;
+  const hit = deps.ids.next();
+  // This hit runs from before it is counted until it is taken back or its verdict is in the store
+  // (a failure is its hit, kept; a success the count cleared).
+  const running = runningChecks(deps.loginAttempts);
+  running.set(key, (running.get(key) ?? 0) + 1);
+  try {
+    const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, deps.clock.now(), hit);
+    if (attempts > MAX_FAILED_SIGN_INS) {
+      // The hits counted less those running here (this one too): the failures, as far as this instance knows.
+      const failures = attempts - (running.get(key) ?? 1);
+      await deps.loginAttempts.takeBackSliding(key, hit);
+      if (failures < MAX_FAILED_SIGN_INS) {
+        throw new DomainError("auth.checks_running", "Another sign-in for this e-mail is being checked; please try again in a moment", {
+          retryAfterSeconds: 1,
+        });
+      }
+      throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, {
+        reason: "Too many failed sign-in attempts for this e-mail",
+        retryAfterSeconds: FAILED_SIGN_IN_WINDOW_MS / 1000,
+      });
+    }
+    let found: T;
+    try {
+      found = await check();
+    } catch (error) {
+      await deps.loginAttempts.takeBackSliding(key, hit);
+      throw error;
+    }
+    if (isRight(found)) await deps.loginAttempts.resetSliding(key, deps.clock.now());
+    return found;
+  } finally {
+    const left = (running.get(key) ?? 1) - 1;
+    if (left > 0) running.set(key, left);
+    else running.delete(key);
+  }
 }
 
 /**
- * Counts a password check against its e-mail's limit before the (slow) check runs, so guesses sent
- * all at once cannot slip past the limit while the first ones are still being checked. Past five in
- * any 15 minutes (a sliding window: a fixed one let ten through in seconds across its end, found by
- * an attack) the check is refused with 429, until the oldest of the five is 15 minutes old; its
- * Retry-After is the spec's 900, the window, which is never too soon (the time left, which it said
- * before, was 899 after five quick guesses, off the spec's letter: found by an audit). Only
- * checks that gave a verdict count: a refused one (locked out, refused by the hasher, the database
- * away) takes its own hit back, so a flood of sign-ins, however many, or an outage with clients
- * retrying as told, leaves the count where the real checks put it and cannot lock anyone out by
- * itself.
+ * The password checks running in this process, by their key, for each store they count in: the
+ * instance's own knowledge, beside the store's count (which other instances share).
  */
-export async function admitPasswordCheck(deps: Pick<Deps, "loginAttempts" | "clock" | "ids">, email: string): Promise<AdmittedCheck> {
-  // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
-  const key = `sign-in-checks:${email}`;
-  const now = deps.clock.now();
-  const hit = deps.ids.next();
-  const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, now, hit);
-  if (attempts > MAX_FAILED_SIGN_INS) {
-    await deps.loginAttempts.takeBackSliding(key, hit);
-    throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, {
-      reason: "Too many failed sign-in attempts for this e-mail",
-      retryAfterSeconds: FAILED_SIGN_IN_WINDOW_MS / 1000,
-    });
-  }
-  return {
-    succeeded: () => deps.loginAttempts.resetSliding(key, deps.clock.now()),
-    async run(check) {
-      try {
-        return await check();
-      } catch (error) {
-        await deps.loginAttempts.takeBackSliding(key, hit);
-        throw error;
-      }
-    },
-  };
+const runningByStore = new WeakMap<object, Map<string, number>>();
+function runningChecks(store: object): Map<string, number> {
+  const running = runningByStore.get(store) ?? new Map<string, number>();
+  runningByStore.set(store, running);
+  return running;
 }

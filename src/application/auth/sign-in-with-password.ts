@@ -4,7 +4,7 @@ import { normalizeEmail } from "../../domain/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps } from "../ports/index.ts";
 import { passwordMatches } from "./new-password.ts";
-import { admitPasswordCheck } from "./password-attempts.ts";
+import { checkPasswordWithinLimit } from "./password-attempts.ts";
 import { type StartedSession, startSession } from "./start-session.ts";
 
 const invalid = () => new DomainError("auth.invalid_credentials", "Invalid email or password");
@@ -21,12 +21,16 @@ export async function signInWithPassword(
   client?: string,
 ): Promise<StartedSession> {
   const email = normalizeEmail(input.email);
-  const attempt = await admitPasswordCheck(deps, email);
-  const { user, matches } = await attempt.run(async () => {
-    const found = await deps.uow.read((db) => db.users.findByEmail(email));
-    // No hash (no account, or no password): the hasher takes as long as a check without making one.
-    return { user: found, matches: await passwordMatches(deps.hasher, input.password, found?.passwordHash ?? null, client) };
-  });
+  const { user, matches } = await checkPasswordWithinLimit(
+    deps,
+    email,
+    async () => {
+      const found = await deps.uow.read((db) => db.users.findByEmail(email));
+      // No hash (no account, or no password): the hasher takes as long as a check without making one.
+      return { user: found, matches: await passwordMatches(deps.hasher, input.password, found?.passwordHash ?? null, client) };
+    },
+    ({ user, matches }) => matches && !!user?.passwordHash,
+  );
   if (!user?.passwordHash || !matches) {
     await deps.uow.transaction((tx) =>
       recordAudit(tx, deps, {
@@ -41,7 +45,6 @@ export async function signInWithPassword(
     throw invalid();
   }
 
-  await attempt.succeeded();
   return deps.uow.transaction(async (tx) => {
     // The password may have gone while it was checked (a verified identity took the account over,
     // or it was changed): the session is started only if it is still the one that matched.

@@ -2,7 +2,7 @@ import type { RequestOrigin } from "../../domain/audit.ts";
 import { DomainError, unauthenticated } from "../../domain/errors.ts";
 import { recordAudit } from "../audit.ts";
 import { assertNewPassword, hashPassword, passwordMatches } from "../auth/new-password.ts";
-import { admitPasswordCheck } from "../auth/password-attempts.ts";
+import { checkPasswordWithinLimit } from "../auth/password-attempts.ts";
 import { type StartedSession, startSession } from "../auth/start-session.ts";
 import type { Deps } from "../ports/index.ts";
 
@@ -23,11 +23,11 @@ export async function changePassword(
   assertNewPassword(deps, input.newPassword, "newPassword");
   const user = await deps.uow.read((db) => db.users.findById(userId));
   if (!user) throw unauthenticated();
-  const attempt = await admitPasswordCheck(deps, user.email);
-  if (!user.passwordHash || !(await attempt.run(() => passwordMatches(deps.hasher, input.currentPassword, user.passwordHash!, client)))) {
+  const { passwordHash: current } = user;
+  const check = async () => current !== null && (await passwordMatches(deps.hasher, input.currentPassword, current, client));
+  if (!(await checkPasswordWithinLimit(deps, user.email, check, (right) => right))) {
     throw new DomainError("auth.wrong_password", "Current password is incorrect");
   }
-  await attempt.succeeded();
 
   const passwordHash = await hashPassword(deps.hasher, input.newPassword, client);
   return deps.uow.transaction(async (tx) => {
