@@ -34,12 +34,14 @@ export async function checkPasswordWithinLimit<T>(
   // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
   const key = `sign-in-checks:${email}`;
   const hit = deps.ids.next();
-  // This hit runs from before it is counted until it is taken back or its verdict is in the store
-  // (a failure is its hit, kept; a success the count cleared).
+  const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, deps.clock.now(), hit);
+  // Counted now, and running until it is taken back or its verdict is in the store (a failure is its
+  // hit, kept; a success the count cleared). From when it is counted, not before: a hit counted
+  // after this one, or not yet, is not among `attempts` (the store answers in its own order, so the
+  // hits counted before this one have been answered, and marked running, before it).
   const running = runningChecks(deps.loginAttempts);
   running.set(key, (running.get(key) ?? 0) + 1);
   try {
-    const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, deps.clock.now(), hit);
     if (attempts > MAX_FAILED_SIGN_INS) {
       // The hits counted less those running here (this one too): the failures, as far as this instance knows.
       const failures = attempts - (running.get(key) ?? 1);
