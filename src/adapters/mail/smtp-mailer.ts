@@ -25,8 +25,11 @@ const REFUSED_FOR_GOOD = /^5\d\d[ -]5\.(1\.(?![78]\b)\d{1,3}|2\.(?!2\b)\d{1,3}|3
  * Delivers through the SMTP server at `url` (smtp:// or smtps://, credentials in the url). With
  * credentials over smtp://, the server must offer STARTTLS (`requireTLS`), or the password would go
  * out in clear to anyone on the way who strips the offer; `?requireTLS=false` in the url allows it.
- * A send that is aborted is cut at once: the socket is destroyed, not ended, so what is still
- * buffered is dropped rather than sent.
+ * A send that is aborted is cut at once: the socket is destroyed, not ended, so what the process
+ * still holds of the message is dropped rather than sent. What the operating system has taken
+ * already still goes out (a message of tens of KB, whole, to a server that stopped reading), and a
+ * server that then takes it has it twice after the retry, as when its answer is lost (found by an
+ * attack): mail goes out at least once.
  */
 export function createSmtpMailer(options: { url: string; from: string; connectTimeoutMs?: number }): Mailer & { close(): void } {
   // nodemailer is loaded on the first message (some 20 MB a process that sends none would carry).
