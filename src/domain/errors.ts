@@ -91,7 +91,8 @@ export const isDatabaseUnavailable = (error: unknown): error is DomainError => e
  * What the request needs (an order's row, a product's) has been locked by another session for longer
  * than the shop waits for a lock (a transaction left open in psql, a long job of an operator's), or
  * the database cancelled the statement (its own statement_timeout, an operator's pg_cancel_backend),
- * or broke a deadlock by it again and again: the statement was cancelled and its transaction undone, and the same request gets through once the
+ * or broke a deadlock by it (a transaction's at each of its three runs, a single statement's at
+ * once): the statement was cancelled and its transaction undone, and the same request gets through once the
  * lock is let go. What the processor did before it is not undone: the callers finish that as after
  * a crash (housekeeping). `cause` is what the driver said, for the log.
  */

@@ -11,6 +11,7 @@ import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
 import { TEST_PUBLIC_URL, TEST_WEBHOOK_SECRET, createTestApp } from "../support/http.ts";
 import { testCertificateSource } from "../support/paypal-certificates.ts";
+import { eventually } from "../support/eventually.ts";
 import { createPgDeps, fakeRefundsOf } from "../support/pg-deps.ts";
 import { type TestDatabase, createTestDatabase } from "../support/postgres.ts";
 import { startStripeTestServer } from "../support/stripe-server.ts";
@@ -201,4 +202,32 @@ test("two bounces naming the same addresses in opposite orders, at once: both ap
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
   }
   for (const address of addresses) expect(await t.deps.repos.suppressions.has(address)).toBe(true);
+});
+
+test("a bounce that commits while its address's message is being marked sent: the message ends sent, and the worker is told it had been suppressed (its row read under the lock, not a snapshot from before the bounce)", async () => {
+  const t = shop();
+  const { outbox } = t.deps.repos;
+  const now = new Date();
+  await outbox.enqueue({ id: "mid-send", to: "bounced@example.com", subject: "Welcome", text: "Hi", html: null, createdAt: now });
+  await outbox.claimDue(now, new Date(now.getTime() + 300_000), 10);
+  // The bounce's transaction has marked the message suppressed and not committed yet when the send is recorded.
+  const bounceHeld = Promise.withResolvers<void>();
+  const commitBounce = Promise.withResolvers<void>();
+  const bounce = t.deps.uow.transaction(async (tx) => {
+    expect(await tx.outbox.markSuppressed({ to: "bounced@example.com" })).toBe(1);
+    bounceHeld.resolve();
+    await commitBounce.promise;
+  });
+  await bounceHeld.promise;
+  const marking = t.deps.uow.transaction((tx) => tx.outbox.markSent("mid-send", new Date(), "re_mid_send"));
+  // markSent waits for the bounce's row lock; a snapshot taken before the commit would say pending.
+  await eventually(async () => {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock' and query like '%mail_outbox%'`.execute(database.db);
+    expect(rows[0]!.n).toBe(1);
+  }, 5_000);
+  commitBounce.resolve();
+  await bounce;
+  expect(await marking).toBe("suppressed");
+  expect(await outbox.list()).toEqual([expect.objectContaining({ id: "mid-send", status: "sent", providerMessageId: "re_mid_send" })]);
 });

@@ -2,13 +2,16 @@ import type { Transporter } from "nodemailer";
 import { MailRefused, type Mailer } from "../../application/ports/mail.ts";
 
 /**
- * How long a connection and the server's greeting may take: nodemailer waits minutes by default,
- * and nothing is sent yet, so a hung server fails the attempt cheaply and it is tried again later.
- * Once the message is on its way, only the send's signal cuts it (the worker's deadline): the
- * server's reply to the end of the message may come late (RFC 5321 allows it 10 minutes, a content
- * scan takes seconds), and a cut before it comes sends the message again at every try.
+ * How long a connection and the server's greeting may each take: nodemailer waits minutes by
+ * default, and nothing is sent yet, so a hung server fails the attempt cheaply and it is tried
+ * again later. After the greeting, only the send's signal cuts it (the worker's deadline), however
+ * long the server is quiet: its reply to the end of the message may come late (RFC 5321 allows it 10
+ * minutes, a content scan takes seconds), and a cut before it comes sends the message again at
+ * every try.
  */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The deadline of a send given no signal of its own: there is no idle timeout after the greeting. */
+const SEND_DEADLINE_MS = 60_000;
 
 /** The SMTP commands whose answer can refuse the message itself (its recipient, its content). */
 const MESSAGE_COMMANDS = new Set(["RCPT TO", "DATA"]);
@@ -62,7 +65,7 @@ export function createSmtpMailer(options: { url: string; from: string; connectTi
           text: mail.text,
           html: mail.html ?? undefined,
           ...(id ? { messageId: `<${id}@${domain}>` } : {}),
-          signal,
+          signal: signal ?? AbortSignal.timeout(SEND_DEADLINE_MS),
         });
         // The Message-ID the message went out with, which a provider's delivery events name it by.
         return { messageId: typeof info.messageId === "string" ? info.messageId.replace(/^<|>$/g, "") : null };
