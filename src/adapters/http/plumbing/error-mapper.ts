@@ -6,7 +6,7 @@ import { MAX_ISSUES, type ValidationIssue, issue } from "./input-checks.ts";
 import { requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
-type StandardIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; keys?: unknown };
+type StandardIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; keys?: unknown; code?: unknown };
 type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } };
 
 const dotted = (path: StandardIssue["path"] = []) => path.map((part) => String(typeof part === "object" ? part.key : part)).join(".");
@@ -26,8 +26,10 @@ function validationIssues(error: ValidationError): ValidationIssue[] {
   const query = error.type === "query" ? (error.value as Record<string, unknown>) : null;
   return result.issues.slice(0, MAX_ISSUES).flatMap((found) => {
     const at = dotted(found.path);
-    // A query key given twice where its field takes one value (a list is the query's only array).
-    if (query && found.path?.length === 1 && Array.isArray(query[at])) return [issue(at, "must be given once")];
+    // A query key given twice where its field takes one value (a list is the query's only array, and
+    // zod's issue is then its type). A field that joins the values into a list (queryText) has its
+    // own issue with the list, which names what is wrong (found by an attack: "must be given once").
+    if (query && found.path?.length === 1 && Array.isArray(query[at]) && found.code === "invalid_type") return [issue(at, "must be given once")];
     if (!Array.isArray(found.keys)) return [issue(at, found.message)];
     return found.keys.map((key) => issue(at ? `${at}.${String(key)}` : String(key), "is not a known field"));
   });
