@@ -119,6 +119,21 @@ describe("password sign-in", () => {
     return { deps, user };
   }
 
+  /** A hasher whose every check waits until the test resolves it (`checks`, in the order they came). */
+  function holdingChecks(hasher: MemoryDeps["hasher"]) {
+    const checks: Array<PromiseWithResolvers<void>> = [];
+    const heldHasher = {
+      ...hasher,
+      verify: async (passwords: readonly string[], hash: string | null) => {
+        const check = Promise.withResolvers<void>();
+        checks.push(check);
+        await check.promise;
+        return hasher.verify(passwords, hash);
+      },
+    };
+    return { checks, heldHasher };
+  }
+
   test("accepts the right password for a trimmed, lowercased e-mail and records auth.login", async () => {
     const { deps, user } = await withAccount();
     const session = await signInWithPassword(deps, { email: " ADA@example.com", password: "correct horse" }, origin);
@@ -185,16 +200,7 @@ describe("password sign-in", () => {
   test("guesses sent all at once cannot get past the limit while the first ones are being checked", async () => {
     const { deps } = await withAccount();
     // Every check is held at the hasher until all the guesses have arrived.
-    const checks: Array<PromiseWithResolvers<void>> = [];
-    const heldHasher = {
-      ...deps.hasher,
-      verify: async (passwords: readonly string[], hash: string | null) => {
-        const check = Promise.withResolvers<void>();
-        checks.push(check);
-        await check.promise;
-        return deps.hasher.verify(passwords, hash);
-      },
-    };
+    const { checks, heldHasher } = holdingChecks(deps.hasher);
     const guesses = Array.from({ length: 20 }, (_, i) =>
       signInWithPassword({ ...deps, hasher: heldHasher }, { email: i % 2 ? "ADA@example.com " : "ada@example.com", password: `guess ${i}` }, origin).catch(
         (error) => error.code,
@@ -231,16 +237,7 @@ describe("password sign-in", () => {
 
   test("eight right sign-ins at once lock no one out: five are checked, three are told to try again in a second, and then sign in (found by an attack: they were 429 for 15 minutes)", async () => {
     const { deps } = await withAccount();
-    const checks: Array<PromiseWithResolvers<void>> = [];
-    const heldHasher = {
-      ...deps.hasher,
-      verify: async (passwords: readonly string[], hash: string | null) => {
-        const check = Promise.withResolvers<void>();
-        checks.push(check);
-        await check.promise;
-        return deps.hasher.verify(passwords, hash);
-      },
-    };
+    const { checks, heldHasher } = holdingChecks(deps.hasher);
     const signIns = Array.from({ length: 8 }, () =>
       signInWithPassword({ ...deps, hasher: heldHasher }, { email: "ada@example.com", password: "correct horse" }, origin).then(
         () => "signed in",
