@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
+import { type MemoryDeps, createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { createRedisRateLimitStore } from "../../src/adapters/ratelimit/redis-store.ts";
 import { register } from "../../src/application/auth/register.ts";
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
+import { eventually } from "../support/eventually.ts";
 
 // The sign-in lockout's bursts with its count in Redis, as instances share it (REDIS_URL): Redis
 // answers in its own order, which the lockout's tell of a failure from a check still running needs.
@@ -24,6 +25,11 @@ afterAll(async () => {
 async function shopWithAccount(email: string) {
   const deps = createMemoryDeps({ loginAttempts: createRedisRateLimitStore(client, prefix) });
   await register(deps, { email, password: "correct horse" }, origin, "https://shop.example.com");
+  return signingIn(deps, email);
+}
+
+/** Sign-ins to `email` on the shop of `deps`, each answered by what became of it. */
+function signingIn(deps: MemoryDeps, email: string) {
   return (password: string) =>
     signInWithPassword(deps, { email, password }, origin).then(
       () => "signed in",
@@ -44,4 +50,29 @@ test("on Redis, a burst at an e-mail locked out by five failures is all 429 for 
     expect(answers.filter((answer) => answer !== "signed in").every((answer) => answer === "auth.checks_running 1")).toBe(true);
     expect(answers.filter((answer) => answer === "signed in").length).toBeGreaterThanOrEqual(5);
   }
+});
+
+test("on Redis, checks running on one instance are known to another: sign-ins there while five run here are told to come back in a second, not locked out", async () => {
+  const here = createMemoryDeps({ loginAttempts: createRedisRateLimitStore(client, prefix) });
+  await register(here, { email: "two-instances@example.com", password: "correct horse" }, origin, "https://shop.example.com");
+  // The other instance: its own store over the same Redis and keys, and the same accounts.
+  const there = { ...here, loginAttempts: createRedisRateLimitStore(client, prefix) };
+  const held = Promise.withResolvers<void>();
+  let checking = 0;
+  const slowHasher = {
+    ...here.hasher,
+    verify: async (passwords: readonly string[], hash: string | null) => {
+      checking++;
+      await held.promise;
+      return here.hasher.verify(passwords, hash);
+    },
+  };
+  const running = Array.from({ length: 5 }, () => signingIn({ ...here, hasher: slowHasher }, "two-instances@example.com")("correct horse"));
+  await eventually(() => expect(checking).toBe(5));
+  expect(await Promise.all(Array.from({ length: 3 }, () => signingIn(there, "two-instances@example.com")("correct horse")))).toEqual(
+    Array(3).fill("auth.checks_running 1"),
+  );
+  held.resolve();
+  expect(await Promise.all(running)).toEqual(Array(5).fill("signed in"));
+  expect(await signingIn(there, "two-instances@example.com")("correct horse")).toBe("signed in");
 });

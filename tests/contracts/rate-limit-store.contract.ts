@@ -77,6 +77,20 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
         expect(await store().hitSliding(a, 60_000, at(4_000), aHit())).toBe(2);
       });
 
+      test("countSliding counts the hits that count at its time, adding none; keys count apart", async () => {
+        const [key, other] = [aKey(), aKey()];
+        expect(await store().countSliding(key, 60_000, at(0))).toBe(0);
+        for (const ms of [0, 30_000, 50_000]) await store().hitSliding(key, 60_000, at(ms), aHit());
+        await store().hitSliding(other, 60_000, at(0), aHit());
+        expect(await store().countSliding(key, 60_000, at(50_000))).toBe(3);
+        expect(await store().countSliding(key, 60_000, at(50_000))).toBe(3);
+        // The first hit counts for 60 s after it, and no longer.
+        expect(await store().countSliding(key, 60_000, at(59_999))).toBe(3);
+        expect(await store().countSliding(key, 60_000, at(60_000))).toBe(2);
+        expect(await store().countSliding(key, 60_000, at(110_000))).toBe(0);
+        expect(await store().countSliding(other, 60_000, at(1_000))).toBe(1);
+      });
+
       test("resetSliding forgets the hits made up to its time, and keeps those made since (a success's reset that arrives late)", async () => {
         const key = aKey();
         for (const ms of [0, 1_000, 2_000]) await store().hitSliding(key, 60_000, at(ms), aHit());

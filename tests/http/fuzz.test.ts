@@ -59,6 +59,7 @@ function createShop() {
     state: () => attempts.state(),
     increment: (key, windowMs, now) => attempts.increment(key, windowMs, now),
     hitSliding: (key, windowMs, now, hit) => attempts.hitSliding(key, windowMs, now, hit),
+    countSliding: (key, windowMs, now) => attempts.countSliding(key, windowMs, now),
     takeBackSliding: (key, hit) => attempts.takeBackSliding(key, hit),
     resetSliding: (key, upTo) => attempts.resetSliding(key, upTo),
   };

@@ -212,6 +212,7 @@ export function createFailoverRateLimitStore({
         return fallback.hitSliding(key, windowMs, now, hit);
       }
     },
+    countSliding: (key, windowMs, now) => use((store) => store.countSliding(key, windowMs, now)),
     async takeBackSliding(key, hit) {
       // A hit counted in memory was never Redis's (one that gave up there is taken back on its own).
       if (await fallback.takeBackSliding(key, hit)) return true;

@@ -44,6 +44,9 @@ export function createMemoryRateLimitStore(): RateLimitStore {
       slides.set(key, { hits, windowMs });
       return hits.length;
     },
+    async countSliding(key, windowMs, now) {
+      return (slides.get(key)?.hits ?? []).filter((kept) => kept.at > now.getTime() - windowMs).length;
+    },
     async takeBackSliding(key, hit) {
       const slide = slides.get(key);
       const at = slide?.hits.findIndex((kept) => kept.name === hit) ?? -1;

@@ -56,6 +56,10 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     async hitSliding(key, windowMs, now, hit) {
       return Number(await client.send("EVAL", [HIT_SLIDING, "1", prefix + key, String(now.getTime()), String(windowMs), hit]));
     },
+    async countSliding(key, windowMs, now) {
+      // The hits scored after the window's start, as HIT_SLIDING keeps them (`(` excludes the bound).
+      return Number(await client.send("ZCOUNT", [prefix + key, `(${now.getTime() - windowMs}`, "+inf"]));
+    },
     async takeBackSliding(key, hit) {
       return Number(await client.send("ZREM", [prefix + key, hit])) > 0;
     },

@@ -20,10 +20,11 @@ export const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
  * takes its own hit back, so a flood of sign-ins, however many, or an outage with clients retrying
  * as told, leaves the count where the real checks put it and cannot lock anyone out by itself.
  *
- * A check refused while some of the five are still running in this process is not locked out: they
- * may yet be right, and the spec's lockout is for five failures. It is a 503 to retry in a second,
- * by when they have their verdicts (eight right sign-ins at once were three 429s for 15 minutes,
- * found by an attack). Checks running on another instance are not known here, and count as failures.
+ * A check refused while fewer than five of the counted are failures (the others still being
+ * checked, on any instance) is not locked out: those may yet be right, and the spec's lockout is
+ * for five failures. It is a 503 to retry in a second, by when they have their verdicts (eight
+ * right sign-ins at once were three 429s for 15 minutes, found by an attack). The failures are a
+ * sliding window of their own beside the checks', so every instance tells them apart alike.
  */
 export async function checkPasswordWithinLimit<T>(
   deps: Pick<Deps, "loginAttempts" | "clock" | "ids">,
@@ -32,53 +33,34 @@ export async function checkPasswordWithinLimit<T>(
   isRight: (found: T) => boolean,
 ): Promise<T> {
   // Not the fixed window's key of the code before (`sign-in:`), whose Redis value is a counter.
-  const key = `sign-in-checks:${email}`;
+  const checks = `sign-in-checks:${email}`;
+  const failures = `sign-in-failures:${email}`;
+  const { loginAttempts: store } = deps;
   const hit = deps.ids.next();
-  const attempts = await deps.loginAttempts.hitSliding(key, FAILED_SIGN_IN_WINDOW_MS, deps.clock.now(), hit);
-  // Counted now, and running until it is taken back or its verdict is in the store (a failure is its
-  // hit, kept; a success the count cleared). From when it is counted, not before: a hit counted
-  // after this one, or not yet, is not among `attempts` (the store answers in its own order, so the
-  // hits counted before this one have been answered, and marked running, before it).
-  const running = runningChecks(deps.loginAttempts);
-  running.set(key, (running.get(key) ?? 0) + 1);
-  try {
-    if (attempts > MAX_FAILED_SIGN_INS) {
-      // The hits counted less those running here (this one too): the failures, as far as this instance knows.
-      const failures = attempts - (running.get(key) ?? 1);
-      await deps.loginAttempts.takeBackSliding(key, hit);
-      if (failures < MAX_FAILED_SIGN_INS) {
-        throw new DomainError("auth.checks_running", "Another sign-in for this e-mail is being checked; please try again in a moment", {
-          retryAfterSeconds: 1,
-        });
-      }
-      throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, {
-        reason: "Too many failed sign-in attempts for this e-mail",
-        retryAfterSeconds: FAILED_SIGN_IN_WINDOW_MS / 1000,
-      });
+  const at = deps.clock.now();
+  if ((await store.hitSliding(checks, FAILED_SIGN_IN_WINDOW_MS, at, hit)) > MAX_FAILED_SIGN_INS) {
+    await store.takeBackSliding(checks, hit);
+    if ((await store.countSliding(failures, FAILED_SIGN_IN_WINDOW_MS, deps.clock.now())) < MAX_FAILED_SIGN_INS) {
+      throw new DomainError("auth.checks_running", "Another sign-in for this e-mail is being checked; please try again in a moment", { retryAfterSeconds: 1 });
     }
-    let found: T;
-    try {
-      found = await check();
-    } catch (error) {
-      await deps.loginAttempts.takeBackSliding(key, hit);
-      throw error;
-    }
-    if (isRight(found)) await deps.loginAttempts.resetSliding(key, deps.clock.now());
-    return found;
-  } finally {
-    const left = (running.get(key) ?? 1) - 1;
-    if (left > 0) running.set(key, left);
-    else running.delete(key);
+    throw new DomainError("auth.too_many_attempts", TOO_MANY_REQUESTS, {
+      reason: "Too many failed sign-in attempts for this e-mail",
+      retryAfterSeconds: FAILED_SIGN_IN_WINDOW_MS / 1000,
+    });
   }
-}
-
-/**
- * The password checks running in this process, by their key, for each store they count in: the
- * instance's own knowledge, beside the store's count (which other instances share).
- */
-const runningByStore = new WeakMap<object, Map<string, number>>();
-function runningChecks(store: object): Map<string, number> {
-  const running = runningByStore.get(store) ?? new Map<string, number>();
-  runningByStore.set(store, running);
-  return running;
+  let found: T;
+  try {
+    found = await check();
+  } catch (error) {
+    await store.takeBackSliding(checks, hit);
+    throw error;
+  }
+  if (isRight(found)) {
+    const now = deps.clock.now();
+    await Promise.all([store.resetSliding(checks, now), store.resetSliding(failures, now)]);
+  } else {
+    // A failure from when it was counted, so it ends with its check's hit.
+    await store.hitSliding(failures, FAILED_SIGN_IN_WINDOW_MS, at, hit);
+  }
+  return found;
 }

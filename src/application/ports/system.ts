@@ -41,6 +41,8 @@ export interface RateLimitStore {
    * lockout's "5 in 15 minutes", which a fixed window let through twice over across its end.
    */
   hitSliding(key: string, windowMs: number, now: Date, hit: string): Promise<number>;
+  /** How many of the key's sliding hits count at `now` (each for `windowMs` after it), adding none. */
+  countSliding(key: string, windowMs: number, now: Date): Promise<number>;
   /**
    * Takes back a hit (one that turned out not to happen): that one, not another request's, which
    * may have come since. True when it was there; nothing is done if it is gone (forgotten, or
