@@ -1,7 +1,7 @@
 import { describe, expect, spyOn, test } from "bun:test";
 import { createAccessResolver } from "../../src/application/auth/access.ts";
 import { register } from "../../src/application/auth/register.ts";
-import { MAX_FAILED_SIGN_INS } from "../../src/application/auth/password-attempts.ts";
+import { MAX_FAILED_SIGN_INS, RUNNING_CHECK_MS, checkPasswordWithinLimit } from "../../src/application/auth/password-attempts.ts";
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
 import { finishProviderSignIn } from "../../src/application/auth/provider-sign-in.ts";
 import { signOut } from "../../src/application/auth/sign-out.ts";
@@ -233,6 +233,50 @@ describe("password sign-in", () => {
       ),
     );
     expect(burst).toEqual(Array(10).fill("auth.too_many_attempts 900"));
+  });
+
+  test("a right password clears the failures before it, not the wrong guesses checked alongside it: after it, five checks in all (found by an attack: nine wrong ones were checked)", async () => {
+    const { deps } = await withAccount();
+    const { checks, heldHasher } = holdingChecks(deps.hasher);
+    const held = { ...deps, hasher: heldHasher };
+    const answer = (password: string) =>
+      signInWithPassword(held, { email: "ada@example.com", password }, origin).then(
+        () => "signed in",
+        (error: DomainError) => error.code,
+      );
+    // The right one and four guesses are being checked at once; the right one's verdict comes first.
+    const right = answer("correct horse");
+    await settled();
+    const guesses = Array.from({ length: 4 }, (_, i) => answer(`guess ${i}`));
+    await settled();
+    expect(checks).toHaveLength(5);
+    checks[0]!.resolve();
+    expect(await right).toBe("signed in");
+    for (const check of checks.slice(1)) check.resolve();
+    expect(await Promise.all(guesses)).toEqual(Array(4).fill("auth.invalid_credentials"));
+    // Five more guesses at once: one is checked, the fifth failure; the rest are refused.
+    const more = Array.from({ length: 5 }, (_, i) => answer(`more ${i}`));
+    await settled();
+    for (const check of checks.slice(5)) check.resolve();
+    const answers = await Promise.all(more);
+    expect(checks).toHaveLength(6);
+    expect(answers.filter((code) => code === "auth.invalid_credentials")).toHaveLength(1);
+    expect(await answer("correct horse")).toBe("auth.too_many_attempts");
+  });
+
+  test("checks an instance never finished (it was killed) stop counting after a minute: the e-mail is not held at 503 for 15 minutes (found by an attack)", async () => {
+    const { deps } = await withAccount();
+    // Five checks whose instance died: no verdict ever comes.
+    for (let i = 0; i < MAX_FAILED_SIGN_INS; i++) void checkPasswordWithinLimit(deps, "ada@example.com", () => new Promise<boolean>(() => {}), Boolean);
+    await settled();
+    const signIn = () =>
+      signInWithPassword(deps, { email: "ada@example.com", password: "correct horse" }, origin).then(
+        () => "signed in",
+        (error: DomainError) => error.code,
+      );
+    expect(await signIn()).toBe("auth.checks_running");
+    deps.clock.advance(RUNNING_CHECK_MS);
+    expect(await signIn()).toBe("signed in");
   });
 
   test("eight right sign-ins at once lock no one out: five are checked, three are told to try again in a second, and then sign in (found by an attack: they were 429 for 15 minutes)", async () => {
