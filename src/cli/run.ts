@@ -9,8 +9,8 @@ import { type Output, commands, usage } from "./commands.ts";
  * One run of the admin CLI: the command named by `argv[0]` with the rest as its arguments, its
  * settings read from `env`, what it says written to `output`. Resolves to the exit code: 0 done,
  * 1 refused or failed, 2 called wrongly; either with one line on stderr (decisions §1), a command
- * called wrongly naming how it is called (no command at all: one line pointing to --help). The bin (main.ts)
- * hands it the process's own; tests call it with theirs.
+ * called wrongly naming how it is called (no command at all: one line pointing to --help). The bin
+ * (main.ts) hands it the process's own; tests call it with theirs.
  */
 export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, output: Output): Promise<number> {
   const [name, ...args] = argv;

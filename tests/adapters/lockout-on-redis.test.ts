@@ -6,8 +6,8 @@ import { register } from "../../src/application/auth/register.ts";
 import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
 import { eventually } from "../support/eventually.ts";
 
-// The sign-in lockout's bursts with its count in Redis, as instances share it (REDIS_URL): Redis
-// answers in its own order, which the lockout's tell of a failure from a check still running needs.
+// The sign-in lockout with its counts in Redis, as instances share them (REDIS_URL): the checks
+// running and the failures, which tell a locked-out e-mail (429) from one still being checked (503).
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `storefront-test:${process.pid}:lockout:`;
 const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };

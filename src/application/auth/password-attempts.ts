@@ -59,19 +59,14 @@ export async function checkPasswordWithinLimit<T>(
       retryAfterSeconds: FAILED_SIGN_IN_WINDOW_MS / 1000,
     });
   }
-  let found: T;
   try {
-    found = await check();
-  } catch (error) {
-    await store.takeBackSliding(running, hit);
-    throw error;
-  }
-  if (isRight(found)) {
-    await store.resetSliding(failures, deps.clock.now());
-  } else {
+    const found = await check();
+    if (isRight(found)) await store.resetSliding(failures, deps.clock.now());
     // A failure from when it was counted, so its 15 minutes start with its check.
-    await store.hitSliding(failures, FAILED_SIGN_IN_WINDOW_MS, at, hit);
+    else await store.hitSliding(failures, FAILED_SIGN_IN_WINDOW_MS, at, hit);
+    return found;
+  } finally {
+    // Running no more: after its failure is counted, or when it gave no verdict (an error).
+    await store.takeBackSliding(running, hit);
   }
-  await store.takeBackSliding(running, hit);
-  return found;
 }
