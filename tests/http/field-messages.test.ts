@@ -38,3 +38,13 @@ test("numbers and types: a quantity of 0, of 100, of text, and none at all", asy
   expect(await add({ quantity: "two" })).toEqual({ quantity: "must be a number" });
   expect(messages((await t.call("POST", "/api/cart", { body: { quantity: 1 }, headers: me.headers })).body)).toEqual({ productId: "is required" });
 });
+
+test("a number past every bound is told the field's own bound, once: not also a whole number's safe range (found by trying it)", async () => {
+  const issues = async (res: { body: { details: { issues: unknown[] } } }) => res.body.details.issues;
+  const huge = await t.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1e20 }, headers: me.headers });
+  expect(await issues(huge)).toEqual([{ path: "quantity", message: "must be at most 99" }]);
+  const page = await t.call("GET", "/api/products?limit=99999999999999999999");
+  expect(await issues(page)).toEqual([{ path: "limit", message: "must be at most 100" }]);
+  const below = await t.call("GET", "/api/products?page=-99999999999999999999");
+  expect(await issues(below)).toEqual([{ path: "page", message: "must be at least 1" }]);
+});

@@ -6,10 +6,34 @@ import { MAX_ISSUES, type ValidationIssue, issue } from "./input-checks.ts";
 import { requestInfo } from "./request-context.ts";
 import type { RouteTable } from "./route-table.ts";
 
-type StandardIssue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; keys?: unknown; code?: unknown };
+type StandardIssue = {
+  message: string;
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+  keys?: unknown;
+  code?: unknown;
+  maximum?: unknown;
+  minimum?: unknown;
+};
 type StandardSchema = { "~standard": { validate(value: unknown): { issues?: readonly StandardIssue[] } | Promise<unknown> } };
 
 const dotted = (path: StandardIssue["path"] = []) => path.map((part) => String(typeof part === "object" ? part.key : part)).join(".");
+
+/**
+ * A value past two bounds on one side, a whole number's safe range and the field's own, is told
+ * the field's: "must be at most 99", not also "must be at most 9007199254740991" (found by trying it).
+ */
+function looserBound(found: StandardIssue, issues: readonly StandardIssue[]): boolean {
+  const side = found.code === "too_big" ? "maximum" : found.code === "too_small" ? "minimum" : null;
+  if (!side) return false;
+  const at = dotted(found.path);
+  return issues.some(
+    (other) =>
+      other !== found &&
+      other.code === found.code &&
+      dotted(other.path) === at &&
+      (side === "maximum" ? Number(other.maximum) < Number(found.maximum) : Number(other.minimum) > Number(found.minimum)),
+  );
+}
 
 /**
  * The issues of a failed validation, each naming its field. Routes validate with zod (a Standard
@@ -24,7 +48,8 @@ function validationIssues(error: ValidationError): ValidationIssue[] {
     return error.all.map((found) => issue("path" in found && found.path !== "root" ? String(found.path) : "", found.summary ?? "Invalid value"));
   }
   const query = error.type === "query" ? (error.value as Record<string, unknown>) : null;
-  return result.issues.slice(0, MAX_ISSUES).flatMap((found) => {
+  const issues = result.issues.filter((found, _, all) => !looserBound(found, all));
+  return issues.slice(0, MAX_ISSUES).flatMap((found) => {
     const at = dotted(found.path);
     // A query key given twice where its field takes one value (a list is the query's only array, and
     // zod's issue is then its type). A field that joins the values into a list (queryText) has its
