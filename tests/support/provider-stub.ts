@@ -107,6 +107,9 @@ export function startUnrulyProvider() {
   const ended: Record<string, PromiseWithResolvers<void>> = {};
   const never = Promise.withResolvers<void>();
   const chunk = new TextEncoder().encode("A".repeat(64 * 1024));
+  // Made once, not per answer: filling 50 MB took seconds on a loaded VM, inside the time the test
+  // gives the shop to answer (found by a run under load).
+  const huge = new Blob([new Uint8Array(50 * 1024 * 1024).fill(65)]);
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -118,7 +121,7 @@ export function startUnrulyProvider() {
       const count = (bytes: Uint8Array) => ((sent[path] = (sent[path] ?? 0) + bytes.byteLength), bytes);
       const start = new TextEncoder().encode('{"access_token":"');
       if (path === "hang") await never.promise;
-      if (path === "huge-length") return new Response(new Uint8Array(50 * 1024 * 1024).fill(65), { headers: { "content-type": "application/json" } });
+      if (path === "huge-length") return new Response(huge, { headers: { "content-type": "application/json" } });
       const body = new ReadableStream<Uint8Array>({
         start: (controller) => controller.enqueue(count(start)),
         async pull(controller) {
