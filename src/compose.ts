@@ -77,7 +77,10 @@ function chooseCounters(config: Config, logger: Logger): { counters: RateLimitSt
     counters,
     description: `Redis at ${url.hostname}:${url.port || 6379}, keys under ${config.redisKeyPrefix} (memory while it does not answer)`,
     connect,
-    close: () => client.close(),
+    close: () => {
+      counters.close();
+      client.close();
+    },
   };
 }
 

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { createJsonLogger } from "../../src/adapters/log.ts";
+import { createMemoryDeps } from "../../src/adapters/memory/deps.ts";
 import { createFailoverRateLimitStore } from "../../src/adapters/ratelimit/failover-store.ts";
 import { createMemoryRateLimitStore } from "../../src/adapters/ratelimit/memory-store.ts";
 import { createRedisRateLimitStore } from "../../src/adapters/ratelimit/redis-store.ts";
+import { register } from "../../src/application/auth/register.ts";
+import { signInWithPassword } from "../../src/application/auth/sign-in-with-password.ts";
 import { eventually } from "../support/eventually.ts";
 import { type TestRedis, startRedisServer } from "../support/redis.ts";
 
@@ -15,7 +18,10 @@ beforeAll(async () => {
   client = new RedisClient(redis.url, { enableOfflineQueue: false, connectionTimeout: 250 });
   await client.connect();
 });
+/** Every store made here: one a test leaves on memory retries Redis until it is closed. */
+const stores: Array<{ close(): void }> = [];
 afterAll(async () => {
+  for (const store of stores) store.close();
   client.close();
   redis.resume();
   await redis.stop();
@@ -44,6 +50,7 @@ function failover() {
       if (!client.connected) await client.connect();
     },
   });
+  stores.push(store);
   return { store, primary, events: () => lines.map((l) => l.event), retries: () => retries };
 }
 
@@ -166,6 +173,52 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     }
   });
 
+  test("failures counted in memory while Redis was frozen count in Redis once it is back: stall after stall adds up (found by an attack: each stall lost them, and 20 guesses were checked in 10 s)", async () => {
+    const { store } = failover();
+    const k = key();
+    for (let stall = 1; stall <= 3; stall++) {
+      redis.pause();
+      try {
+        await store.hitSliding(k, 60_000, new Date(), `failure-${stall}`);
+        expect(store.degraded()).toBe(true);
+      } finally {
+        redis.resume();
+      }
+      await backOnRedis(store);
+      expect(await inRedis(k)).toBe(stall);
+    }
+  });
+
+  test("a hit counted in memory and taken back before Redis is back never reaches Redis", async () => {
+    const { store } = failover();
+    const k = key();
+    redis.pause();
+    try {
+      await store.hitSliding(k, 60_000, new Date(), "running");
+      expect(await store.takeBackSliding(k, "running")).toBe(true);
+    } finally {
+      redis.resume();
+    }
+    await backOnRedis(store);
+    expect(await inRedis(k)).toBe(0);
+  });
+
+  test("an instance no request reaches sends a success's reset to Redis once it is back, by itself (found by an attack: the other instance kept the right password out, 429 for 900 s)", async () => {
+    const { store } = failover();
+    const k = key();
+    for (let i = 0; i < 5; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
+    redis.pause();
+    try {
+      await store.increment("stall", 60_000, new Date());
+      await store.resetSliding(k, new Date());
+    } finally {
+      redis.resume();
+    }
+    // No request, no readiness probe: nothing asks this store for anything from here on.
+    await eventually(async () => expect(await inRedis(k)).toBe(0), 10_000);
+    expect(store.degraded()).toBe(false);
+  });
+
   test("a hit counted in Redis and taken back while the store answers from memory is taken back in Redis too", async () => {
     const { store } = failover();
     const k = key();
@@ -241,6 +294,7 @@ test.each([
       timeoutMs: 200,
       retryEveryMs: 10,
     });
+    stores.push(store);
     await eventually(async () => {
       await store.increment("slow", 60_000, new Date());
       expect(retries).toBeGreaterThanOrEqual(5);
@@ -285,6 +339,7 @@ describe("the way back replays what Redis missed (found by a review)", () => {
       timeoutMs: 50,
       retryEveryMs: 10,
     });
+    stores.push(store);
     return {
       store,
       resets,
@@ -343,5 +398,49 @@ describe("the way back replays what Redis missed (found by a review)", () => {
     await backOnRedis(redis.store);
     expect(redis.resets.sort()).toEqual([1_000, 1_000]);
     expect(redis.events()).toEqual(["ratelimit.degraded", "ratelimit.undo_failed", "ratelimit.restored"]);
+  });
+});
+
+describe("the sign-in lockout on two instances across Redis's stalls (found by an attack)", () => {
+  const origin = { ipAddress: "203.0.113.9", userAgent: "test-agent" };
+  async function twoInstances() {
+    const email = `stalls-${crypto.randomUUID()}@example.com`;
+    const stores = [failover().store, failover().store] as const;
+    const here = createMemoryDeps({ loginAttempts: stores[0] });
+    await register(here, { email, password: "correct horse" }, origin, "https://shop.example.com");
+    const there = { ...here, loginAttempts: stores[1] };
+    const signIn = (deps: typeof here) => (password: string) =>
+      signInWithPassword(deps, { email, password }, origin).then(
+        () => "signed in",
+        (error: { code: string; details?: { retryAfterSeconds?: number } }) => `${error.code} ${error.details?.retryAfterSeconds}`,
+      );
+    return { here: signIn(here), there: signIn(there), stores };
+  }
+  async function frozen<T>(during: () => Promise<T>): Promise<T> {
+    redis.pause();
+    try {
+      return await during();
+    } finally {
+      redis.resume();
+    }
+  }
+
+  test("wrong passwords checked while Redis is frozen count on both instances once it is back: five in all, across three stalls, lock the e-mail out", async () => {
+    const { here, there, stores } = await twoInstances();
+    for (let stall = 0; stall < 3; stall++) expect(await frozen(() => here(`guess ${stall}`))).toBe("auth.invalid_credentials undefined");
+    for (const store of stores) await backOnRedis(store);
+    expect(await there("guess 3")).toBe("auth.invalid_credentials undefined");
+    expect(await there("guess 4")).toBe("auth.invalid_credentials undefined");
+    expect(await there("guess 5")).toBe("auth.too_many_attempts 900");
+    expect(await here("correct horse")).toBe("auth.too_many_attempts 900");
+  });
+
+  test("a right password on the other instance clears the failures for the next stall too: this instance's memory does not keep them (it refused the right password, 429)", async () => {
+    const { here, there, stores } = await twoInstances();
+    for (let i = 0; i < 3; i++) expect(await frozen(() => here(`guess ${i}`))).toBe("auth.invalid_credentials undefined");
+    for (const store of stores) await backOnRedis(store);
+    expect(await there("correct horse")).toBe("signed in");
+    const answers = await frozen(async () => [await here("guess 3"), await here("guess 4"), await here("correct horse")]);
+    expect(answers).toEqual(["auth.invalid_credentials undefined", "auth.invalid_credentials undefined", "signed in"]);
   });
 });

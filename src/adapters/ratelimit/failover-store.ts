@@ -10,14 +10,22 @@ import { within } from "../within.ts";
 const REDIS_WAIT_MS = 150;
 /** The longest a check in the background (asked for by readiness or a scrape, or the retry while degraded) waits on Redis: no request waits on it. */
 const CHECK_WAIT_MS = 1_000;
-/** The most undos kept for Redis while it is away: a flood of sign-ins then lets no memory grow without end. */
-const UNDONE_LIMIT = 10_000;
-/** Undos replayed at once on the way back. */
+/** The most of what Redis missed kept for it while it is away: a flood of sign-ins then lets no memory grow without end. */
+const MISSED_LIMIT = 10_000;
+/** What Redis missed replayed at once on the way back. */
 const REPLAY_BATCH = 100;
+
+/** What Redis missed while it was away: a hit counted in memory, a success's reset, a take-back. */
+type Missed = (
+  | { kind: "hit"; key: string; windowMs: number; at: number; hit: string }
+  | { kind: "reset"; key: string; upTo: number }
+  | { kind: "takeBack"; key: string; hit: string }
+) & { dropped?: boolean };
 
 export interface FailoverOptions {
   primary: RateLimitStore & { probe(): Promise<void> };
-  fallback: RateLimitStore;
+  /** Its sliding windows are forgotten on the way back, when Redis has them all. */
+  fallback: RateLimitStore & { forgetSliding(): void };
   logger: Logger;
   /** The longest a request waits on the primary before the fallback answers. */
   timeoutMs?: number;
@@ -30,19 +38,22 @@ export interface FailoverOptions {
 /**
  * The primary store (Redis) while it answers, this process's memory while it does not: no request
  * fails for want of Redis, and none waits on it longer than `timeoutMs`. The switch to memory is
- * logged once, and so is the way back, found by a retry in the background at most every
- * `retryEveryMs` while requests come. Asking for the state (readiness, a metrics scrape) checks
- * Redis in the background too, at most as often: so an instance no request reaches still finds
- * Redis gone, and back, and the state asked next says so. Counts made in memory meanwhile stay
- * there: while degraded, each instance counts on its own.
+ * logged once, and so is the way back, found by a retry in the background every `retryEveryMs`
+ * while degraded, whether requests come or not. Asking for the state (readiness, a metrics scrape)
+ * checks Redis in the background too, at most as often: so an instance no request reaches still
+ * finds Redis gone, and the state asked next says so. While degraded, each instance counts on its
+ * own: fixed windows (the rate limits) stay in memory.
  *
- * What undoes a sliding window's hits (a take-back by the hit's name, a success's reset up to its
- * time) reaches the store that counted them: memory at once; Redis at once while it answers, and
- * while it does not, once it is back: the way back replays what it missed first (at most
- * UNDONE_LIMIT of them), so a Redis that stalled, restarted with its data or came back through a
- * replica keeps no count the shop took back. A hit that gave up waiting on Redis was sent all the
- * same, and a frozen Redis runs it when it thaws: so it is taken back there at once, behind it, and
- * on the way back too (found by an attack and a review).
+ * A sliding window (the sign-in lockout) loses nothing to an outage: what Redis missed, the hits
+ * counted in memory, the successes' resets and the take-backs, is kept in the order it happened and
+ * replayed on the way back (at most MISSED_LIMIT of them), before Redis counts again, and memory's
+ * windows are then forgotten: so the failures an instance counted while Redis was away count on
+ * every instance once it is back, where they were lost and each stall let four more guesses in
+ * (found by an attack), and a success elsewhere since then clears them there too. A hit taken back
+ * before it was replayed is not sent at all. A Redis that stalled, restarted with its data or came
+ * back through a replica keeps no count the shop took back. A hit that gave up waiting on Redis was
+ * sent all the same, and a frozen Redis runs it when it thaws: so it is taken back there at once,
+ * behind it, and on the way back too (found by an attack and a review).
  */
 export function createFailoverRateLimitStore({
   primary,
@@ -51,71 +62,80 @@ export function createFailoverRateLimitStore({
   timeoutMs = REDIS_WAIT_MS,
   retryEveryMs = 1_000,
   reconnect,
-}: FailoverOptions): RateLimitStore & { degraded(): boolean } {
+}: FailoverOptions): RateLimitStore & { degraded(): boolean; close(): void } {
   let degraded = false;
   let retrying = false;
   let lastRetry = 0;
-  /** What Redis missed while away: resets (the latest time for each key) and take-backs (by key and hit). */
-  const missedResets = new Map<string, number>();
-  const missedTakeBacks = new Map<string, { key: string; hit: string }>();
-  let undoneDropped = false;
+  /** While degraded: the retries that run whether requests come or not (an idle instance held a success's reset from Redis, found by an attack). */
+  let retryTimer: ReturnType<typeof setInterval> | undefined;
+  /** What Redis missed, in the order it happened; and of it, by name, the hits and resets not sent yet. */
+  const missedLog: Missed[] = [];
+  const unsentHits = new Map<string, Missed>();
+  const unsentResets = new Map<string, Missed>();
+  let missedDropped = false;
+  const hitName = (key: string, hit: string) => JSON.stringify([key, hit]);
 
-  function missed(undo: { reset: string; upTo: number } | { takeBack: string; hit: string }) {
-    if ("reset" in undo && missedResets.has(undo.reset)) {
-      missedResets.set(undo.reset, Math.max(missedResets.get(undo.reset)!, undo.upTo));
+  function missed(entry: Missed) {
+    if (missedLog.length >= MISSED_LIMIT) {
+      if (!missedDropped) logger.warn("ratelimit.undone_dropped", { limit: MISSED_LIMIT });
+      missedDropped = true;
       return;
     }
-    if (missedResets.size + missedTakeBacks.size >= UNDONE_LIMIT) {
-      if (!undoneDropped) logger.warn("ratelimit.undone_dropped", { limit: UNDONE_LIMIT });
-      undoneDropped = true;
-      return;
+    if (entry.kind === "hit") unsentHits.set(hitName(entry.key, entry.hit), entry);
+    if (entry.kind === "reset") {
+      // A later reset of the key clears all an earlier one would, and the hits between them too.
+      const earlier = unsentResets.get(entry.key);
+      if (earlier) earlier.dropped = true;
+      unsentResets.set(entry.key, entry);
     }
-    if ("reset" in undo) missedResets.set(undo.reset, undo.upTo);
-    else missedTakeBacks.set(JSON.stringify([undo.takeBack, undo.hit]), { key: undo.takeBack, hit: undo.hit });
+    missedLog.push(entry);
+  }
+
+  function send(entry: Missed): Promise<unknown> {
+    if (entry.kind === "hit") return primary.hitSliding(entry.key, entry.windowMs, new Date(entry.at), entry.hit);
+    if (entry.kind === "reset") return primary.resetSliding(entry.key, new Date(entry.upTo));
+    return primary.takeBackSliding(entry.key, entry.hit);
   }
 
   /**
-   * One undo replayed, and forgotten once done (unless a newer one of the key came meanwhile). An
-   * error Redis answered with (a permission refused) drops it, logged: a Redis that refuses one undo
-   * for good would otherwise keep the store on memory for good. A lost connection stops the replay,
-   * what is left kept for the next way back.
+   * One missed step replayed. An error Redis answered with (a permission refused) drops it, logged:
+   * a Redis that refuses one for good would otherwise keep the store on memory for good. A lost
+   * connection stops the replay, the batch kept for the next way back (sent again, which is
+   * harmless: each step done twice is done once).
    */
-  async function replayOne(send: () => Promise<unknown>, forget: () => void) {
+  async function replayOne(entry: Missed) {
     try {
-      await send();
+      await send(entry);
     } catch (error) {
       if (String((error as { code?: unknown }).code ?? "").startsWith("ERR_REDIS_CONNECTION")) throw error;
       logger.warn("ratelimit.undo_failed", { error: messageOf(error) });
     }
-    forget();
   }
 
   /**
-   * Replays what Redis missed, in batches, until nothing is left (undos that come meanwhile too),
-   * and then counts on Redis again: in the same step as the last look, so that no undo can come in
-   * between, be kept for a replay that has ended, and never reach Redis (found by a review).
+   * Replays what Redis missed, in batches in the order it happened, until nothing is left (what
+   * comes meanwhile too), and then counts on Redis again: in the same step as the last look, so that
+   * nothing can come in between, be kept for a replay that has ended, and never reach Redis (found by
+   * a review). Memory's sliding windows are forgotten then: Redis has them all, and a success on
+   * another instance since may have cleared them there (memory's stale failures refused a right
+   * password at the next stall, found by an attack).
    */
   async function replayMissedThenRestore() {
-    while (missedResets.size + missedTakeBacks.size > 0) {
-      const resets = [...missedResets].slice(0, REPLAY_BATCH);
-      const takeBacks = [...missedTakeBacks].slice(0, REPLAY_BATCH - resets.length);
-      await Promise.all([
-        ...resets.map(([key, upTo]) =>
-          replayOne(
-            () => primary.resetSliding(key, new Date(upTo)),
-            () => missedResets.get(key) === upTo && missedResets.delete(key),
-          ),
-        ),
-        ...takeBacks.map(([entry, { key, hit }]) =>
-          replayOne(
-            () => primary.takeBackSliding(key, hit),
-            () => missedTakeBacks.delete(entry),
-          ),
-        ),
-      ]);
+    while (missedLog.length > 0) {
+      const batch = missedLog.slice(0, REPLAY_BATCH);
+      // Sent from here on: a take-back of one of these hits must reach Redis, behind it.
+      for (const entry of batch) {
+        if (entry.kind === "hit") unsentHits.delete(hitName(entry.key, entry.hit));
+        if (entry.kind === "reset" && unsentResets.get(entry.key) === entry) unsentResets.delete(entry.key);
+      }
+      // One connection: Redis runs them in the order they are sent.
+      await Promise.all(batch.filter((entry) => !entry.dropped).map(replayOne));
+      missedLog.splice(0, batch.length);
     }
-    undoneDropped = false;
+    missedDropped = false;
     degraded = false;
+    fallback.forgetSliding();
+    clearInterval(retryTimer);
     logger.info("ratelimit.restored", { to: "redis" });
   }
 
@@ -124,6 +144,8 @@ export function createFailoverRateLimitStore({
     degraded = true;
     lastRetry = Date.now();
     logger.error("ratelimit.degraded", { to: "memory", error: messageOf(error) });
+    retryTimer = setInterval(retryInBackground, retryEveryMs);
+    retryTimer.unref?.();
   }
 
   function retryInBackground() {
@@ -199,37 +221,44 @@ export function createFailoverRateLimitStore({
     },
     increment: (key, windowMs, now) => use((store) => store.increment(key, windowMs, now)),
     async hitSliding(key, windowMs, now, hit) {
-      if (degraded) {
-        retryInBackground();
-        return fallback.hitSliding(key, windowMs, now, hit);
-      }
-      try {
-        return await within(primary.hitSliding(key, windowMs, now, hit), timeoutMs);
-      } catch (error) {
-        degrade(error);
-        void primary.takeBackSliding(key, hit).catch(() => false);
-        missed({ takeBack: key, hit });
-        return fallback.hitSliding(key, windowMs, now, hit);
-      }
+      if (!degraded) {
+        try {
+          return await within(primary.hitSliding(key, windowMs, now, hit), timeoutMs);
+        } catch (error) {
+          degrade(error);
+          void primary.takeBackSliding(key, hit).catch(() => false);
+          missed({ kind: "takeBack", key, hit });
+        }
+      } else retryInBackground();
+      // Counted in memory, and in Redis once it is back.
+      missed({ kind: "hit", key, windowMs, at: now.getTime(), hit });
+      return fallback.hitSliding(key, windowMs, now, hit);
     },
     countSliding: (key, windowMs, now) => use((store) => store.countSliding(key, windowMs, now)),
     async takeBackSliding(key, hit) {
-      // A hit counted in memory was never Redis's (one that gave up there is taken back on its own).
-      if (await fallback.takeBackSliding(key, hit)) return true;
+      const inMemory = await fallback.takeBackSliding(key, hit);
+      // A hit counted in memory and not replayed yet: Redis is never sent it.
+      const unsent = unsentHits.get(hitName(key, hit));
+      if (unsent) {
+        unsent.dropped = true;
+        unsentHits.delete(hitName(key, hit));
+        return true;
+      }
       let taken = false;
       await undoInRedis(
         async () => (taken = await primary.takeBackSliding(key, hit)),
-        () => missed({ takeBack: key, hit }),
+        () => missed({ kind: "takeBack", key, hit }),
       );
-      return taken;
+      return inMemory || taken;
     },
     async resetSliding(key, upTo) {
       await fallback.resetSliding(key, upTo);
       await undoInRedis(
         () => primary.resetSliding(key, upTo),
-        () => missed({ reset: key, upTo: upTo.getTime() }),
+        () => missed({ kind: "reset", key, upTo: upTo.getTime() }),
       );
     },
     degraded: () => degraded,
+    close: () => clearInterval(retryTimer),
   };
 }

@@ -6,7 +6,7 @@ const SWEEP_EVERY = 1000;
  * Fixed-window counters and sliding windows' hits in this process; expired windows and hits are
  * dropped when met and swept now and then.
  */
-export function createMemoryRateLimitStore(): RateLimitStore {
+export function createMemoryRateLimitStore(): RateLimitStore & { forgetSliding(): void } {
   const windows = new Map<string, WindowCount>();
   /** A sliding window's hits (their time in ms, and name), oldest first, and how long each counts. */
   const slides = new Map<string, { hits: Array<{ at: number; name: string }>; windowMs: number }>();
@@ -57,5 +57,7 @@ export function createMemoryRateLimitStore(): RateLimitStore {
       const slide = slides.get(key);
       if (slide) slide.hits = slide.hits.filter((kept) => kept.at > upTo.getTime());
     },
+    /** Every sliding window's hits gone (the failover's, once Redis holds them). */
+    forgetSliding: () => slides.clear(),
   };
 }
