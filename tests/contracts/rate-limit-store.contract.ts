@@ -100,6 +100,18 @@ export function rateLimitStoreContract(name: string, store: () => RateLimitStore
         await store().resetSliding(aKey(), at(4_000));
       });
 
+      test("a hit made before a reset that arrives after it is not counted (an instance's failures sent on Redis's way back, after a success on another); one made after it is", async () => {
+        const key = aKey();
+        await store().hitSliding(key, 60_000, at(1_000), aHit());
+        await store().resetSliding(key, at(3_000));
+        await store().resetSliding(key, at(2_000));
+        expect(await store().hitSliding(key, 60_000, at(2_500), aHit())).toBe(0);
+        expect(await store().hitSliding(key, 60_000, at(2_999), aHit())).toBe(0);
+        // One of the reset's own millisecond counts: it may have come after the success.
+        expect(await store().hitSliding(key, 60_000, at(3_000), aHit())).toBe(1);
+        expect(await store().countSliding(key, 60_000, at(4_000))).toBe(1);
+      });
+
       test("50 hits at once, in the same millisecond, are counted 1 to 50, none lost and none twice", async () => {
         const key = aKey();
         const counts = await Promise.all(Array.from({ length: 50 }, () => store().hitSliding(key, 60_000, at(0), aHit())));

@@ -24,8 +24,7 @@ type Missed = (
 
 export interface FailoverOptions {
   primary: RateLimitStore & { probe(): Promise<void> };
-  /** Its sliding windows are forgotten on the way back, when Redis has them all. */
-  fallback: RateLimitStore & { forgetSliding(): void };
+  fallback: RateLimitStore;
   logger: Logger;
   /** The longest a request waits on the primary before the fallback answers. */
   timeoutMs?: number;
@@ -44,16 +43,21 @@ export interface FailoverOptions {
  * finds Redis gone, and the state asked next says so. While degraded, each instance counts on its
  * own: fixed windows (the rate limits) stay in memory.
  *
- * A sliding window (the sign-in lockout) loses nothing to an outage: what Redis missed, the hits
- * counted in memory, the successes' resets and the take-backs, is kept in the order it happened and
- * replayed on the way back (at most MISSED_LIMIT of them), before Redis counts again, and memory's
- * windows are then forgotten: so the failures an instance counted while Redis was away count on
- * every instance once it is back, where they were lost and each stall let four more guesses in
- * (found by an attack), and a success elsewhere since then clears them there too. A hit taken back
- * before it was replayed is not sent at all. A Redis that stalled, restarted with its data or came
- * back through a replica keeps no count the shop took back. A hit that gave up waiting on Redis was
- * sent all the same, and a frozen Redis runs it when it thaws: so it is taken back there at once,
- * behind it, and on the way back too (found by an attack and a review).
+ * A sliding window (the sign-in lockout) loses nothing to an outage:
+ * - Memory keeps this instance's own hits, resets and take-backs while Redis answers too, so an
+ *   outage starts from what this instance counted, not from nothing: stall after stall, each
+ *   instance checks at most five failures of an e-mail in its window, where each stall let five
+ *   more in on each instance (found by an attack).
+ * - What Redis missed, the hits counted in memory, the successes' resets and the take-backs, is
+ *   kept in the order it happened and replayed on the way back (at most MISSED_LIMIT of them),
+ *   before Redis counts again: the failures an instance counted while Redis was away count on every
+ *   instance once it is back (they were lost, found by an attack). A failure made before a success
+ *   on another instance is not counted there, whenever it arrives (the store's resets say so).
+ * - A hit taken back before it was replayed is not sent at all, and holds no place in the replay.
+ * - A Redis that stalled, restarted with its data or came back through a replica keeps no count
+ *   the shop took back. A hit that gave up waiting on Redis was sent all the same, and a frozen
+ *   Redis runs it when it thaws: so it is taken back there at once, behind it, and on the way back
+ *   too (found by an attack and a review).
  */
 export function createFailoverRateLimitStore({
   primary,
@@ -68,15 +72,24 @@ export function createFailoverRateLimitStore({
   let lastRetry = 0;
   /** While degraded: the retries that run whether requests come or not (an idle instance held a success's reset from Redis, found by an attack). */
   let retryTimer: ReturnType<typeof setInterval> | undefined;
-  /** What Redis missed, in the order it happened; and of it, by name, the hits and resets not sent yet. */
-  const missedLog: Missed[] = [];
+  /**
+   * What Redis missed, in the order it happened (with steps dropped since, skipped); of it, by name,
+   * the hits and resets not sent yet; and how many steps are still to send.
+   */
+  let missedLog: Missed[] = [];
   const unsentHits = new Map<string, Missed>();
   const unsentResets = new Map<string, Missed>();
+  let missedLive = 0;
   let missedDropped = false;
   const hitName = (key: string, hit: string) => JSON.stringify([key, hit]);
 
+  function drop(entry: Missed) {
+    entry.dropped = true;
+    missedLive--;
+  }
+
   function missed(entry: Missed) {
-    if (missedLog.length >= MISSED_LIMIT) {
+    if (missedLive >= MISSED_LIMIT) {
       if (!missedDropped) logger.warn("ratelimit.undone_dropped", { limit: MISSED_LIMIT });
       missedDropped = true;
       return;
@@ -85,10 +98,13 @@ export function createFailoverRateLimitStore({
     if (entry.kind === "reset") {
       // A later reset of the key clears all an earlier one would, and the hits between them too.
       const earlier = unsentResets.get(entry.key);
-      if (earlier) earlier.dropped = true;
+      if (earlier) drop(earlier);
       unsentResets.set(entry.key, entry);
     }
+    // The steps dropped are skipped, and let go of once they outnumber the rest.
+    if (missedLog.length >= 2 * MISSED_LIMIT) missedLog = missedLog.filter((kept) => !kept.dropped);
     missedLog.push(entry);
+    missedLive++;
   }
 
   function send(entry: Missed): Promise<unknown> {
@@ -116,9 +132,7 @@ export function createFailoverRateLimitStore({
    * Replays what Redis missed, in batches in the order it happened, until nothing is left (what
    * comes meanwhile too), and then counts on Redis again: in the same step as the last look, so that
    * nothing can come in between, be kept for a replay that has ended, and never reach Redis (found by
-   * a review). Memory's sliding windows are forgotten then: Redis has them all, and a success on
-   * another instance since may have cleared them there (memory's stale failures refused a right
-   * password at the next stall, found by an attack).
+   * a review).
    */
   async function replayMissedThenRestore() {
     while (missedLog.length > 0) {
@@ -129,12 +143,14 @@ export function createFailoverRateLimitStore({
         if (entry.kind === "reset" && unsentResets.get(entry.key) === entry) unsentResets.delete(entry.key);
       }
       // One connection: Redis runs them in the order they are sent.
-      await Promise.all(batch.filter((entry) => !entry.dropped).map(replayOne));
-      missedLog.splice(0, batch.length);
+      const sending = batch.filter((entry) => !entry.dropped);
+      await Promise.all(sending.map(replayOne));
+      const sent = new Set(batch);
+      missedLog = missedLog.filter((entry) => !sent.has(entry));
+      missedLive -= sending.length;
     }
     missedDropped = false;
     degraded = false;
-    fallback.forgetSliding();
     clearInterval(retryTimer);
     logger.info("ratelimit.restored", { to: "redis" });
   }
@@ -223,7 +239,10 @@ export function createFailoverRateLimitStore({
     async hitSliding(key, windowMs, now, hit) {
       if (!degraded) {
         try {
-          return await within(primary.hitSliding(key, windowMs, now, hit), timeoutMs);
+          const count = await within(primary.hitSliding(key, windowMs, now, hit), timeoutMs);
+          // This instance's own count, for an outage to start from.
+          await fallback.hitSliding(key, windowMs, now, hit);
+          return count;
         } catch (error) {
           degrade(error);
           void primary.takeBackSliding(key, hit).catch(() => false);
@@ -240,7 +259,7 @@ export function createFailoverRateLimitStore({
       // A hit counted in memory and not replayed yet: Redis is never sent it.
       const unsent = unsentHits.get(hitName(key, hit));
       if (unsent) {
-        unsent.dropped = true;
+        drop(unsent);
         unsentHits.delete(hitName(key, hit));
         return true;
       }

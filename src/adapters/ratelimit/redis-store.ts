@@ -11,12 +11,26 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {count, ttl}`;
 
 // A sliding window's hits as a sorted set scored by their time: the hits that no longer count
-// dropped, this one added (its member unique), and the count.
+// dropped, this one added (its member unique), and the count. A hit made before the key's last
+// reset (KEYS[2]), arriving after it, is not added.
 const HIT_SLIDING = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local resetUpTo = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if tonumber(ARGV[1]) >= resetUpTo then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
 return redis.call('ZCARD', KEYS[1])`;
+
+// A reset: the hits up to its time dropped, and its time kept (the latest of the key's resets) for
+// the hits made before it that arrive after it.
+const RESET_SLIDING = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local resetUpTo = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if tonumber(ARGV[1]) > resetUpTo then redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2]) end`;
+
+/** How long a reset's time is kept: longer than any window of the shop's (the lockout's 15 minutes) and any outage it replays after. */
+const RESET_KEPT_MS = 60 * 60 * 1000;
 
 // The failover store's check that Redis takes the counts: a write, by a script.
 const PROBE = "return redis.call('SET', KEYS[1], '1', 'PX', 60000)";
@@ -41,6 +55,7 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
       return client.send("EVAL", [source, "1", prefix + key, ...args]);
     }
   }
+  const resetKey = (key: string) => `${prefix}${key}|reset`;
   const windowOf = (reply: unknown, now: Date): WindowCount => {
     const [count, ttl] = reply as [number, number];
     return { count: Number(count), resetAt: new Date(now.getTime() + Number(ttl)) };
@@ -54,7 +69,7 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
     // that gave up waiting must run after it, and a Redis that does not know the script yet (just
     // restarted) would run the EVAL after the take-back (found by a test).
     async hitSliding(key, windowMs, now, hit) {
-      return Number(await client.send("EVAL", [HIT_SLIDING, "1", prefix + key, String(now.getTime()), String(windowMs), hit]));
+      return Number(await client.send("EVAL", [HIT_SLIDING, "2", prefix + key, resetKey(key), String(now.getTime()), String(windowMs), hit]));
     },
     async countSliding(key, windowMs, now) {
       // The hits scored after the window's start, as HIT_SLIDING keeps them (`(` excludes the bound).
@@ -64,7 +79,7 @@ export function createRedisRateLimitStore(client: RedisClient, prefix: string): 
       return Number(await client.send("ZREM", [prefix + key, hit])) > 0;
     },
     async resetSliding(key, upTo) {
-      await client.send("ZREMRANGEBYSCORE", [prefix + key, "-inf", String(upTo.getTime())]);
+      await client.send("EVAL", [RESET_SLIDING, "2", prefix + key, resetKey(key), String(upTo.getTime()), String(RESET_KEPT_MS)]);
     },
     // A write, not a PING: a Redis that answers but takes no writes (a replica, out of memory) is
     // no store, and a PING found it "back" every few seconds (found by an attack). Made by a script,

@@ -61,9 +61,11 @@ export async function checkPasswordWithinLimit<T>(
   }
   try {
     const found = await check();
+    // A failure at its verdict, as a success's reset is: a success clears the failures whose verdict
+    // came before it, in whatever order the store hears of them (an instance's failures sent when
+    // Redis came back undid a success on another instance, found by an attack).
     if (isRight(found)) await store.resetSliding(failures, deps.clock.now());
-    // A failure from when it was counted, so its 15 minutes start with its check.
-    else await store.hitSliding(failures, FAILED_SIGN_IN_WINDOW_MS, at, hit);
+    else await store.hitSliding(failures, FAILED_SIGN_IN_WINDOW_MS, deps.clock.now(), hit);
     return found;
   } finally {
     // Running no more: after its failure is counted, or when it gave no verdict (an error).

@@ -51,7 +51,9 @@ export interface RateLimitStore {
   takeBackSliding(key: string, hit: string): Promise<boolean>;
   /**
    * Forgets the key's sliding hits made at or before `upTo` (a success clears the failures before
-   * it): one that arrives late, after a stall, leaves the hits made since.
+   * it): one that arrives late, after a stall, leaves the hits made since. A hit made before it that
+   * arrives after it (an instance's failures sent to Redis when it came back) is not counted; one of
+   * the same millisecond is.
    */
   resetSliding(key: string, upTo: Date): Promise<void>;
 }
