@@ -34,6 +34,16 @@ const backOnRedis = (store: ReturnType<typeof createFailoverRateLimitStore>) =>
     expect(store.degraded()).toBe(false);
   }, 10_000);
 
+/** What `during` does while this test's Redis is frozen (SIGSTOP), thawed after it whatever happens. */
+async function frozen<T>(during: () => Promise<T>): Promise<T> {
+  redis.pause();
+  try {
+    return await during();
+  } finally {
+    redis.resume();
+  }
+}
+
 function failover() {
   let retries = 0;
   const lines: Array<{ event: string }> = [];
@@ -177,13 +187,8 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     const { store } = failover();
     const k = key();
     for (let stall = 1; stall <= 3; stall++) {
-      redis.pause();
-      try {
-        await store.hitSliding(k, 60_000, new Date(), `failure-${stall}`);
-        expect(store.degraded()).toBe(true);
-      } finally {
-        redis.resume();
-      }
+      await frozen(() => store.hitSliding(k, 60_000, new Date(), `failure-${stall}`));
+      expect(store.degraded()).toBe(true);
       await backOnRedis(store);
       expect(await inRedis(k)).toBe(stall);
     }
@@ -192,13 +197,10 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
   test("a hit counted in memory and taken back before Redis is back never reaches Redis", async () => {
     const { store } = failover();
     const k = key();
-    redis.pause();
-    try {
+    await frozen(async () => {
       await store.hitSliding(k, 60_000, new Date(), "running");
       expect(await store.takeBackSliding(k, "running")).toBe(true);
-    } finally {
-      redis.resume();
-    }
+    });
     await backOnRedis(store);
     expect(await inRedis(k)).toBe(0);
   });
@@ -207,13 +209,10 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     const { store } = failover();
     const k = key();
     for (let i = 0; i < 5; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
-    redis.pause();
-    try {
+    await frozen(async () => {
       await store.increment("stall", 60_000, new Date());
       await store.resetSliding(k, new Date());
-    } finally {
-      redis.resume();
-    }
+    });
     // No request, no readiness probe: nothing asks this store for anything from here on.
     await eventually(async () => expect(await inRedis(k)).toBe(0), 10_000);
     expect(store.degraded()).toBe(false);
@@ -223,17 +222,14 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     const { store } = failover();
     const k = key();
     for (let i = 0; i < 4; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
-    redis.pause();
-    try {
+    await frozen(async () => {
       await store.increment("stall", 60_000, new Date());
       for (let i = 0; i < 10_001; i++) {
         await store.hitSliding(`flood-${k}`, 60_000, new Date(), `refused-${i}`);
         await store.takeBackSliding(`flood-${k}`, `refused-${i}`);
       }
       await store.resetSliding(k, new Date());
-    } finally {
-      redis.resume();
-    }
+    });
     await backOnRedis(store);
     expect(await inRedis(k)).toBe(0);
   });
@@ -434,14 +430,6 @@ describe("the sign-in lockout on two instances across Redis's stalls (found by a
         (error: { code: string; details?: { retryAfterSeconds?: number } }) => `${error.code} ${error.details?.retryAfterSeconds}`,
       );
     return { here: signIn(here), there: signIn(there), stores };
-  }
-  async function frozen<T>(during: () => Promise<T>): Promise<T> {
-    redis.pause();
-    try {
-      return await during();
-    } finally {
-      redis.resume();
-    }
   }
 
   test("wrong passwords checked while Redis is frozen count on both instances once it is back: five in all, across three stalls, lock the e-mail out", async () => {
