@@ -234,6 +234,19 @@ describe("the sign-in lockout's hits across a stall (found by an attack: a froze
     expect(await inRedis(k)).toBe(0);
   });
 
+  test("a success's reset after ten thousand failures on other e-mails still reaches Redis: a flood of guesses cannot push it out (found by an attack)", async () => {
+    const { store } = failover();
+    const k = key();
+    for (let i = 0; i < 4; i++) await store.hitSliding(k, 60_000, new Date(), `failure-${i}`);
+    await frozen(async () => {
+      await store.increment("stall", 60_000, new Date());
+      for (let i = 0; i < 10_001; i++) await store.hitSliding(`flood-${k}-${i}`, 60_000, new Date(), "guess");
+      await store.resetSliding(k, new Date());
+    });
+    await backOnRedis(store);
+    expect(await inRedis(k)).toBe(0);
+  });
+
   test("a hit counted in Redis and taken back while the store answers from memory is taken back in Redis too", async () => {
     const { store } = failover();
     const k = key();

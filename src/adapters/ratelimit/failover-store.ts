@@ -10,7 +10,7 @@ import { within } from "../within.ts";
 const REDIS_WAIT_MS = 150;
 /** The longest a check in the background (asked for by readiness or a scrape, or the retry while degraded) waits on Redis: no request waits on it. */
 const CHECK_WAIT_MS = 1_000;
-/** The most of what Redis missed kept for it while it is away: a flood of sign-ins then lets no memory grow without end. */
+/** The most hits and take-backs kept for Redis while it is away: a flood of sign-ins then lets no memory grow without end. */
 const MISSED_LIMIT = 10_000;
 /** What Redis missed replayed at once on the way back. */
 const REPLAY_BATCH = 100;
@@ -89,7 +89,9 @@ export function createFailoverRateLimitStore({
   }
 
   function missed(entry: Missed) {
-    if (missedLive >= MISSED_LIMIT) {
+    // A success's reset is kept past the limit: only a right password makes one, so a flood of
+    // guesses cannot push it out (found by an attack), and one is kept for each key.
+    if (missedLive >= MISSED_LIMIT && entry.kind !== "reset") {
       if (!missedDropped) logger.warn("ratelimit.undone_dropped", { limit: MISSED_LIMIT });
       missedDropped = true;
       return;
