@@ -21,10 +21,13 @@ beforeAll(async () => {
 /** Every store made here: one a test leaves on memory retries Redis until it is closed. */
 const stores: Array<{ close(): void }> = [];
 afterAll(async () => {
-  for (const store of stores) store.close();
-  client.close();
-  redis.resume();
-  await redis.stop();
+  try {
+    for (const store of stores) store.close();
+    client.close();
+  } finally {
+    redis.resume();
+    await redis.stop();
+  }
 });
 
 /** Until a request finds the store back on Redis (each asks for the way back). */
@@ -95,6 +98,19 @@ test("Redis that hangs (stopped with SIGSTOP): a count is answered from memory w
     redis.resume();
   }
   await backOnRedis(store);
+});
+
+test("a closed store tries Redis no more, whatever asks it (a retry reconnected a client closed behind it, found by a review)", async () => {
+  const { store, retries } = failover();
+  await frozen(() => store.increment("stall", 60_000, new Date()));
+  expect(store.degraded()).toBe(true);
+  store.close();
+  const before = retries();
+  // Past the 50 ms between retries: an open store would try again now.
+  await Bun.sleep(100);
+  store.state();
+  await store.increment("after", 60_000, new Date());
+  expect(retries()).toBe(before);
 });
 
 test("no requests at all: asking for the state (a readiness probe, a scrape) finds Redis gone, and back, by itself", async () => {

@@ -72,6 +72,8 @@ export function createFailoverRateLimitStore({
   let lastRetry = 0;
   /** While degraded: the retries that run whether requests come or not (an idle instance held a success's reset from Redis, found by an attack). */
   let retryTimer: ReturnType<typeof setInterval> | undefined;
+  /** Closed: no retry starts again, whatever fails after (a retry reconnected a client closed behind it, found by a review). */
+  let closed = false;
   /**
    * What Redis missed, in the order it happened (with steps dropped since, skipped); of it, by name,
    * the hits and resets not sent yet; and how many steps are still to send.
@@ -162,12 +164,18 @@ export function createFailoverRateLimitStore({
     degraded = true;
     lastRetry = Date.now();
     logger.error("ratelimit.degraded", { to: "memory", error: messageOf(error) });
-    retryTimer = setInterval(retryInBackground, retryEveryMs);
+    if (closed) return;
+    // Each tick retries, whenever a request last asked for one (a request's retry off the beat made
+    // the next tick skip: two seconds between retries, found by a review).
+    retryTimer = setInterval(() => {
+      lastRetry = 0;
+      retryInBackground();
+    }, retryEveryMs);
     retryTimer.unref?.();
   }
 
   function retryInBackground() {
-    if (retrying || Date.now() - lastRetry < retryEveryMs) return;
+    if (closed || retrying || Date.now() - lastRetry < retryEveryMs) return;
     retrying = true;
     lastRetry = Date.now();
     void (async () => {
@@ -280,6 +288,9 @@ export function createFailoverRateLimitStore({
       );
     },
     degraded: () => degraded,
-    close: () => clearInterval(retryTimer),
+    close() {
+      closed = true;
+      clearInterval(retryTimer);
+    },
   };
 }
