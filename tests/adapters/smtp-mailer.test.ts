@@ -136,14 +136,14 @@ describe("SMTP mailer", () => {
         stream.on("end", () => {
           received.push("message");
           // A content scan: the reply to the message's end comes well after the connect timeout below.
-          setTimeout(callback, 800);
+          setTimeout(callback, 2_000);
         });
         stream.resume();
       },
     });
     await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
     const { port } = slow.server.address() as AddressInfo;
-    const mailer = createSmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: "shop@example.com", connectTimeoutMs: 200 });
+    const mailer = createSmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: "shop@example.com", connectTimeoutMs: 1_000 });
     closers.push(async () => {
       mailer.close();
       await new Promise<void>((resolve) => slow.close(resolve));
