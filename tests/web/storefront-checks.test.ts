@@ -160,7 +160,7 @@ test("the API's errors are shown beside the fields they name", async () => {
   expect((await again).status()).toBe(400);
   await page.waitForFunction(() => document.querySelector("input[name=city][aria-invalid]"));
   expect(await invalid()).toEqual(before);
-}, 15_000);
+}, 30_000);
 
 test("the CSP blocks an inline script", async () => {
   await open("/");
@@ -176,7 +176,7 @@ test("the CSP blocks an inline script", async () => {
       }),
   );
   expect(outcome).toEqual({ directive: "script-src-elem", ran: false });
-}, 15_000);
+}, 30_000);
 
 test("a keyboard alone: the skip link leads to the content, and Tab and Enter put a sauce in the cart", async () => {
   await open("/?search=garlic");
@@ -193,7 +193,7 @@ test("a keyboard alone: the skip link leads to the content, and Tab and Enter pu
   expect(focused).toBe("Add to cart: Sweet Chili Garlic Sauce");
   await page.keyboard.press("Enter");
   await page.waitForFunction(() => document.body.textContent?.includes("Added to your cart."));
-}, 15_000);
+}, 30_000);
 
 test("a 429 says when to try again, from its Retry-After", async () => {
   await page.evaluate(() => fetch("/api/auth/signout", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
@@ -207,4 +207,4 @@ test("a 429 says when to try again, from its Retry-After", async () => {
     alert = await page.$eval("[role=alert]", (element) => element.textContent ?? "");
   }
   expect(alert).toBe("Rate limit exceeded. Please try again later. You can try again in 15 minutes.");
-}, 15_000);
+}, 30_000);
