@@ -72,7 +72,7 @@ export function ReportPage() {
             format={(value) => money(value).replace(/\.00$/, "")}
             tick={report.interval === "month" ? monthName : dayName}
           />
-          <details>
+          <details class="period-figures">
             <summary>The figures by {report.interval}</summary>
             <TableWrap label={`Figures by ${report.interval}`}>
               <table>
