@@ -596,3 +596,42 @@ test("an order with more history than its page shows says how much more, and its
   await page.deleteCookie({ name, url: origin });
   expect(blocked).toEqual([]);
 }, 20_000);
+
+test("an order's history says who did each thing: the customer, the reader (you), and another member of staff by their id, linked to what they did in the audit log", async () => {
+  const [first] = orders;
+  // Each entry's action and who did it (sorted: the test shop's clock stands still, so they share a time).
+  const history = async () =>
+    (
+      await page.$$eval("ol.history > li", (items) =>
+        items.map((item) => `${item.querySelector("strong")?.textContent} ${item.querySelector(".muted")?.textContent}`),
+      )
+    ).sort();
+  const as = async (who: { cookie: string }) => {
+    const [name, value] = who.cookie.split("=") as [string, string];
+    await page.setCookie({ name, value, url: origin });
+    await page.goto(`${origin}/admin/orders/${first!.orderId}`);
+    await find("heading", "History");
+    return name;
+  };
+  // The staff member who shipped the first order reads it.
+  let cookie = await as(staff);
+  expect(await history()).toEqual([
+    "order.create by the customer",
+    "order.status_update by you",
+    "order.status_update by you",
+    "payment.succeeded by the customer",
+  ]);
+  // An admin reads the same order: the moves are another's, named by id and linked to their entries.
+  cookie = await as(admin);
+  expect(await history()).toEqual([
+    "order.create by the customer",
+    `order.status_update by ${staff.id}`,
+    `order.status_update by ${staff.id}`,
+    "payment.succeeded by the customer",
+  ]);
+  await (await page.$("ol.history a"))!.click();
+  const doneBy = await find("field", "Done by (user id)");
+  expect(await doneBy.evaluate((field) => (field as HTMLInputElement).value)).toBe(staff.id);
+  await page.deleteCookie({ name: cookie, url: origin });
+  expect(blocked).toEqual([]);
+}, 20_000);

@@ -112,7 +112,7 @@ export function OrderPage({ id }: { id: string }) {
         </table>
       </TableWrap>
       <Payment payment={order.payment} />
-      <History id={order.id} history={order.history} total={order.historyTotal} />
+      <History id={order.id} customerId={order.customer.id} history={order.history} total={order.historyTotal} />
     </section>
   );
 }
@@ -327,8 +327,23 @@ export function Changes({ changes }: { changes: Record<string, unknown> }) {
 }
 
 /** The order's latest entries; when it has more, how many, and where the audit log lists every one (for whoever may read it). */
-function History({ id, history, total }: { id: string; history: Order["history"]; total: number }) {
+function History({ id, customerId, history, total }: { id: string; customerId: string; history: Order["history"]; total: number }) {
   const session = useSession();
+  // Who did it, in words where the page knows them: the shop itself, the order's customer, the
+  // reader; anyone else (another member of staff) by their id, linked to what they did when the
+  // reader may read the audit log.
+  const by = (userId: string | null) => {
+    if (!userId) return "by the shop";
+    if (userId === customerId) return "by the customer";
+    if (userId === session.me.id) return "by you";
+    return session.can("settings:read") ? (
+      <>
+        by <a href={`/admin/audit?${new URLSearchParams({ userId })}`}>{userId}</a>
+      </>
+    ) : (
+      `by ${userId}`
+    );
+  };
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
@@ -350,8 +365,7 @@ function History({ id, history, total }: { id: string; history: Order["history"]
         <ol class="history">
           {history.map((entry) => (
             <li key={entry.id}>
-              <time dateTime={entry.createdAt}>{when(entry.createdAt)}</time> <strong>{entry.action}</strong>{" "}
-              <span class="muted">{entry.userId ? `by ${entry.userId}` : "by the shop"}</span>
+              <time dateTime={entry.createdAt}>{when(entry.createdAt)}</time> <strong>{entry.action}</strong> <span class="muted">{by(entry.userId)}</span>
               {Object.keys(entry.changes).length > 0 && (
                 <div class="changes">
                   <Changes changes={entry.changes} />
