@@ -597,7 +597,7 @@ test("an order with more history than its page shows says how much more, and its
   expect(blocked).toEqual([]);
 }, 20_000);
 
-test("an order's history says who did each thing: the customer, the reader (you), and another member of staff by their id, linked to what they did in the audit log", async () => {
+test("an order's history says who did each thing: the customer, the reader (you), and another member of staff by their id, linked to what they did in the audit log, where the reader's own entries read 'you' too", async () => {
   const [first] = orders;
   // Each entry's action and who did it (sorted: the test shop's clock stands still, so they share a time).
   const history = async () =>
@@ -632,6 +632,14 @@ test("an order's history says who did each thing: the customer, the reader (you)
   await (await page.$("ol.history a"))!.click();
   const doneBy = await find("field", "Done by (user id)");
   expect(await doneBy.evaluate((field) => (field as HTMLInputElement).value)).toBe(staff.id);
+  const doers = async () => {
+    await page.waitForSelector("td[data-label=By]");
+    return page.$$eval("td[data-label=By]", (cells) => [...new Set(cells.map((cell) => cell.textContent))]);
+  };
+  expect(await doers()).toEqual([staff.id]);
+  // The admin's own entries in the audit log read "you".
+  await page.goto(`${origin}/admin/audit?userId=${admin.id}`);
+  expect(await doers()).toEqual(["you"]);
   await page.deleteCookie({ name: cookie, url: origin });
   expect(blocked).toEqual([]);
 }, 20_000);

@@ -95,7 +95,13 @@ export function AuditPage() {
                           `${entry.entityType}${entry.entityId ? ` ${entry.entityId}` : ""}`
                         )}
                       </td>
-                      <td data-label="By">{entry.userId ? <a href={`/admin/audit${queryOf({ userId: entry.userId })}`}>{entry.userId}</a> : "the shop"}</td>
+                      <td data-label="By">
+                        {entry.userId ? (
+                          <a href={`/admin/audit${queryOf({ userId: entry.userId })}`}>{entry.userId === session.me.id ? "you" : entry.userId}</a>
+                        ) : (
+                          "the shop"
+                        )}
+                      </td>
                       <td class="changes" data-label="Changes">
                         <Changes changes={entry.changes} />
                       </td>
