@@ -73,7 +73,7 @@ export function OrderPage({ id }: { id: string }) {
       />
       <h2>Lines</h2>
       <TableWrap label="Order lines">
-        <table>
+        <table class="cards">
           <thead>
             <tr>
               <th scope="col">Product</th>
@@ -95,10 +95,16 @@ export function OrderPage({ id }: { id: string }) {
                 <th scope="row">
                   <bdi>{item.productName}</bdi>
                 </th>
-                <td>{item.productSku}</td>
-                <td class="number">{item.quantity}</td>
-                <td class="number">{money(item.unitPrice)}</td>
-                <td class="number">{money(item.totalPrice)}</td>
+                <td data-label="SKU">{item.productSku}</td>
+                <td class="number" data-label="Quantity">
+                  {item.quantity}
+                </td>
+                <td class="number" data-label="Unit price">
+                  {money(item.unitPrice)}
+                </td>
+                <td class="number" data-label="Line total">
+                  {money(item.totalPrice)}
+                </td>
               </tr>
             ))}
           </tbody>
