@@ -654,3 +654,40 @@ test("an order's history says who did each thing: the customer, the reader (you)
   await page.deleteCookie({ name: cookie, url: origin });
   expect(blocked).toEqual([]);
 }, 20_000);
+
+test("from one order's page to another's (back and forward): while the other loads, nothing of the first is shown under its address", async () => {
+  const [first, second] = orders;
+  const [name, value] = admin.cookie.split("=") as [string, string];
+  await page.setCookie({ name, value, url: origin });
+  // The second order's read is held in the page until the test lets it go (the app's client takes
+  // the page's fetch as it loads, so the hold is in place before).
+  const { identifier } = await page.evaluateOnNewDocument((held: string) => {
+    const original = window.fetch;
+    const waiting: Array<() => void> = [];
+    const releaseReads = () => {
+      for (const go of waiting.splice(0)) go();
+    };
+    Object.assign(window, { heldReads: () => waiting.length, releaseReads });
+    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
+      new URL(input instanceof Request ? input.url : String(input), location.href).pathname === held
+        ? new Promise<void>((resolve) => waiting.push(resolve)).then(() => original(input, init))
+        : original(input, init);
+  }, `/api/admin/orders/${second!.orderId}`);
+  try {
+    await page.goto(`${origin}/admin/orders/${first!.orderId}`);
+    await find("heading", `Order ${first!.orderNumber}`);
+    await page.evaluate((to) => {
+      history.pushState(null, "", to);
+      dispatchEvent(new PopStateEvent("popstate"));
+    }, `/admin/orders/${second!.orderId}`);
+    await page.waitForFunction(() => (window as unknown as { heldReads(): number }).heldReads() === 1);
+    expect(await textOf()).not.toContain(first!.orderNumber);
+    expect(await page.$("ol.history")).toBeNull();
+    await page.evaluate(() => (window as unknown as { releaseReads(): void }).releaseReads());
+    await find("heading", `Order ${second!.orderNumber}`);
+  } finally {
+    await page.removeScriptToEvaluateOnNewDocument(identifier);
+    await page.deleteCookie({ name, url: origin });
+  }
+  expect(blocked).toEqual([]);
+}, 20_000);

@@ -11,8 +11,16 @@ import { StatusBadge } from "./orders.tsx";
 type Order = Schemas["AdminOrderDetail"];
 type Move = Schemas["OrderMove"];
 
-/** One order (GET /api/admin/orders/:id): what it holds, its payment, its history, and the moves the caller may make. */
+/**
+ * One order (GET /api/admin/orders/:id). Another order's address (back and forward between two)
+ * draws its page anew: never the last order's facts, moves or notice under it while it loads.
+ */
 export function OrderPage({ id }: { id: string }) {
+  return <OrderView key={id} id={id} />;
+}
+
+/** What the order holds, its payment, its history, and the moves the caller may make. */
+function OrderView({ id }: { id: string }) {
   const loaded = useLoad(() => run(api.GET("/api/admin/orders/{id}", { params: { path: { id } } })), id);
   const [done, setDone] = useState<string | null>(null);
   usePageTitle(loaded.state === "ok" ? `Order ${loaded.data.data.orderNumber}` : "Order", SITE);
