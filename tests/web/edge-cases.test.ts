@@ -424,3 +424,51 @@ test("the back office, refused with 401 while the session still reads signed in,
   await waitForText(page, "Unauthorized - authentication required", "main");
   expect(await page.$("main .loading")).toBeNull();
 }, 20_000);
+
+test("back or forward from one order's page to another's: nothing of the first, nor its open cancel question, is shown under the other's address", async () => {
+  // A read the test names is held in the page until it lets it go.
+  const { page } = await newPage(() => {
+    const original = window.fetch;
+    const waiting: Array<() => void> = [];
+    const held = { path: "" };
+    Object.assign(window, {
+      holdReadsOf: (path: string) => void (held.path = path),
+      heldReads: () => waiting.length,
+      releaseReads: () => {
+        held.path = "";
+        for (const go of waiting.splice(0)) go();
+      },
+    });
+    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
+      new URL(input instanceof Request ? input.url : String(input), location.href).pathname === held.path
+        ? new Promise<void>((resolve) => waiting.push(resolve)).then(() => original(input, init))
+        : original(input, init);
+  });
+  type Holding = { holdReadsOf(path: string): void; heldReads(): number; releaseReads(): void };
+  await signedInWithCart(page);
+  const first = await placeOrder(page);
+  await addedToCart(page, "ghost-pepper-inferno");
+  const second = await placeOrder(page);
+  await page.goto(`${shop.origin}/orders/${first}`);
+  await button(page, "Cancel order").click();
+  await waitForText(page, "Cancel this order?", "legend");
+  const firstNumber = await page.$eval("h1", (heading) => heading.textContent ?? "");
+  await page.evaluate((path) => (window as unknown as Holding).holdReadsOf(path), `/api/orders/${second}`);
+  await page.evaluate((to) => {
+    history.pushState(null, "", to);
+    dispatchEvent(new PopStateEvent("popstate"));
+  }, `/orders/${second}`);
+  await page.waitForFunction(() => (window as unknown as Holding).heldReads() === 1);
+  expect(await page.$eval("main", (main) => main.textContent)).not.toContain(firstNumber.replace("Order ", ""));
+  await page.evaluate(() => (window as unknown as Holding).releaseReads());
+  await page.waitForFunction(() => document.querySelector(".facts [data-status]") !== null);
+  expect(await page.$eval("h1", (heading) => heading.textContent)).not.toBe(firstNumber);
+  expect(await page.$("legend")).toBeNull();
+  await button(page, "Cancel order").wait();
+  // Neither order was cancelled on the way.
+  const statuses = await page.evaluate(
+    (ids) => Promise.all(ids.map((id) => fetch(`/api/orders/${id}`).then((answer) => answer.json().then((order) => order.status)))),
+    [first, second],
+  );
+  expect(statuses).toEqual(["PENDING", "PENDING"]);
+}, 20_000);

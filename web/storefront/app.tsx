@@ -1,5 +1,6 @@
+import type { ComponentType } from "preact";
 import { useState } from "preact/hooks";
-import { LocationProvider, Route, Router, useLocation } from "preact-iso";
+import { LocationProvider, Route, Router, useLocation, useRoute } from "preact-iso";
 import { Shell } from "../shared/layout.tsx";
 import { Button, usePageTitle } from "../shared/ui.tsx";
 import { Register, SignIn } from "./pages/account.tsx";
@@ -10,6 +11,21 @@ import { OrderPage, Orders } from "./pages/orders.tsx";
 import { PayPage } from "./pages/pay.tsx";
 import { ProductPage } from "./pages/product.tsx";
 import { SessionProvider, useSession } from "./session.tsx";
+
+/**
+ * A page drawn anew for each value of its address's parameter: back or forward between two orders
+ * (or two sauces) never shows the last one's facts, or a question asked about it, under the other's
+ * address while it loads.
+ */
+function anew(Page: ComponentType, param: string): ComponentType {
+  return function Anew() {
+    const { params } = useRoute();
+    return <Page key={params[param]} />;
+  };
+}
+const EachProduct = anew(ProductPage, "slug");
+const EachOrder = anew(OrderPage, "id");
+const EachPayment = anew(PayPage, "id");
 
 function NotFound() {
   usePageTitle("Page not found", "Storefront");
@@ -75,14 +91,14 @@ export function App() {
         <Shell brand="Storefront" home="/" nav={NAV} aside={<Account />}>
           <Router>
             <Route path="/" component={Catalog} />
-            <Route path="/products/:slug" component={ProductPage} />
+            <Route path="/products/:slug" component={EachProduct} />
             <Route path="/cart" component={CartPage} />
             <Route path="/checkout" component={Checkout} />
             <Route path="/signin" component={SignIn} />
             <Route path="/register" component={Register} />
             <Route path="/orders" component={Orders} />
-            <Route path="/orders/:id" component={OrderPage} />
-            <Route path="/orders/:id/pay" component={PayPage} />
+            <Route path="/orders/:id" component={EachOrder} />
+            <Route path="/orders/:id/pay" component={EachPayment} />
             <Route default component={NotFound} />
           </Router>
         </Shell>
