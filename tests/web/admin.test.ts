@@ -651,6 +651,13 @@ test("an order's history says who did each thing: the customer, the reader (you)
   // The admin's own entries in the audit log read "you".
   await page.goto(`${origin}/admin/audit?userId=${admin.id}`);
   expect(await doers()).toEqual(["you"]);
+  // An order of the admin's own: what they did on it is theirs ("you"), not "the customer"'s.
+  const [sauce] = (await shop.call("GET", "/api/products?search=Ghost")).body.data;
+  expect((await shop.call("POST", "/api/cart", { body: { productId: sauce.id, quantity: 1 }, headers: admin.headers })).status).toBe(200);
+  const own = (await shop.call("POST", "/api/cart/checkout", { body: { shippingAddress: texas }, headers: admin.headers })).body;
+  await page.goto(`${origin}/admin/orders/${own.orderId}`);
+  await find("heading", `Order ${own.orderNumber}`);
+  expect(await history()).toEqual(["order.create by you"]);
   await page.deleteCookie({ name: cookie, url: origin });
   expect(blocked).toEqual([]);
 }, 20_000);

@@ -343,19 +343,19 @@ export function Changes({ changes }: { changes: Record<string, unknown> }) {
 /** The order's latest entries; when it has more, how many, and where the audit log lists every one (for whoever may read it). */
 function History({ id, customerId, history, total }: { id: string; customerId: string; history: Order["history"]; total: number }) {
   const session = useSession();
-  // Who did it, in words where the page knows them: the shop itself, the order's customer, the
-  // reader; anyone else (another member of staff) by their id, linked to what they did when the
-  // reader may read the audit log.
+  // Who did it, in words where the page knows them: the shop itself, the reader, the order's
+  // customer (who may be staff too: a move on their own order); anyone else (another member of
+  // staff) by their id. Each account linked to everything it did when the reader may read the
+  // audit log.
   const by = (userId: string | null) => {
     if (!userId) return "by the shop";
-    if (userId === customerId) return "by the customer";
-    if (userId === session.me.id) return "by you";
+    const name = userId === session.me.id ? "you" : userId === customerId ? "the customer" : userId;
     return session.can("settings:read") ? (
       <>
-        by <a href={`/admin/audit?${new URLSearchParams({ userId })}`}>{userId}</a>
+        by <a href={`/admin/audit?${new URLSearchParams({ userId })}`}>{name}</a>
       </>
     ) : (
-      `by ${userId}`
+      `by ${name}`
     );
   };
   return (
