@@ -26,16 +26,22 @@ function useStripeElement(methods: Methods | null, order: Order | null, target: 
     if (methods?.processor !== "stripe" || !target || amount === 0) return;
     if (!methods.publishableKey) return setProblem("This shop takes cards through Stripe, but its publishable key is not set: it cannot take a card here yet.");
     let element: { destroy(): void } | undefined;
+    // Left (another order, another page) before Stripe.js answered: nothing is mounted for a page gone.
+    let left = false;
     loadStripe(methods.publishableKey)
       .then((loaded) => {
+        if (left) return;
         const elements = loaded.elements({ mode: "payment", amount, currency: "usd", paymentMethodCreation: "manual" });
         const payment = elements.create("payment");
         payment.mount(target);
         element = payment;
         setStripe({ stripe: loaded, elements });
       })
-      .catch((error: Error) => setProblem(error.message));
-    return () => element?.destroy();
+      .catch((error: Error) => left || setProblem(error.message));
+    return () => {
+      left = true;
+      element?.destroy();
+    };
   }, [methods, amount, target]);
   return { stripe, problem };
 }
