@@ -465,6 +465,14 @@ test("back or forward from one order's page to another's: nothing of the first, 
   expect(await page.$eval("h1", (heading) => heading.textContent)).not.toBe(firstNumber);
   expect(await page.$("legend")).toBeNull();
   await button(page, "Cancel order").wait();
+  // The browser's own Back: the first order again, as it is, without the question left open on it.
+  await page.goBack();
+  await page.waitForFunction(
+    (heading) => document.querySelector("h1")?.textContent === heading && document.querySelector(".facts [data-status]"),
+    {},
+    firstNumber,
+  );
+  expect(await page.$("legend")).toBeNull();
   // Neither order was cancelled on the way.
   const statuses = await page.evaluate(
     (ids) => Promise.all(ids.map((id) => fetch(`/api/orders/${id}`).then((answer) => answer.json().then((order) => order.status)))),
