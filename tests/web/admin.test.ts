@@ -640,7 +640,7 @@ test("an order's history says who did each thing: the customer, the reader (you)
     `order.status_update by ${staff.id}`,
     "payment.succeeded by the customer",
   ]);
-  await (await page.$("ol.history a"))!.click();
+  await click("link", staff.id);
   const doneBy = await find("field", "Done by (user id)");
   expect(await doneBy.evaluate((field) => (field as HTMLInputElement).value)).toBe(staff.id);
   const doers = async () => {
