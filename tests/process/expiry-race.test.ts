@@ -45,7 +45,10 @@ test("two sweepers at once (two CLI processes) cancel each expired order once an
   await sql`update orders set created_at = now() - interval '2 hours'`.execute(database.db);
   expect((await deps.repos.products.findById(sauce.id))?.inventory).toBe(40);
 
-  const sweep = () => children.spawn([process.execPath, "src/cli/main.ts", "orders:expire"], { DATABASE_URL: database.url, LOG_LEVEL: "silent" });
+  // No lock limit (the shop's is 2 s): on a loaded machine the second sweeper can start later than
+  // that after the first began to wait at the barrier below, which then gave up with exit 1.
+  const sweep = () =>
+    children.spawn([process.execPath, "src/cli/main.ts", "orders:expire"], { DATABASE_URL: database.url, LOG_LEVEL: "silent", PGOPTIONS: "-c lock_timeout=0" });
   // A barrier: the orders table is held until both sweepers wait on it, so they start the sweep together.
   const runs = await database.db.transaction().execute(async (trx) => {
     await sql`lock table orders in access exclusive mode`.execute(trx);
