@@ -102,14 +102,15 @@ export function leftEdges(page: Page, selector: string, within: string, texts: s
   );
 }
 
-/** What `holdPuts` gives the page: how many PUTs wait, and a way to let them all go. */
-export type HeldPuts = { heldCount: () => number; release: () => void };
+/** What `holdRequests` gives the page: how many requests wait, and a way to let them all go. */
+export type Held = { heldCount: () => number; release: () => void };
 
 /**
  * For `evaluateOnNewDocument`, ahead of the page's scripts (which keep the fetch they find): the
- * page's PUT requests wait until the test calls `release()` in it, as on a slow network.
+ * page's requests that match `which` (each of a method and a path that is given) wait until the
+ * test calls `release()` in it, as on a slow network.
  */
-export function holdPuts(): void {
+export function holdRequests(which: { method?: string; path?: string }): void {
   const original = window.fetch;
   const held: Array<() => void> = [];
   Object.assign(window, {
@@ -118,8 +119,9 @@ export function holdPuts(): void {
       for (const go of held.splice(0)) go();
     },
   });
+  const matches = (input: RequestInfo | URL, init?: RequestInit) =>
+    (!which.method || (input instanceof Request ? input.method : (init?.method ?? "GET")).toUpperCase() === which.method) &&
+    (!which.path || new URL(input instanceof Request ? input.url : String(input), location.href).pathname === which.path);
   (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
-    (input instanceof Request ? input.method : init?.method) === "PUT"
-      ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init))
-      : original(input, init);
+    matches(input, init) ? new Promise<void>((resolve) => held.push(resolve)).then(() => original(input, init)) : original(input, init);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
-import { type HeldPuts, holdPuts, launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
+import { type Held, holdRequests, launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
 
 // Issue 21, the back office in a real Chromium against the real shop (tests/support/web.ts: the API
@@ -420,13 +420,13 @@ test("products: low stock listed, stock added and a product taken off sale; user
   expect(await errorBeside("Role of admin@example.com")).toEqual(refusal);
   await (await find("field", "Role of admin@example.com")).select("STAFF");
   await page.waitForFunction(() => !document.querySelector("select[aria-invalid]"));
-  const holding = await page.evaluateOnNewDocument(holdPuts);
+  const holding = await page.evaluateOnNewDocument(holdRequests, { method: "PUT" });
   const pressHeld = async () => {
     await click("button", "Change role of admin@example.com");
-    await page.waitForFunction(() => (window as unknown as HeldPuts).heldCount() === 1);
+    await page.waitForFunction(() => (window as unknown as Held).heldCount() === 1);
   };
   const released = async () => {
-    await page.evaluate(() => (window as unknown as HeldPuts).release());
+    await page.evaluate(() => (window as unknown as Held).release());
     await page.waitForFunction(() => document.querySelector("select[aria-invalid='true']"));
     expect(await errorBeside("Role of admin@example.com")).toEqual(refusal);
   };
@@ -666,20 +666,8 @@ test("from one order's page to another's (back and forward): while the other loa
   const [first, second] = orders;
   const [name, value] = admin.cookie.split("=") as [string, string];
   await page.setCookie({ name, value, url: origin });
-  // The second order's read is held in the page until the test lets it go (the app's client takes
-  // the page's fetch as it loads, so the hold is in place before).
-  const { identifier } = await page.evaluateOnNewDocument((held: string) => {
-    const original = window.fetch;
-    const waiting: Array<() => void> = [];
-    const releaseReads = () => {
-      for (const go of waiting.splice(0)) go();
-    };
-    Object.assign(window, { heldReads: () => waiting.length, releaseReads });
-    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
-      new URL(input instanceof Request ? input.url : String(input), location.href).pathname === held
-        ? new Promise<void>((resolve) => waiting.push(resolve)).then(() => original(input, init))
-        : original(input, init);
-  }, `/api/admin/orders/${second!.orderId}`);
+  // The second order's read is held in the page until the test lets it go.
+  const { identifier } = await page.evaluateOnNewDocument(holdRequests, { path: `/api/admin/orders/${second!.orderId}` });
   try {
     await page.goto(`${origin}/admin/orders/${first!.orderId}`);
     await find("heading", `Order ${first!.orderNumber}`);
@@ -687,10 +675,10 @@ test("from one order's page to another's (back and forward): while the other loa
       history.pushState(null, "", to);
       dispatchEvent(new PopStateEvent("popstate"));
     }, `/admin/orders/${second!.orderId}`);
-    await page.waitForFunction(() => (window as unknown as { heldReads(): number }).heldReads() === 1);
+    await page.waitForFunction(() => (window as unknown as Held).heldCount() === 1);
     expect(await textOf()).not.toContain(first!.orderNumber);
     expect(await page.$("ol.history")).toBeNull();
-    await page.evaluate(() => (window as unknown as { releaseReads(): void }).releaseReads());
+    await page.evaluate(() => (window as unknown as Held).release());
     await find("heading", `Order ${second!.orderNumber}`);
   } finally {
     await page.removeScriptToEvaluateOnNewDocument(identifier);

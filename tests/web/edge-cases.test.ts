@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { signedInAs } from "../support/accounts.ts";
 import { aProduct } from "../support/builders.ts";
-import { type HeldPuts, holdPuts, launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
+import { type Held, holdRequests, launchBrowser, leftEdges, pageOnlyFor } from "../support/browser.ts";
 import { serveShop } from "../support/web.ts";
 
 // What a review of the pages found in a real Chromium, each kept mended here: browsers that lack
@@ -264,7 +264,8 @@ test("a cart changed in another tab: a refused change reads the cart again, and 
 
 test("a cart line's refusal that comes late leaves the focus where the shopper has moved on to, another line's quantity (found by a review)", async () => {
   // The page's quantity changes wait until the test lets them go, as on a slow network.
-  const { page } = await newPage(holdPuts);
+  const { page } = await newPage();
+  await page.evaluateOnNewDocument(holdRequests, { method: "PUT" });
   await signedInWithCart(page);
   await addedToCart(page, "caribbean-habanero-hot-sauce");
   await page.goto(`${shop.origin}/cart`);
@@ -285,13 +286,13 @@ test("a cart line's refusal that comes late leaves the focus where the shopper h
   await first.click({ count: 3 });
   await first.type("2");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => (window as unknown as HeldPuts).heldCount() === 1);
+  await page.waitForFunction(() => (window as unknown as Held).heldCount() === 1);
   // While the change is on its way, the shopper moves on to the other line, and the sauce sells out.
   await second.focus();
   const sauce = (await shop.call("GET", "/api/products/caribbean-habanero-hot-sauce")).body.data;
   await shop.deps.repos.products.adjustInventory(sauce.id, -sauce.inventory, new Date());
   try {
-    await page.evaluate(() => (window as unknown as HeldPuts).release());
+    await page.evaluate(() => (window as unknown as Held).release());
     await page.waitForFunction(() => document.querySelector("main .cart-line [aria-invalid='true']"));
     expect(await page.evaluate((input) => document.activeElement === input, second)).toBe(true);
   } finally {
@@ -426,41 +427,24 @@ test("the back office, refused with 401 while the session still reads signed in,
 }, 20_000);
 
 test("back or forward from one order's page to another's: nothing of the first, nor its open cancel question, is shown under the other's address", async () => {
-  // A read the test names is held in the page until it lets it go.
-  const { page } = await newPage(() => {
-    const original = window.fetch;
-    const waiting: Array<() => void> = [];
-    const held = { path: "" };
-    Object.assign(window, {
-      holdReadsOf: (path: string) => void (held.path = path),
-      heldReads: () => waiting.length,
-      releaseReads: () => {
-        held.path = "";
-        for (const go of waiting.splice(0)) go();
-      },
-    });
-    (window as { fetch: unknown }).fetch = (input: RequestInfo | URL, init?: RequestInit) =>
-      new URL(input instanceof Request ? input.url : String(input), location.href).pathname === held.path
-        ? new Promise<void>((resolve) => waiting.push(resolve)).then(() => original(input, init))
-        : original(input, init);
-  });
-  type Holding = { holdReadsOf(path: string): void; heldReads(): number; releaseReads(): void };
+  const { page } = await newPage();
   await signedInWithCart(page);
   const first = await placeOrder(page);
   await addedToCart(page, "ghost-pepper-inferno");
   const second = await placeOrder(page);
+  // The second order's read is held in the page until the test lets it go.
+  await page.evaluateOnNewDocument(holdRequests, { path: `/api/orders/${second}` });
   await page.goto(`${shop.origin}/orders/${first}`);
   await button(page, "Cancel order").click();
   await waitForText(page, "Cancel this order?", "legend");
   const firstNumber = await page.$eval("h1", (heading) => heading.textContent ?? "");
-  await page.evaluate((path) => (window as unknown as Holding).holdReadsOf(path), `/api/orders/${second}`);
   await page.evaluate((to) => {
     history.pushState(null, "", to);
     dispatchEvent(new PopStateEvent("popstate"));
   }, `/orders/${second}`);
-  await page.waitForFunction(() => (window as unknown as Holding).heldReads() === 1);
+  await page.waitForFunction(() => (window as unknown as Held).heldCount() === 1);
   expect(await page.$eval("main", (main) => main.textContent)).not.toContain(firstNumber.replace("Order ", ""));
-  await page.evaluate(() => (window as unknown as Holding).releaseReads());
+  await page.evaluate(() => (window as unknown as Held).release());
   await page.waitForFunction(() => document.querySelector(".facts [data-status]") !== null);
   expect(await page.$eval("h1", (heading) => heading.textContent)).not.toBe(firstNumber);
   expect(await page.$("legend")).toBeNull();
@@ -474,9 +458,6 @@ test("back or forward from one order's page to another's: nothing of the first, 
   );
   expect(await page.$("legend")).toBeNull();
   // Neither order was cancelled on the way.
-  const statuses = await page.evaluate(
-    (ids) => Promise.all(ids.map((id) => fetch(`/api/orders/${id}`).then((answer) => answer.json().then((order) => order.status)))),
-    [first, second],
-  );
+  const statuses = await Promise.all([first, second].map(async (id) => (await shop.deps.repos.orders.findById(id))?.status));
   expect(statuses).toEqual(["PENDING", "PENDING"]);
 }, 20_000);
